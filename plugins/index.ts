@@ -1,0 +1,19 @@
+/**
+ * @module The one static registry of plugins and provider adapters. Static imports only: `bun build --compile`
+ * embeds exactly what this file names. A test checks that it matches the plugin folders.
+ */
+import type { ProviderAdapter } from '../src/providers/types.ts'
+import type { GatewayPlugin } from '../src/pipeline/types.ts'
+import { apiKeyAuth } from './api-key-auth/plugin.ts'
+import { azureOpenaiAdapter } from './providers/azure-openai/adapter.ts'
+import { openaiCompatibleAdapter } from './providers/openai-compatible/adapter.ts'
+import { requestValidator } from './request-validator/plugin.ts'
+import { singleTargetRouter } from './single-target-router/plugin.ts'
+import { virtualModelResolver } from './virtual-model-resolver/plugin.ts'
+
+export const pluginRegistry: readonly GatewayPlugin[] = [apiKeyAuth, requestValidator, virtualModelResolver, singleTargetRouter] as GatewayPlugin[]
+
+export const providerAdapters: Readonly<Record<string, ProviderAdapter>> = {
+  'openai-compatible': openaiCompatibleAdapter,
+  'azure-openai': azureOpenaiAdapter,
+}

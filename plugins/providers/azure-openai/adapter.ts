@@ -1,0 +1,77 @@
+/**
+ * @module Azure OpenAI. Classic resources address a deployment per model
+ * (`{base}/deployments/{model}/chat/completions?api-version=…`); a base URL ending in `/openai/v1` uses the v1
+ * API with the model in the body. Azure opens streams with a `choices: []` content-filter chunk that crashes
+ * clients reading `choices[0]`, so such chunks are dropped (a usage chunk is kept).
+ */
+import { SseParser, dataFrame } from '../../../src/pipeline/sse.ts'
+import type { AdapterCall, ProviderAdapter, ProviderInstance } from '../../../src/providers/types.ts'
+import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
+import { modelIdsFrom } from '../openai-compatible/adapter.ts'
+
+const DEFAULT_API_VERSION = '2024-10-21'
+
+function isV1(provider: ProviderInstance): boolean {
+  return /\/openai\/v1$/.test(provider.baseUrl)
+}
+
+export function azureUrl(provider: ProviderInstance, model: string, operation: 'chat/completions' | 'responses' | 'models'): string {
+  if (isV1(provider)) return `${provider.baseUrl}/${operation}`
+  const version = `api-version=${encodeURIComponent(provider.apiVersion ?? DEFAULT_API_VERSION)}`
+  if (operation === 'chat/completions') return `${provider.baseUrl}/deployments/${encodeURIComponent(model)}/chat/completions?${version}`
+  return `${provider.baseUrl}/${operation}?${version}`
+}
+
+function headers(provider: ProviderInstance, stream: boolean): Record<string, string> {
+  const h: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' }
+  if (provider.apiKey) h['api-key'] = provider.apiKey
+  return h
+}
+
+/** Drops `choices: []` chunks that carry no usage (Azure's prompt-filter preamble). */
+export function dropEmptyChoiceChunks(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const parser = new SseParser()
+  const forward = (events: ReturnType<SseParser['push']>, controller: TransformStreamDefaultController<Uint8Array>) => {
+    for (const event of events) {
+      if (event.data !== '[DONE]') {
+        try {
+          const chunk = JSON.parse(event.data)
+          if (Array.isArray(chunk?.choices) && chunk.choices.length === 0 && !chunk.usage && !chunk.error) continue
+        } catch {
+          // not JSON: forward as it came
+        }
+      }
+      controller.enqueue(dataFrame(event.data))
+    }
+  }
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform: (chunk, controller) => forward(parser.push(chunk), controller),
+      flush: (controller) => forward(parser.end(), controller),
+    }),
+  )
+}
+
+async function post(call: AdapterCall, operation: 'chat/completions' | 'responses'): Promise<Response> {
+  const stream = call.body.stream === true
+  const body = isV1(call.provider) || operation === 'responses' ? call.body : withoutModel(call.body)
+  const res = await fetchUpstream(call, { url: azureUrl(call.provider, call.target.model, operation), headers: headers(call.provider, stream), body: JSON.stringify(body) })
+  if (!stream || operation !== 'chat/completions' || !res.body) return res
+  return new Response(dropEmptyChoiceChunks(res.body), { status: res.status, headers: res.headers })
+}
+
+function withoutModel(body: Record<string, unknown>): Record<string, unknown> {
+  const { model: _model, ...rest } = body
+  return rest
+}
+
+export const azureOpenaiAdapter: ProviderAdapter = {
+  id: 'azure-openai',
+  chatCompletions: (call) => post(call, 'chat/completions'),
+  responses: (call) => post(call, 'responses'),
+  async listModels(provider, signal) {
+    const res = await fetch(azureUrl(provider, '', 'models'), { headers: headers(provider, false), signal })
+    if (!res.ok) throw new Error(`GET /models answered HTTP ${res.status}`)
+    return modelIdsFrom(await res.json())
+  },
+}

@@ -1,0 +1,43 @@
+/**
+ * @module Adapter for OpenAI and every OpenAI-compatible upstream: the canonical body is already their format,
+ * so requests and answers (JSON and SSE bytes) pass through untouched apart from the model id.
+ */
+import type { AdapterCall, ProviderAdapter, ProviderInstance } from '../../../src/providers/types.ts'
+import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
+
+export function openaiHeaders(provider: ProviderInstance, stream: boolean): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+  }
+  if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`
+  return headers
+}
+
+function post(call: AdapterCall, path: string): Promise<Response> {
+  return fetchUpstream(call, {
+    url: `${call.provider.baseUrl}${path}`,
+    headers: openaiHeaders(call.provider, call.body.stream === true),
+    body: JSON.stringify(call.body),
+  })
+}
+
+/** Gemini's compatible endpoint names models `models/<id>`; selectors use the bare id. */
+export function modelIdsFrom(body: unknown): string[] {
+  const data = (body as { data?: unknown })?.data
+  if (!Array.isArray(data)) throw new Error('model list has no data array')
+  return data
+    .map((m) => (typeof m?.id === 'string' ? m.id.replace(/^models\//, '') : ''))
+    .filter((id: string) => id.length > 0)
+}
+
+export const openaiCompatibleAdapter: ProviderAdapter = {
+  id: 'openai-compatible',
+  chatCompletions: (call) => post(call, '/chat/completions'),
+  responses: (call) => post(call, '/responses'),
+  async listModels(provider, signal) {
+    const res = await fetch(`${provider.baseUrl}/models`, { headers: openaiHeaders(provider, false), signal })
+    if (!res.ok) throw new Error(`GET /models answered HTTP ${res.status}`)
+    return modelIdsFrom(await res.json())
+  },
+}

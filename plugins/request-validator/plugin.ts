@@ -1,0 +1,35 @@
+/**
+ * @module Checks the ingress body after authentication (so unauthenticated callers learn nothing about the
+ * API): unreadable bodies, missing `model` / `messages`, wrong types. Each error names the offending field.
+ */
+import type { z } from 'zod'
+import { gatewayErrors } from '../../src/errors/gateway-error.ts'
+import type { EndpointId } from '../../src/pipeline/context.ts'
+import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
+import { requestValidatorManifest } from './manifest.ts'
+import { chatCompletionRequest, responsesRequest } from './schemas.ts'
+
+const SCHEMAS: Partial<Record<EndpointId, z.ZodType>> = {
+  'chat.completions': chatCompletionRequest,
+  responses: responsesRequest,
+}
+
+export const requestValidator = definePlugin({
+  manifest: requestValidatorManifest,
+  create() {
+    return {
+      before(ctx) {
+        if (ctx.ingressError) return respondWithError(ctx, ctx.ingressError)
+        const schema = SCHEMAS[ctx.endpoint]
+        if (!schema) return CONTINUE
+        const result = schema.safeParse(ctx.body)
+        if (!result.success) {
+          const issue = result.error.issues[0]!
+          const param = issue.path.map(String).join('.') || null
+          return respondWithError(ctx, gatewayErrors.invalidRequest(param ? `${param}: ${issue.message}` : issue.message, param))
+        }
+        return CONTINUE
+      },
+    }
+  },
+})

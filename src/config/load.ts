@@ -1,0 +1,163 @@
+/**
+ * @module Builds the validated GatewayConfig: the YAML file (GATEWAY_CONFIG, else ./gateway.yaml when present),
+ * then environment variables on top. A bad value stops start-up with a message naming the field, where it came
+ * from and what was expected.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parse as parseYaml } from 'yaml'
+import type { z } from 'zod'
+import { PROVIDER_TYPES, PROVIDER_TYPE_NAMES, type ProviderType } from './provider-catalog.ts'
+import { gatewayConfigSchema, type GatewayConfig } from './schema.ts'
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+/** Plain settings: environment variable → path in the config object. */
+export const ENV_SETTINGS: Record<string, string[]> = {
+  HOST: ['server', 'host'],
+  PORT: ['server', 'port'],
+  GATEWAY_MAX_BODY_BYTES: ['server', 'max_body_bytes'],
+  GATEWAY_MASTER_KEY: ['master_key'],
+  GATEWAY_DB_PATH: ['database', 'path'],
+  UPSTREAM_TTFB_TIMEOUT_MS: ['upstream', 'ttfb_timeout_ms'],
+  UPSTREAM_IDLE_TIMEOUT_MS: ['upstream', 'idle_timeout_ms'],
+  MODELS_REFRESH_SECONDS: ['upstream', 'models_refresh_seconds'],
+  SSE_KEEPALIVE_SECONDS: ['upstream', 'keepalive_seconds'],
+  LOG_LEVEL: ['logging', 'level'],
+  LOGGING_LOG_BODIES: ['logging', 'log_bodies'],
+  LOGGING_LOG_HEADERS: ['logging', 'log_headers'],
+  LOGGING_RETENTION_DAYS: ['logging', 'retention_days'],
+}
+
+export interface LoadConfigOptions {
+  env?: Env
+  cwd?: string
+}
+
+export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfigOptions = {}): GatewayConfig {
+  const origins = new Map<string, string>()
+  const raw = readYamlFile(env, cwd, origins)
+  applyEnvironment(raw, env, origins)
+
+  const parsed = gatewayConfigSchema.safeParse(raw)
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => describeIssue(i, origins)))
+  const problems = crossCheck(parsed.data)
+  if (problems.length > 0) throw new ConfigError(problems)
+  return parsed.data
+}
+
+function readYamlFile(env: Env, cwd: string, origins: Map<string, string>): Record<string, unknown> {
+  const explicit = env.GATEWAY_CONFIG
+  const path = resolve(cwd, explicit ?? 'gateway.yaml')
+  if (!existsSync(path)) {
+    if (explicit) throw new ConfigError([`GATEWAY_CONFIG: file not found: ${path}`])
+    return {}
+  }
+  let doc: unknown
+  try {
+    doc = parseYaml(expandVariables(readFileSync(path, 'utf8'), env))
+  } catch (error) {
+    throw new ConfigError([`${path}: not valid YAML: ${(error as Error).message}`])
+  }
+  if (doc == null) return {}
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError([`${path}: expected a mapping at the top`])
+  origins.set('', path)
+  return doc as Record<string, unknown>
+}
+
+/** `${VAR}` and `${VAR:-default}` in the YAML text, so secrets can stay in the environment. */
+function expandVariables(text: string, env: Env): string {
+  return text.replace(/\$\{([A-Z0-9_]+)(?::-([^}]*))?\}/g, (_, name: string, fallback?: string) => env[name] ?? fallback ?? '')
+}
+
+function applyEnvironment(raw: Record<string, unknown>, env: Env, origins: Map<string, string>): void {
+  for (const [name, path] of Object.entries(ENV_SETTINGS)) {
+    const value = env[name]
+    if (value === undefined || value === '') continue
+    setPath(raw, path, value)
+    origins.set(path.join('.'), `env ${name}`)
+  }
+
+  if (env.VIRTUAL_MODELS) {
+    try {
+      raw.virtual_models = JSON.parse(env.VIRTUAL_MODELS)
+      origins.set('virtual_models', 'env VIRTUAL_MODELS')
+    } catch (error) {
+      throw new ConfigError([`VIRTUAL_MODELS: expected a JSON array of {"source","target"}: ${(error as Error).message}`])
+    }
+  }
+
+  for (const type of PROVIDER_TYPE_NAMES) applyProviderEnvironment(raw, type, env, origins)
+}
+
+function applyProviderEnvironment(raw: Record<string, unknown>, type: ProviderType, env: Env, origins: Map<string, string>) {
+  const info = PROVIDER_TYPES[type]
+  const p = info.envPrefix
+  const apiKey = env[`${p}_API_KEY`] || undefined
+  const baseUrl = env[`${p}_BASE_URL`] || undefined
+  const models = env[`${p}_MODELS`] || undefined
+  const apiVersion = type === 'azure' ? env.AZURE_API_VERSION || undefined : undefined
+  const keyOptional = 'keyOptional' in info && info.keyOptional
+  if (!apiKey && !(keyOptional && baseUrl)) return
+
+  const providers = (raw.providers ??= {}) as Record<string, Record<string, unknown>>
+  const entry = (providers[type] ??= { type })
+  const set = (field: string, value: unknown, envName: string) => {
+    entry[field] = value
+    origins.set(`providers.${type}.${field}`, `env ${envName}`)
+  }
+  if (apiKey) set('api_key', apiKey, `${p}_API_KEY`)
+  if (baseUrl) set('base_url', baseUrl, `${p}_BASE_URL`)
+  if (models) set('models', models.split(',').map((m) => m.trim()).filter(Boolean), `${p}_MODELS`)
+  if (apiVersion) set('api_version', apiVersion, 'AZURE_API_VERSION')
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target
+  for (const key of path.slice(0, -1)) {
+    const next = node[key]
+    node = (typeof next === 'object' && next !== null ? next : (node[key] = {})) as Record<string, unknown>
+  }
+  node[path.at(-1)!] = value
+}
+
+function describeIssue(issue: z.core.$ZodIssue, origins: Map<string, string>): string {
+  const field = issue.path.map(String).join('.') || '(top level)'
+  let origin = ''
+  for (let i = issue.path.length; i > 0 && !origin; i--) {
+    origin = origins.get(issue.path.slice(0, i).map(String).join('.')) ?? ''
+  }
+  origin ||= origins.get('') ?? ''
+  return `${field}${origin ? ` (from ${origin})` : ''}: ${issue.message}`
+}
+
+function crossCheck(config: GatewayConfig): string[] {
+  const problems: string[] = []
+  for (const [name, provider] of Object.entries(config.providers)) {
+    const info = PROVIDER_TYPES[provider.type as ProviderType]
+    const baseUrl = provider.base_url ?? ('defaultBaseUrl' in info ? info.defaultBaseUrl : undefined)
+    if (!baseUrl) problems.push(`providers.${name}.base_url: required for provider type '${provider.type}'`)
+    const keyOptional = 'keyOptional' in info && info.keyOptional
+    if (!provider.api_key && !keyOptional) problems.push(`providers.${name}.api_key: required for provider type '${provider.type}'`)
+  }
+  const sources = new Set<string>()
+  config.virtual_models.forEach((vm, i) => {
+    if (sources.has(vm.source)) problems.push(`virtual_models[${i}].source: '${vm.source}' is declared twice`)
+    sources.add(vm.source)
+    const slash = vm.target.indexOf('/')
+    const providerName = slash > 0 ? vm.target.slice(0, slash) : ''
+    if (!providerName || !config.providers[providerName]) {
+      problems.push(
+        `virtual_models[${i}].target: expected '<provider>/<model>' naming a configured provider, got '${vm.target}'`,
+      )
+    }
+  })
+  return problems
+}

@@ -1,0 +1,77 @@
+/**
+ * @module The gateway's configuration, validated once at start-up. YAML keys are snake_case, like the
+ * service description's `virtual_models`; every field can also come from an environment variable (see load.ts).
+ */
+import { z } from 'zod'
+import { PROVIDER_TYPE_NAMES } from './provider-catalog.ts'
+
+const booleanFromEnv = z.union([
+  z.boolean(),
+  z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((v) => ['true', '1', 'yes', 'on'].includes(v)),
+])
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max)
+
+/** `<provider>/<model>` or a bare model name; never empty, no whitespace. */
+export const modelSelectorSchema = z.string().regex(/^\S+$/, 'expected a model selector without spaces')
+
+export const providerConfigSchema = z.strictObject({
+  type: z.enum(PROVIDER_TYPE_NAMES as [string, ...string[]]),
+  api_key: z.string().min(1).optional(),
+  base_url: z.url({ protocol: /^https?$/ }).optional(),
+  /** Static model list: used when the upstream's own list cannot be fetched, and always resolvable. */
+  models: z.array(z.string().min(1)).default([]),
+  /** Azure OpenAI only. */
+  api_version: z.string().min(1).optional(),
+})
+export type ProviderConfig = z.infer<typeof providerConfigSchema>
+
+export const virtualModelSchema = z.strictObject({
+  source: z.string().min(1).regex(/^\S+$/, 'expected a name without spaces'),
+  target: modelSelectorSchema,
+})
+export type VirtualModel = z.infer<typeof virtualModelSchema>
+
+export const gatewayConfigSchema = z.strictObject({
+  server: z
+    .strictObject({
+      host: z.string().min(1).default('0.0.0.0'),
+      port: integer(0, 65535).default(8080),
+      /** Largest accepted request body; larger ones get 413. */
+      max_body_bytes: integer(1024).default(32 * 1024 * 1024),
+    })
+    .prefault({}),
+  master_key: z.string().min(8, 'expected at least 8 characters').optional(),
+  database: z
+    .strictObject({
+      /** SQLite file of the embedded default store; relative paths resolve against the working directory. */
+      path: z.string().min(1).default('./data/gateway.db'),
+    })
+    .prefault({}),
+  providers: z
+    .record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'expected a lower-case provider name'), providerConfigSchema)
+    .default({}),
+  virtual_models: z.array(virtualModelSchema).default([]),
+  upstream: z
+    .strictObject({
+      /** Time allowed until the upstream's first byte (headers and first body chunk). */
+      ttfb_timeout_ms: integer(1).default(300_000),
+      /** Time allowed between two chunks of a streamed upstream body. */
+      idle_timeout_ms: integer(1).default(120_000),
+      /** How often upstream model lists are refreshed. */
+      models_refresh_seconds: integer(5).default(300),
+      /** An SSE comment is sent to the client when a stream is quiet this long. */
+      keepalive_seconds: integer(1).default(15),
+    })
+    .prefault({}),
+  logging: z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      log_bodies: booleanFromEnv.default(false),
+      log_headers: booleanFromEnv.default(false),
+      retention_days: integer(0).default(30),
+    })
+    .prefault({}),
+})
+
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>
+export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>

@@ -1,0 +1,141 @@
+/**
+ * @module The one error shape every client sees: `{"error": GatewayError}` with all six fields, so the official
+ * SDKs raise the right exception class (they map on the HTTP status and read `body.error`).
+ */
+
+export const GATEWAY_ERROR_TYPES = [
+  'provider_error',
+  'rate_limit_error',
+  'invalid_request_error',
+  'authentication_error',
+  'not_found_error',
+] as const
+export type GatewayErrorType = (typeof GATEWAY_ERROR_TYPES)[number]
+
+export interface GatewayErrorBody {
+  type: GatewayErrorType
+  message: string
+  code: string | null
+  param: string | null
+  /** Upstream provider involved; empty when the gateway itself raised the error. */
+  provider: string
+  status_code: number
+}
+
+export interface GatewayErrorInit {
+  status: number
+  type: GatewayErrorType
+  message: string
+  code?: string | null
+  param?: string | null
+  provider?: string
+  /** Extra response headers, e.g. `retry-after` on 429. */
+  headers?: Record<string, string>
+  /** Raw upstream error body, kept for the audit entry, never sent to the client. */
+  upstreamBody?: unknown
+}
+
+export class GatewayError extends Error {
+  readonly status: number
+  readonly type: GatewayErrorType
+  readonly code: string | null
+  readonly param: string | null
+  readonly provider: string
+  readonly headers: Record<string, string>
+  readonly upstreamBody: unknown
+
+  constructor(init: GatewayErrorInit) {
+    super(init.message)
+    this.name = 'GatewayError'
+    this.status = init.status
+    this.type = init.type
+    this.code = init.code ?? null
+    this.param = init.param ?? null
+    this.provider = init.provider ?? ''
+    this.headers = init.headers ?? {}
+    this.upstreamBody = init.upstreamBody
+  }
+
+  toBody(): GatewayErrorBody {
+    return {
+      type: this.type,
+      message: this.message,
+      code: this.code,
+      param: this.param,
+      provider: this.provider,
+      status_code: this.status,
+    }
+  }
+
+  toJSON(): { error: GatewayErrorBody } {
+    return { error: this.toBody() }
+  }
+}
+
+/** Builders for the errors the gateway raises itself; names say when to use them. */
+export const gatewayErrors = {
+  invalidRequest: (message: string, param: string | null = null, code: string | null = 'invalid_request') =>
+    new GatewayError({ status: 400, type: 'invalid_request_error', message, param, code }),
+  invalidJson: (detail: string) =>
+    new GatewayError({
+      status: 400,
+      type: 'invalid_request_error',
+      message: `Request body is not valid JSON: ${detail}`,
+      code: 'invalid_json',
+    }),
+  bodyTooLarge: (limitBytes: number) =>
+    new GatewayError({
+      status: 413,
+      type: 'invalid_request_error',
+      message: `Request body exceeds the limit of ${limitBytes} bytes.`,
+      code: 'request_too_large',
+    }),
+  unauthenticated: () =>
+    new GatewayError({
+      status: 401,
+      type: 'authentication_error',
+      message: 'Invalid or missing API key. Send it as "Authorization: Bearer <key>".',
+      code: 'invalid_api_key',
+    }),
+  forbidden: (message: string, code: string) =>
+    new GatewayError({ status: 403, type: 'authentication_error', message, code }),
+  modelNotFound: (model: string, hint = '') =>
+    new GatewayError({
+      status: 404,
+      type: 'not_found_error',
+      message: `The model '${model}' does not exist on this gateway${hint}. GET /v1/models lists the models you can use.`,
+      param: 'model',
+      code: 'model_not_found',
+    }),
+  routeNotFound: (method: string, path: string) =>
+    new GatewayError({
+      status: 404,
+      type: 'not_found_error',
+      message: `Unknown route: ${method} ${path}. The OpenAI-compatible API lives under /v1 (see /openapi).`,
+      code: 'route_not_found',
+    }),
+  methodNotAllowed: (method: string, path: string) =>
+    new GatewayError({
+      status: 405,
+      type: 'invalid_request_error',
+      message: `Method ${method} is not allowed on ${path}.`,
+      code: 'method_not_allowed',
+    }),
+  internal: (message = 'The gateway failed to handle this request.') =>
+    new GatewayError({ status: 500, type: 'provider_error', message, code: 'internal_error' }),
+  unavailable: (message: string, code = 'service_unavailable') =>
+    new GatewayError({ status: 503, type: 'provider_error', message, code }),
+}
+
+/** Anything thrown becomes a GatewayError; unknown throwables are bugs and become a 500 without details. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error
+  return gatewayErrors.internal()
+}
+
+export function errorResponse(error: GatewayError, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(error.toJSON()), {
+    status: error.status,
+    headers: { 'content-type': 'application/json', ...error.headers, ...headers },
+  })
+}

@@ -1,0 +1,131 @@
+/**
+ * @module What models the gateway offers and how a requested name resolves to a provider target. Upstream model
+ * lists are fetched in the background and refreshed; requests only read the in-memory snapshot.
+ */
+import type { VirtualModel } from '../config/schema.ts'
+import { gatewayErrors, type GatewayError } from '../errors/gateway-error.ts'
+import type { Logger } from '../log/logger.ts'
+import type { ProviderRegistry } from '../providers/registry.ts'
+import type { ProviderAdapter, ResolvedTarget } from '../providers/types.ts'
+
+export interface ModelEntry {
+  id: string
+  object: 'model'
+  created: number
+  owned_by: string
+}
+
+export type Resolution = { ok: true; target: ResolvedTarget; aliasUsed: boolean } | { ok: false; error: GatewayError }
+
+interface ProviderModels {
+  ids: Set<string>
+  /** Where the list came from: the upstream, or the static list after a failed fetch. */
+  source: 'upstream' | 'static' | 'pending'
+  fetchedAt: number
+}
+
+export class ModelCatalog {
+  private readonly models = new Map<string, ProviderModels>()
+  private readonly virtualModels: Map<string, string>
+  private readonly startedAt = Math.floor(Date.now() / 1000)
+  private timer: ReturnType<typeof setInterval> | undefined
+  private firstRefresh: Promise<void> | undefined
+
+  constructor(
+    private readonly providers: ProviderRegistry,
+    virtualModels: readonly VirtualModel[],
+    private readonly log: Logger,
+  ) {
+    this.virtualModels = new Map(virtualModels.map((v) => [v.source, v.target]))
+    for (const { instance } of providers.all()) {
+      this.models.set(instance.name, { ids: new Set(instance.staticModels), source: 'pending', fetchedAt: 0 })
+    }
+  }
+
+  /** Fetches every provider's list now and again every `intervalSeconds`. */
+  start(intervalSeconds: number): Promise<void> {
+    this.firstRefresh = this.refreshAll()
+    this.timer = setInterval(() => void this.refreshAll(), intervalSeconds * 1000)
+    this.timer.unref?.()
+    return this.firstRefresh
+  }
+
+  stop(): void {
+    clearInterval(this.timer)
+  }
+
+  /** True once every provider's list was fetched (or fell back to its static list). */
+  isReady(): boolean {
+    return [...this.models.values()].every((m) => m.source !== 'pending')
+  }
+
+  async refreshAll(): Promise<void> {
+    await Promise.all(this.providers.all().map(({ instance, adapter }) => this.refresh(instance.name, adapter)))
+  }
+
+  private async refresh(name: string, adapter: ProviderAdapter | undefined): Promise<void> {
+    const provider = this.providers.get(name)!.instance
+    const entry = this.models.get(name)!
+    if (!adapter) {
+      entry.source = 'static'
+      return
+    }
+    try {
+      const ids = await adapter.listModels(provider, AbortSignal.timeout(15_000))
+      entry.ids = new Set([...ids, ...provider.staticModels])
+      entry.source = 'upstream'
+      entry.fetchedAt = Date.now()
+    } catch (err) {
+      if (entry.source === 'pending') entry.source = 'static'
+      this.log.warn({ provider: name, err: (err as Error).message }, 'could not fetch the model list; using the static list')
+    }
+  }
+
+  list(): ModelEntry[] {
+    const out: ModelEntry[] = []
+    for (const [provider, m] of this.models) {
+      for (const id of m.ids) out.push({ id: `${provider}/${id}`, object: 'model', created: this.startedAt, owned_by: provider })
+    }
+    for (const source of this.virtualModels.keys()) out.push({ id: source, object: 'model', created: this.startedAt, owned_by: 'gateway' })
+    return out
+  }
+
+  find(id: string): ModelEntry | undefined {
+    return this.list().find((m) => m.id === id)
+  }
+
+  virtualModelSources(): string[] {
+    return [...this.virtualModels.keys()]
+  }
+
+  resolve(requested: string): Resolution {
+    const virtualTarget = this.virtualModels.get(requested)
+    if (virtualTarget !== undefined) {
+      const inner = this.resolveSelector(virtualTarget)
+      return inner ? { ok: true, target: inner, aliasUsed: true } : { ok: false, error: gatewayErrors.modelNotFound(virtualTarget) }
+    }
+    const explicit = this.resolveSelector(requested)
+    if (explicit) return { ok: true, target: explicit, aliasUsed: false }
+
+    const owners = [...this.models].filter(([, m]) => m.ids.has(requested)).map(([provider]) => provider)
+    if (owners.length === 1) return { ok: true, target: this.target(owners[0]!, requested), aliasUsed: false }
+    if (owners.length > 1) {
+      return { ok: false, error: gatewayErrors.modelNotFound(requested, ` as a bare name: it is offered by ${owners.join(', ')}; use one of ${owners.map((o) => `'${o}/${requested}'`).join(', ')}`) }
+    }
+    return { ok: false, error: gatewayErrors.modelNotFound(requested) }
+  }
+
+  /** `<provider>/<model>` where the first segment names a configured provider. */
+  private resolveSelector(selector: string): ResolvedTarget | undefined {
+    const slash = selector.indexOf('/')
+    if (slash <= 0 || slash === selector.length - 1) return undefined
+    const provider = selector.slice(0, slash)
+    if (!this.providers.has(provider)) return undefined
+    return this.target(provider, selector.slice(slash + 1))
+  }
+
+  private target(providerName: string, model: string): ResolvedTarget {
+    const { instance } = this.providers.get(providerName)!
+    return { providerName, providerType: instance.type, model, selector: `${providerName}/${model}` }
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * @module Everything one request carries through the pipeline: ids, timings, the parsed ingress body, who
+ * called, where it is routed, and the records plugins leave for the audit log. Built by src/http, read and
+ * written by plugins; plugins never see the web framework.
+ */
+import type { GatewayError } from '../errors/gateway-error.ts'
+import type { Logger } from '../log/logger.ts'
+import type { ResolvedTarget } from '../providers/types.ts'
+import type {
+  AttemptSnapshot,
+  FailoverSnapshot,
+  RequestRevisionSnapshot,
+  WorkflowFeaturesSnapshot,
+} from './snapshots.ts'
+
+/** The API a request came in on. `not_found` is any other path under /v1 (it still gets auth and an audit entry). */
+export type EndpointId = 'chat.completions' | 'responses' | 'models.list' | 'models.get' | 'not_found'
+
+export type AuthMethod = 'master_key' | 'managed_key' | 'none'
+
+export interface Principal {
+  method: AuthMethod
+  /** Stable id of the principal: the managed key's id, `master`, or `anonymous`. */
+  id: string
+  keyId?: string
+  /** Hash of the presented key (never the key itself). */
+  keyHash?: string
+  /** Selectors, virtual model names or `provider/*` patterns; undefined means unrestricted. */
+  allowedModels?: readonly string[]
+  /** User path the key is bound to; requests may narrow it, never widen it. */
+  userPath?: string
+  dashboardEnabled?: boolean
+}
+
+export interface RequestContextInit {
+  endpoint: EndpointId
+  method: string
+  path: string
+  headers: Headers
+  clientIp: string
+  log: Logger
+  /** Fires when the client goes away. */
+  clientSignal: AbortSignal
+  /** Parameter from the path, e.g. the model of GET /v1/models/{id}. */
+  pathParam?: string
+}
+
+export class RequestContext {
+  /** The gateway's own id for this request; the audit entry's `id`. */
+  readonly id = crypto.randomUUID()
+  readonly startedAt = new Date()
+  readonly startNs = Bun.nanoseconds()
+  readonly endpoint: EndpointId
+  readonly method: string
+  readonly path: string
+  readonly headers: Headers
+  readonly clientIp: string
+  readonly clientSignal: AbortSignal
+  readonly pathParam?: string
+  /** The client's X-Request-ID when it sent one, else the gateway id. Echoed as `x-request-id`. */
+  readonly requestId: string
+  log: Logger
+
+  /** Parsed JSON body of a POST, as the client sent it (plugins that rewrite it keep `originalBody` intact). */
+  body: Record<string, unknown> = {}
+  /** The client's body text exactly as received (kept for the audit log). */
+  originalBodyText = ''
+  originalBody: unknown = undefined
+  requestBodyTooBig = false
+  /** A problem found while reading the body (invalid JSON, too large); raised after authentication. */
+  ingressError?: GatewayError
+  stream = false
+
+  principal?: Principal
+  /** Precise reason of an authentication failure; goes to the audit entry, never to the client. */
+  authFailureReason?: string
+  userPath?: string
+  sessionId?: string
+
+  requestedModel?: string
+  target?: ResolvedTarget
+  aliasUsed = false
+  failover?: FailoverSnapshot
+
+  readonly attempts: AttemptSnapshot[] = []
+  readonly revisions: RequestRevisionSnapshot[] = []
+  workflowVersionId = ''
+  features: WorkflowFeaturesSnapshot = { audit: true, budget: false, cache: false, failover: false, guardrails: false, usage: false }
+  /** Set by plugins that need the response folded into one JSON document at completion (audit bodies, usage, cache). */
+  captureResponseBody = false
+  cacheType = ''
+  /** Audit capture switches in effect for this request (LOGGING_LOG_BODIES / LOGGING_LOG_HEADERS with audit on). */
+  logBodies = false
+  logHeaders = false
+
+  error?: GatewayError
+
+  constructor(init: RequestContextInit) {
+    this.endpoint = init.endpoint
+    this.method = init.method
+    this.path = init.path
+    this.headers = init.headers
+    this.clientIp = init.clientIp
+    this.clientSignal = init.clientSignal
+    this.pathParam = init.pathParam
+    const clientRequestId = init.headers.get('x-request-id')
+    this.requestId = clientRequestId && clientRequestId.length <= 200 ? clientRequestId : this.id
+    this.log = init.log
+  }
+
+  elapsedNs(): number {
+    return Bun.nanoseconds() - this.startNs
+  }
+}

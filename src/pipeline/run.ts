@@ -1,0 +1,205 @@
+/**
+ * @module Runs one request through its pipeline: routing hooks (auth, resolve), workflow selection, policy
+ * hooks, the route stage, `onResponse` wrappers, and then hands the body to the client through one pump that
+ * forwards bytes as they arrive, ends broken streams with a well-formed error frame, and calls every
+ * `onComplete` exactly once when the body has really ended.
+ */
+import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../errors/gateway-error.ts'
+import type { BuiltPipeline, PipelineSelector } from './build.ts'
+import type { RequestContext } from './context.ts'
+import { KEEPALIVE_FRAME, SseParser } from './sse.ts'
+import { streamCodecFor, type StreamFold } from './stream-codecs.ts'
+import type { Outcome } from './types.ts'
+import { usageFromOpenAI } from './usage.ts'
+
+export interface RunOptions {
+  /** Answers endpoints served by the gateway itself (model list, unknown routes) after auth. */
+  localHandler: (ctx: RequestContext) => Response | Promise<Response> | undefined
+  keepaliveMs: number
+}
+
+export async function runPipeline(ctx: RequestContext, selector: PipelineSelector, options: RunOptions): Promise<Response> {
+  let pipeline = selector.fallback
+  applyPrepare(ctx, pipeline)
+  let response: Response
+  try {
+    response = (await runHooks(ctx, pipeline.routingHooks)) ?? (await routeAndRespond())
+  } catch (error) {
+    response = failWith(ctx, toGatewayError(error))
+    if (!(error instanceof GatewayError)) ctx.log.error({ err: error }, 'pipeline failed')
+  }
+  return deliver(ctx, pipeline, response, options.keepaliveMs)
+
+  async function routeAndRespond(): Promise<Response> {
+    const selected = selector.select(ctx)
+    if (selected !== pipeline) {
+      pipeline = selected
+      applyPrepare(ctx, pipeline)
+    }
+    const early = await runHooks(ctx, pipeline.policyHooks)
+    if (early) return early
+    const local = await options.localHandler(ctx)
+    if (local) return local
+    if (!pipeline.dispatch) throw gatewayErrors.internal('No route plugin is active in this workflow.')
+    let upstream = await pipeline.dispatch(ctx)
+    for (const wrap of pipeline.onResponse) upstream = await wrap(ctx, upstream)
+    return upstream
+  }
+}
+
+function applyPrepare(ctx: RequestContext, pipeline: BuiltPipeline): void {
+  ctx.workflowVersionId = pipeline.workflow.versionId
+  ctx.features = pipeline.workflow.features
+  for (const prepare of pipeline.prepare) prepare(ctx)
+}
+
+async function runHooks(ctx: RequestContext, hooks: BuiltPipeline['routingHooks']): Promise<Response | undefined> {
+  for (const hook of hooks) {
+    const decision = await hook.before(ctx)
+    if (decision.kind === 'respond') return decision.response
+  }
+  return undefined
+}
+
+function failWith(ctx: RequestContext, error: GatewayError): Response {
+  ctx.error = error
+  return errorResponse(error)
+}
+
+/** Hands the response to the client and schedules completion; streams go through the pump. */
+async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, keepaliveMs: number): Promise<Response> {
+  const headers = new Headers(response.headers)
+  headers.set('x-request-id', ctx.requestId)
+  const isStream = (headers.get('content-type') ?? '').startsWith('text/event-stream')
+  if (isStream && response.body) return new Response(pumpStream(ctx, pipeline, response, headers, keepaliveMs), { status: response.status, headers })
+
+  let text = ''
+  let status = response.status
+  try {
+    text = response.body ? await response.text() : ''
+  } catch (error) {
+    const failure = toGatewayError(error)
+    ctx.error = failure
+    status = failure.status
+    text = JSON.stringify(failure.toJSON())
+    headers.set('content-type', 'application/json')
+  }
+  const outcome = baseOutcome(ctx, status, headers)
+  outcome.bytesOut = Buffer.byteLength(text)
+  outcome.ttfbMs = ctx.elapsedNs() / 1e6
+  if (ctx.captureResponseBody || status < 300) {
+    const parsed = parseJson(text)
+    if (ctx.captureResponseBody) {
+      if (parsed === undefined) outcome.responseText = text
+      else outcome.responseBody = parsed
+    }
+    if (status < 300 && parsed && typeof parsed === 'object') outcome.usage = usageFromOpenAI((parsed as Record<string, unknown>).usage)
+  }
+  complete(ctx, pipeline, outcome)
+  return new Response(text, { status, headers })
+}
+
+function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, headers: Headers, keepaliveMs: number): ReadableStream<Uint8Array> {
+  const reader = response.body!.getReader()
+  const codec = streamCodecFor(ctx.endpoint)
+  const parser = ctx.captureResponseBody || codec.foldAlways ? new SseParser() : undefined
+  const fold: StreamFold | undefined = parser ? codec.createFold() : undefined
+  const outcome = baseOutcome(ctx, response.status, headers)
+  let pending: ReturnType<typeof reader.read> | undefined
+  let ended = false
+
+  const end = (extra: Partial<Outcome>) => {
+    if (ended) return
+    ended = true
+    if (parser && fold) for (const event of parser.end()) fold.add(event)
+    Object.assign(outcome, extra)
+    if (fold) {
+      if (ctx.captureResponseBody) outcome.responseBody = fold.result()
+      outcome.usage ??= usageFromOpenAI(fold.usage())
+      const streamError = fold.error()
+      if (streamError && !outcome.error) outcome.error = errorFromStream(streamError, ctx)
+    }
+    if (outcome.error) ctx.error = outcome.error
+    complete(ctx, pipeline, outcome)
+  }
+
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const read = (pending ??= reader.read())
+        const result = await raceKeepalive(read, keepaliveMs)
+        if (result === 'keepalive') {
+          controller.enqueue(KEEPALIVE_FRAME)
+          return
+        }
+        pending = undefined
+        if (result.done) {
+          controller.close()
+          end({})
+          return
+        }
+        if (outcome.ttfbMs === undefined) outcome.ttfbMs = ctx.elapsedNs() / 1e6
+        outcome.bytesOut += result.value.byteLength
+        if (parser && fold) for (const event of parser.push(result.value)) fold.add(event)
+        controller.enqueue(result.value)
+      } catch (error) {
+        const failure = toGatewayError(error)
+        controller.enqueue(codec.errorFrame(failure, fold))
+        controller.close()
+        end({ error: failure })
+      }
+    },
+    cancel(reason) {
+      end({ clientAborted: true })
+      return reader.cancel(reason).catch(() => {})
+    },
+  })
+}
+
+async function raceKeepalive<T>(read: Promise<T>, keepaliveMs: number): Promise<T | 'keepalive'> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const tick = new Promise<'keepalive'>((resolve) => {
+    timer = setTimeout(resolve, keepaliveMs, 'keepalive')
+  })
+  try {
+    return await Promise.race([read, tick])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function baseOutcome(ctx: RequestContext, status: number, headers: Headers): Outcome {
+  return { status, error: ctx.error, clientAborted: false, bytesOut: 0, responseHeaders: headers, durationNs: 0 }
+}
+
+function complete(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome): void {
+  outcome.durationNs = ctx.elapsedNs()
+  for (const { pluginId, hook } of pipeline.onComplete) {
+    try {
+      const result = hook(ctx, outcome)
+      if (result instanceof Promise) result.catch((err) => ctx.log.error({ err, plugin: pluginId }, 'onComplete failed'))
+    } catch (err) {
+      ctx.log.error({ err, plugin: pluginId }, 'onComplete failed')
+    }
+  }
+}
+
+function errorFromStream(raw: unknown, ctx: RequestContext): GatewayError {
+  const e = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>
+  return new GatewayError({
+    status: 502,
+    type: 'provider_error',
+    message: typeof e.message === 'string' ? e.message : 'The upstream reported an error inside the stream.',
+    code: typeof e.code === 'string' ? e.code : 'stream_error',
+    provider: ctx.target?.providerName ?? '',
+  })
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}

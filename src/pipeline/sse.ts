@@ -1,0 +1,88 @@
+/**
+ * @module Incremental Server-Sent Events parsing and framing. One decoder per stream in `stream` mode, so a
+ * UTF-8 character split across network reads is decoded whole; `\n`, `\r\n` and `\r` line ends all work.
+ */
+
+export interface SseEvent {
+  event?: string
+  data: string
+}
+
+export class SseParser {
+  private readonly decoder = new TextDecoder()
+  private buffer = ''
+  private dataLines: string[] = []
+  private eventName: string | undefined
+  private lastWasCr = false
+
+  /** Feeds raw bytes; returns the events completed by them. */
+  push(chunk: Uint8Array): SseEvent[] {
+    return this.pushText(this.decoder.decode(chunk, { stream: true }))
+  }
+
+  /** Flushes what is left at the end of the stream. */
+  end(): SseEvent[] {
+    const events = this.pushText(this.decoder.decode() + '\n\n')
+    return events
+  }
+
+  private pushText(text: string): SseEvent[] {
+    const events: SseEvent[] = []
+    let input = text
+    if (this.lastWasCr && input.startsWith('\n')) input = input.slice(1)
+    this.lastWasCr = false
+    this.buffer += input
+    let start = 0
+    for (let i = 0; i < this.buffer.length; i++) {
+      const ch = this.buffer.charCodeAt(i)
+      if (ch !== 10 && ch !== 13) continue
+      const line = this.buffer.slice(start, i)
+      if (ch === 13) {
+        if (i + 1 < this.buffer.length) {
+          if (this.buffer.charCodeAt(i + 1) === 10) i++
+        } else this.lastWasCr = true
+      }
+      start = i + 1
+      const event = this.line(line)
+      if (event) events.push(event)
+    }
+    this.buffer = this.buffer.slice(start)
+    return events
+  }
+
+  private line(line: string): SseEvent | undefined {
+    if (line === '') {
+      if (this.dataLines.length === 0) {
+        this.eventName = undefined
+        return undefined
+      }
+      const event: SseEvent = { event: this.eventName, data: this.dataLines.join('\n') }
+      this.dataLines = []
+      this.eventName = undefined
+      return event
+    }
+    if (line.charCodeAt(0) === 58) return undefined // ':' comment, e.g. keep-alives
+    const colon = line.indexOf(':')
+    const field = colon < 0 ? line : line.slice(0, colon)
+    let value = colon < 0 ? '' : line.slice(colon + 1)
+    if (value.charCodeAt(0) === 32) value = value.slice(1)
+    if (field === 'data') this.dataLines.push(value)
+    else if (field === 'event') this.eventName = value
+    return undefined
+  }
+}
+
+const encoder = new TextEncoder()
+
+/** `data: <json>\n\n`, the only framing chat-completion clients accept. */
+export function dataFrame(payload: unknown): Uint8Array {
+  return encoder.encode(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`)
+}
+
+/** `event: <name>\ndata: <json>\n\n`, as the Responses and Anthropic Messages streams frame events. */
+export function namedEventFrame(name: string, payload: unknown): Uint8Array {
+  return encoder.encode(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`)
+}
+
+export const KEEPALIVE_FRAME = encoder.encode(': keep-alive\n\n')
+export const DONE_FRAME = encoder.encode('data: [DONE]\n\n')

@@ -1,0 +1,87 @@
+/**
+ * @module Per-endpoint knowledge of the client's stream protocol: how to fold its events into the non-stream
+ * document, and how to end it with a well-formed error when the upstream fails mid-stream.
+ */
+import type { GatewayError } from '../errors/gateway-error.ts'
+import { ChatStreamFold } from './chat-stream-fold.ts'
+import type { EndpointId } from './context.ts'
+import { dataFrame, namedEventFrame, type SseEvent } from './sse.ts'
+
+export interface StreamFold {
+  add(event: SseEvent): void
+  /** The non-stream equivalent of what was streamed so far. */
+  result(): unknown
+  usage(): unknown
+  /** An error the stream itself carried (`data: {"error":…}`), if any. */
+  error(): unknown
+}
+
+export interface StreamCodec {
+  /** The error frame needs stream state (e.g. the Responses sequence number), so events are always parsed. */
+  foldAlways: boolean
+  createFold(): StreamFold
+  errorFrame(error: GatewayError, fold: StreamFold | undefined): Uint8Array
+}
+
+function parseJson(data: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(data)
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const chatCodec: StreamCodec = {
+  foldAlways: false,
+  createFold() {
+    const fold = new ChatStreamFold()
+    return {
+      add(event) {
+        if (event.data === '[DONE]') return
+        const chunk = parseJson(event.data)
+        if (chunk) fold.add(chunk)
+      },
+      result: () => fold.result(),
+      usage: () => fold.usage,
+      error: () => fold.error,
+    }
+  },
+  // Chat clients accept no `event:` lines; every SDK raises an APIError on `data: {"error":…}`.
+  errorFrame: (error) => dataFrame(error.toJSON()),
+}
+
+const responsesCodec: StreamCodec = {
+  foldAlways: true,
+  createFold() {
+    let response: Record<string, unknown> | undefined
+    let error: unknown
+    let lastSequence = -1
+    return {
+      add(event) {
+        const payload = parseJson(event.data)
+        if (!payload) return
+        if (typeof payload.sequence_number === 'number') lastSequence = payload.sequence_number
+        if (payload.type === 'error') error = payload
+        if (typeof payload.response === 'object' && payload.response !== null) {
+          response = payload.response as Record<string, unknown>
+          if (payload.type === 'response.failed') error = response.error
+        }
+      },
+      result: () => response,
+      usage: () => response?.usage,
+      error: () => error,
+      get lastSequence() {
+        return lastSequence
+      },
+    } as StreamFold & { lastSequence: number }
+  },
+  errorFrame(error, fold) {
+    const seq = ((fold as { lastSequence?: number } | undefined)?.lastSequence ?? -1) + 1
+    return namedEventFrame('error', { type: 'error', code: error.code ?? error.type, message: error.message, param: error.param, sequence_number: seq })
+  },
+}
+
+export function streamCodecFor(endpoint: EndpointId): StreamCodec {
+  return endpoint === 'responses' ? responsesCodec : chatCodec
+}

@@ -1,0 +1,94 @@
+/**
+ * @module The plugin contract. A plugin is a manifest (typed data) plus a factory returning hooks; the pipeline
+ * runs `before` hooks in stage order, lets the route stage call the upstream, wraps the response with
+ * `onResponse`, and calls `onComplete` exactly once when the response body has really ended.
+ */
+import type { z } from 'zod'
+import type { GatewayConfig } from '../config/schema.ts'
+import { errorResponse, type GatewayError } from '../errors/gateway-error.ts'
+import type { Logger } from '../log/logger.ts'
+import type { ModelCatalog } from '../models/catalog.ts'
+import type { ProviderRegistry } from '../providers/registry.ts'
+import type { Stores } from '../stores/types.ts'
+import type { RequestContext } from './context.ts'
+import type { FeatureId, TokenUsage } from './snapshots.ts'
+
+/** Fixed execution order; plugins sort by stage, then by `order`. */
+export const STAGES = ['auth', 'resolve', 'rewrite', 'guard', 'cache', 'budget', 'route', 'observe'] as const
+export type Stage = (typeof STAGES)[number]
+
+export interface PluginManifest<Config extends z.ZodType = z.ZodType> {
+  /** kebab-case and stable: stored in config and audit rows. */
+  id: string
+  stage: Stage
+  /** Tie-break inside a stage; lower runs first. */
+  order: number
+  summary: string
+  /** Workflow features that switch the plugin on; empty means core, always on. */
+  features: readonly FeatureId[]
+  /** Plugin ids this one supersedes when both are on (e.g. failover replaces the single-target router). */
+  replaces?: readonly string[]
+  config: Config
+}
+
+export type Decision = { kind: 'continue' } | { kind: 'respond'; response: Response }
+export const CONTINUE: Decision = Object.freeze({ kind: 'continue' })
+
+/** Short-circuits with a GatewayError; the error is kept on the context for the audit entry. */
+export function respondWithError(ctx: RequestContext, error: GatewayError): Decision {
+  ctx.error = error
+  return { kind: 'respond', response: errorResponse(error) }
+}
+
+/** How a request ended, handed to every `onComplete` hook. */
+export interface Outcome {
+  status: number
+  /** Set when the gateway or an upstream answered with an error, also mid-stream. */
+  error?: GatewayError
+  /** The client went away before the body ended. */
+  clientAborted: boolean
+  /** Upstream usage as reported (or estimated), when the response carried it. */
+  usage?: TokenUsage
+  /** The response as one JSON document (a stream is folded into its non-stream equivalent); only when captured. */
+  responseBody?: unknown
+  /** Raw response text when it is not JSON; only when captured. */
+  responseText?: string
+  /** Body bytes sent to the client. */
+  bytesOut: number
+  responseHeaders: Headers
+  durationNs: number
+  /** Milliseconds from request start to the first body byte sent to the client. */
+  ttfbMs?: number
+}
+
+export interface PluginHooks {
+  /** Called when this plugin's pipeline is chosen for a request; sets per-request switches such as capture. */
+  prepare?(ctx: RequestContext): void
+  /** Runs in stage order; the first `respond` short-circuits the rest (auth failure, cache hit, budget denial). */
+  before?(ctx: RequestContext): Decision | Promise<Decision>
+  /** Route stage only: produce the response for an upstream-bound endpoint. */
+  dispatch?(ctx: RequestContext): Promise<Response>
+  /** Upstream headers arrived; may replace or wrap the response. */
+  onResponse?(ctx: RequestContext, response: Response): Response | Promise<Response>
+  /** Exactly once per request: after the body ended, was cancelled, or failed. Errors are logged, not sent. */
+  onComplete?(ctx: RequestContext, outcome: Outcome): void | Promise<void>
+}
+
+export interface PluginDeps {
+  config: GatewayConfig
+  providers: ProviderRegistry
+  catalog: ModelCatalog
+  stores: Stores
+  log: Logger
+  /** Work to finish before the process exits (e.g. draining a write queue); runs after the server stopped. */
+  onShutdown(task: () => Promise<void> | void): void
+}
+
+export interface GatewayPlugin<Config extends z.ZodType = z.ZodType> {
+  manifest: PluginManifest<Config>
+  create(config: z.infer<Config>, deps: PluginDeps): PluginHooks
+}
+
+export function definePlugin<Config extends z.ZodType>(plugin: GatewayPlugin<Config>): GatewayPlugin<Config> {
+  return plugin
+}

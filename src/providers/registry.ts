@@ -1,0 +1,49 @@
+/**
+ * @module Configured provider instances, each paired with the adapter that speaks its API.
+ */
+import { PROVIDER_TYPES, type ProviderType } from '../config/provider-catalog.ts'
+import type { GatewayConfig } from '../config/schema.ts'
+import type { ProviderAdapter, ProviderInstance } from './types.ts'
+
+export interface RegisteredProvider {
+  instance: ProviderInstance
+  adapter: ProviderAdapter | undefined
+}
+
+export class ProviderRegistry {
+  private readonly byName = new Map<string, RegisteredProvider>()
+
+  constructor(config: GatewayConfig, adapters: Readonly<Record<string, ProviderAdapter>>) {
+    for (const [name, p] of Object.entries(config.providers)) {
+      const type = p.type as ProviderType
+      const info = PROVIDER_TYPES[type]
+      const instance: ProviderInstance = {
+        name,
+        type,
+        baseUrl: (p.base_url ?? ('defaultBaseUrl' in info ? info.defaultBaseUrl : '')).replace(/\/+$/, ''),
+        apiKey: p.api_key,
+        staticModels: p.models,
+        apiVersion: p.api_version,
+        nativeResponses: 'nativeResponses' in info && info.nativeResponses === true,
+      }
+      this.byName.set(name, { instance, adapter: adapters[info.adapter] })
+    }
+  }
+
+  get(name: string): RegisteredProvider | undefined {
+    return this.byName.get(name)
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name)
+  }
+
+  all(): RegisteredProvider[] {
+    return [...this.byName.values()]
+  }
+
+  /** Every provider API key, so error messages and logs can be scrubbed of them. */
+  secrets(): string[] {
+    return this.all().flatMap((p) => (p.instance.apiKey ? [p.instance.apiKey] : []))
+  }
+}

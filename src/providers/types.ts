@@ -1,0 +1,57 @@
+/**
+ * @module The provider adapter contract. The canonical request is the OpenAI Chat Completions shape; an adapter
+ * maps it to its upstream and answers in OpenAI wire format (JSON or `data:`-only SSE), so everything after the
+ * route stage speaks one protocol.
+ */
+import type { ProviderType } from '../config/provider-catalog.ts'
+import type { RequestContext } from '../pipeline/context.ts'
+import type { AttemptKind } from '../pipeline/snapshots.ts'
+
+/** One configured provider (several may share a type under different names). */
+export interface ProviderInstance {
+  name: string
+  type: ProviderType
+  baseUrl: string
+  apiKey?: string
+  /** Static models from config: always listed and resolvable. */
+  staticModels: readonly string[]
+  apiVersion?: string
+  nativeResponses: boolean
+}
+
+/** Where a request goes: `selector` is `<provider name>/<upstream model>`. */
+export interface ResolvedTarget {
+  providerName: string
+  providerType: ProviderType
+  model: string
+  selector: string
+}
+
+export interface AdapterCall {
+  provider: ProviderInstance
+  target: ResolvedTarget
+  /** Canonical body with `model` already set to the upstream model id. */
+  body: Record<string, unknown>
+  ctx: RequestContext
+  attemptKind: AttemptKind
+  limits: UpstreamLimits
+}
+
+export interface UpstreamLimits {
+  /** Until the first body byte. */
+  ttfbMs: number
+  /** Between two body chunks. */
+  idleMs: number
+  /** Provider credentials to scrub from anything that leaves the gateway. */
+  secrets: readonly string[]
+}
+
+export interface ProviderAdapter {
+  id: string
+  /** Chat Completions; the returned Response is OpenAI wire format. Upstream errors throw a GatewayError. */
+  chatCompletions(call: AdapterCall): Promise<Response>
+  /** Native Responses API, for providers that speak it. */
+  responses?(call: AdapterCall): Promise<Response>
+  /** Model ids as the upstream names them. */
+  listModels(provider: ProviderInstance, signal: AbortSignal): Promise<string[]>
+}

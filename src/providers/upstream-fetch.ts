@@ -1,0 +1,185 @@
+/**
+ * @module The one way adapters call an upstream: a fetch with a time-to-first-byte timer and an idle timer
+ * between body chunks (a whole-request AbortSignal.timeout would cut long streams), the client's disconnect
+ * passed on, one AttemptSnapshot recorded per call, and non-2xx answers turned into GatewayErrors.
+ */
+import type { GatewayError } from '../errors/gateway-error.ts'
+import { redactHeaders } from '../pipeline/headers.ts'
+import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
+import type { AdapterCall } from './types.ts'
+import { upstreamError, upstreamFailures } from './upstream-errors.ts'
+
+export interface UpstreamHttpRequest {
+  url: string
+  method?: string
+  headers: Record<string, string>
+  body?: string
+  /** Reads a non-2xx body into a GatewayError; defaults to the OpenAI error shape. */
+  toError?: (status: number, body: unknown, text: string, headers: Headers) => GatewayError
+}
+
+class UpstreamTimeout extends Error {
+  constructor(readonly what: string) {
+    super(what)
+  }
+}
+
+export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequest): Promise<Response> {
+  const { ctx, provider, target, limits } = call
+  const attempt: AttemptSnapshot = {
+    seq: ctx.attempts.length + 1,
+    kind: call.attemptKind,
+    model: target.model,
+    provider_name: provider.name,
+    provider_type: provider.type,
+    started_at: new Date().toISOString(),
+    duration_ns: 0,
+    success: false,
+    status_code: 0,
+  }
+  ctx.attempts.push(attempt)
+  const t0 = Bun.nanoseconds()
+  const abort = new AbortController()
+  const onClientGone = () => abort.abort(upstreamFailures.clientClosed())
+  if (ctx.clientSignal.aborted) onClientGone()
+  ctx.clientSignal.addEventListener('abort', onClientGone, { once: true })
+  const firstByteTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`no first byte within ${limits.ttfbMs} ms`)), limits.ttfbMs)
+  const release = () => {
+    clearTimeout(firstByteTimer)
+    ctx.clientSignal.removeEventListener('abort', onClientGone)
+  }
+
+  let response: Response
+  try {
+    response = await fetch(request.url, {
+      method: request.method ?? 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal: abort.signal,
+    })
+  } catch (error) {
+    release()
+    throw failAttempt(attempt, t0, toFetchFailure(provider.name, abort.signal.reason ?? error))
+  }
+  attempt.status_code = response.status
+
+  if (!response.ok) {
+    let text = ''
+    try {
+      text = await response.text()
+    } catch {
+      // the body broke off; the status alone still tells what happened
+    }
+    release()
+    const body = parseJsonOrUndefined(text)
+    const toError = request.toError ?? ((status, b, t, h) => upstreamError({ provider: provider.name, status, body: b, text: t, headers: h, secrets: limits.secrets }))
+    const error = toError(response.status, body, text, response.headers)
+    if (ctx.logBodies) attempt.response_body = body ?? text
+    if (ctx.logHeaders) attempt.response_headers = redactHeaders(response.headers)
+    throw failAttempt(attempt, t0, error)
+  }
+
+  if (ctx.logHeaders) attempt.response_headers = redactHeaders(response.headers)
+  attempt.success = true
+  attempt.duration_ns = Bun.nanoseconds() - t0
+  if (!response.body) {
+    release()
+    return response
+  }
+  return new Response(watchBody(response.body, call, attempt, t0, abort, firstByteTimer, release), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  })
+}
+
+/**
+ * Re-emits the upstream body while enforcing the first-byte and idle deadlines. A deadline or a broken
+ * connection errors the stream with a GatewayError, which the pipeline turns into a well-formed error frame.
+ */
+function watchBody(
+  body: ReadableStream<Uint8Array>,
+  call: AdapterCall,
+  attempt: AttemptSnapshot,
+  t0: number,
+  abort: AbortController,
+  firstByteTimer: ReturnType<typeof setTimeout>,
+  release: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
+  const { limits, provider } = call
+  let idleTimer: ReturnType<typeof setTimeout> | undefined
+  let finished = false
+  const finish = () => {
+    if (finished) return
+    finished = true
+    clearTimeout(idleTimer)
+    release()
+    attempt.duration_ns = Bun.nanoseconds() - t0
+  }
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read()
+        if (done) {
+          finish()
+          controller.close()
+          return
+        }
+        if (idleTimer === undefined) {
+          clearTimeout(firstByteTimer)
+          idleTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`no data for ${limits.idleMs} ms`)), limits.idleMs)
+        } else idleTimer.refresh()
+        controller.enqueue(value)
+      } catch (error) {
+        const reason = abort.signal.reason ?? error
+        const failure =
+          reason instanceof UpstreamTimeout
+            ? upstreamFailures.timeout(provider.name, reason.what)
+            : isGatewayError(reason)
+              ? reason
+              : upstreamFailures.interrupted(provider.name, (reason as Error)?.message ?? String(reason))
+        attempt.success = false
+        attempt.error_code = failure.code ?? undefined
+        attempt.error_message = failure.message
+        attempt.error_type = failure.type
+        finish()
+        controller.error(failure)
+      }
+    },
+    cancel(reason) {
+      finish()
+      abort.abort(reason)
+      return reader.cancel(reason).catch(() => {})
+    },
+  })
+}
+
+function failAttempt(attempt: AttemptSnapshot, t0: number, error: GatewayError): GatewayError {
+  attempt.duration_ns = Bun.nanoseconds() - t0
+  attempt.success = false
+  attempt.error_code = error.code ?? undefined
+  attempt.error_message = error.message
+  attempt.error_type = error.type
+  if (!attempt.status_code) attempt.status_code = error.status
+  return error
+}
+
+function toFetchFailure(provider: string, reason: unknown): GatewayError {
+  if (reason instanceof UpstreamTimeout) return upstreamFailures.timeout(provider, reason.what)
+  if (isGatewayError(reason)) return reason
+  return upstreamFailures.unreachable(provider, (reason as Error)?.message ?? String(reason))
+}
+
+function isGatewayError(value: unknown): value is GatewayError {
+  return value instanceof Error && value.name === 'GatewayError'
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  if (!text) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * @module Starts a real gateway (Elysia on a real socket, port 0) for end-to-end tests.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Gateway } from '../../src/app.ts'
+import { loadConfig } from '../../src/config/load.ts'
+import { createHttpApp } from '../../src/http/server.ts'
+import { silentLogger } from '../../src/log/logger.ts'
+
+export interface RunningGateway {
+  url: string
+  baseURL: string
+  gateway: Gateway
+  stop(): Promise<void>
+}
+
+export async function startGateway(env: Record<string, string>): Promise<RunningGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-test-'))
+  const config = loadConfig({ env: { PORT: '0', HOST: '127.0.0.1', GATEWAY_DB_PATH: join(dir, 'gateway.db'), ...env }, cwd: dir })
+  const gateway = new Gateway({ config, log: silentLogger })
+  const app = createHttpApp(gateway)
+  app.listen({ hostname: '127.0.0.1', port: 0 })
+  await gateway.start()
+  const url = `http://127.0.0.1:${app.server!.port}`
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    gateway,
+    async stop() {
+      await app.server?.stop(true)
+      await gateway.shutdown()
+    },
+  }
+}

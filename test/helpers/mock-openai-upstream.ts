@@ -1,0 +1,261 @@
+/**
+ * @module A mock OpenAI upstream speaking the real wire format (JSON, `data:`-only SSE with `[DONE]`, Responses
+ * `event:` framing, error bodies), started on port 0. The model name picks a behaviour, so one mock serves
+ * every scenario; every request it receives is recorded for assertions.
+ */
+import { gzipSync } from 'node:zlib'
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  search: string
+  headers: Record<string, string>
+  body: any
+}
+
+export interface MockUpstream {
+  url: string
+  port: number
+  requests: RecordedRequest[]
+  /** Streams whose body was cancelled by the gateway (client went away). */
+  cancelledStreams: number
+  stop(): void
+}
+
+const encoder = new TextEncoder()
+const CREATED = 1769093783
+export const MOCK_MODELS = ['gpt-4o-mini', 'gpt-4o', 'shared-model']
+
+export interface MockOptions {
+  /** Model ids listed at /models; `listStatus` other than 200 makes the list fail. */
+  models?: string[]
+  listStatus?: number
+  /** Expected bearer key; other keys get 401 like OpenAI. */
+  apiKey?: string
+  ownedBy?: string
+}
+
+export function chatCompletion(model: string, content: string, extra: Record<string, unknown> = {}) {
+  return {
+    id: 'chatcmpl-mock123',
+    object: 'chat.completion',
+    created: CREATED,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17, prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 0 } },
+    ...extra,
+  }
+}
+
+function chunk(model: string, delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) {
+  return { id: 'chatcmpl-mockstream', object: 'chat.completion.chunk', created: CREATED, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra }
+}
+
+/** Text that stresses UTF-8 boundaries: CJK, emoji (4-byte) and combining characters. */
+export const TRICKY_TEXT = 'Hello 你好 🙂🚀 café — ünïcödé ✓'
+
+function textStreamFrames(model: string, text: string, includeUsage: boolean): string[] {
+  const frames = [chunk(model, { role: 'assistant', content: '', refusal: null })]
+  for (const piece of Array.from(text)) frames.push(chunk(model, { content: piece }))
+  frames.push(chunk(model, {}, 'stop'))
+  const out = frames.map((f) => `data: ${JSON.stringify(f)}\n\n`)
+  if (includeUsage) out.push(`data: ${JSON.stringify({ ...chunk(model, {}), choices: [], usage: { prompt_tokens: 9, completion_tokens: Array.from(text).length, total_tokens: 9 + Array.from(text).length } })}\n\n`)
+  out.push('data: [DONE]\n\n')
+  return out
+}
+
+function toolStreamFrames(model: string): string[] {
+  const frames = [
+    chunk(model, { role: 'assistant', content: null }),
+    chunk(model, { tool_calls: [{ index: 0, id: 'call_weather1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+    chunk(model, { tool_calls: [{ index: 0, function: { arguments: '{"ci' } }] }),
+    chunk(model, { tool_calls: [{ index: 0, function: { arguments: 'ty": "Paris"}' } }] }),
+    chunk(model, { tool_calls: [{ index: 1, id: 'call_time2', type: 'function', function: { name: 'get_time', arguments: '' } }] }),
+    chunk(model, { tool_calls: [{ index: 1, function: { arguments: '{"tz":"CET"}' } }] }),
+    chunk(model, {}, 'tool_calls'),
+  ]
+  return [...frames.map((f) => `data: ${JSON.stringify(f)}\n\n`), 'data: [DONE]\n\n']
+}
+
+/** Splits bytes at awkward places: inside multi-byte characters and inside `data:` lines. */
+function awkwardSplit(bytes: Uint8Array): Uint8Array[] {
+  const parts: Uint8Array[] = []
+  let i = 0
+  const sizes = [1, 3, 2, 7, 5, 11, 4]
+  let k = 0
+  while (i < bytes.length) {
+    const n = sizes[k++ % sizes.length]!
+    parts.push(bytes.slice(i, i + n))
+    i += n
+  }
+  return parts
+}
+
+function sseResponse(frames: string[], opts: { split?: boolean; delayMs?: number; breakAfter?: number; onCancel?: () => void } = {}): Response {
+  const bytes = encoder.encode(frames.join(''))
+  const pieces = opts.split ? awkwardSplit(bytes) : frames.map((f) => encoder.encode(f))
+  let i = 0
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (opts.breakAfter !== undefined && i >= opts.breakAfter) {
+        controller.error(new Error('upstream connection reset'))
+        return
+      }
+      if (i >= pieces.length) {
+        controller.close()
+        return
+      }
+      if (opts.delayMs) await Bun.sleep(opts.delayMs)
+      controller.enqueue(pieces[i++]!)
+    },
+    cancel() {
+      opts.onCancel?.()
+    },
+  })
+  return new Response(stream, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_upstream_1' } })
+}
+
+function openaiError(status: number, message: string, type: string, code: string | null, headers: Record<string, string> = {}) {
+  return Response.json({ error: { message, type, param: null, code } }, { status, headers })
+}
+
+function responseObject(model: string, text: string) {
+  return {
+    id: 'resp_mock1',
+    object: 'response',
+    created_at: CREATED,
+    status: 'completed',
+    error: null,
+    incomplete_details: null,
+    instructions: null,
+    model,
+    output: [{ type: 'message', id: 'msg_mock1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+    parallel_tool_calls: true,
+    tool_choice: 'auto',
+    tools: [],
+    temperature: 1,
+    top_p: 1,
+    metadata: {},
+    usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 3, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 13 },
+  }
+}
+
+function responsesStreamFrames(model: string, text: string): string[] {
+  const done = responseObject(model, text)
+  const inProgress = { ...done, status: 'in_progress', output: [], usage: null }
+  const item = { id: 'msg_mock1', type: 'message', status: 'in_progress', content: [], role: 'assistant' }
+  const events: Record<string, unknown>[] = [
+    { type: 'response.created', response: inProgress },
+    { type: 'response.in_progress', response: inProgress },
+    { type: 'response.output_item.added', output_index: 0, item },
+    { type: 'response.content_part.added', item_id: 'msg_mock1', output_index: 0, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } },
+    ...Array.from(text).map((d) => ({ type: 'response.output_text.delta', item_id: 'msg_mock1', output_index: 0, content_index: 0, delta: d, logprobs: [] })),
+    { type: 'response.output_text.done', item_id: 'msg_mock1', output_index: 0, content_index: 0, text, logprobs: [] },
+    { type: 'response.content_part.done', item_id: 'msg_mock1', output_index: 0, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text } },
+    { type: 'response.output_item.done', output_index: 0, item: done.output[0] },
+    { type: 'response.completed', response: done },
+  ]
+  return events.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`)
+}
+
+export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
+  const requests: RecordedRequest[] = []
+  const state = { cancelledStreams: 0 }
+  const models = options.models ?? MOCK_MODELS
+
+  const server = Bun.serve({
+    port: 0,
+    idleTimeout: 0,
+    async fetch(req) {
+      const url = new URL(req.url)
+      const text = req.method === 'POST' ? await req.text() : ''
+      let body: any
+      try {
+        body = text ? JSON.parse(text) : undefined
+      } catch {
+        body = text
+      }
+      requests.push({ method: req.method, path: url.pathname, search: url.search, headers: Object.fromEntries(req.headers), body })
+
+      const auth = req.headers.get('authorization') ?? ''
+      if (options.apiKey && auth !== `Bearer ${options.apiKey}`) {
+        return openaiError(401, `Incorrect API key provided: ${auth.replace('Bearer ', '').slice(0, 6)}***. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key')
+      }
+      const path = url.pathname.replace(/^\/v1/, '')
+      if (req.method === 'GET' && path === '/models') {
+        if (options.listStatus && options.listStatus !== 200) return openaiError(options.listStatus, 'list failed', 'server_error', null)
+        return Response.json({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: CREATED, owned_by: options.ownedBy ?? 'openai' })) })
+      }
+      if (req.method === 'POST' && path === '/chat/completions') return chat(body)
+      if (req.method === 'POST' && path === '/responses') return responses(body)
+      return openaiError(404, `Invalid URL (${req.method} ${url.pathname})`, 'invalid_request_error', null)
+    },
+  })
+
+  function chat(body: any): Response | Promise<Response> {
+    const model: string = body?.model ?? ''
+    const stream = body?.stream === true
+    const includeUsage = body?.stream_options?.include_usage === true
+    const onCancel = () => {
+      state.cancelledStreams++
+    }
+    switch (model) {
+      case 'error-401':
+        return openaiError(401, 'Incorrect API key provided: sk-proj-abcdef1234567890. You can find your API key at https://platform.openai.com.', 'invalid_request_error', 'invalid_api_key')
+      case 'error-429':
+        return openaiError(429, 'Rate limit reached for requests', 'requests', 'rate_limit_exceeded', { 'retry-after': '1', 'retry-after-ms': '20' })
+      case 'error-500':
+        return openaiError(500, 'The server had an error while processing your request.', 'server_error', null)
+      case 'error-400':
+        return Response.json({ error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } }, { status: 400 })
+      case 'error-html':
+        return new Response('<html><body>502 Bad Gateway</body></html>', { status: 502, headers: { 'content-type': 'text/html' } })
+      case 'gzip': {
+        const json = JSON.stringify(chatCompletion(model, 'compressed hello'))
+        return new Response(gzipSync(json), { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } })
+      }
+      case 'tools':
+        if (stream) return sseResponse(toolStreamFrames(model))
+        return Response.json(
+          chatCompletion(model, '', {
+            choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_weather1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }], refusal: null }, logprobs: null, finish_reason: 'tool_calls' }],
+          }),
+        )
+      case 'slow-first-byte':
+        return Bun.sleep(Number(body?.metadata?.delay_ms ?? 400)).then(() => (stream ? sseResponse(textStreamFrames(model, 'late', includeUsage)) : Response.json(chatCompletion(model, 'late'))))
+      case 'slow-stream':
+        return sseResponse(textStreamFrames(model, 'slow answer', includeUsage), { delayMs: Number(body?.metadata?.delay_ms ?? 50), onCancel })
+      case 'broken-stream':
+        return sseResponse(textStreamFrames(model, 'this will break off', false), { breakAfter: 4, delayMs: 15, onCancel })
+      case 'stream-error-event':
+        return sseResponse([`data: ${JSON.stringify(chunk(model, { role: 'assistant', content: 'par' }))}\n\n`, `data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } })}\n\n`])
+      default: {
+        const last = Array.isArray(body?.messages) ? body.messages.at(-1) : undefined
+        const echo = typeof last?.content === 'string' && last.content.startsWith('echo:') ? last.content.slice(5) : TRICKY_TEXT
+        if (stream) return sseResponse(textStreamFrames(model, echo, includeUsage), { split: true, onCancel })
+        return Response.json(chatCompletion(model, echo))
+      }
+    }
+  }
+
+  function responses(body: any): Response {
+    const model: string = body?.model ?? ''
+    if (model === 'error-429') return openaiError(429, 'Rate limit reached', 'requests', 'rate_limit_exceeded', { 'retry-after': '1' })
+    const text = 'Hello from responses 🙂'
+    if (body?.stream === true) {
+      const r = sseResponse(responsesStreamFrames(model, text), { split: true })
+      return r
+    }
+    return Response.json(responseObject(model, text))
+  }
+
+  return {
+    url: `http://127.0.0.1:${server.port}/v1`,
+    port: server.port!,
+    requests,
+    get cancelledStreams() {
+      return state.cancelledStreams
+    },
+    stop: () => server.stop(true),
+  }
+}
