@@ -14,6 +14,9 @@ import type { ProviderAdapter } from './providers/types.ts'
 import { applyMigrations, openSqlite, type Migration } from './stores/sqlite/client.ts'
 import type { Stores } from './stores/types.ts'
 import { localEndpoints } from './http/local-endpoints.ts'
+import { masterKeyAdminAuthenticator, type AdminAuthenticator } from './http/admin/admin-auth.ts'
+import { loggingSecurityEventRecorder, type SecurityEventRecorder } from './audit/security-events.ts'
+import { sqliteMigrations } from './stores/sqlite/migrations.ts'
 import { pluginRegistry, providerAdapters } from '../plugins/index.ts'
 
 export interface GatewayOptions {
@@ -39,6 +42,8 @@ export class Gateway {
   readonly stores: Stores
   readonly deps: PluginDeps
   selector: PipelineSelector
+  adminAuth: AdminAuthenticator
+  securityEvents: SecurityEventRecorder
   private readonly shutdownTasks: (() => Promise<void> | void)[] = []
 
   constructor(options: GatewayOptions) {
@@ -47,7 +52,7 @@ export class Gateway {
     this.providers = new ProviderRegistry(this.config, options.adapters ?? providerAdapters)
     this.catalog = new ModelCatalog(this.providers, this.config.virtual_models, this.log)
     const sqlite = openSqlite(this.config.database.path)
-    applyMigrations(sqlite, options.migrations ?? [])
+    applyMigrations(sqlite, options.migrations ?? sqliteMigrations)
     this.stores = { sqlite, close: () => sqlite.close() }
     this.deps = {
       config: this.config,
@@ -57,6 +62,8 @@ export class Gateway {
       log: this.log,
       onShutdown: (task) => this.shutdownTasks.push(task),
     }
+    this.adminAuth = masterKeyAdminAuthenticator(this.config.master_key)
+    this.securityEvents = loggingSecurityEventRecorder(this.log)
     this.selector = singlePipeline(buildPipeline(DEFAULT_WORKFLOW, options.plugins ?? pluginRegistry, this.deps))
   }
 

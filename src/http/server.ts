@@ -11,6 +11,7 @@ import type { Gateway } from '../app.ts'
 import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
 import type { EndpointId } from '../pipeline/context.ts'
 import { buildRequestContext } from './ingress.ts'
+import { adminRoutes } from './admin/routes.ts'
 
 type BunServer = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void } | null
 
@@ -80,6 +81,7 @@ export function createHttpApp(gateway: Gateway) {
       parse: 'none',
       detail: { summary: 'Responses API', tags: ['openai'], requestBody: jsonBody(responsesRequest, 'OpenAI Responses request; unknown fields pass through.') },
     })
+    .use(adminRoutes(gateway))
     .all('/v1/*', ({ request, server }) => handleV1(request, server, 'not_found'), { parse: 'none', detail: { hide: true } })
 }
 

@@ -1,0 +1,24 @@
+/**
+ * @module Mounts every /admin area behind the admin guard. Each area lives in its own file in this folder and
+ * exports a function `(app, gateway) => app` that adds its routes.
+ */
+import { Elysia } from 'elysia'
+import type { Gateway } from '../../app.ts'
+import { errorResponse } from '../../errors/gateway-error.ts'
+import type { Principal } from '../../pipeline/context.ts'
+
+export function adminRoutes(gateway: Gateway) {
+  return new Elysia({ name: 'gateway/admin', prefix: '/admin' })
+    .resolve({ as: 'scoped' }, function adminGuard({ request }) {
+      const result = gateway.adminAuth.authenticate(request.headers)
+      return { adminPrincipal: result.ok ? result.principal : undefined, adminAuthError: result.ok ? undefined : result.error }
+    })
+    .onBeforeHandle({ as: 'scoped' }, function requireAdmin({ adminAuthError }) {
+      if (adminAuthError) return errorResponse(adminAuthError)
+    })
+    .get('/whoami', ({ adminPrincipal }) => Response.json(describe(adminPrincipal!)), { detail: { summary: 'The principal behind the presented admin credential', tags: ['admin'] } })
+}
+
+function describe(principal: Principal) {
+  return { principal_id: principal.id, auth_method: principal.method, key_id: principal.keyId ?? null }
+}
