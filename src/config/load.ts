@@ -24,6 +24,7 @@ export const ENV_SETTINGS: Record<string, string[]> = {
   HOST: ['server', 'host'],
   PORT: ['server', 'port'],
   GATEWAY_MAX_BODY_BYTES: ['server', 'max_body_bytes'],
+  GATEWAY_IDLE_TIMEOUT_SECONDS: ['server', 'idle_timeout_seconds'],
   GATEWAY_MASTER_KEY: ['master_key'],
   GATEWAY_DB_PATH: ['database', 'path'],
   UPSTREAM_TTFB_TIMEOUT_MS: ['upstream', 'ttfb_timeout_ms'],

@@ -38,6 +38,8 @@ export const gatewayConfigSchema = z.strictObject({
       port: integer(0, 65535).default(8080),
       /** Largest accepted request body; larger ones get 413. */
       max_body_bytes: integer(1024).default(32 * 1024 * 1024),
+      /** Idle keep-alive connections close after this; /v1 requests switch it off for themselves. Max 255 (Bun). */
+      idle_timeout_seconds: integer(1, 255).default(30),
     })
     .prefault({}),
   master_key: z.string().min(8, 'expected at least 8 characters').optional(),

@@ -40,7 +40,7 @@ export function createHttpApp(gateway: Gateway) {
     content: { 'application/json': { schema: z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown> } },
   })
 
-  return new Elysia({ name: 'gateway/http', serve: { reusePort: false, maxRequestBodySize: maxBodyBytes * 2 + 1024 * 1024 } })
+  return new Elysia({ name: 'gateway/http', serve: { reusePort: false, idleTimeout: gateway.config.server.idle_timeout_seconds, maxRequestBodySize: maxBodyBytes * 2 + 1024 * 1024 } })
     .onError(function toGatewayError({ code, request }) {
       if (code === 'NOT_FOUND') return errorResponse(gatewayErrors.routeNotFound(request.method, new URL(request.url).pathname))
       if (code === 'PARSE') return errorResponse(gatewayErrors.invalidJson('could not parse the body'))

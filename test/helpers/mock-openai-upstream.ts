@@ -225,6 +225,20 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
         return Bun.sleep(Number(body?.metadata?.delay_ms ?? 400)).then(() => (stream ? sseResponse(textStreamFrames(model, 'late', includeUsage)) : Response.json(chatCompletion(model, 'late'))))
       case 'slow-stream':
         return sseResponse(textStreamFrames(model, 'slow answer', includeUsage), { delayMs: Number(body?.metadata?.delay_ms ?? 50), onCancel })
+      case 'pause-stream': {
+        const frames = textStreamFrames(model, 'after a pause', includeUsage)
+        const pauseMs = Number(body?.metadata?.pause_ms ?? 1500)
+        let i = 0
+        const paused = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (i >= frames.length) return controller.close()
+            if (i === 1) await Bun.sleep(pauseMs)
+            controller.enqueue(encoder.encode(frames[i++]!))
+          },
+          cancel: onCancel,
+        })
+        return new Response(paused, { headers: { 'content-type': 'text/event-stream' } })
+      }
       case 'broken-stream':
         return sseResponse(textStreamFrames(model, 'this will break off', false), { breakAfter: 4, delayMs: 15, onCancel })
       case 'stream-error-event':

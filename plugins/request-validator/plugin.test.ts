@@ -1,0 +1,31 @@
+import { expect, test } from 'bun:test'
+import { gatewayErrors } from '../../src/errors/gateway-error.ts'
+import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { requestValidator } from './plugin.ts'
+
+const hooks = requestValidator.create({}, makeDeps())
+
+test('a valid chat body continues, unknown fields included', () => {
+  const ctx = makeContext({ body: { model: 'a/b', messages: [{ role: 'user', content: 'x' }], top_k: 3 } })
+  expect(hooks.before!(ctx)).toEqual({ kind: 'continue' })
+})
+
+test('an ingress error found while reading the body is raised here', () => {
+  const ctx = makeContext()
+  ctx.ingressError = gatewayErrors.invalidJson('bad')
+  const decision = hooks.before!(ctx) as { kind: string; response: Response }
+  expect(decision.kind).toBe('respond')
+  expect(decision.response.status).toBe(400)
+  expect(ctx.error?.code).toBe('invalid_json')
+})
+
+test('the first schema problem names its field', async () => {
+  const ctx = makeContext({ body: { model: 'a/b', messages: [{ content: 'no role' }] } })
+  const decision = hooks.before!(ctx) as { kind: string; response: Response }
+  expect(decision.kind).toBe('respond')
+  expect(ctx.error?.param).toBe('messages.0.role')
+})
+
+test('endpoints without a body schema pass', () => {
+  expect(hooks.before!(makeContext({ endpoint: 'models.list' }))).toEqual({ kind: 'continue' })
+})

@@ -1,0 +1,66 @@
+/**
+ * The single binary: `bun run build` produces dist/gateway, which runs from an empty directory with nothing
+ * beside it and serves real requests.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { copyFileSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+
+const root = join(import.meta.dir, '..', '..')
+let mock: MockUpstream
+let child: ReturnType<typeof Bun.spawn> | undefined
+let baseURL = ''
+
+async function freePort(): Promise<number> {
+  const probe = Bun.serve({ port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+beforeAll(async () => {
+  const build = Bun.spawnSync(['bun', 'run', 'build'], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
+  if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
+  const dir = mkdtempSync(join(tmpdir(), 'gw-binary-'))
+  copyFileSync(join(root, 'dist', 'gateway'), join(dir, 'gateway'))
+  mock = startMockOpenAI()
+  const port = await freePort()
+  child = Bun.spawn([join(dir, 'gateway')], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', GATEWAY_MASTER_KEY: 'binary-master-key', OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: mock.url, LOG_LEVEL: 'warn' },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
+  baseURL = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 100; i++) {
+    const ok = await fetch(`${baseURL}/health`).then((r) => r.ok, () => false)
+    if (ok) return
+    await Bun.sleep(50)
+  }
+  throw new Error('the binary did not start')
+}, 60_000)
+
+afterAll(async () => {
+  child?.kill('SIGTERM')
+  await child?.exited
+  mock?.stop()
+})
+
+test('the compiled binary serves health, the OpenAPI document and a chat completion', async () => {
+  expect((await fetch(`${baseURL}/health`)).status).toBe(200)
+  const spec = (await (await fetch(`${baseURL}/openapi/json`)).json()) as { paths: Record<string, unknown> }
+  expect(Object.keys(spec.paths)).toContain('/v1/chat/completions')
+  const client = new OpenAI({ apiKey: 'binary-master-key', baseURL: `${baseURL}/v1`, maxRetries: 0 })
+  const completion = await client.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:from the binary' }] })
+  expect(completion.choices[0]!.message.content).toBe('from the binary')
+  const stream = client.chat.completions.stream({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:streamed' }] })
+  expect((await stream.finalChatCompletion()).choices[0]!.message.content).toBe('streamed')
+})
+
+test('SIGTERM stops the binary cleanly', async () => {
+  child!.kill('SIGTERM')
+  expect(await child!.exited).toBe(0)
+})

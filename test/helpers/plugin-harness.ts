@@ -1,0 +1,44 @@
+/**
+ * @module Plain-object harness for plugin unit tests: a RequestContext and PluginDeps without any server.
+ */
+import { Database } from 'bun:sqlite'
+import { loadConfig } from '../../src/config/load.ts'
+import { silentLogger } from '../../src/log/logger.ts'
+import { ModelCatalog } from '../../src/models/catalog.ts'
+import { RequestContext, type EndpointId } from '../../src/pipeline/context.ts'
+import type { PluginDeps } from '../../src/pipeline/types.ts'
+import { ProviderRegistry } from '../../src/providers/registry.ts'
+import type { ProviderAdapter } from '../../src/providers/types.ts'
+
+export function makeContext(init: { endpoint?: EndpointId; body?: Record<string, unknown>; headers?: Record<string, string>; method?: string; path?: string } = {}): RequestContext {
+  const ctx = new RequestContext({
+    endpoint: init.endpoint ?? 'chat.completions',
+    method: init.method ?? 'POST',
+    path: init.path ?? '/v1/chat/completions',
+    headers: new Headers(init.headers ?? {}),
+    clientIp: '127.0.0.1',
+    log: silentLogger,
+    clientSignal: new AbortController().signal,
+  })
+  if (init.body) {
+    ctx.body = init.body
+    ctx.originalBody = init.body
+    if (typeof init.body.model === 'string') ctx.requestedModel = init.body.model
+    ctx.stream = init.body.stream === true
+  }
+  return ctx
+}
+
+export function makeDeps(env: Record<string, string> = {}, adapters: Record<string, ProviderAdapter> = {}): PluginDeps {
+  const config = loadConfig({ env: { GATEWAY_DB_PATH: ':memory:', ...env }, cwd: '/nonexistent-dir-for-tests' })
+  const providers = new ProviderRegistry(config, adapters)
+  const sqlite = new Database(':memory:')
+  return {
+    config,
+    providers,
+    catalog: new ModelCatalog(providers, config.virtual_models, silentLogger),
+    stores: { sqlite, close: () => sqlite.close() },
+    log: silentLogger,
+    onShutdown: () => {},
+  }
+}
