@@ -14,7 +14,14 @@ import type {
 } from './snapshots.ts'
 
 /** The API a request came in on. `not_found` is any other path under /v1 (it still gets auth and an audit entry). */
-export type EndpointId = 'chat.completions' | 'responses' | 'models.list' | 'models.get' | 'not_found'
+export type EndpointId =
+  | 'chat.completions'
+  | 'responses'
+  | 'messages'
+  | 'messages.count_tokens'
+  | 'models.list'
+  | 'models.get'
+  | 'not_found'
 
 export type AuthMethod = 'master_key' | 'managed_key' | 'none'
 

@@ -1,13 +1,16 @@
 /**
- * @module One upstream call for one target, shared by every route plugin: picks the adapter, sets the upstream
- * model id in the body, and turns the upstream answer into the client-facing response (header hygiene included).
+ * @module One upstream call for one target, shared by every route plugin: picks the adapter, speaks the
+ * upstream's native API where it matches the client's (Responses on OpenAI-family upstreams), otherwise goes
+ * through the canonical chat shape with the ingress protocol translating both ways, and turns the answer into
+ * the client-facing response (header hygiene included).
  */
-import type { ResolvedTarget } from './types.ts'
 import { GatewayError } from '../errors/gateway-error.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 import { clientHeadersFrom } from '../pipeline/headers.ts'
 import type { AttemptKind } from '../pipeline/snapshots.ts'
 import type { PluginDeps } from '../pipeline/types.ts'
+import { ingressProtocolFor } from '../protocols/index.ts'
+import type { AdapterCall, ProviderAdapter, ResolvedTarget } from './types.ts'
 
 export async function callTarget(ctx: RequestContext, target: ResolvedTarget, kind: AttemptKind, deps: PluginDeps): Promise<Response> {
   const registered = deps.providers.get(target.providerName)
@@ -21,7 +24,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
     })
   }
   const { adapter, instance } = registered
-  const call = {
+  const call: AdapterCall = {
     provider: instance,
     target,
     body: { ...ctx.body, model: target.model },
@@ -29,21 +32,31 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
     attemptKind: kind,
     limits: { ttfbMs: deps.config.upstream.ttfb_timeout_ms, idleMs: deps.config.upstream.idle_timeout_ms, secrets: deps.providers.secrets() },
   }
-  let upstream: Response
-  if (ctx.endpoint === 'responses') {
-    if (!instance.nativeResponses || !adapter.responses) {
-      throw new GatewayError({
-        status: 400,
-        type: 'invalid_request_error',
-        provider: target.providerName,
-        param: 'model',
-        code: 'unsupported_endpoint',
-        message: `Provider '${target.providerName}' does not speak the Responses API; use /v1/chat/completions for this model.`,
-      })
-    }
-    upstream = await adapter.responses(call)
-  } else {
-    upstream = await adapter.chatCompletions(call)
+  const native = nativeCall(ctx, instance.nativeResponses, adapter)
+  if (native) return toClient(ctx, await native(call))
+
+  const protocol = ingressProtocolFor(ctx.endpoint)
+  if (!protocol) return toClient(ctx, await adapter.chatCompletions(call))
+
+  const chatBody = await protocol.toChatRequest(ctx.body, ctx)
+  const upstream = await adapter.chatCompletions({ ...call, body: { ...chatBody, model: target.model } })
+  const headers = clientHeadersFrom(upstream.headers, ctx.requestId)
+  if ((upstream.headers.get('content-type') ?? '').startsWith('text/event-stream') && upstream.body) {
+    headers.set('content-type', 'text/event-stream; charset=utf-8')
+    return new Response(protocol.fromChatStream(upstream.body, ctx), { status: upstream.status, headers })
   }
+  const completion = (await upstream.json()) as Record<string, unknown>
+  headers.set('content-type', 'application/json')
+  return new Response(JSON.stringify(await protocol.fromChatResponse(completion, ctx)), { status: upstream.status, headers })
+}
+
+/** The adapter's own implementation of the client's API, when the upstream speaks it natively. */
+function nativeCall(ctx: RequestContext, nativeResponses: boolean, adapter: ProviderAdapter): ((call: AdapterCall) => Promise<Response>) | undefined {
+  if (ctx.endpoint === 'responses' && nativeResponses && adapter.responses) return adapter.responses
+  if (ctx.endpoint === 'messages' && adapter.messages) return adapter.messages
+  return undefined
+}
+
+function toClient(ctx: RequestContext, upstream: Response): Response {
   return new Response(upstream.body, { status: upstream.status, headers: clientHeadersFrom(upstream.headers, ctx.requestId) })
 }

@@ -52,6 +52,8 @@ export interface ProviderAdapter {
   chatCompletions(call: AdapterCall): Promise<Response>
   /** Native Responses API, for providers that speak it. */
   responses?(call: AdapterCall): Promise<Response>
+  /** Native Anthropic Messages API (the body is the client's Messages request), for providers that speak it. */
+  messages?(call: AdapterCall): Promise<Response>
   /** Model ids as the upstream names them. */
   listModels(provider: ProviderInstance, signal: AbortSignal): Promise<string[]>
 }

@@ -1,0 +1,15 @@
+/**
+ * @module Which ingress protocol serves which endpoint over the canonical chat shape. Chat Completions itself
+ * needs none.
+ */
+import type { EndpointId } from '../pipeline/context.ts'
+import type { IngressProtocol } from './types.ts'
+import { responsesProtocol } from './responses/protocol.ts'
+
+const PROTOCOLS: Partial<Record<EndpointId, IngressProtocol>> = {
+  responses: responsesProtocol,
+}
+
+export function ingressProtocolFor(endpoint: EndpointId): IngressProtocol | undefined {
+  return PROTOCOLS[endpoint]
+}

@@ -1,0 +1,167 @@
+/**
+ * @module Responses API request → Chat Completions request, for upstreams without a native Responses API.
+ * Mapping per OpenAI's own field correspondences: instructions → leading system message, input items →
+ * messages (consecutive function calls merged into one assistant turn), flat tools → nested function tools,
+ * max_output_tokens → max_completion_tokens, text.format → response_format, reasoning.effort → reasoning_effort.
+ */
+import { gatewayErrors } from '../../errors/gateway-error.ts'
+
+type Json = Record<string, unknown>
+type ChatMessage = Json & { role: string }
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** Fields the Responses API has that chat upstreams do not understand; dropped on translation. */
+const RESPONSES_ONLY = new Set([
+  'input', 'instructions', 'tools', 'tool_choice', 'max_output_tokens', 'text', 'reasoning', 'previous_response_id',
+  'store', 'include', 'truncation', 'background', 'conversation', 'prompt', 'stream_options', 'metadata', 'max_tool_calls',
+])
+
+export function responsesRequestToChat(body: Json): Json {
+  const chat: Json = {}
+  for (const [key, value] of Object.entries(body)) if (!RESPONSES_ONLY.has(key)) chat[key] = value
+  chat.messages = inputToMessages(body.instructions, body.input)
+  if (Array.isArray(body.tools) && body.tools.length > 0) chat.tools = body.tools.map(toolToChat)
+  if (body.tool_choice !== undefined) chat.tool_choice = toolChoiceToChat(body.tool_choice)
+  if (typeof body.max_output_tokens === 'number') chat.max_completion_tokens = body.max_output_tokens
+  const format = isObject(body.text) ? body.text.format : undefined
+  if (isObject(format)) chat.response_format = formatToChat(format)
+  if (isObject(body.reasoning) && typeof body.reasoning.effort === 'string') chat.reasoning_effort = body.reasoning.effort
+  if (body.stream === true) chat.stream_options = { include_usage: true }
+  return chat
+}
+
+function inputToMessages(instructions: unknown, input: unknown): ChatMessage[] {
+  const messages: ChatMessage[] = []
+  if (typeof instructions === 'string' && instructions) messages.push({ role: 'system', content: instructions })
+  if (typeof input === 'string') {
+    messages.push({ role: 'user', content: input })
+    return messages
+  }
+  if (!Array.isArray(input)) return messages
+  input.forEach((item, i) => {
+    if (!isObject(item)) throw gatewayErrors.invalidRequest(`input[${i}]: expected an object`, `input[${i}]`)
+    const type = item.type ?? 'message'
+    switch (type) {
+      case 'message':
+        messages.push(messageToChat(item, i))
+        break
+      case 'function_call':
+      case 'custom_tool_call':
+        appendToolCall(messages, {
+          id: String(item.call_id ?? item.id ?? `call_${i}`),
+          type: 'function',
+          function: { name: String(item.name ?? ''), arguments: type === 'function_call' ? String(item.arguments ?? '') : JSON.stringify({ input: String(item.input ?? '') }) },
+        })
+        break
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+        messages.push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content: outputText(item.output) })
+        break
+      case 'reasoning':
+      case 'item_reference':
+        break // reasoning is provider-private state; nothing a chat upstream can take
+      default:
+        throw gatewayErrors.invalidRequest(`input[${i}].type: '${String(type)}' items cannot be sent to this model`, `input[${i}].type`, 'unsupported_input_item')
+    }
+  })
+  return messages
+}
+
+function messageToChat(item: Json, i: number): ChatMessage {
+  const role = item.role === 'developer' ? 'developer' : String(item.role ?? 'user')
+  if (typeof item.content === 'string') return { role, content: item.content }
+  if (!Array.isArray(item.content)) throw gatewayErrors.invalidRequest(`input[${i}].content: expected a string or an array of content parts`, `input[${i}].content`)
+  if (role === 'assistant') {
+    const text = item.content.map((p) => (isObject(p) ? String(p.text ?? p.refusal ?? '') : '')).join('')
+    return { role, content: text }
+  }
+  return { role, content: item.content.map((p, j) => partToChat(p, i, j)) }
+}
+
+function partToChat(part: unknown, i: number, j: number): Json {
+  if (!isObject(part)) throw gatewayErrors.invalidRequest(`input[${i}].content[${j}]: expected an object`, `input[${i}].content[${j}]`)
+  switch (part.type) {
+    case 'input_text':
+    case 'output_text':
+    case 'text':
+      return { type: 'text', text: String(part.text ?? '') }
+    case 'input_image': {
+      const url = part.image_url
+      if (typeof url !== 'string') throw gatewayErrors.invalidRequest(`input[${i}].content[${j}].image_url: only image URLs and data URLs can be translated`, `input[${i}].content[${j}].image_url`)
+      return { type: 'image_url', image_url: { url, ...(part.detail ? { detail: part.detail } : {}) } }
+    }
+    case 'input_file':
+      return { type: 'file', file: { ...(part.file_id ? { file_id: part.file_id } : {}), ...(part.file_data ? { file_data: part.file_data } : {}), ...(part.filename ? { filename: part.filename } : {}) } }
+    default:
+      throw gatewayErrors.invalidRequest(`input[${i}].content[${j}].type: '${String(part.type)}' is not supported`, `input[${i}].content[${j}].type`)
+  }
+}
+
+/** Consecutive tool calls belong to one assistant turn. */
+function appendToolCall(messages: ChatMessage[], call: Json): void {
+  const last = messages.at(-1)
+  if (last?.role === 'assistant' && (Array.isArray(last.tool_calls) || last.content === '' || last.content == null)) {
+    ;((last.tool_calls as Json[] | undefined) ?? (last.tool_calls = [])).push(call)
+    return
+  }
+  if (last?.role === 'assistant' && typeof last.content === 'string') {
+    last.tool_calls = [call]
+    return
+  }
+  messages.push({ role: 'assistant', content: null, tool_calls: [call] })
+}
+
+function outputText(output: unknown): string {
+  if (typeof output === 'string') return output
+  if (Array.isArray(output)) return output.map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join('')
+  return JSON.stringify(output ?? '')
+}
+
+function toolToChat(tool: unknown, i: number): Json {
+  if (!isObject(tool)) throw gatewayErrors.invalidRequest(`tools[${i}]: expected an object`, `tools[${i}]`)
+  if (tool.type === 'function') {
+    const fn: Json = { name: tool.name }
+    if (tool.description !== undefined) fn.description = tool.description
+    if (tool.parameters !== undefined) fn.parameters = tool.parameters
+    if (tool.strict !== undefined && tool.strict !== null) fn.strict = tool.strict
+    return { type: 'function', function: fn }
+  }
+  if (tool.type === 'custom') {
+    // A free-form tool: the model answers with raw text, carried as one string argument.
+    return {
+      type: 'function',
+      function: {
+        name: tool.name,
+        description: `${tool.description ?? ''}\nReturn the raw tool input as the "input" string.`.trim(),
+        parameters: { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] },
+      },
+    }
+  }
+  throw gatewayErrors.invalidRequest(`tools[${i}].type: built-in tool '${String(tool.type)}' needs a provider with a native Responses API`, `tools[${i}].type`, 'unsupported_tool')
+}
+
+function toolChoiceToChat(choice: unknown): unknown {
+  if (typeof choice === 'string') return choice
+  if (isObject(choice) && (choice.type === 'function' || choice.type === 'custom') && typeof choice.name === 'string') {
+    return { type: 'function', function: { name: choice.name } }
+  }
+  return choice
+}
+
+function formatToChat(format: Json): Json {
+  if (format.type === 'json_schema') {
+    const schema: Json = { name: format.name ?? 'response', schema: format.schema }
+    if (format.description !== undefined) schema.description = format.description
+    if (format.strict !== undefined) schema.strict = format.strict
+    return { type: 'json_schema', json_schema: schema }
+  }
+  return { type: String(format.type ?? 'text') }
+}
+
+/** Names of custom (free-form) tools, whose calls are reported back as custom tool calls. */
+export function customToolNames(body: Json): Set<string> {
+  const names = new Set<string>()
+  if (Array.isArray(body.tools)) for (const t of body.tools) if (isObject(t) && t.type === 'custom' && typeof t.name === 'string') names.add(t.name)
+  return names
+}

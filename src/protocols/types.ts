@@ -1,0 +1,19 @@
+/**
+ * @module Ingress protocols: how a client API other than Chat Completions (Responses, Anthropic Messages) is
+ * served over the canonical chat shape. A protocol turns the client's request into a chat request, and the
+ * chat answer (JSON or `data:`-only SSE) back into the client's format. Adapters never see ingress formats.
+ */
+import type { GatewayError } from '../errors/gateway-error.ts'
+import type { RequestContext } from '../pipeline/context.ts'
+
+export interface IngressProtocol {
+  id: string
+  /** The client's body as a Chat Completions request (`model` is kept as the client sent it). */
+  toChatRequest(body: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> | Record<string, unknown>
+  /** A non-stream `chat.completion` as the client's response document. */
+  fromChatResponse(completion: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> | Record<string, unknown>
+  /** A chat chunk stream (SSE bytes) as the client's stream (SSE bytes); must end well-formed on upstream errors. */
+  fromChatStream(chunks: ReadableStream<Uint8Array>, ctx: RequestContext): ReadableStream<Uint8Array>
+  /** The JSON error body in this protocol; defaults to `{"error": GatewayError}`. */
+  errorBody?(error: GatewayError): unknown
+}

@@ -1,0 +1,133 @@
+/**
+ * /v1/responses for an upstream without a native Responses API: the request is translated onto chat and the
+ * answer (JSON and stream) back into Responses objects and events the official SDK accepts.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import OpenAI from 'openai'
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
+import { startMockOpenAI, TRICKY_TEXT, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+
+const MASTER = 'master-key-for-tests'
+let mock: MockUpstream
+let gw: RunningGateway
+let client: OpenAI
+
+beforeAll(async () => {
+  mock = startMockOpenAI()
+  // Mistral has no native Responses API, so the gateway translates.
+  gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, MISTRAL_API_KEY: 'sk-m', MISTRAL_BASE_URL: mock.url })
+  client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
+})
+afterAll(async () => {
+  await gw.stop()
+  mock.stop()
+})
+
+const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }]
+
+describe('responses over a chat-only upstream', () => {
+  test('create: instructions and input become chat messages; the answer is a Response', async () => {
+    const res = await client.responses.create({ model: 'mistral/gpt-4o', instructions: 'Be brief.', input: 'echo:hello there', max_output_tokens: 50 })
+    const sent = mock.requests.at(-1)!
+    expect(sent.path).toBe('/v1/chat/completions')
+    expect(sent.body.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'echo:hello there' },
+    ])
+    expect(sent.body.max_completion_tokens).toBe(50)
+    expect(sent.body.input).toBeUndefined()
+    expect(res.object).toBe('response')
+    expect(res.status).toBe('completed')
+    expect(res.output_text).toBe('hello there')
+    expect(res.usage).toMatchObject({ input_tokens: 12, output_tokens: 5, total_tokens: 17, input_tokens_details: { cached_tokens: 2 } })
+    expect(res.id).toStartWith('resp_')
+  })
+
+  test('stream: event order, sequence numbers from 0, finalResponse()', async () => {
+    const raw = await fetch(`${gw.baseURL}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mistral/gpt-4o', input: 'hi', stream: true }),
+    }).then((r) => r.text())
+    const events = raw.trim().split('\n\n').map((block) => {
+      const [eventLine, dataLine] = block.split('\n')
+      return { name: eventLine!.replace('event: ', ''), data: JSON.parse(dataLine!.replace('data: ', '')) }
+    })
+    expect(events.map((e) => e.data.sequence_number)).toEqual(events.map((_, i) => i))
+    for (const e of events) expect(e.data.type).toBe(e.name)
+    const names = events.map((e) => e.name)
+    expect(names.slice(0, 4)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added'])
+    expect(names.slice(-4)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed'])
+    expect(raw).not.toContain('[DONE]')
+
+    const stream = client.responses.stream({ model: 'mistral/gpt-4o', input: 'hi' })
+    let deltas = ''
+    for await (const event of stream) if (event.type === 'response.output_text.delta') deltas += event.delta
+    const final = await stream.finalResponse()
+    expect(deltas).toBe(TRICKY_TEXT)
+    expect(final.output_text).toBe(TRICKY_TEXT)
+    expect(final.usage?.output_tokens).toBe(Array.from(TRICKY_TEXT).length)
+    expect(mock.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true })
+  })
+
+  test('function calls: flat tools are nested for chat; calls come back as function_call items, streamed too', async () => {
+    const res = await client.responses.create({ model: 'mistral/tools', input: 'weather?', tools, tool_choice: { type: 'function', name: 'get_weather' } })
+    const sent = mock.requests.at(-1)!.body
+    expect(sent.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: tools[0]!.parameters, strict: false } }])
+    expect(sent.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } })
+    expect(res.output[0]).toMatchObject({ type: 'function_call', call_id: 'call_weather1', name: 'get_weather', arguments: '{"city":"Paris"}' })
+
+    const stream = client.responses.stream({ model: 'mistral/tools', input: 'weather?', tools })
+    const argDeltas: string[] = []
+    stream.on('response.function_call_arguments.delta', (e) => argDeltas.push(e.delta))
+    const final = await stream.finalResponse()
+    const calls = final.output.filter((o) => o.type === 'function_call')
+    expect(calls.map((c) => c.type === 'function_call' && [c.call_id, c.name, c.arguments])).toEqual([
+      ['call_weather1', 'get_weather', '{"city": "Paris"}'],
+      ['call_time2', 'get_time', '{"tz":"CET"}'],
+    ])
+    expect(argDeltas.join('')).toBe('{"city": "Paris"}{"tz":"CET"}')
+  })
+
+  test('a tool result turn becomes assistant tool_calls + tool messages', async () => {
+    await client.responses.create({
+      model: 'mistral/gpt-4o',
+      tools,
+      input: [
+        { role: 'user', content: 'weather in Paris and the time?' },
+        { type: 'function_call', call_id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { type: 'function_call', call_id: 'call_b', name: 'get_time', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_a', output: '18C' },
+        { type: 'function_call_output', call_id: 'call_b', output: [{ type: 'input_text', text: '12:00' }] },
+      ],
+    })
+    expect(mock.requests.at(-1)!.body.messages).toEqual([
+      { role: 'user', content: 'weather in Paris and the time?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          { id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_a', content: '18C' },
+      { role: 'tool', tool_call_id: 'call_b', content: '12:00' },
+    ])
+  })
+
+  test('an upstream failure mid-stream ends with response.failed', async () => {
+    const stream = client.responses.stream({ model: 'mistral/broken-stream', input: 'hi' })
+    const failed: unknown[] = []
+    stream.on('response.failed', (e) => failed.push(e.response.error))
+    const final = await stream.finalResponse()
+    expect(failed).toHaveLength(1)
+    expect(failed[0]).toMatchObject({ code: 'stream_interrupted' })
+    expect(final.status).toBe('failed')
+  })
+
+  test('upstream errors keep their class', async () => {
+    const err = await client.responses.create({ model: 'mistral/error-429', input: 'x' }).catch((e) => e)
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError)
+  })
+})
