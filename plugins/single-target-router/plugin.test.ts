@@ -28,7 +28,7 @@ test('calls the target with the upstream model id and cleans the response header
   expect(res.headers.get('x-request-id')).toBe(ctx.requestId)
 })
 
-test('a provider type without an adapter is a 501, and Responses on a chat-only provider a 400', async () => {
+test('a provider type without an adapter is a 501; Responses on a chat-only provider goes through chat', async () => {
   const deps = makeDeps({ ANTHROPIC_API_KEY: 'k', MISTRAL_API_KEY: 'k' }, { 'openai-compatible': fakeAdapter })
   const hooks = singleTargetRouter.create({}, deps)
   const ctx = makeContext({ body: { model: 'anthropic/claude', messages: [] } })
@@ -36,5 +36,7 @@ test('a provider type without an adapter is a 501, and Responses on a chat-only 
   await expect(hooks.dispatch!(ctx)).rejects.toMatchObject({ status: 501, code: 'provider_not_supported' })
   const responses = makeContext({ endpoint: 'responses', body: { model: 'mistral/m', input: 'x' } })
   responses.target = { providerName: 'mistral', providerType: 'mistral', model: 'm', selector: 'mistral/m' }
-  await expect(hooks.dispatch!(responses)).rejects.toMatchObject({ status: 400, code: 'unsupported_endpoint' })
+  const res = await hooks.dispatch!(responses)
+  expect(calls.at(-1)!.body).toEqual({ model: 'm', messages: [{ role: 'user', content: 'x' }] })
+  expect(((await res.json()) as { object: string }).object).toBe('response')
 })

@@ -131,3 +131,27 @@ describe('responses over a chat-only upstream', () => {
     expect(err).toBeInstanceOf(OpenAI.RateLimitError)
   })
 })
+
+describe('previous_response_id across providers', () => {
+  test('a thread started natively on OpenAI continues on a chat-only provider', async () => {
+    const cross = await startGateway({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-o', OPENAI_BASE_URL: mock.url, MISTRAL_API_KEY: 'sk-m', MISTRAL_BASE_URL: mock.url })
+    try {
+      const c = new OpenAI({ apiKey: MASTER, baseURL: cross.baseURL, maxRetries: 0 })
+      const first = await c.responses.create({ model: 'openai/gpt-4o', input: 'my name is Ada' })
+      expect(mock.requests.at(-1)!.path).toBe('/v1/responses')
+      const second = await c.responses.create({ model: 'mistral/gpt-4o', input: 'echo:what is my name?', previous_response_id: first.id })
+      expect(mock.requests.at(-1)!.body.messages).toEqual([
+        { role: 'user', content: 'my name is Ada' },
+        { role: 'assistant', content: 'Hello from responses 🙂' },
+        { role: 'user', content: 'echo:what is my name?' },
+      ])
+      const third = await c.responses.create({ model: 'mistral/gpt-4o', input: 'echo:and again', previous_response_id: second.id })
+      expect(third.output_text).toBe('and again')
+      expect(mock.requests.at(-1)!.body.messages).toHaveLength(5)
+      const missing = await c.responses.create({ model: 'mistral/gpt-4o', input: 'x', previous_response_id: 'resp_nope' }).catch((e) => e)
+      expect(missing).toBeInstanceOf(OpenAI.NotFoundError)
+    } finally {
+      await cross.stop()
+    }
+  })
+})

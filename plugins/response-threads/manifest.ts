@@ -1,0 +1,13 @@
+import { z } from 'zod'
+import type { PluginManifest } from '../../src/pipeline/types.ts'
+
+export const responseThreadsConfig = z.object({})
+
+export const responseThreadsManifest = {
+  id: 'response-threads',
+  stage: 'resolve',
+  order: 40,
+  summary: 'Stores Responses API threads so previous_response_id continues a conversation on any provider.',
+  features: [],
+  config: responseThreadsConfig,
+} as const satisfies PluginManifest<typeof responseThreadsConfig>
