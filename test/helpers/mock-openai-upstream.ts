@@ -221,6 +221,24 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
             choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_weather1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }], refusal: null }, logprobs: null, finish_reason: 'tool_calls' }],
           }),
         )
+      case 'apply-patch': {
+        const args = JSON.stringify({ input: '*** Begin Patch\n*** Update File: a.txt\n-old\n+new\n*** End Patch' })
+        if (!stream) {
+          return Response.json(
+            chatCompletion(model, '', {
+              choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_patch1', type: 'function', function: { name: 'ApplyPatch', arguments: args } }], refusal: null }, logprobs: null, finish_reason: 'tool_calls' }],
+            }),
+          )
+        }
+        const frames = [
+          chunk(model, { role: 'assistant', content: null }),
+          chunk(model, { tool_calls: [{ index: 0, id: 'call_patch1', type: 'function', function: { name: 'ApplyPatch', arguments: '' } }] }),
+          chunk(model, { tool_calls: [{ index: 0, function: { arguments: args.slice(0, 20) } }] }),
+          chunk(model, { tool_calls: [{ index: 0, function: { arguments: args.slice(20) } }] }),
+          chunk(model, {}, 'tool_calls'),
+        ]
+        return sseResponse([...frames.map((f) => `data: ${JSON.stringify(f)}\n\n`), 'data: [DONE]\n\n'])
+      }
       case 'slow-first-byte':
         return Bun.sleep(Number(body?.metadata?.delay_ms ?? 400)).then(() => (stream ? sseResponse(textStreamFrames(model, 'late', includeUsage)) : Response.json(chatCompletion(model, 'late'))))
       case 'slow-stream':

@@ -120,6 +120,7 @@ function outputText(output: unknown): string {
 
 function toolToChat(tool: unknown, i: number): Json {
   if (!isObject(tool)) throw gatewayErrors.invalidRequest(`tools[${i}]: expected an object`, `tools[${i}]`)
+  if (tool.type === 'function' && isObject(tool.function)) return tool // already chat-shaped (clients mix both)
   if (tool.type === 'function') {
     const fn: Json = { name: tool.name }
     if (tool.description !== undefined) fn.description = tool.description

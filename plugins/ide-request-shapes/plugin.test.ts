@@ -1,0 +1,43 @@
+import { expect, test } from 'bun:test'
+import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { unwrapInput } from './custom-tool-calls.ts'
+import { ideRequestShapes, needsNormalising, normaliseChatBody } from './plugin.ts'
+
+const hooks = ideRequestShapes.create({}, makeDeps())
+
+test('a plain chat body is left alone', () => {
+  const body = { model: 'm', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'f' } }] }
+  expect(needsNormalising(body)).toBe(false)
+  const ctx = makeContext({ body })
+  hooks.before!(ctx)
+  expect(ctx.body).toBe(body)
+})
+
+test('input, instructions and flat tools become messages and nested tools', () => {
+  const out = normaliseChatBody({
+    model: 'm',
+    stream: true,
+    instructions: 'sys',
+    input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+    tools: [
+      { type: 'function', name: 'read_file', parameters: { type: 'object' } },
+      { type: 'function', function: { name: 'nested' } },
+      { type: 'custom', name: 'ApplyPatch', format: { type: 'grammar', syntax: 'lark', definition: 'start: x' } },
+    ],
+    max_output_tokens: 100,
+    reasoning: { effort: 'high' },
+  })
+  expect(out.messages).toEqual([
+    { role: 'system', content: 'sys' },
+    { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+  ])
+  expect((out.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['read_file', 'nested', 'ApplyPatch'])
+  expect(out).toMatchObject({ stream: true, max_completion_tokens: 100, reasoning_effort: 'high' })
+  expect(out.input).toBeUndefined()
+  expect(out.reasoning).toBeUndefined()
+})
+
+test('custom tool arguments are unwrapped to raw text, whatever the model sent', () => {
+  expect(unwrapInput('{"input":"*** Begin Patch"}')).toBe('*** Begin Patch')
+  expect(unwrapInput('raw text')).toBe('raw text')
+})

@@ -1,0 +1,65 @@
+/**
+ * @module IDE and agent request shapes on /v1/chat/completions (core). Agent modes of some IDEs send
+ * Responses-style bodies to the chat endpoint (`input` instead of `messages`, flat `{type:"function",name}`
+ * tools, custom grammar tools such as ApplyPatch) and still expect chat completions back. Such bodies are
+ * normalised to chat before validation; custom tool calls come back as function calls whose `arguments` are
+ * the raw tool input.
+ */
+import type { RequestContext } from '../../src/pipeline/context.ts'
+import { CONTINUE, definePlugin } from '../../src/pipeline/types.ts'
+import { customToolNames, responsesRequestToChat } from '../../src/protocols/responses/request.ts'
+import { unwrapCompletion, unwrapStream } from './custom-tool-calls.ts'
+import { ideRequestShapesManifest } from './manifest.ts'
+
+type Json = Record<string, unknown>
+
+const RESPONSES_STYLE_FIELDS = ['input', 'instructions', 'max_output_tokens', 'text', 'reasoning']
+
+function isFlatTool(tool: unknown): boolean {
+  const t = tool as Json
+  return (t?.type === 'function' && t.function === undefined && typeof t.name === 'string') || t?.type === 'custom'
+}
+
+export function needsNormalising(body: Json): boolean {
+  return (body.messages === undefined && body.input !== undefined) || (Array.isArray(body.tools) && body.tools.some(isFlatTool))
+}
+
+/** A chat body from a Responses-shaped one; chat fields already present win. */
+export function normaliseChatBody(body: Json): Json {
+  const translated = responsesRequestToChat({ ...body, tools: body.tools, stream: false })
+  const out: Json = { ...body }
+  for (const field of RESPONSES_STYLE_FIELDS) delete out[field]
+  if (body.messages === undefined) out.messages = translated.messages
+  for (const field of ['tools', 'tool_choice', 'max_completion_tokens', 'response_format', 'reasoning_effort']) {
+    if (translated[field] !== undefined && body[field] === undefined) out[field] = translated[field]
+  }
+  if (Array.isArray(body.tools)) out.tools = translated.tools
+  if (body.tool_choice !== undefined) out.tool_choice = translated.tool_choice
+  return out
+}
+
+export const ideRequestShapes = definePlugin({
+  manifest: ideRequestShapesManifest,
+  create() {
+    const customTools = new WeakMap<RequestContext, Set<string>>()
+    return {
+      before(ctx) {
+        if (ctx.endpoint !== 'chat.completions' || ctx.ingressError) return CONTINUE
+        if (!needsNormalising(ctx.body)) return CONTINUE
+        const names = customToolNames(ctx.body)
+        if (names.size > 0) customTools.set(ctx, names)
+        ctx.body = normaliseChatBody(ctx.body)
+        return CONTINUE
+      },
+      async onResponse(ctx, response) {
+        const names = customTools.get(ctx)
+        if (!names || response.status >= 300) return response
+        if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream') && response.body) {
+          return new Response(unwrapStream(response.body, names), { status: response.status, headers: response.headers })
+        }
+        const completion = unwrapCompletion((await response.json()) as Json, names)
+        return new Response(JSON.stringify(completion), { status: response.status, headers: response.headers })
+      },
+    }
+  },
+})
