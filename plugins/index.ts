@@ -5,13 +5,32 @@
 import type { ProviderAdapter } from '../src/providers/types.ts'
 import type { GatewayPlugin } from '../src/pipeline/types.ts'
 import { apiKeyAuth } from './api-key-auth/plugin.ts'
+import { contextSlimmer } from './context-slimmer/plugin.ts'
+import { failover } from './failover/plugin.ts'
+import { ideRequestShapes } from './ide-request-shapes/plugin.ts'
+import { modelAccess } from './model-access/plugin.ts'
 import { azureOpenaiAdapter } from './providers/azure-openai/adapter.ts'
 import { openaiCompatibleAdapter } from './providers/openai-compatible/adapter.ts'
 import { requestValidator } from './request-validator/plugin.ts'
+import { parameterNormaliser } from './parameter-normaliser/plugin.ts'
+import { responseThreads } from './response-threads/plugin.ts'
 import { singleTargetRouter } from './single-target-router/plugin.ts'
+import { systemPrompt } from './system-prompt/plugin.ts'
 import { virtualModelResolver } from './virtual-model-resolver/plugin.ts'
 
-export const pluginRegistry: readonly GatewayPlugin[] = [apiKeyAuth, requestValidator, virtualModelResolver, singleTargetRouter] as GatewayPlugin[]
+export const pluginRegistry: readonly GatewayPlugin[] = [
+  apiKeyAuth,
+  ideRequestShapes,
+  requestValidator,
+  virtualModelResolver,
+  modelAccess,
+  responseThreads,
+  systemPrompt,
+  contextSlimmer,
+  parameterNormaliser,
+  singleTargetRouter,
+  failover,
+] as GatewayPlugin[]
 
 export const providerAdapters: Readonly<Record<string, ProviderAdapter>> = {
   'openai-compatible': openaiCompatibleAdapter,

@@ -5,7 +5,6 @@
 import type { GatewayConfig } from './config/schema.ts'
 import type { Logger } from './log/logger.ts'
 import { ModelCatalog } from './models/catalog.ts'
-import { buildPipeline, singlePipeline, type PipelineSelector, type WorkflowDefinition } from './pipeline/build.ts'
 import type { RequestContext } from './pipeline/context.ts'
 import { runPipeline } from './pipeline/run.ts'
 import type { GatewayPlugin, PluginDeps } from './pipeline/types.ts'
@@ -14,9 +13,14 @@ import type { ProviderAdapter } from './providers/types.ts'
 import { applyMigrations, openSqlite, type Migration } from './stores/sqlite/client.ts'
 import type { Stores } from './stores/types.ts'
 import { localEndpoints } from './http/local-endpoints.ts'
-import { masterKeyAdminAuthenticator, type AdminAuthenticator } from './http/admin/admin-auth.ts'
+import { keyAdminAuthenticator, type AdminAuthenticator } from './http/admin/admin-auth.ts'
+import { AuthFailureLimiter } from './keys/failure-limiter.ts'
+import { KeyDirectory } from './keys/key-directory.ts'
+import { SqliteKeyStore } from './stores/sqlite/api-keys.ts'
 import { loggingSecurityEventRecorder, type SecurityEventRecorder } from './audit/security-events.ts'
 import { sqliteMigrations } from './stores/sqlite/migrations.ts'
+import { sqliteWorkflowStore } from './stores/sqlite/workflows.ts'
+import { WorkflowRegistry } from './workflows/registry.ts'
 import { pluginRegistry, providerAdapters } from '../plugins/index.ts'
 
 export interface GatewayOptions {
@@ -27,24 +31,23 @@ export interface GatewayOptions {
   migrations?: readonly Migration[]
 }
 
-export const DEFAULT_WORKFLOW: WorkflowDefinition = {
-  id: 'default',
-  versionId: 'default-v1',
-  features: { audit: true, budget: false, cache: false, failover: false, guardrails: false, usage: true },
-  plugins: {},
-}
-
 export class Gateway {
   readonly config: GatewayConfig
   readonly log: Logger
   readonly providers: ProviderRegistry
   readonly catalog: ModelCatalog
   readonly stores: Stores
+  /** Managed API keys (snapshot + store); shared by /v1 auth and the admin API. */
+  readonly keys: KeyDirectory
+  readonly authFailures = new AuthFailureLimiter()
   readonly deps: PluginDeps
-  selector: PipelineSelector
+  readonly plugins: readonly GatewayPlugin[]
+  /** Active workflows and their pipelines; chooses the pipeline of each request. */
+  readonly workflows: WorkflowRegistry
   adminAuth: AdminAuthenticator
   securityEvents: SecurityEventRecorder
   private readonly shutdownTasks: (() => Promise<void> | void)[] = []
+  private readonly keysLoaded: Promise<void>
 
   constructor(options: GatewayOptions) {
     this.config = options.config
@@ -54,26 +57,39 @@ export class Gateway {
     const sqlite = openSqlite(this.config.database.path)
     applyMigrations(sqlite, options.migrations ?? sqliteMigrations)
     this.stores = { sqlite, close: () => sqlite.close() }
+    this.keys = new KeyDirectory(new SqliteKeyStore(sqlite), this.log)
+    // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
+    this.keysLoaded = this.keys.start()
+    this.authFailures.startReporting(this.log)
     this.deps = {
       config: this.config,
       providers: this.providers,
       catalog: this.catalog,
       stores: this.stores,
+      keys: this.keys,
+      authFailures: this.authFailures,
       log: this.log,
       onShutdown: (task) => this.shutdownTasks.push(task),
     }
-    this.adminAuth = masterKeyAdminAuthenticator(this.config.master_key)
+    this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys)
     this.securityEvents = loggingSecurityEventRecorder(this.log)
-    this.selector = singlePipeline(buildPipeline(DEFAULT_WORKFLOW, options.plugins ?? pluginRegistry, this.deps))
+    this.plugins = options.plugins ?? pluginRegistry
+    this.workflows = new WorkflowRegistry(sqliteWorkflowStore(sqlite), this.plugins, this.deps, this.config.features, this.log)
+  }
+
+  /** Loads workflows (declared ones become new versions when they changed); call before serving. */
+  init(): Promise<void> {
+    return this.workflows.load(this.config.workflows)
   }
 
   /** Starts background work (model list refresh). Resolves when the first model lists are in. */
-  start(): Promise<void> {
-    return this.catalog.start(this.config.upstream.models_refresh_seconds)
+  async start(): Promise<void> {
+    await this.init()
+    await Promise.all([this.catalog.start(this.config.upstream.models_refresh_seconds), this.keysLoaded])
   }
 
   handle(ctx: RequestContext): Promise<Response> {
-    return runPipeline(ctx, this.selector, {
+    return runPipeline(ctx, this.workflows, {
       localHandler: (c) => localEndpoints(c, this.catalog),
       keepaliveMs: this.config.upstream.keepalive_seconds * 1000,
     })
@@ -82,6 +98,8 @@ export class Gateway {
   /** Runs the shutdown tasks (queue drains) and closes the stores; call after the HTTP server stopped. */
   async shutdown(): Promise<void> {
     this.catalog.stop()
+    this.keys.stop()
+    this.authFailures.stopReporting(this.log)
     for (const task of this.shutdownTasks) {
       try {
         await task()

@@ -21,11 +21,18 @@ try {
 
 const log = createLogger(config.logging.level)
 if (!config.master_key) {
-  log.warn('GATEWAY_MASTER_KEY is not set: /v1 is OPEN to anyone who can reach this port, and /admin is closed. Set GATEWAY_MASTER_KEY before exposing the gateway.')
+  log.warn(
+    'GATEWAY_MASTER_KEY is not set: the admin API (/admin) is CLOSED, and /v1 is OPEN to anyone who can reach this port unless managed API keys exist in the database. Set GATEWAY_MASTER_KEY before exposing the gateway.',
+  )
 }
 if (Object.keys(config.providers).length === 0) log.warn('No provider is configured; set e.g. OPENAI_API_KEY (see README).')
 
 const gateway = new Gateway({ config, log })
+try {
+  await gateway.init()
+} catch (error) {
+  fail(`Invalid workflow configuration: ${(error as Error).message}`)
+}
 const app = createHttpApp(gateway)
 app.listen({ hostname: config.server.host, port: config.server.port })
 const port = app.server?.port

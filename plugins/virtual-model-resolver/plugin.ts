@@ -16,6 +16,7 @@ export const virtualModelResolver = definePlugin({
         if (!resolution.ok) return respondWithError(ctx, resolution.error)
         ctx.target = resolution.target
         ctx.aliasUsed = resolution.aliasUsed
+        ctx.alternativeTargets = resolution.alternatives
         return CONTINUE
       },
     }

@@ -35,6 +35,12 @@ export const ENV_SETTINGS: Record<string, string[]> = {
   LOGGING_LOG_BODIES: ['logging', 'log_bodies'],
   LOGGING_LOG_HEADERS: ['logging', 'log_headers'],
   LOGGING_RETENTION_DAYS: ['logging', 'retention_days'],
+  FEATURE_AUDIT: ['features', 'audit'],
+  FEATURE_BUDGET: ['features', 'budget'],
+  FEATURE_CACHE: ['features', 'cache'],
+  FEATURE_FAILOVER: ['features', 'failover'],
+  FEATURE_GUARDRAILS: ['features', 'guardrails'],
+  FEATURE_USAGE: ['features', 'usage'],
 }
 
 export interface LoadConfigOptions {
@@ -152,13 +158,15 @@ function crossCheck(config: GatewayConfig): string[] {
   config.virtual_models.forEach((vm, i) => {
     if (sources.has(vm.source)) problems.push(`virtual_models[${i}].source: '${vm.source}' is declared twice`)
     sources.add(vm.source)
-    const slash = vm.target.indexOf('/')
-    const providerName = slash > 0 ? vm.target.slice(0, slash) : ''
-    if (!providerName || !config.providers[providerName]) {
-      problems.push(
-        `virtual_models[${i}].target: expected '<provider>/<model>' naming a configured provider, got '${vm.target}'`,
-      )
+    const check = (selector: string, field: string) => {
+      const slash = selector.indexOf('/')
+      const providerName = slash > 0 ? selector.slice(0, slash) : ''
+      if (!providerName || !config.providers[providerName]) {
+        problems.push(`virtual_models[${i}].${field}: expected '<provider>/<model>' naming a configured provider, got '${selector}'`)
+      }
     }
+    check(vm.target, 'target')
+    vm.targets?.forEach((t, j) => check(t.target, `targets[${j}].target`))
   })
   return problems
 }

@@ -3,6 +3,8 @@
  * service description's `virtual_models`; every field can also come from an environment variable (see load.ts).
  */
 import { z } from 'zod'
+import { FEATURE_IDS, type FeatureId } from '../pipeline/snapshots.ts'
+import { workflowInputSchema } from '../workflows/definition.ts'
 import { PROVIDER_TYPE_NAMES } from './provider-catalog.ts'
 
 const booleanFromEnv = z.union([
@@ -28,6 +30,8 @@ export type ProviderConfig = z.infer<typeof providerConfigSchema>
 export const virtualModelSchema = z.strictObject({
   source: z.string().min(1).regex(/^\S+$/, 'expected a name without spaces'),
   target: modelSelectorSchema,
+  /** Optional weighted spread: requests go to one of these by weight; the others (then `target`) are fallbacks. */
+  targets: z.array(z.strictObject({ target: modelSelectorSchema, weight: z.number().positive().default(1) })).min(1).optional(),
 })
 export type VirtualModel = z.infer<typeof virtualModelSchema>
 
@@ -65,6 +69,12 @@ export const gatewayConfigSchema = z.strictObject({
       keepalive_seconds: integer(1).default(15),
     })
     .prefault({}),
+  /** Process-wide switches: a feature is on for a request only when both this and its workflow say so. */
+  features: z
+    .strictObject(Object.fromEntries(FEATURE_IDS.map((f) => [f, booleanFromEnv.default(true)])) as Record<FeatureId, z.ZodDefault<typeof booleanFromEnv>>)
+    .prefault({}),
+  /** Declared workflows; each change becomes a new version at start-up. */
+  workflows: z.array(workflowInputSchema).default([]),
   logging: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

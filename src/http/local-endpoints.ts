@@ -3,6 +3,7 @@
  * and a clear 404 for any other path under /v1.
  */
 import { gatewayErrors } from '../errors/gateway-error.ts'
+import { isModelAllowed } from '../keys/model-access.ts'
 import type { ModelCatalog } from '../models/catalog.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 
@@ -26,7 +27,14 @@ export function localEndpoints(ctx: RequestContext, catalog: ModelCatalog): Resp
   }
 }
 
-/** The models this caller may use. */
-export function visibleModels(_ctx: RequestContext, catalog: ModelCatalog) {
-  return catalog.list()
+/** The models this caller may use: with allowed_models, those whose id or resolved target selector matches. */
+export function visibleModels(ctx: RequestContext, catalog: ModelCatalog) {
+  const allowed = ctx.principal?.allowedModels
+  const models = catalog.list()
+  if (!allowed) return models
+  return models.filter((m) => {
+    if (isModelAllowed(allowed, [m.id])) return true
+    const resolution = catalog.resolve(m.id)
+    return resolution.ok && isModelAllowed(allowed, [resolution.target.selector])
+  })
 }

@@ -15,7 +15,9 @@ export interface ModelEntry {
   owned_by: string
 }
 
-export type Resolution = { ok: true; target: ResolvedTarget; aliasUsed: boolean } | { ok: false; error: GatewayError }
+export type Resolution =
+  | { ok: true; target: ResolvedTarget; aliasUsed: boolean; alternatives: string[] }
+  | { ok: false; error: GatewayError }
 
 interface ProviderModels {
   ids: Set<string>
@@ -26,7 +28,7 @@ interface ProviderModels {
 
 export class ModelCatalog {
   private readonly models = new Map<string, ProviderModels>()
-  private readonly virtualModels: Map<string, string>
+  private readonly virtualModels: Map<string, VirtualModel>
   private readonly startedAt = Math.floor(Date.now() / 1000)
   private timer: ReturnType<typeof setInterval> | undefined
   private firstRefresh: Promise<void> | undefined
@@ -36,7 +38,7 @@ export class ModelCatalog {
     virtualModels: readonly VirtualModel[],
     private readonly log: Logger,
   ) {
-    this.virtualModels = new Map(virtualModels.map((v) => [v.source, v.target]))
+    this.virtualModels = new Map(virtualModels.map((v) => [v.source, v]))
     for (const { instance } of providers.all()) {
       this.models.set(instance.name, { ids: new Set(instance.staticModels), source: 'pending', fetchedAt: 0 })
     }
@@ -98,17 +100,18 @@ export class ModelCatalog {
     return [...this.virtualModels.keys()]
   }
 
-  resolve(requested: string): Resolution {
-    const virtualTarget = this.virtualModels.get(requested)
-    if (virtualTarget !== undefined) {
-      const inner = this.resolveSelector(virtualTarget)
-      return inner ? { ok: true, target: inner, aliasUsed: true } : { ok: false, error: gatewayErrors.modelNotFound(virtualTarget) }
+  resolve(requested: string, random: () => number = Math.random): Resolution {
+    const virtual = this.virtualModels.get(requested)
+    if (virtual !== undefined) {
+      const [chosen, ...alternatives] = orderByWeight(virtual, random)
+      const inner = this.resolveSelector(chosen!)
+      return inner ? { ok: true, target: inner, aliasUsed: true, alternatives } : { ok: false, error: gatewayErrors.modelNotFound(chosen!) }
     }
     const explicit = this.resolveSelector(requested)
-    if (explicit) return { ok: true, target: explicit, aliasUsed: false }
+    if (explicit) return { ok: true, target: explicit, aliasUsed: false, alternatives: [] }
 
     const owners = [...this.models].filter(([, m]) => m.ids.has(requested)).map(([provider]) => provider)
-    if (owners.length === 1) return { ok: true, target: this.target(owners[0]!, requested), aliasUsed: false }
+    if (owners.length === 1) return { ok: true, target: this.target(owners[0]!, requested), aliasUsed: false, alternatives: [] }
     if (owners.length > 1) {
       return { ok: false, error: gatewayErrors.modelNotFound(requested, ` as a bare name: it is offered by ${owners.join(', ')}; use one of ${owners.map((o) => `'${o}/${requested}'`).join(', ')}`) }
     }
@@ -128,4 +131,26 @@ export class ModelCatalog {
     const { instance } = this.providers.get(providerName)!
     return { providerName, providerType: instance.type, model, selector: `${providerName}/${model}` }
   }
+}
+
+/**
+ * The virtual model's targets for one request: the first picked at random by weight, the rest by descending
+ * weight, and the plain `target` last when the weighted list does not name it.
+ */
+export function orderByWeight(vm: VirtualModel, random: () => number): string[] {
+  if (!vm.targets) return [vm.target]
+  const total = vm.targets.reduce((sum, t) => sum + t.weight, 0)
+  let point = random() * total
+  let chosen = vm.targets[vm.targets.length - 1]!
+  for (const t of vm.targets) {
+    point -= t.weight
+    if (point < 0) {
+      chosen = t
+      break
+    }
+  }
+  const rest = vm.targets.filter((t) => t !== chosen).sort((a, b) => b.weight - a.weight).map((t) => t.target)
+  const ordered = [chosen.target, ...rest]
+  if (!ordered.includes(vm.target)) ordered.push(vm.target)
+  return ordered
 }

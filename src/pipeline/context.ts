@@ -81,12 +81,19 @@ export class RequestContext {
   principal?: Principal
   /** Precise reason of an authentication failure; goes to the audit entry, never to the client. */
   authFailureReason?: string
+  /**
+   * True when this authentication failure is one of a burst over the failure limit: the client still gets its
+   * 401, but the audit sink skips the entry so a flood cannot fill the audit store.
+   */
+  auditSuppressed = false
   userPath?: string
   sessionId?: string
 
   requestedModel?: string
   target?: ResolvedTarget
   aliasUsed = false
+  /** Other targets of a weighted virtual model, in the order failover should try them. */
+  alternativeTargets: string[] = []
   failover?: FailoverSnapshot
 
   readonly attempts: AttemptSnapshot[] = []

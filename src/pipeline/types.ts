@@ -7,6 +7,8 @@ import type { z } from 'zod'
 import type { GatewayConfig } from '../config/schema.ts'
 import { errorResponse, type GatewayError } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
+import type { AuthFailureLimiter } from '../keys/failure-limiter.ts'
+import type { KeyDirectory } from '../keys/key-directory.ts'
 import type { ModelCatalog } from '../models/catalog.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Stores } from '../stores/types.ts'
@@ -79,6 +81,10 @@ export interface PluginDeps {
   providers: ProviderRegistry
   catalog: ModelCatalog
   stores: Stores
+  /** Managed API keys: the in-memory snapshot requests are checked against. */
+  keys: KeyDirectory
+  /** Decides which authentication failures are audited (floods are counted, not written). */
+  authFailures: AuthFailureLimiter
   log: Logger
   /** Work to finish before the process exits (e.g. draining a write queue); runs after the server stopped. */
   onShutdown(task: () => Promise<void> | void): void

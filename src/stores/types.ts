@@ -3,9 +3,87 @@
  * backend folder (sqlite now; postgres and redis for several replicas).
  */
 import type { Database } from 'bun:sqlite'
+import type { WorkflowVersion } from '../workflows/definition.ts'
 
 export interface Stores {
   /** The embedded SQLite database; store modules create their tables through `migrate`. */
   sqlite: Database
   close(): void
+}
+
+/** A managed API key as stored. The secret itself is never stored: only its SHA-256 and a redacted form. */
+export interface ApiKeyRecord {
+  id: string
+  name: string
+  description: string
+  /** SHA-256 (hex) of the full secret; the lookup key of the in-memory snapshot. */
+  keyHash: string
+  /** Prefix and last four characters, e.g. `sk-gw-...Xy9Q`, so people can tell keys apart. */
+  redactedKey: string
+  /** Normalised user path the key is bound to; null when unbound. */
+  userPath: string | null
+  /** Selectors, virtual model names or `prefix*` patterns; null means every model. */
+  allowedModels: readonly string[] | null
+  dashboardEnabled: boolean
+  /** RFC 3339 timestamps in UTC (`toISOString`), so they sort as text. */
+  expiresAt: string | null
+  createdAt: string
+  updatedAt: string
+  revokedAt: string | null
+  /** Principal id that created the key (`master` or a managed key id). */
+  createdBy: string
+}
+
+/** Fields an update may change; absent means unchanged, null clears. */
+export interface ApiKeyChanges {
+  name?: string
+  description?: string
+  userPath?: string | null
+  allowedModels?: readonly string[] | null
+  dashboardEnabled?: boolean
+  expiresAt?: string | null
+}
+
+export interface ApiKeyListQuery {
+  limit: number
+  offset: number
+  /** Case-insensitive substring of name or description. */
+  search?: string
+  includeRevoked: boolean
+  /** Keys bound to this path or below it. */
+  userPath?: string
+}
+
+export interface ApiKeyPage {
+  keys: ApiKeyRecord[]
+  total: number
+}
+
+/** Persistence of managed keys. Requests never wait on it: they read the snapshot in src/keys/key-directory.ts. */
+export interface KeyStore {
+  /** Every key, revoked ones included (revocations must reach the snapshot too). */
+  loadAll(): Promise<ApiKeyRecord[]>
+  list(query: ApiKeyListQuery): Promise<ApiKeyPage>
+  get(id: string): Promise<ApiKeyRecord | undefined>
+  insert(record: ApiKeyRecord): Promise<void>
+  /** Applies the changes to a key that is not revoked; undefined when there is no such key. */
+  update(id: string, changes: ApiKeyChanges, updatedAt: string): Promise<ApiKeyRecord | undefined>
+  /**
+   * Marks the key revoked. Idempotent: an earlier revocation is kept and `changed` is false. Undefined when
+   * there is no such key.
+   */
+  revoke(id: string, revokedAt: string): Promise<{ record: ApiKeyRecord; changed: boolean } | undefined>
+}
+
+/** Versioned workflows. Requests never read it: the workflow registry keeps the active versions in memory. */
+export interface WorkflowStore {
+  listActive(): Promise<WorkflowVersion[]>
+  /** Every version of one workflow, newest first. */
+  history(workflowId: string): Promise<WorkflowVersion[]>
+  /** The newest version with this name, active or not. */
+  latestByName(name: string): Promise<WorkflowVersion | undefined>
+  /** Stores a new version and makes it the only active one of its workflow. */
+  insertVersion(version: WorkflowVersion): Promise<void>
+  /** Deactivates every version of the workflow; false when there is none. */
+  deactivate(workflowId: string): Promise<boolean>
 }

@@ -2,12 +2,13 @@
  * @module Starts a real gateway (Elysia on a real socket, port 0) for end-to-end tests.
  */
 import { mkdtempSync } from 'node:fs'
+import pino from 'pino'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Gateway } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/load.ts'
 import { createHttpApp } from '../../src/http/server.ts'
-import { silentLogger } from '../../src/log/logger.ts'
+import { createLogger, silentLogger } from '../../src/log/logger.ts'
 
 export interface RunningGateway {
   url: string
@@ -19,7 +20,9 @@ export interface RunningGateway {
 export async function startGateway(env: Record<string, string>): Promise<RunningGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-test-'))
   const config = loadConfig({ env: { PORT: '0', HOST: '127.0.0.1', GATEWAY_DB_PATH: join(dir, 'gateway.db'), ...env }, cwd: dir })
-  const gateway = new Gateway({ config, log: silentLogger })
+  // TEST_LOG=debug shows the gateway's own log on stderr while debugging a test.
+  const log = process.env.TEST_LOG ? createLogger(process.env.TEST_LOG, pino.destination(2)) : silentLogger
+  const gateway = new Gateway({ config, log })
   const app = createHttpApp(gateway)
   app.listen({ hostname: '127.0.0.1', port: 0 })
   await gateway.start()

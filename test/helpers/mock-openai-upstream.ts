@@ -161,6 +161,7 @@ function responsesStreamFrames(model: string, text: string): string[] {
 export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
   const requests: RecordedRequest[] = []
   const state = { cancelledStreams: 0 }
+  const flakyCalls = new Map<string, number>()
   const models = options.models ?? MOCK_MODELS
 
   const server = Bun.serve({
@@ -204,6 +205,16 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
         return openaiError(401, 'Incorrect API key provided: sk-proj-abcdef1234567890. You can find your API key at https://platform.openai.com.', 'invalid_request_error', 'invalid_api_key')
       case 'error-429':
         return openaiError(429, 'Rate limit reached for requests', 'requests', 'rate_limit_exceeded', { 'retry-after': '1', 'retry-after-ms': '20' })
+      case 'error-503':
+        return openaiError(503, 'The engine is currently overloaded, please try again later.', 'server_error', null)
+      case 'flaky': {
+        // Fails with 429 (Retry-After in ms) for the first `failures` calls of one `key`, then answers.
+        const key = String(body?.metadata?.key ?? '')
+        const seen = (flakyCalls.get(key) ?? 0) + 1
+        flakyCalls.set(key, seen)
+        if (seen <= Number(body?.metadata?.failures ?? 1)) return openaiError(429, 'Rate limit reached', 'requests', 'rate_limit_exceeded', { 'retry-after-ms': String(body?.metadata?.retry_after_ms ?? 30) })
+        return Response.json(chatCompletion(model, `answered after ${seen - 1} failures`))
+      }
       case 'error-500':
         return openaiError(500, 'The server had an error while processing your request.', 'server_error', null)
       case 'error-400':

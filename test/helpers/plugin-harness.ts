@@ -3,12 +3,17 @@
  */
 import { Database } from 'bun:sqlite'
 import { loadConfig } from '../../src/config/load.ts'
+import { AuthFailureLimiter } from '../../src/keys/failure-limiter.ts'
+import { KeyDirectory } from '../../src/keys/key-directory.ts'
 import { silentLogger } from '../../src/log/logger.ts'
 import { ModelCatalog } from '../../src/models/catalog.ts'
 import { RequestContext, type EndpointId } from '../../src/pipeline/context.ts'
 import type { PluginDeps } from '../../src/pipeline/types.ts'
 import { ProviderRegistry } from '../../src/providers/registry.ts'
 import type { ProviderAdapter } from '../../src/providers/types.ts'
+import { SqliteKeyStore } from '../../src/stores/sqlite/api-keys.ts'
+import { applyMigrations } from '../../src/stores/sqlite/client.ts'
+import { sqliteMigrations } from '../../src/stores/sqlite/migrations.ts'
 
 export function makeContext(init: { endpoint?: EndpointId; body?: Record<string, unknown>; headers?: Record<string, string>; method?: string; path?: string } = {}): RequestContext {
   const ctx = new RequestContext({
@@ -33,11 +38,17 @@ export function makeDeps(env: Record<string, string> = {}, adapters: Record<stri
   const config = loadConfig({ env: { GATEWAY_DB_PATH: ':memory:', ...env }, cwd: '/nonexistent-dir-for-tests' })
   const providers = new ProviderRegistry(config, adapters)
   const sqlite = new Database(':memory:')
+  applyMigrations(sqlite, sqliteMigrations)
+  const keys = new KeyDirectory(new SqliteKeyStore(sqlite), silentLogger)
+  // The SQLite load settles within a microtask, before any test awaits; no refresh timer is left running.
+  void keys.start().then(() => keys.stop())
   return {
     config,
     providers,
     catalog: new ModelCatalog(providers, config.virtual_models, silentLogger),
     stores: { sqlite, close: () => sqlite.close() },
+    keys,
+    authFailures: new AuthFailureLimiter(),
     log: silentLogger,
     onShutdown: () => {},
   }

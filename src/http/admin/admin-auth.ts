@@ -1,9 +1,11 @@
 /**
  * @module Who may use /admin: the master key (compared in constant time) or a managed key with dashboard access.
- * Without a master key the admin API is closed.
+ * Any other valid managed key gets 403; an invalid one 401. Without a master key the admin API is closed.
  */
 import { constantTimeEquals, presentedKey } from '../../../plugins/api-key-auth/credentials.ts'
 import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
+import { KeyAuthenticator } from '../../keys/authenticator.ts'
+import type { KeyDirectory } from '../../keys/key-directory.ts'
 import type { Principal } from '../../pipeline/context.ts'
 
 export type AdminAuthResult = { ok: true; principal: Principal } | { ok: false; error: GatewayError; reason: string }
@@ -12,20 +14,45 @@ export interface AdminAuthenticator {
   authenticate(headers: Headers): AdminAuthResult
 }
 
+const adminClosed = (): AdminAuthResult => ({
+  ok: false,
+  reason: 'admin API closed: no master key configured',
+  error: new GatewayError({ status: 401, type: 'authentication_error', code: 'admin_disabled', message: 'The admin API is closed: set GATEWAY_MASTER_KEY to enable it.' }),
+})
+
+/** The master key alone; kept for tests and embedders without a key store. */
 export function masterKeyAdminAuthenticator(masterKey: string | undefined): AdminAuthenticator {
   return {
     authenticate(headers) {
-      if (!masterKey) {
-        return {
-          ok: false,
-          reason: 'admin API closed: no master key configured',
-          error: new GatewayError({ status: 401, type: 'authentication_error', code: 'admin_disabled', message: 'The admin API is closed: set GATEWAY_MASTER_KEY to enable it.' }),
-        }
-      }
+      if (!masterKey) return adminClosed()
       const presented = presentedKey(headers)
       if (presented.kind !== 'key') return { ok: false, reason: presented.kind === 'missing' ? 'no key presented' : presented.reason, error: gatewayErrors.unauthenticated() }
       if (constantTimeEquals(presented.key, masterKey)) return { ok: true, principal: { method: 'master_key', id: 'master' } }
       return { ok: false, reason: 'unknown key', error: gatewayErrors.unauthenticated() }
+    },
+  }
+}
+
+/** The master key, or a managed key from the snapshot that has `dashboard_enabled`. */
+export function keyAdminAuthenticator(masterKey: string | undefined, keys: KeyDirectory): AdminAuthenticator {
+  const authenticator = new KeyAuthenticator(masterKey, keys)
+  return {
+    authenticate(headers) {
+      if (!masterKey) return adminClosed()
+      const result = authenticator.authenticate(headers)
+      switch (result.kind) {
+        case 'rejected':
+          return { ok: false, reason: result.reason, error: gatewayErrors.unauthenticated() }
+        case 'unavailable':
+          return { ok: false, reason: result.reason, error: gatewayErrors.unavailable('API keys cannot be checked right now; try again shortly.', 'key_store_unavailable') }
+        case 'authenticated':
+          if (result.principal.method === 'master_key' || result.principal.dashboardEnabled) return { ok: true, principal: result.principal }
+          return {
+            ok: false,
+            reason: `API key ${result.principal.id} is not dashboard-enabled`,
+            error: gatewayErrors.forbidden('This API key has no admin or dashboard access.', 'admin_access_denied'),
+          }
+      }
     },
   }
 }

@@ -6,17 +6,25 @@ import { Elysia } from 'elysia'
 import type { Gateway } from '../../app.ts'
 import { errorResponse } from '../../errors/gateway-error.ts'
 import type { Principal } from '../../pipeline/context.ts'
+import { keyRoutes } from './keys.ts'
+import { workflowRoutes } from './workflows.ts'
+import { sessionRoutes } from './session.ts'
 
 export function adminRoutes(gateway: Gateway) {
   return new Elysia({ name: 'gateway/admin', prefix: '/admin' })
-    .resolve({ as: 'scoped' }, function adminGuard({ request }) {
+    // Before the guard: sign-in sees (and records) failed attempts too.
+    .use(sessionRoutes(gateway))
+    // 'local', not 'scoped': a scoped guard also ran on the parent's routes added later (the /v1/* catch-all).
+    .resolve({ as: 'local' }, function adminGuard({ request }) {
       const result = gateway.adminAuth.authenticate(request.headers)
       return { adminPrincipal: result.ok ? result.principal : undefined, adminAuthError: result.ok ? undefined : result.error }
     })
-    .onBeforeHandle({ as: 'scoped' }, function requireAdmin({ adminAuthError }) {
+    .onBeforeHandle({ as: 'local' }, function requireAdmin({ adminAuthError }) {
       if (adminAuthError) return errorResponse(adminAuthError)
     })
     .get('/whoami', ({ adminPrincipal }) => Response.json(describe(adminPrincipal!)), { detail: { summary: 'The principal behind the presented admin credential', tags: ['admin'] } })
+    .use(keyRoutes(gateway))
+    .use(workflowRoutes(gateway))
 }
 
 function describe(principal: Principal) {

@@ -1,6 +1,9 @@
 /**
  * @module Every SQLite migration, in order. Each store module owns its migrations; list them here.
  */
+import { apiKeysMigration } from './api-keys.ts'
 import type { Migration } from './client.ts'
+import { responseThreadsMigration } from './response-threads.ts'
+import { workflowsMigration } from './workflows.ts'
 
-export const sqliteMigrations: readonly Migration[] = []
+export const sqliteMigrations: readonly Migration[] = [apiKeysMigration, responseThreadsMigration, workflowsMigration]

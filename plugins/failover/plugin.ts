@@ -1,0 +1,116 @@
+/**
+ * @module Failover (feature `failover`, replaces the single-target router). Tries the resolved target, retries
+ * it on 429, 5xx, timeouts and connection errors with backoff (honouring Retry-After), then moves through the
+ * fallbacks: the virtual model's other weighted targets, then the targets configured for the requested model or
+ * selector. Streams fail over only before their first byte reaches the client: the first chunk is read before
+ * the response is handed on. Every upstream call is an attempt in the audit entry.
+ */
+import { GatewayError } from '../../src/errors/gateway-error.ts'
+import type { RequestContext } from '../../src/pipeline/context.ts'
+import type { AttemptKind } from '../../src/pipeline/snapshots.ts'
+import { definePlugin, type PluginDeps } from '../../src/pipeline/types.ts'
+import { callTarget } from '../../src/providers/call-target.ts'
+import type { ResolvedTarget } from '../../src/providers/types.ts'
+import { upstreamFailures } from '../../src/providers/upstream-errors.ts'
+import { CircuitBreaker } from './circuit-breaker.ts'
+import { failoverManifest, type FailoverConfig } from './manifest.ts'
+import { backoffMs, retryAfterMs } from './retry-delay.ts'
+
+/** The primary target first, then each distinct fallback that resolves. */
+export function candidateTargets(ctx: RequestContext, config: FailoverConfig, deps: PluginDeps): ResolvedTarget[] {
+  const primary = ctx.target!
+  const out = [primary]
+  const seen = new Set([primary.selector])
+  const add = (selector: string) => {
+    const r = deps.catalog.resolve(selector)
+    if (r.ok && !seen.has(r.target.selector)) {
+      seen.add(r.target.selector)
+      out.push(r.target)
+    }
+  }
+  for (const alt of ctx.alternativeTargets) add(alt)
+  for (const key of [ctx.requestedModel, primary.selector]) for (const selector of (key && config.targets[key]) || []) add(selector)
+  return out
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(upstreamFailures.clientClosed())
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(upstreamFailures.clientClosed())
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/** Reads a stream's first chunk so a failure before the first byte can still fail over. */
+async function withFirstChunk(response: Response): Promise<Response> {
+  if (!response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response
+  const reader = response.body.getReader()
+  const first = await reader.read()
+  let sentFirst = false
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!sentFirst) {
+        sentFirst = true
+        if (first.done) return controller.close()
+        return controller.enqueue(first.value)
+      }
+      const next = await reader.read()
+      if (next.done) controller.close()
+      else controller.enqueue(next.value)
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
+  return new Response(body, { status: response.status, headers: response.headers })
+}
+
+export const failover = definePlugin({
+  manifest: failoverManifest,
+  create(config, deps) {
+    const breaker = new CircuitBreaker(config.circuit_breaker.failure_threshold, config.circuit_breaker.cooldown_ms)
+    const retryable = (error: GatewayError) => config.retry_on_status.includes(error.status)
+
+    return {
+      async dispatch(ctx) {
+        const candidates = candidateTargets(ctx, config, deps)
+        const primary = candidates[0]!
+        let lastError: GatewayError | undefined
+        for (const target of candidates) {
+          if (!breaker.allows(target.selector)) {
+            lastError ??= new GatewayError({ status: 503, type: 'provider_error', provider: target.providerName, code: 'circuit_open', message: `Target '${target.selector}' is failing and is skipped for now (circuit open).` })
+            continue
+          }
+          for (let retry = 0; retry <= config.max_retries; retry++) {
+            const kind: AttemptKind = retry > 0 ? 'retry' : target === primary ? 'primary' : 'failover'
+            try {
+              const response = await withFirstChunk(await callTarget(ctx, target, kind, deps))
+              breaker.succeeded(target.selector)
+              if (target !== primary) ctx.failover = { target_model: target.selector }
+              ctx.target = target
+              return response
+            } catch (thrown) {
+              const error = thrown instanceof GatewayError ? thrown : upstreamFailures.interrupted(target.providerName, String((thrown as Error)?.message ?? thrown))
+              if (ctx.clientSignal.aborted || !retryable(error)) throw error
+              breaker.failed(target.selector)
+              lastError = error
+              // A refused provider credential will not work on the next try either: go to the next target.
+              const upstreamStatus = ctx.attempts.at(-1)?.status_code
+              if (upstreamStatus === 401 || upstreamStatus === 403 || retry === config.max_retries) break
+              const wait = retryAfterMs(error) ?? backoffMs(retry, config.initial_backoff_ms, config.max_backoff_ms)
+              if (wait > config.max_retry_after_ms) break
+              if (!breaker.allows(target.selector)) break
+              await sleep(wait, ctx.clientSignal)
+            }
+          }
+        }
+        throw lastError ?? new GatewayError({ status: 503, type: 'provider_error', code: 'no_target', message: 'No target could take the request.' })
+      },
+    }
+  },
+})

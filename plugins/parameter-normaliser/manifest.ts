@@ -1,0 +1,17 @@
+import { z } from 'zod'
+import type { PluginManifest } from '../../src/pipeline/types.ts'
+
+export const parameterNormaliserConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Drop OpenAI-only fields the target provider rejects (listed in the revision's detail). */
+  drop_unsupported: z.boolean().default(true),
+})
+
+export const parameterNormaliserManifest = {
+  id: 'parameter-normaliser',
+  stage: 'rewrite',
+  order: 90,
+  summary: 'Adapts parameters to the target provider: max_tokens vs max_completion_tokens, unsupported fields dropped.',
+  features: [],
+  config: parameterNormaliserConfig,
+} as const satisfies PluginManifest<typeof parameterNormaliserConfig>

@@ -1,0 +1,18 @@
+import { z } from 'zod'
+import type { PluginManifest } from '../../src/pipeline/types.ts'
+
+export const systemPromptConfig = z.strictObject({
+  /** The operator's system prompt; empty means the rewriter does not run. */
+  prompt: z.string().max(100_000).default(''),
+  /** `prepend`: before the client's system text; `append`: after it; `override`: replaces every system/developer message. */
+  mode: z.enum(['prepend', 'append', 'override']).default('prepend'),
+})
+
+export const systemPromptManifest = {
+  id: 'system-prompt',
+  stage: 'rewrite',
+  order: 10,
+  summary: 'Injects or overrides an operator system prompt per workflow.',
+  features: [],
+  config: systemPromptConfig,
+} as const satisfies PluginManifest<typeof systemPromptConfig>

@@ -1,0 +1,118 @@
+import { Database } from 'bun:sqlite'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { silentLogger } from '../log/logger.ts'
+import { apiKeysMigration, SqliteKeyStore } from '../stores/sqlite/api-keys.ts'
+import { applyMigrations } from '../stores/sqlite/client.ts'
+import type { KeyStore } from '../stores/types.ts'
+import { KeyAuthenticator } from './authenticator.ts'
+import { KeyDirectory, type NewApiKey } from './key-directory.ts'
+
+const MASTER = 'master-key-for-tests'
+const NEW_KEY: NewApiKey = { name: 'k', description: '', userPath: '/acme', allowedModels: ['openai/*'], dashboardEnabled: false, expiresAt: null, createdBy: 'master' }
+
+function directory(now = () => Date.now()) {
+  const db = new Database(':memory:')
+  applyMigrations(db, [apiKeysMigration])
+  return new KeyDirectory(new SqliteKeyStore(db), silentLogger, { now })
+}
+const bearer = (key: string) => new Headers({ authorization: `Bearer ${key}` })
+
+let clock = Date.now()
+const keys = directory(() => clock)
+const auth = new KeyAuthenticator(MASTER, keys)
+let active: string, revoked: string, expiring: string
+
+beforeAll(async () => {
+  await keys.start()
+  keys.stop()
+  active = (await keys.create(NEW_KEY)).secret
+  const r = await keys.create(NEW_KEY)
+  revoked = r.secret
+  await keys.revoke(r.record.id)
+  expiring = (await keys.create({ ...NEW_KEY, expiresAt: new Date(clock + 60_000).toISOString() })).secret
+})
+
+describe('KeyAuthenticator', () => {
+  test('master key and managed keys, from Bearer or x-api-key', () => {
+    expect(auth.authenticate(bearer(MASTER))).toMatchObject({ kind: 'authenticated', principal: { method: 'master_key', id: 'master' } })
+    const result = auth.authenticate(new Headers({ 'x-api-key': active }))
+    expect(result).toMatchObject({ kind: 'authenticated', principal: { method: 'managed_key', userPath: '/acme', allowedModels: ['openai/*'], dashboardEnabled: false } })
+    expect(auth.authenticate(bearer(active))).toMatchObject({ kind: 'authenticated' })
+    expect(auth.authenticate(new Headers({ authorization: `bearer   ${active}  ` }))).toMatchObject({ kind: 'authenticated' })
+  })
+
+  test.each([
+    ['missing', new Headers(), 'missing'],
+    ['Basic scheme', new Headers({ authorization: `Basic ${btoa('a:b')}` }), 'malformed'],
+    ['Bearer without a key', new Headers({ authorization: 'Bearer' }), 'malformed'],
+    ['two tokens', new Headers({ authorization: `Bearer ${MASTER} extra` }), 'malformed'],
+    ['empty x-api-key', new Headers({ 'x-api-key': ' ' }), 'malformed'],
+    ['very long', bearer('x'.repeat(10_000)), 'malformed'],
+    ['unknown', bearer('sk-gw-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'), 'unknown'],
+    ['master key prefix', bearer(MASTER.slice(0, -1)), 'unknown'],
+  ])('%s → rejected', (_name, headers, failure) => {
+    expect(auth.authenticate(headers)).toMatchObject({ kind: 'rejected', failure })
+  })
+
+  test('revoked and expired keys are rejected with their reason', () => {
+    expect(auth.authenticate(bearer(revoked))).toMatchObject({ kind: 'rejected', failure: 'revoked' })
+    expect(auth.authenticate(bearer(expiring))).toMatchObject({ kind: 'authenticated' })
+    clock += 61_000
+    try {
+      expect(auth.authenticate(bearer(expiring))).toMatchObject({ kind: 'rejected', failure: 'expired' })
+    } finally {
+      clock -= 61_000
+    }
+  })
+
+  test('no master key: open while no managed key exists, closed once one does', async () => {
+    const empty = directory()
+    await empty.start()
+    empty.stop()
+    const open = new KeyAuthenticator(undefined, empty)
+    expect(open.authenticate(new Headers())).toMatchObject({ kind: 'authenticated', principal: { method: 'none' } })
+    const { secret } = await empty.create({ ...NEW_KEY, userPath: null })
+    expect(open.authenticate(new Headers())).toMatchObject({ kind: 'rejected', failure: 'missing' })
+    expect(open.authenticate(bearer(secret))).toMatchObject({ kind: 'authenticated' })
+  })
+
+  test('a snapshot that never loaded is "unavailable" for managed keys, never a 401; the master key still works', async () => {
+    const failing: KeyStore = { loadAll: () => Promise.reject(new Error('down')) } as unknown as KeyStore
+    const never = new KeyDirectory(failing, silentLogger)
+    await never.start()
+    never.stop()
+    const a = new KeyAuthenticator(MASTER, never)
+    expect(a.authenticate(bearer(active))).toMatchObject({ kind: 'unavailable' })
+    expect(a.authenticate(bearer(MASTER))).toMatchObject({ kind: 'authenticated' })
+    expect(new KeyAuthenticator(undefined, never).authenticate(new Headers())).toMatchObject({ kind: 'unavailable' })
+  })
+})
+
+describe('property: random Authorization values', () => {
+  const headerValue = fc.oneof(
+    fc.string({ maxLength: 120 }),
+    fc.string({ unit: 'binary', maxLength: 120 }),
+    fc.tuple(fc.constantFrom('Bearer ', 'bearer ', 'Bearer\t', 'Basic ', 'Bearer  ', ''), fc.string({ maxLength: 80 }), fc.constantFrom('', ' ', '\t', ' x')).map((p) => p.join('')),
+    fc.constantFrom('sk-gw-', 'Bearer sk-gw-').chain((p) => fc.base64String({ maxLength: 60 }).map((s) => p + s)),
+    fc.string({ maxLength: 49 }).map((s) => `Bearer ${active.slice(0, 49 - s.length)}${s}`),
+  )
+
+  test('never throws and never accepts anything but a valid key', () => {
+    fc.assert(
+      fc.property(headerValue, fc.boolean(), (value, asApiKey) => {
+        let headers: Headers
+        try {
+          headers = new Headers({ [asApiKey ? 'x-api-key' : 'authorization']: value })
+        } catch {
+          return // not a legal header value; the HTTP layer never hands it to us
+        }
+        const result = auth.authenticate(headers)
+        if (result.kind !== 'authenticated') return
+        const presented = (headers.get(asApiKey ? 'x-api-key' : 'authorization') ?? '').replace(/^Bearer[ \t]+/i, '').trim()
+        expect([MASTER, active, expiring]).toContain(presented)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+})

@@ -1,0 +1,42 @@
+/**
+ * @module The request-rewriter chain's bookkeeping, shared by every rewriter plugin: one
+ * RequestRevisionSnapshot per rewriter that ran (sizes before and after, prompt tokens saved counted with the
+ * tokenizer, the body after it when body logging is on and within the capture limit). The client's original
+ * body stays untouched in `ctx.originalBody`.
+ */
+import { countChatPromptTokens } from '../tokens/count.ts'
+import type { RequestContext } from './context.ts'
+
+const CAPTURE_LIMIT_BYTES = 1024 * 1024
+
+export type RewriteResult = { body: Record<string, unknown>; detail?: unknown } | { unchanged: true; detail?: unknown }
+
+/** Size of the current body; the client's own bytes while nothing changed it yet. */
+function currentSize(ctx: RequestContext): number {
+  if (ctx.body === ctx.originalBody && ctx.originalBodyText) return Buffer.byteLength(ctx.originalBodyText)
+  return Buffer.byteLength(JSON.stringify(ctx.body))
+}
+
+export function applyRewrite(ctx: RequestContext, rewriter: string, rewrite: (body: Record<string, unknown>) => RewriteResult): void {
+  const before = ctx.body
+  const bytesBefore = currentSize(ctx)
+  const result = rewrite(before)
+  const seq = ctx.revisions.length + 1
+  if ('unchanged' in result) {
+    ctx.revisions.push({ seq, rewriter, bytes_before: bytesBefore, bytes_after: bytesBefore, tokens_saved: 0, no_change: true, ...(result.detail !== undefined ? { detail: result.detail } : {}) })
+    return
+  }
+  const text = JSON.stringify(result.body)
+  const bytesAfter = Buffer.byteLength(text)
+  const tokensSaved = Math.max(0, countChatPromptTokens(before) - countChatPromptTokens(result.body))
+  ctx.body = result.body
+  ctx.revisions.push({
+    seq,
+    rewriter,
+    bytes_before: bytesBefore,
+    bytes_after: bytesAfter,
+    tokens_saved: tokensSaved,
+    ...(ctx.logBodies && bytesAfter <= CAPTURE_LIMIT_BYTES ? { body: result.body } : {}),
+    ...(result.detail !== undefined ? { detail: result.detail } : {}),
+  })
+}
