@@ -7,6 +7,7 @@ import type { GatewayPlugin } from '../src/pipeline/types.ts'
 import { apiKeyAuth } from './api-key-auth/plugin.ts'
 import { contextSlimmer } from './context-slimmer/plugin.ts'
 import { failover } from './failover/plugin.ts'
+import { guardrails } from './guardrails/plugin.ts'
 import { ideRequestShapes } from './ide-request-shapes/plugin.ts'
 import { modelAccess } from './model-access/plugin.ts'
 import { azureOpenaiAdapter } from './providers/azure-openai/adapter.ts'
@@ -28,6 +29,7 @@ export const pluginRegistry: readonly GatewayPlugin[] = [
   systemPrompt,
   contextSlimmer,
   parameterNormaliser,
+  guardrails,
   singleTargetRouter,
   failover,
 ] as GatewayPlugin[]

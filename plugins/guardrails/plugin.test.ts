@@ -1,0 +1,88 @@
+import { describe, expect, test } from 'bun:test'
+import { makeContext } from '../../test/helpers/plugin-harness.ts'
+import { guardrailsConfig } from './manifest.ts'
+import { createGuardrails } from './plugin.ts'
+
+const config = guardrailsConfig.parse({
+  rules: [
+    { name: 'no-secrets', kind: 'secret', action: 'block', applies_to: ['input', 'output'] },
+    { name: 'mask-email', kind: 'email', action: 'mask', applies_to: ['input', 'output'] },
+    { name: 'mask-cards', kind: 'card', action: 'mask' },
+    { name: 'codename', kind: 'pattern', words: ['falcon'], action: 'block' },
+  ],
+  max_input_tokens: 200,
+  allowed_tools: ['get_weather'],
+})
+const guard = createGuardrails(config)
+const chat = (content: string, extra: Record<string, unknown> = {}) => makeContext({ body: { model: 'm', messages: [{ role: 'user', content }], ...extra } })
+
+describe('input rules', () => {
+  test('a block names the rule and never echoes the secret', async () => {
+    const ctx = chat('my key is sk-proj-abcdefghijklmnopqrstuvwxyz123')
+    const decision = guard.before(ctx) as { kind: string; response: Response }
+    expect(decision.kind).toBe('respond')
+    const text = await decision.response.text()
+    expect(decision.response.status).toBe(400)
+    expect(JSON.parse(text).error).toMatchObject({ type: 'invalid_request_error', code: 'guardrail_blocked' })
+    expect(text).toContain("'no-secrets'")
+    expect(text).not.toContain('sk-proj')
+  })
+
+  test('masking rewrites the text and leaves a revision; clean requests pass untouched', () => {
+    const ctx = chat('mail bob@example.com, card 4111-1111-1111-1111')
+    expect(guard.before(ctx)).toEqual({ kind: 'continue' })
+    expect((ctx.body.messages as { content: string }[])[0]!.content).toBe('mail [EMAIL], card [CARD]')
+    expect(ctx.revisions[0]).toMatchObject({ rewriter: 'guardrails', detail: { masked: { 'mask-email': 1, 'mask-cards': 1 } } })
+    expect((ctx.originalBody as { messages: { content: string }[] }).messages[0]!.content).toContain('bob@example.com')
+
+    const clean = chat('hello there')
+    guard.before(clean)
+    expect(clean.revisions).toHaveLength(0)
+  })
+
+  test('words, input size and the tool allow-list', () => {
+    expect((guard.before(chat('the Falcon plan')) as { kind: string }).kind).toBe('respond')
+    const big = chat('word '.repeat(400))
+    guard.before(big)
+    expect(big.error?.message).toContain("'max_input_tokens'")
+    const tools = chat('hi', { tools: [{ type: 'function', function: { name: 'delete_everything' } }] })
+    guard.before(tools)
+    expect(tools.error?.message).toContain("'allowed_tools'")
+    const ok = chat('hi', { tools: [{ type: 'function', function: { name: 'get_weather' } }] })
+    expect(guard.before(ok)).toEqual({ kind: 'continue' })
+  })
+
+  test('Responses and Anthropic-shaped bodies are checked too', () => {
+    const responses = makeContext({ endpoint: 'responses', body: { model: 'm', input: [{ role: 'user', content: [{ type: 'input_text', text: 'to a@b.io' }] }] } })
+    guard.before(responses)
+    expect(JSON.stringify(responses.body)).toContain('[EMAIL]')
+    const messages = makeContext({ endpoint: 'messages', body: { model: 'm', max_tokens: 5, system: 'falcon', messages: [] } })
+    expect((guard.before(messages) as { kind: string }).kind).toBe('respond')
+  })
+})
+
+describe('output rules', () => {
+  const completion = (content: string) => new Response(JSON.stringify({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }), { headers: { 'content-type': 'application/json' } })
+
+  test('mask and block on non-streamed responses', async () => {
+    const masked = await guard.onResponse(chat('x'), completion('reach me at eve@example.org'))
+    expect(((await masked.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('reach me at [EMAIL]')
+    const ctx = chat('x')
+    const blocked = await guard.onResponse(ctx, completion('here: AKIAIOSFODNN7EXAMPLE'))
+    expect(blocked.status).toBe(400)
+    expect(await blocked.text()).not.toContain('AKIA')
+    expect(ctx.error?.code).toBe('guardrail_blocked')
+  })
+
+  test('streams are not held back', async () => {
+    const ctx = chat('x', { stream: true })
+    const stream = new Response('data: {"choices":[{"delta":{"content":"eve@example.org"}}]}\n\n', { headers: { 'content-type': 'text/event-stream' } })
+    expect(await guard.onResponse(ctx, stream)).toBe(stream)
+  })
+})
+
+test('an invalid regex is a config error naming the field', () => {
+  const result = guardrailsConfig.safeParse({ rules: [{ name: 'bad', kind: 'pattern', pattern: '([' }] })
+  expect(result.success).toBe(false)
+  expect(result.error!.issues[0]!.path).toEqual(['rules', 0, 'pattern'])
+})

@@ -1,0 +1,109 @@
+/**
+ * @module Guardrails (feature `guardrails`). Input rules run before the request leaves: a `block` rule answers
+ * 400 `guardrail_blocked` naming the rule (never the matched text); a `mask` rule replaces the match (e.g.
+ * `[EMAIL]`) and is recorded as a request revision, so the audit shows what changed. Output rules run on
+ * non-streamed responses. Streams are not held back to be checked: output rules do not apply to them.
+ */
+import { GatewayError } from '../../src/errors/gateway-error.ts'
+import type { RequestContext } from '../../src/pipeline/context.ts'
+import { applyRewrite } from '../../src/pipeline/rewrite.ts'
+import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
+import { countChatPromptTokens, countTextTokens } from '../../src/tokens/count.ts'
+import { detectors, maskSpans, patternDetector, type Detector } from './detectors.ts'
+import { guardrailsManifest, type GuardrailRule, type GuardrailsConfig } from './manifest.ts'
+import { collectTexts, mapRequestTexts, mapResponseTexts } from './text-walk.ts'
+
+type Json = Record<string, unknown>
+
+interface CompiledRule {
+  rule: GuardrailRule
+  detect: Detector
+  placeholder: string
+}
+
+const PLACEHOLDERS: Record<GuardrailRule['kind'], string> = { email: '[EMAIL]', phone: '[PHONE]', card: '[CARD]', secret: '[SECRET]', pattern: '[REDACTED]' }
+
+function compile(rule: GuardrailRule): CompiledRule {
+  const detect = rule.kind === 'pattern' ? patternDetector(rule.pattern, rule.words) : detectors[rule.kind]
+  return { rule, detect, placeholder: PLACEHOLDERS[rule.kind] }
+}
+
+export function blocked(rule: string, where: 'input' | 'output'): GatewayError {
+  return new GatewayError({
+    status: 400,
+    type: 'invalid_request_error',
+    code: 'guardrail_blocked',
+    param: where === 'input' ? 'messages' : null,
+    message: `The ${where === 'input' ? 'request' : 'response'} was blocked by guardrail rule '${rule}'.`,
+  })
+}
+
+/** Which rules fire on the texts, and the body with mask rules applied. */
+export function evaluate(body: Json, rules: CompiledRule[], map: typeof mapRequestTexts, side: 'request' | 'response') {
+  const texts = collectTexts(body, side)
+  const blockedBy = rules.find((r) => r.rule.action === 'block' && texts.some((t) => r.detect(t).length > 0))
+  if (blockedBy) return { blockedBy: blockedBy.rule.name, body, masked: {} as Record<string, number> }
+  const masked: Record<string, number> = {}
+  const maskRules = rules.filter((r) => r.rule.action === 'mask')
+  if (maskRules.length === 0) return { body, masked }
+  const out = map(body, (text) => {
+    let t = text
+    for (const r of maskRules) {
+      const found = r.detect(t)
+      if (found.length > 0) {
+        masked[r.rule.name] = (masked[r.rule.name] ?? 0) + found.length
+        t = maskSpans(t, found, r.placeholder)
+      }
+    }
+    return t
+  })
+  return { body: out, masked }
+}
+
+function toolNames(body: Json): string[] {
+  const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : []
+  return tools.map((t) => String((t.function as Json | undefined)?.name ?? t.name ?? '')).filter(Boolean)
+}
+
+function inputTokens(ctx: RequestContext): number {
+  if (ctx.endpoint === 'chat.completions') return countChatPromptTokens(ctx.body)
+  return collectTexts(ctx.body, 'request').reduce((sum, t) => sum + countTextTokens(t), 0)
+}
+
+export function createGuardrails(config: GuardrailsConfig) {
+  const input = config.rules.filter((r) => r.applies_to.includes('input')).map(compile)
+  const output = config.rules.filter((r) => r.applies_to.includes('output')).map(compile)
+  const allowedTools = config.allowed_tools ? new Set(config.allowed_tools) : undefined
+  return {
+    before(ctx: RequestContext) {
+      if (ctx.endpoint !== 'chat.completions' && ctx.endpoint !== 'responses' && ctx.endpoint !== 'messages') return CONTINUE
+      if (allowedTools) {
+        const offending = toolNames(ctx.body).find((name) => !allowedTools.has(name))
+        if (offending) return respondWithError(ctx, blocked('allowed_tools', 'input'))
+      }
+      if (config.max_input_tokens !== undefined && inputTokens(ctx) > config.max_input_tokens) return respondWithError(ctx, blocked('max_input_tokens', 'input'))
+      if (input.length === 0) return CONTINUE
+      const result = evaluate(ctx.body, input, mapRequestTexts, 'request')
+      if (result.blockedBy) return respondWithError(ctx, blocked(result.blockedBy, 'input'))
+      if (Object.keys(result.masked).length > 0) applyRewrite(ctx, guardrailsManifest.id, () => ({ body: result.body, detail: { masked: result.masked } }))
+      return CONTINUE
+    },
+    async onResponse(ctx: RequestContext, response: Response): Promise<Response> {
+      if (output.length === 0 || response.status >= 300 || ctx.stream) return response
+      if (!(response.headers.get('content-type') ?? '').includes('json')) return response
+      const body = (await response.json()) as Json
+      const result = evaluate(body, output, mapResponseTexts, 'response')
+      if (result.blockedBy) {
+        const error = blocked(result.blockedBy, 'output')
+        ctx.error = error
+        return new Response(JSON.stringify(error.toJSON()), { status: error.status, headers: { 'content-type': 'application/json' } })
+      }
+      return new Response(JSON.stringify(result.body), { status: response.status, headers: response.headers })
+    },
+  }
+}
+
+export const guardrails = definePlugin({
+  manifest: guardrailsManifest,
+  create: (config) => createGuardrails(config),
+})
