@@ -12,6 +12,7 @@ import { ProviderRegistry } from './providers/registry.ts'
 import type { ProviderAdapter } from './providers/types.ts'
 import { applyMigrations, openSqlite, type Migration } from './stores/sqlite/client.ts'
 import type { Stores } from './stores/types.ts'
+import { MemoryResponseCache } from './stores/memory/response-cache.ts'
 import { localEndpoints } from './http/local-endpoints.ts'
 import { keyAdminAuthenticator, type AdminAuthenticator } from './http/admin/admin-auth.ts'
 import { AuthFailureLimiter } from './keys/failure-limiter.ts'
@@ -56,7 +57,7 @@ export class Gateway {
     this.catalog = new ModelCatalog(this.providers, this.config.virtual_models, this.log)
     const sqlite = openSqlite(this.config.database.path)
     applyMigrations(sqlite, options.migrations ?? sqliteMigrations)
-    this.stores = { sqlite, close: () => sqlite.close() }
+    this.stores = { sqlite, responseCache: new MemoryResponseCache(this.config.cache.max_bytes), close: () => sqlite.close() }
     this.keys = new KeyDirectory(new SqliteKeyStore(sqlite), this.log)
     // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
     this.keysLoaded = this.keys.start()

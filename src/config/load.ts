@@ -35,6 +35,7 @@ export const ENV_SETTINGS: Record<string, string[]> = {
   LOGGING_LOG_BODIES: ['logging', 'log_bodies'],
   LOGGING_LOG_HEADERS: ['logging', 'log_headers'],
   LOGGING_RETENTION_DAYS: ['logging', 'retention_days'],
+  CACHE_MAX_BYTES: ['cache', 'max_bytes'],
   FEATURE_AUDIT: ['features', 'audit'],
   FEATURE_BUDGET: ['features', 'budget'],
   FEATURE_CACHE: ['features', 'cache'],

@@ -73,6 +73,12 @@ export const gatewayConfigSchema = z.strictObject({
   features: z
     .strictObject(Object.fromEntries(FEATURE_IDS.map((f) => [f, booleanFromEnv.default(true)])) as Record<FeatureId, z.ZodDefault<typeof booleanFromEnv>>)
     .prefault({}),
+  cache: z
+    .strictObject({
+      /** Memory the response cache may use (LRU beyond it). */
+      max_bytes: integer(0).default(64 * 1024 * 1024),
+    })
+    .prefault({}),
   /** Declared workflows; each change becomes a new version at start-up. */
   workflows: z.array(workflowInputSchema).default([]),
   logging: z

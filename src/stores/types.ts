@@ -8,7 +8,31 @@ import type { WorkflowVersion } from '../workflows/definition.ts'
 export interface Stores {
   /** The embedded SQLite database; store modules create their tables through `migrate`. */
   sqlite: Database
+  /** Cached responses, shared by every workflow (in-process LRU now; Redis for several replicas). */
+  responseCache: ResponseCache
   close(): void
+}
+
+/** A cached response: the non-streamed document, replayed as a stream when a client streams. */
+export interface CachedResponse {
+  /** `chat.completion` JSON text. */
+  body: string
+  storedAt: number
+}
+
+export interface ResponseCacheStats {
+  entries: number
+  bytes: number
+  maxBytes: number
+  hits: number
+  misses: number
+  evictions: number
+}
+
+export interface ResponseCache {
+  get(key: string): Promise<CachedResponse | undefined>
+  set(key: string, value: CachedResponse, ttlMs: number): Promise<void>
+  stats(): ResponseCacheStats
 }
 
 /** A managed API key as stored. The secret itself is never stored: only its SHA-256 and a redacted form. */

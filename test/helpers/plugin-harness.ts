@@ -3,6 +3,7 @@
  */
 import { Database } from 'bun:sqlite'
 import { loadConfig } from '../../src/config/load.ts'
+import { MemoryResponseCache } from '../../src/stores/memory/response-cache.ts'
 import { AuthFailureLimiter } from '../../src/keys/failure-limiter.ts'
 import { KeyDirectory } from '../../src/keys/key-directory.ts'
 import { silentLogger } from '../../src/log/logger.ts'
@@ -46,7 +47,7 @@ export function makeDeps(env: Record<string, string> = {}, adapters: Record<stri
     config,
     providers,
     catalog: new ModelCatalog(providers, config.virtual_models, silentLogger),
-    stores: { sqlite, close: () => sqlite.close() },
+    stores: { sqlite, responseCache: new MemoryResponseCache(config.cache.max_bytes), close: () => sqlite.close() },
     keys,
     authFailures: new AuthFailureLimiter(),
     log: silentLogger,

@@ -1,0 +1,102 @@
+/**
+ * @module Response cache (feature `cache`). Successful chat completions are stored under an exact-match key
+ * (target + canonical body) for `ttl_seconds`; a hit is answered without calling the upstream (`X-Cache: HIT`,
+ * `cache_type` in the audit entry, no usage cost), as JSON or as a replayed stream. `Cache-Control: no-cache`
+ * skips the lookup (the fresh answer is stored), `no-store` skips the cache entirely. Identical misses in flight
+ * at once call the upstream once: the others wait for the first and are answered from the cache.
+ */
+import type { RequestContext } from '../../src/pipeline/context.ts'
+import { CONTINUE, definePlugin, type Decision } from '../../src/pipeline/types.ts'
+import { cacheKey } from './cache-key.ts'
+import { responseCacheManifest } from './manifest.ts'
+import { replayAsStream } from './replay.ts'
+
+interface CacheState {
+  key: string
+  store: boolean
+  hit: boolean
+  /** Set when this request leads a group of identical requests; resolved when it completes. */
+  release?: () => void
+}
+
+export const responseCache = definePlugin({
+  manifest: responseCacheManifest,
+  create(config, { stores }) {
+    const cache = stores.responseCache
+    const inFlight = new Map<string, Promise<void>>()
+    const state = new WeakMap<RequestContext, CacheState>()
+
+    async function answerFromCache(ctx: RequestContext, key: string): Promise<Decision | undefined> {
+      const hit = await cache.get(key)
+      if (!hit) return undefined
+      ctx.cacheType = 'exact'
+      state.set(ctx, { key, store: false, hit: true })
+      const headers = { 'x-cache': 'HIT', 'x-request-id': ctx.requestId }
+      if (!ctx.stream) return { kind: 'respond', response: new Response(hit.body, { headers: { ...headers, 'content-type': 'application/json' } }) }
+      const includeUsage = (ctx.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
+      return { kind: 'respond', response: new Response(replayAsStream(JSON.parse(hit.body), includeUsage), { headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8' } }) }
+    }
+
+    function waitFor(leader: Promise<void>, signal: AbortSignal): Promise<void> {
+      return new Promise((resolve) => {
+        const timer = setTimeout(resolve, config.coalesce_wait_ms)
+        const done = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+        leader.then(done, done)
+        signal.addEventListener('abort', done, { once: true })
+      })
+    }
+
+    return {
+      prepare(ctx) {
+        if (ctx.endpoint === 'chat.completions') ctx.captureResponseBody = true
+      },
+      async before(ctx) {
+        if (ctx.endpoint !== 'chat.completions' || !ctx.target) return CONTINUE
+        const directive = (ctx.headers.get('cache-control') ?? '').toLowerCase()
+        if (directive.includes('no-store')) return CONTINUE
+        const key = cacheKey(ctx.endpoint, ctx.target.selector, ctx.body)
+        const lookup = !directive.includes('no-cache')
+        if (lookup) {
+          const hit = await answerFromCache(ctx, key)
+          if (hit) return hit
+          const leader = config.coalesce ? inFlight.get(key) : undefined
+          if (leader) {
+            await waitFor(leader, ctx.clientSignal)
+            const late = await answerFromCache(ctx, key)
+            if (late) return late
+          }
+        }
+        const current: CacheState = { key, store: true, hit: false }
+        if (config.coalesce && lookup && !inFlight.has(key)) {
+          inFlight.set(key, new Promise<void>((resolve) => (current.release = resolve)))
+        }
+        state.set(ctx, current)
+        return CONTINUE
+      },
+      onResponse(ctx, response) {
+        if (!state.get(ctx)) return response
+        const headers = new Headers(response.headers)
+        headers.set('x-cache', 'MISS')
+        return new Response(response.body, { status: response.status, headers })
+      },
+      async onComplete(ctx, outcome) {
+        const s = state.get(ctx)
+        if (!s || s.hit) return
+        try {
+          if (s.store && outcome.status === 200 && !outcome.error && !outcome.clientAborted && outcome.responseBody) {
+            const body = JSON.stringify(outcome.responseBody)
+            if (body.length <= config.max_entry_bytes) await cache.set(s.key, { body, storedAt: Date.now() }, config.ttl_seconds * 1000)
+          }
+        } finally {
+          if (s.release) {
+            inFlight.delete(s.key)
+            s.release()
+          }
+        }
+      },
+    }
+  },
+})
