@@ -14,6 +14,7 @@ import { azureOpenaiAdapter } from './providers/azure-openai/adapter.ts'
 import { openaiCompatibleAdapter } from './providers/openai-compatible/adapter.ts'
 import { requestValidator } from './request-validator/plugin.ts'
 import { parameterNormaliser } from './parameter-normaliser/plugin.ts'
+import { rateLimiter } from './rate-limiter/plugin.ts'
 import { responseCache } from './response-cache/plugin.ts'
 import { responseThreads } from './response-threads/plugin.ts'
 import { singleTargetRouter } from './single-target-router/plugin.ts'
@@ -32,6 +33,7 @@ export const pluginRegistry: readonly GatewayPlugin[] = [
   parameterNormaliser,
   guardrails,
   responseCache,
+  rateLimiter,
   singleTargetRouter,
   failover,
 ] as GatewayPlugin[]

@@ -13,6 +13,9 @@ import type { ProviderAdapter } from './providers/types.ts'
 import { applyMigrations, openSqlite, type Migration } from './stores/sqlite/client.ts'
 import type { Stores } from './stores/types.ts'
 import { MemoryResponseCache } from './stores/memory/response-cache.ts'
+import { MemoryCounters } from './stores/memory/counters.ts'
+import { sqliteLimitStore } from './stores/sqlite/limits.ts'
+import { LimitRegistry } from './limits/registry.ts'
 import { localEndpoints } from './http/local-endpoints.ts'
 import { keyAdminAuthenticator, type AdminAuthenticator } from './http/admin/admin-auth.ts'
 import { AuthFailureLimiter } from './keys/failure-limiter.ts'
@@ -38,6 +41,8 @@ export class Gateway {
   readonly providers: ProviderRegistry
   readonly catalog: ModelCatalog
   readonly stores: Stores
+  /** Budgets and rate limits. */
+  readonly limits: LimitRegistry
   /** Managed API keys (snapshot + store); shared by /v1 auth and the admin API. */
   readonly keys: KeyDirectory
   readonly authFailures = new AuthFailureLimiter()
@@ -57,7 +62,8 @@ export class Gateway {
     this.catalog = new ModelCatalog(this.providers, this.config.virtual_models, this.log)
     const sqlite = openSqlite(this.config.database.path)
     applyMigrations(sqlite, options.migrations ?? sqliteMigrations)
-    this.stores = { sqlite, responseCache: new MemoryResponseCache(this.config.cache.max_bytes), close: () => sqlite.close() }
+    this.stores = { sqlite, responseCache: new MemoryResponseCache(this.config.cache.max_bytes), counters: new MemoryCounters(), close: () => sqlite.close() }
+    this.limits = new LimitRegistry(sqliteLimitStore(sqlite))
     this.keys = new KeyDirectory(new SqliteKeyStore(sqlite), this.log)
     // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
     this.keysLoaded = this.keys.start()
@@ -67,6 +73,7 @@ export class Gateway {
       providers: this.providers,
       catalog: this.catalog,
       stores: this.stores,
+      limits: this.limits,
       keys: this.keys,
       authFailures: this.authFailures,
       log: this.log,
@@ -79,8 +86,9 @@ export class Gateway {
   }
 
   /** Loads workflows (declared ones become new versions when they changed); call before serving. */
-  init(): Promise<void> {
-    return this.workflows.load(this.config.workflows)
+  async init(): Promise<void> {
+    await this.workflows.load(this.config.workflows)
+    await this.limits.load({ budgets: this.config.budgets, rate_limits: this.config.rate_limits })
   }
 
   /** Starts background work (model list refresh). Resolves when the first model lists are in. */

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { FEATURE_IDS, type FeatureId } from '../pipeline/snapshots.ts'
+import { budgetInputSchema, rateLimitInputSchema } from '../limits/definitions.ts'
 import { workflowInputSchema } from '../workflows/definition.ts'
 import { PROVIDER_TYPE_NAMES } from './provider-catalog.ts'
 
@@ -79,6 +80,9 @@ export const gatewayConfigSchema = z.strictObject({
       max_bytes: integer(0).default(64 * 1024 * 1024),
     })
     .prefault({}),
+  /** Budgets (`{scope, window, limit_usd}`) and rate limits (`{scope, requests_per_minute, …}`); see docs/limits.md. */
+  budgets: z.array(budgetInputSchema).default([]),
+  rate_limits: z.array(rateLimitInputSchema).default([]),
   /** Declared workflows; each change becomes a new version at start-up. */
   workflows: z.array(workflowInputSchema).default([]),
   logging: z

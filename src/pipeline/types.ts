@@ -9,6 +9,7 @@ import { errorResponse, type GatewayError } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import type { AuthFailureLimiter } from '../keys/failure-limiter.ts'
 import type { KeyDirectory } from '../keys/key-directory.ts'
+import type { LimitRegistry } from '../limits/registry.ts'
 import type { ModelCatalog } from '../models/catalog.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Stores } from '../stores/types.ts'
@@ -83,6 +84,8 @@ export interface PluginDeps {
   stores: Stores
   /** Managed API keys: the in-memory snapshot requests are checked against. */
   keys: KeyDirectory
+  /** Budget and rate-limit definitions (in memory). */
+  limits: LimitRegistry
   /** Decides which authentication failures are audited (floods are counted, not written). */
   authFailures: AuthFailureLimiter
   log: Logger

@@ -3,6 +3,7 @@
  * backend folder (sqlite now; postgres and redis for several replicas).
  */
 import type { Database } from 'bun:sqlite'
+import type { Budget, RateLimit } from '../limits/definitions.ts'
 import type { WorkflowVersion } from '../workflows/definition.ts'
 
 export interface Stores {
@@ -10,6 +11,8 @@ export interface Stores {
   sqlite: Database
   /** Cached responses, shared by every workflow (in-process LRU now; Redis for several replicas). */
   responseCache: ResponseCache
+  /** Rate-limit and budget counters (in-process now; Redis for several replicas). */
+  counters: Counters
   close(): void
 }
 
@@ -110,4 +113,26 @@ export interface WorkflowStore {
   insertVersion(version: WorkflowVersion): Promise<void>
   /** Deactivates every version of the workflow; false when there is none. */
   deactivate(workflowId: string): Promise<boolean>
+}
+
+/**
+ * Numeric counters with expiry, for rate limits and budgets. Every operation is atomic per key, so concurrent
+ * requests (and, with Redis, replicas) cannot both take the last unit.
+ */
+export interface Counters {
+  /** Adds `delta` unless the result would exceed `limit`; the TTL is set when the key is created. */
+  addWithin(key: string, delta: number, limit: number, ttlMs: number): Promise<{ ok: boolean; value: number }>
+  /** Adds `delta` (may be negative) unconditionally. */
+  add(key: string, delta: number, ttlMs: number): Promise<number>
+  get(key: string): Promise<number>
+}
+
+/** Budget and rate-limit definitions; requests read the in-memory copy in src/limits/registry.ts. */
+export interface LimitStore {
+  budgets(): Promise<Budget[]>
+  rateLimits(): Promise<RateLimit[]>
+  saveBudget(budget: Budget): Promise<void>
+  saveRateLimit(limit: RateLimit): Promise<void>
+  deleteBudget(id: string): Promise<boolean>
+  deleteRateLimit(id: string): Promise<boolean>
 }

@@ -4,6 +4,9 @@
 import { Database } from 'bun:sqlite'
 import { loadConfig } from '../../src/config/load.ts'
 import { MemoryResponseCache } from '../../src/stores/memory/response-cache.ts'
+import { MemoryCounters } from '../../src/stores/memory/counters.ts'
+import { sqliteLimitStore } from '../../src/stores/sqlite/limits.ts'
+import { LimitRegistry } from '../../src/limits/registry.ts'
 import { AuthFailureLimiter } from '../../src/keys/failure-limiter.ts'
 import { KeyDirectory } from '../../src/keys/key-directory.ts'
 import { silentLogger } from '../../src/log/logger.ts'
@@ -47,7 +50,8 @@ export function makeDeps(env: Record<string, string> = {}, adapters: Record<stri
     config,
     providers,
     catalog: new ModelCatalog(providers, config.virtual_models, silentLogger),
-    stores: { sqlite, responseCache: new MemoryResponseCache(config.cache.max_bytes), close: () => sqlite.close() },
+    stores: { sqlite, responseCache: new MemoryResponseCache(config.cache.max_bytes), counters: new MemoryCounters(), close: () => sqlite.close() },
+    limits: new LimitRegistry(sqliteLimitStore(sqlite)),
     keys,
     authFailures: new AuthFailureLimiter(),
     log: silentLogger,

@@ -5,5 +5,6 @@ import { apiKeysMigration } from './api-keys.ts'
 import type { Migration } from './client.ts'
 import { responseThreadsMigration } from './response-threads.ts'
 import { workflowsMigration } from './workflows.ts'
+import { limitsMigration } from './limits.ts'
 
-export const sqliteMigrations: readonly Migration[] = [apiKeysMigration, responseThreadsMigration, workflowsMigration]
+export const sqliteMigrations: readonly Migration[] = [apiKeysMigration, responseThreadsMigration, workflowsMigration, limitsMigration]

@@ -1,0 +1,72 @@
+/**
+ * @module The budget and rate-limit definitions in memory. Declared ones (YAML) get stable ids derived from
+ * their content, so restarts do not duplicate them; admin changes apply to the next request.
+ */
+import { GatewayError } from '../errors/gateway-error.ts'
+import type { LimitStore } from '../stores/types.ts'
+import { budgetInputSchema, rateLimitInputSchema, type Budget, type RateLimit } from './definitions.ts'
+
+function invalid(error: import('zod').ZodError): GatewayError {
+  const issue = error.issues[0]!
+  const param = issue.path.map(String).join('.') || null
+  return new GatewayError({ status: 400, type: 'invalid_request_error', param, code: 'invalid_limit', message: `${param ?? 'body'}: ${issue.message}` })
+}
+
+function declaredId(prefix: string, input: unknown): string {
+  return `${prefix}_cfg_${new Bun.CryptoHasher('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 12)}`
+}
+
+export class LimitRegistry {
+  budgets: Budget[] = []
+  rateLimits: RateLimit[] = []
+
+  constructor(private readonly store: LimitStore) {}
+
+  async load(declared: { budgets: unknown[]; rate_limits: unknown[] }): Promise<void> {
+    const existing = new Set([...(await this.store.budgets()).map((b) => b.id), ...(await this.store.rateLimits()).map((r) => r.id)])
+    for (const raw of declared.budgets) {
+      const id = declaredId('bud', raw)
+      if (!existing.has(id)) await this.addBudget(raw, id)
+    }
+    for (const raw of declared.rate_limits) {
+      const id = declaredId('rl', raw)
+      if (!existing.has(id)) await this.addRateLimit(raw, id)
+    }
+    await this.reload()
+  }
+
+  async reload(): Promise<void> {
+    this.budgets = await this.store.budgets()
+    this.rateLimits = await this.store.rateLimits()
+  }
+
+  async addBudget(raw: unknown, id = `bud_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`): Promise<Budget> {
+    const parsed = budgetInputSchema.safeParse(raw)
+    if (!parsed.success) throw invalid(parsed.error)
+    const budget: Budget = { ...parsed.data, id, created_at: new Date().toISOString() }
+    await this.store.saveBudget(budget)
+    await this.reload()
+    return budget
+  }
+
+  async addRateLimit(raw: unknown, id = `rl_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`): Promise<RateLimit> {
+    const parsed = rateLimitInputSchema.safeParse(raw)
+    if (!parsed.success) throw invalid(parsed.error)
+    const limit: RateLimit = { ...parsed.data, id, created_at: new Date().toISOString() }
+    await this.store.saveRateLimit(limit)
+    await this.reload()
+    return limit
+  }
+
+  async deleteBudget(id: string): Promise<boolean> {
+    const done = await this.store.deleteBudget(id)
+    await this.reload()
+    return done
+  }
+
+  async deleteRateLimit(id: string): Promise<boolean> {
+    const done = await this.store.deleteRateLimit(id)
+    await this.reload()
+    return done
+  }
+}
