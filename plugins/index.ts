@@ -5,6 +5,7 @@
 import type { ProviderAdapter } from '../src/providers/types.ts'
 import type { GatewayPlugin } from '../src/pipeline/types.ts'
 import { apiKeyAuth } from './api-key-auth/plugin.ts'
+import { budget } from './budget/plugin.ts'
 import { contextSlimmer } from './context-slimmer/plugin.ts'
 import { failover } from './failover/plugin.ts'
 import { guardrails } from './guardrails/plugin.ts'
@@ -34,6 +35,7 @@ export const pluginRegistry: readonly GatewayPlugin[] = [
   guardrails,
   responseCache,
   rateLimiter,
+  budget,
   singleTargetRouter,
   failover,
 ] as GatewayPlugin[]

@@ -16,6 +16,7 @@ import { MemoryResponseCache } from './stores/memory/response-cache.ts'
 import { MemoryCounters } from './stores/memory/counters.ts'
 import { sqliteLimitStore } from './stores/sqlite/limits.ts'
 import { LimitRegistry } from './limits/registry.ts'
+import { unpricedCostModel, type CostModel } from './limits/cost.ts'
 import { localEndpoints } from './http/local-endpoints.ts'
 import { keyAdminAuthenticator, type AdminAuthenticator } from './http/admin/admin-auth.ts'
 import { AuthFailureLimiter } from './keys/failure-limiter.ts'
@@ -33,6 +34,7 @@ export interface GatewayOptions {
   plugins?: readonly GatewayPlugin[]
   adapters?: Readonly<Record<string, ProviderAdapter>>
   migrations?: readonly Migration[]
+  costModel?: CostModel
 }
 
 export class Gateway {
@@ -74,6 +76,7 @@ export class Gateway {
       catalog: this.catalog,
       stores: this.stores,
       limits: this.limits,
+      costModel: options.costModel ?? unpricedCostModel,
       keys: this.keys,
       authFailures: this.authFailures,
       log: this.log,

@@ -9,6 +9,7 @@ import { errorResponse, type GatewayError } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import type { AuthFailureLimiter } from '../keys/failure-limiter.ts'
 import type { KeyDirectory } from '../keys/key-directory.ts'
+import type { CostModel } from '../limits/cost.ts'
 import type { LimitRegistry } from '../limits/registry.ts'
 import type { ModelCatalog } from '../models/catalog.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
@@ -86,6 +87,8 @@ export interface PluginDeps {
   keys: KeyDirectory
   /** Budget and rate-limit definitions (in memory). */
   limits: LimitRegistry
+  /** Prices of models, for budgets. */
+  costModel: CostModel
   /** Decides which authentication failures are audited (floods are counted, not written). */
   authFailures: AuthFailureLimiter
   log: Logger

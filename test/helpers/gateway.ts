@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs'
 import pino from 'pino'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Gateway } from '../../src/app.ts'
+import { Gateway, type GatewayOptions } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/load.ts'
 import { createHttpApp } from '../../src/http/server.ts'
 import { createLogger, silentLogger } from '../../src/log/logger.ts'
@@ -17,12 +17,12 @@ export interface RunningGateway {
   stop(): Promise<void>
 }
 
-export async function startGateway(env: Record<string, string>): Promise<RunningGateway> {
+export async function startGateway(env: Record<string, string>, options: Partial<Omit<GatewayOptions, 'config' | 'log'>> = {}): Promise<RunningGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-test-'))
   const config = loadConfig({ env: { PORT: '0', HOST: '127.0.0.1', GATEWAY_DB_PATH: join(dir, 'gateway.db'), ...env }, cwd: dir })
   // TEST_LOG=debug shows the gateway's own log on stderr while debugging a test.
   const log = process.env.TEST_LOG ? createLogger(process.env.TEST_LOG, pino.destination(2)) : silentLogger
-  const gateway = new Gateway({ config, log })
+  const gateway = new Gateway({ config, log, ...options })
   const app = createHttpApp(gateway)
   app.listen({ hostname: '127.0.0.1', port: 0 })
   await gateway.start()

@@ -7,6 +7,7 @@ import { MemoryResponseCache } from '../../src/stores/memory/response-cache.ts'
 import { MemoryCounters } from '../../src/stores/memory/counters.ts'
 import { sqliteLimitStore } from '../../src/stores/sqlite/limits.ts'
 import { LimitRegistry } from '../../src/limits/registry.ts'
+import { unpricedCostModel } from '../../src/limits/cost.ts'
 import { AuthFailureLimiter } from '../../src/keys/failure-limiter.ts'
 import { KeyDirectory } from '../../src/keys/key-directory.ts'
 import { silentLogger } from '../../src/log/logger.ts'
@@ -52,6 +53,7 @@ export function makeDeps(env: Record<string, string> = {}, adapters: Record<stri
     catalog: new ModelCatalog(providers, config.virtual_models, silentLogger),
     stores: { sqlite, responseCache: new MemoryResponseCache(config.cache.max_bytes), counters: new MemoryCounters(), close: () => sqlite.close() },
     limits: new LimitRegistry(sqliteLimitStore(sqlite)),
+    costModel: unpricedCostModel,
     keys,
     authFailures: new AuthFailureLimiter(),
     log: silentLogger,

@@ -8,6 +8,7 @@ import { errorResponse } from '../../errors/gateway-error.ts'
 import type { Principal } from '../../pipeline/context.ts'
 import { keyRoutes } from './keys.ts'
 import { workflowRoutes } from './workflows.ts'
+import { limitRoutes } from './limits.ts'
 import { sessionRoutes } from './session.ts'
 
 export function adminRoutes(gateway: Gateway) {
@@ -25,6 +26,7 @@ export function adminRoutes(gateway: Gateway) {
     .get('/whoami', ({ adminPrincipal }) => Response.json(describe(adminPrincipal!)), { detail: { summary: 'The principal behind the presented admin credential', tags: ['admin'] } })
     .use(keyRoutes(gateway))
     .use(workflowRoutes(gateway))
+    .use(limitRoutes(gateway))
 }
 
 function describe(principal: Principal) {

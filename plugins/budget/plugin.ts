@@ -1,0 +1,84 @@
+/**
+ * @module Budgets (feature `budget`, which requires `usage`). Before the upstream call the request's estimated
+ * cost (prompt tokens counted, output tokens at max_tokens or an estimate, at the model's price) is reserved in
+ * every budget that covers the key or user path, atomically against the limit; when the request completes the
+ * reservation is replaced by the actual cost. Concurrent requests therefore cannot overspend by more than the
+ * amount their real cost exceeds their estimate. An exhausted budget is a 429 `budget_exceeded` saying when it
+ * resets.
+ */
+import { GatewayError } from '../../src/errors/gateway-error.ts'
+import { budgetWindow, MICRO } from '../../src/limits/budget-spend.ts'
+import { inScope, type Budget } from '../../src/limits/definitions.ts'
+import type { RequestContext } from '../../src/pipeline/context.ts'
+import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
+import { countChatPromptTokens } from '../../src/tokens/count.ts'
+import { budgetManifest } from './manifest.ts'
+
+interface Reservation {
+  entries: { key: string; micro: number; ttlMs: number }[]
+}
+
+export function exhausted(budget: Budget, resetsAt: number, now: number): GatewayError {
+  const retryAfter = Math.max(1, Math.ceil((resetsAt - now) / 1000))
+  return new GatewayError({
+    status: 429,
+    type: 'rate_limit_error',
+    code: 'budget_exceeded',
+    headers: { 'retry-after': String(retryAfter), 'x-budget-reset': new Date(resetsAt).toISOString() },
+    message: `Budget exhausted: ${budget.limit_usd} USD per ${budget.window} for ${budget.scope.key_id ? `key ${budget.scope.key_id}` : `user path ${budget.scope.user_path}`}. It resets at ${new Date(resetsAt).toISOString()}.`,
+  })
+}
+
+export const budget = definePlugin({
+  manifest: budgetManifest,
+  create(config, { stores, limits, costModel }) {
+    const counters = stores.counters
+    const reservations = new WeakMap<RequestContext, Reservation>()
+
+    function estimateMicro(ctx: RequestContext): number {
+      if (!ctx.target) return 0
+      const max = ctx.body.max_completion_tokens ?? ctx.body.max_tokens ?? ctx.body.max_output_tokens
+      const usd = costModel.costUsd(ctx.target, {
+        prompt: countChatPromptTokens(ctx.body),
+        cachedPrompt: 0,
+        cacheWrite: 0,
+        completion: typeof max === 'number' ? max : config.default_output_tokens_estimate,
+      })
+      return Math.round((usd ?? 0) * MICRO)
+    }
+
+    return {
+      async before(ctx) {
+        const applicable = limits.budgets.filter((b) => inScope(b.scope, ctx.principal?.keyId, ctx.userPath))
+        if (applicable.length === 0) return CONTINUE
+        const now = Date.now()
+        const micro = estimateMicro(ctx)
+        const reservation: Reservation = { entries: [] }
+        for (const b of applicable) {
+          const w = budgetWindow(b, now)
+          const limit = Math.round(b.limit_usd * MICRO)
+          // An exhausted budget refuses even requests it cannot price; a priced one must fit.
+          const result = await counters.addWithin(w.key, Math.max(micro, 0), micro > 0 ? limit : limit - 1, w.ttlMs)
+          if (!result.ok) {
+            for (const e of reservation.entries) await counters.add(e.key, -e.micro, e.ttlMs)
+            return respondWithError(ctx, exhausted(b, w.end, now))
+          }
+          reservation.entries.push({ key: w.key, micro, ttlMs: w.ttlMs })
+        }
+        reservations.set(ctx, reservation)
+        return CONTINUE
+      },
+      async onComplete(ctx, outcome) {
+        const r = reservations.get(ctx)
+        if (!r) return
+        const u = outcome.usage
+        const actualUsd =
+          u && ctx.target && !ctx.cacheType
+            ? costModel.costUsd(ctx.target, { prompt: u.prompt_tokens, cachedPrompt: u.cached_tokens, cacheWrite: u.cache_write_tokens, completion: u.completion_tokens })
+            : 0
+        const actualMicro = Math.round((actualUsd ?? 0) * MICRO)
+        for (const e of r.entries) await counters.add(e.key, actualMicro - e.micro, e.ttlMs)
+      },
+    }
+  },
+})

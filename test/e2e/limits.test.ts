@@ -1,0 +1,75 @@
+/**
+ * Budgets and rate limits end to end through the admin API and the OpenAI SDK.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import type { CostModel } from '../../src/limits/cost.ts'
+import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
+import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+
+const MASTER = 'master-key-for-tests'
+let mock: MockUpstream
+let gw: RunningGateway
+const admin = (path: string, init: RequestInit = {}) => fetch(`${gw.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
+/** 1 USD per 1,000 tokens, whatever the kind. */
+const costModel: CostModel = { costUsd: (_t, x) => (x.prompt + x.completion) / 1000 }
+
+beforeAll(async () => {
+  mock = startMockOpenAI()
+  const dir = mkdtempSync(join(tmpdir(), 'gw-limits-'))
+  const file = join(dir, 'gateway.yaml')
+  writeFileSync(file, `workflows:\n  - name: default\n    features: { budget: true, usage: true }\n`)
+  gw = await startGateway({ GATEWAY_CONFIG: file, GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url }, { costModel })
+})
+afterAll(async () => {
+  await gw.stop()
+  mock.stop()
+})
+
+async function newKey(name: string): Promise<{ id: string; key: string }> {
+  return (await (await admin('/keys', { method: 'POST', body: JSON.stringify({ name }) })).json()) as { id: string; key: string }
+}
+
+test('a rate limit answers 429 with Retry-After and x-ratelimit headers the SDK understands', async () => {
+  const key = await newKey('limited')
+  const created = await admin('/rate-limits', { method: 'POST', body: JSON.stringify({ scope: { key_id: key.id }, requests_per_minute: 2 }) })
+  expect(created.status).toBe(201)
+  const client = new OpenAI({ apiKey: key.key, baseURL: gw.baseURL, maxRetries: 0 })
+  const ok = await client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x' }] }).withResponse()
+  expect(ok.response.headers.get('x-ratelimit-limit-requests')).toBe('2')
+  expect(ok.response.headers.get('x-ratelimit-remaining-requests')).toBe('1')
+  await client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x' }] })
+  const err = await client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)
+  expect(err).toBeInstanceOf(OpenAI.RateLimitError)
+  expect(Number(err.headers.get('retry-after'))).toBeGreaterThan(0)
+  expect(err.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded', provider: '' })
+})
+
+test('a budget is spent by real usage, shown by GET /admin/budgets, and refuses once exhausted', async () => {
+  const key = await newKey('budgeted')
+  // Each mock answer uses 17 tokens = 0.017 USD; a request reserves its prompt plus max_tokens 5.
+  const res = await admin('/budgets', { method: 'POST', body: JSON.stringify({ scope: { key_id: key.id }, window: 'day', limit_usd: 0.04 }) })
+  expect(res.status).toBe(201)
+  const client = new OpenAI({ apiKey: key.key, baseURL: gw.baseURL, maxRetries: 0 })
+  const ask = () => client.chat.completions.create({ model: 'openai/gpt-4o', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+  await ask()
+  await ask()
+  await Bun.sleep(20)
+  const err = await ask().catch((e) => e)
+  expect(err).toBeInstanceOf(OpenAI.RateLimitError)
+  expect(err.error.code).toBe('budget_exceeded')
+  const list = (await (await admin('/budgets')).json()) as { data: { scope: { key_id?: string }; spent_usd: number; limit_usd: number; resets_at: string }[] }
+  const mine = list.data.find((b) => b.scope.key_id === key.id)!
+  expect(mine.spent_usd).toBeCloseTo(0.034, 6)
+  expect(Date.parse(mine.resets_at)).toBeGreaterThan(Date.now())
+})
+
+test('invalid definitions are 400s naming the field; unknown ids 404', async () => {
+  const bad = await admin('/budgets', { method: 'POST', body: JSON.stringify({ scope: { key_id: 'k' }, window: 'fortnight', limit_usd: 1 }) })
+  expect(bad.status).toBe(400)
+  expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('window')
+  expect((await admin('/rate-limits/rl_nope', { method: 'DELETE' })).status).toBe(404)
+})
