@@ -2,11 +2,8 @@
  * The response cache end to end: hit and miss for plain and streamed requests, bypass headers, coalescing.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import OpenAI from 'openai'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
+import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 
 const MASTER = 'master-key-for-tests'
@@ -16,9 +13,7 @@ let client: OpenAI
 
 beforeAll(async () => {
   mock = startMockOpenAI()
-  const dir = mkdtempSync(join(tmpdir(), 'gw-cache-'))
-  const file = join(dir, 'gateway.yaml')
-  writeFileSync(file, `workflows:\n  - name: default\n    features: { cache: true }\n    plugins:\n      response-cache: { ttl_seconds: 60 }\n`)
+  const file = writeGatewayYaml(`workflows:\n  - name: default\n    features: { cache: true }\n    plugins:\n      response-cache: { ttl_seconds: 60 }\n`)
   gw = await startGateway({ GATEWAY_CONFIG: file, GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url })
   client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
 })

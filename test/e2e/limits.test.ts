@@ -2,12 +2,9 @@
  * Budgets and rate limits end to end through the admin API and the OpenAI SDK.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import OpenAI from 'openai'
 import type { CostModel } from '../../src/limits/cost.ts'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
+import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 
 const MASTER = 'master-key-for-tests'
@@ -19,9 +16,7 @@ const costModel: CostModel = { costUsd: (_t, x) => (x.prompt + x.completion) / 1
 
 beforeAll(async () => {
   mock = startMockOpenAI()
-  const dir = mkdtempSync(join(tmpdir(), 'gw-limits-'))
-  const file = join(dir, 'gateway.yaml')
-  writeFileSync(file, `workflows:\n  - name: default\n    features: { budget: true, usage: true }\n`)
+  const file = writeGatewayYaml(`workflows:\n  - name: default\n    features: { budget: true, usage: true }\n`)
   gw = await startGateway({ GATEWAY_CONFIG: file, GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url }, { costModel })
 })
 afterAll(async () => {

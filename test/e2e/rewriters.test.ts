@@ -3,11 +3,8 @@
  * changed revision, the client's own body is what the audit keeps.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import OpenAI from 'openai'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
+import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 
 const MASTER = 'master-key-for-tests'
@@ -17,11 +14,7 @@ let client: OpenAI
 
 beforeAll(async () => {
   mock = startMockOpenAI()
-  const dir = mkdtempSync(join(tmpdir(), 'gw-rw-'))
-  const file = join(dir, 'gateway.yaml')
-  writeFileSync(
-    file,
-    `
+  const file = writeGatewayYaml(`
 providers:
   up: { type: groq, api_key: k, base_url: "${mock.url}" }
 workflows:

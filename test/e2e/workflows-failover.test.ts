@@ -3,11 +3,8 @@
  * (one answering 503, one timing out, one answering) and honours Retry-After.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import OpenAI from 'openai'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
+import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 
 const MASTER = 'master-key-for-tests'
@@ -23,11 +20,7 @@ beforeAll(async () => {
   one = startMockOpenAI()
   two = startMockOpenAI()
   three = startMockOpenAI()
-  const dir = mkdtempSync(join(tmpdir(), 'gw-wf-'))
-  const file = join(dir, 'gateway.yaml')
-  writeFileSync(
-    file,
-    `
+  const file = writeGatewayYaml(`
 providers:
   one: { type: openai, api_key: k1, base_url: "${one.url}" }
   two: { type: groq, api_key: k2, base_url: "${two.url}" }

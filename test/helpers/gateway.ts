@@ -1,7 +1,7 @@
 /**
  * @module Starts a real gateway (Elysia on a real socket, port 0) for end-to-end tests.
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import pino from 'pino'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -36,4 +36,11 @@ export async function startGateway(env: Record<string, string>, options: Partial
       await gateway.shutdown()
     },
   }
+}
+
+/** Writes a gateway.yaml into a fresh temporary folder; pass its path as GATEWAY_CONFIG. */
+export function writeGatewayYaml(yaml: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'gw-yaml-')), 'gateway.yaml')
+  writeFileSync(file, yaml)
+  return file
 }
