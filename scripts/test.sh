@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
-# One command from a fresh checkout to the whole test suite: installs Bun and packages, type-checks, runs bun test.
+# One command from a fresh checkout to the whole test suite: installs Bun, the packages and the system
+# packages the tests need (Chromium for the dashboard tests), type-checks, then runs `bun test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/system-deps.sh
 bun run check
-bun test "$@"
+log=$(mktemp)
+status=0
+bun test "$@" 2>&1 | tee "$log" || status=$?
+# A closing line in the plain `N passed, N failed` form, for harnesses that read it.
+passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+rm -f "$log"
+echo "tests: ${passed} passed, ${failed} failed"
+exit "$status"
