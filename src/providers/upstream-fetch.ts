@@ -86,11 +86,39 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     release()
     return response
   }
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return readWhole(response, call, attempt, t0, abort, firstByteTimer, release)
   return new Response(watchBody(response.body, call, attempt, t0, abort, firstByteTimer, release), {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
   })
+}
+
+/**
+ * A non-stream answer is read natively in one go (far cheaper than pumping it through a JS stream), within the
+ * idle deadline once its headers arrived.
+ */
+async function readWhole(
+  response: Response,
+  call: AdapterCall,
+  attempt: AttemptSnapshot,
+  t0: number,
+  abort: AbortController,
+  firstByteTimer: ReturnType<typeof setTimeout>,
+  release: () => void,
+): Promise<Response> {
+  clearTimeout(firstByteTimer)
+  const idleTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`the answer did not arrive within ${call.limits.idleMs} ms of its headers`)), call.limits.idleMs)
+  try {
+    const text = await response.text()
+    attempt.duration_ns = Bun.nanoseconds() - t0
+    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
+  } catch (error) {
+    throw failAttempt(attempt, t0, toFetchFailure(call.provider.name, abort.signal.reason ?? error))
+  } finally {
+    clearTimeout(idleTimer)
+    release()
+  }
 }
 
 /**
