@@ -5,6 +5,7 @@
 import type { ProviderAdapter } from '../src/providers/types.ts'
 import type { GatewayPlugin } from '../src/pipeline/types.ts'
 import { apiKeyAuth } from './api-key-auth/plugin.ts'
+import { auditSink } from './audit-sink/plugin.ts'
 import { budget } from './budget/plugin.ts'
 import { contextSlimmer } from './context-slimmer/plugin.ts'
 import { failover } from './failover/plugin.ts'
@@ -38,6 +39,7 @@ export const pluginRegistry: readonly GatewayPlugin[] = [
   budget,
   singleTargetRouter,
   failover,
+  auditSink,
 ] as GatewayPlugin[]
 
 export const providerAdapters: Readonly<Record<string, ProviderAdapter>> = {

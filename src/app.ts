@@ -10,10 +10,9 @@ import { runPipeline } from './pipeline/run.ts'
 import type { GatewayPlugin, PluginDeps } from './pipeline/types.ts'
 import { ProviderRegistry } from './providers/registry.ts'
 import type { ProviderAdapter } from './providers/types.ts'
-import { applyMigrations, openSqlite, type Migration } from './stores/sqlite/client.ts'
+import type { Migration } from './stores/sqlite/client.ts'
 import type { Stores } from './stores/types.ts'
-import { MemoryResponseCache } from './stores/memory/response-cache.ts'
-import { MemoryCounters } from './stores/memory/counters.ts'
+import { openStores } from './stores/open.ts'
 import { sqliteLimitStore } from './stores/sqlite/limits.ts'
 import { LimitRegistry } from './limits/registry.ts'
 import { unpricedCostModel, type CostModel } from './limits/cost.ts'
@@ -22,7 +21,8 @@ import { keyAdminAuthenticator, type AdminAuthenticator } from './http/admin/adm
 import { AuthFailureLimiter } from './keys/failure-limiter.ts'
 import { KeyDirectory } from './keys/key-directory.ts'
 import { SqliteKeyStore } from './stores/sqlite/api-keys.ts'
-import { loggingSecurityEventRecorder, type SecurityEventRecorder } from './audit/security-events.ts'
+import { auditSecurityEventRecorder, type SecurityEventRecorder } from './audit/security-events.ts'
+import { createAuditLog, type AuditLog } from './audit/audit-log.ts'
 import { sqliteMigrations } from './stores/sqlite/migrations.ts'
 import { sqliteWorkflowStore } from './stores/sqlite/workflows.ts'
 import { WorkflowRegistry } from './workflows/registry.ts'
@@ -54,6 +54,8 @@ export class Gateway {
   readonly workflows: WorkflowRegistry
   adminAuth: AdminAuthenticator
   securityEvents: SecurityEventRecorder
+  /** The audit log: store, writer queue, spill files, retention. */
+  readonly auditLog: AuditLog
   private readonly shutdownTasks: (() => Promise<void> | void)[] = []
   private readonly keysLoaded: Promise<void>
 
@@ -62,10 +64,10 @@ export class Gateway {
     this.log = options.log
     this.providers = new ProviderRegistry(this.config, options.adapters ?? providerAdapters)
     this.catalog = new ModelCatalog(this.providers, this.config.virtual_models, this.log)
-    const sqlite = openSqlite(this.config.database.path)
-    applyMigrations(sqlite, options.migrations ?? sqliteMigrations)
-    this.stores = { sqlite, responseCache: new MemoryResponseCache(this.config.cache.max_bytes), counters: new MemoryCounters(), close: () => sqlite.close() }
+    this.stores = openStores(this.config, options.migrations ?? sqliteMigrations)
+    const { sqlite } = this.stores
     this.limits = new LimitRegistry(sqliteLimitStore(sqlite))
+    this.auditLog = createAuditLog(this.config, sqlite, this.log)
     this.keys = new KeyDirectory(new SqliteKeyStore(sqlite), this.log)
     // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
     this.keysLoaded = this.keys.start()
@@ -80,10 +82,12 @@ export class Gateway {
       keys: this.keys,
       authFailures: this.authFailures,
       log: this.log,
+      audit: this.auditLog.writer,
       onShutdown: (task) => this.shutdownTasks.push(task),
     }
+    this.deps.onShutdown(() => this.auditLog.close())
     this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys)
-    this.securityEvents = loggingSecurityEventRecorder(this.log)
+    this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
     this.plugins = options.plugins ?? pluginRegistry
     this.workflows = new WorkflowRegistry(sqliteWorkflowStore(sqlite), this.plugins, this.deps, this.config.features, this.log)
   }
@@ -97,6 +101,7 @@ export class Gateway {
   /** Starts background work (model list refresh). Resolves when the first model lists are in. */
   async start(): Promise<void> {
     await this.init()
+    this.auditLog.start()
     await Promise.all([this.catalog.start(this.config.upstream.models_refresh_seconds), this.keysLoaded])
   }
 

@@ -1,9 +1,11 @@
 /**
  * @module The recorder for non-request security lifecycle entries (key created, updated, revoked, dashboard
- * sign-in). They land in the audit log as entries with `data.event_type`. The audit sink provides the real
- * recorder; until it is wired, events are only logged.
+ * sign-in). They land in the audit log as entries with `data.event_type`, written through the audit writer's queue
+ * like request entries.
  */
 import type { Logger } from '../log/logger.ts'
+import type { AuditLogEntry } from './entry.ts'
+import type { AuditRecorder } from './writer.ts'
 
 export interface SecurityEvent {
   /** e.g. `key.created`, `key.updated`, `key.revoked`, `dashboard.sign_in`, `dashboard.sign_in_failed`. */
@@ -28,4 +30,53 @@ export interface SecurityEventRecorder {
 
 export function loggingSecurityEventRecorder(log: Logger): SecurityEventRecorder {
   return { record: (event) => log.info({ security_event: event }, event.event_type) }
+}
+
+/**
+ * Writes each event as an audit entry (`data.event_type` set) through the same queue as request entries, and
+ * logs it as before.
+ */
+export function auditSecurityEventRecorder(recorder: AuditRecorder, log: Logger): SecurityEventRecorder {
+  return {
+    record(event) {
+      log.info({ security_event: event }, event.event_type)
+      recorder.record(securityEventEntry(event))
+    },
+  }
+}
+
+export function securityEventEntry(event: SecurityEvent, now = new Date()): AuditLogEntry {
+  const failed = event.status_code >= 400
+  const id = Bun.randomUUIDv7()
+  return {
+    id,
+    timestamp: now.toISOString(),
+    duration_ns: 0,
+    request_id: id,
+    requested_model: '',
+    resolved_model: '',
+    provider: '',
+    provider_name: '',
+    method: event.method,
+    path: event.path,
+    status_code: event.status_code,
+    stream: false,
+    error_type: failed ? (event.status_code === 401 || event.status_code === 403 ? 'authentication_error' : 'invalid_request_error') : '',
+    session_id: '',
+    user_path: '/',
+    principal_id: event.principal_id,
+    auth_key_id: event.auth_key_id ?? '',
+    auth_method: event.auth_method,
+    client_ip: event.client_ip ?? '',
+    cache_type: '',
+    alias_used: false,
+    workflow_version_id: '',
+    data: {
+      event_type: event.event_type,
+      ...(event.user_agent ? { user_agent: event.user_agent } : {}),
+      ...(event.subject_id ? { event_subject_id: event.subject_id } : {}),
+      ...(event.message ? { event_message: event.message } : {}),
+      ...(failed ? { error_message: event.message ?? '', error_provider: '' } : {}),
+    },
+  }
 }

@@ -74,6 +74,12 @@ export const gatewayConfigSchema = z.strictObject({
   features: z
     .strictObject(Object.fromEntries(FEATURE_IDS.map((f) => [f, booleanFromEnv.default(true)])) as Record<FeatureId, z.ZodDefault<typeof booleanFromEnv>>)
     .prefault({}),
+  redis: z
+    .strictObject({
+      /** Shared counters (rate limits, budgets) and response cache for several replicas; empty means in-process. */
+      url: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL').optional(),
+    })
+    .prefault({}),
   cache: z
     .strictObject({
       /** Memory the response cache may use (LRU beyond it). */
@@ -91,6 +97,14 @@ export const gatewayConfigSchema = z.strictObject({
       log_bodies: booleanFromEnv.default(false),
       log_headers: booleanFromEnv.default(false),
       retention_days: integer(0).default(30),
+      /** Audit writer queue (docs/audit.md): entries and estimated bytes held in memory before overflow spills to disk. */
+      audit_queue_size: integer(1).default(10_000),
+      audit_queue_max_bytes: integer(1024).default(64 * 1024 * 1024),
+      /** Entries per write transaction, and the longest an entry waits in the queue before a batch is written. */
+      audit_batch_size: integer(1, 10_000).default(200),
+      audit_flush_interval_ms: integer(1).default(200),
+      /** Overflow (spill) files; default `<database.path>.audit-spill`. */
+      audit_spill_dir: z.string().min(1).optional(),
     })
     .prefault({}),
 })

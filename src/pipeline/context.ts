@@ -53,8 +53,12 @@ export interface RequestContextInit {
 }
 
 export class RequestContext {
-  /** The gateway's own id for this request; the audit entry's `id`. */
-  readonly id = crypto.randomUUID()
+  /**
+   * The gateway's own id for this request; the audit entry's `id`. Time-ordered (UUIDv7): the audit log indexes
+   * it, and random keys cost a random page write per entry once the log is large (42 ms instead of 2.5 ms per
+   * 200-entry batch at 1M entries).
+   */
+  readonly id = Bun.randomUUIDv7()
   readonly startedAt = new Date()
   readonly startNs = Bun.nanoseconds()
   readonly endpoint: EndpointId

@@ -50,6 +50,10 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
 function applyPrepare(ctx: RequestContext, pipeline: BuiltPipeline): void {
   ctx.workflowVersionId = pipeline.workflow.versionId
   ctx.features = pipeline.workflow.features
+  // Capture switches belong to the pipeline that runs: a workflow without the audit feature captures nothing.
+  ctx.logBodies = false
+  ctx.logHeaders = false
+  ctx.captureResponseBody = false
   for (const prepare of pipeline.prepare) prepare(ctx)
 }
 

@@ -4,6 +4,7 @@
  * `onResponse`, and calls `onComplete` exactly once when the response body has really ended.
  */
 import type { z } from 'zod'
+import type { AuditRecorder } from '../audit/writer.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import { errorResponse, type GatewayError } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
@@ -92,6 +93,8 @@ export interface PluginDeps {
   /** Decides which authentication failures are audited (floods are counted, not written). */
   authFailures: AuthFailureLimiter
   log: Logger
+  /** The audit log's writer queue: `record` never waits (src/audit/writer.ts). */
+  audit: AuditRecorder
   /** Work to finish before the process exits (e.g. draining a write queue); runs after the server stopped. */
   onShutdown(task: () => Promise<void> | void): void
 }

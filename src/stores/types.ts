@@ -3,6 +3,7 @@
  * backend folder (sqlite now; postgres and redis for several replicas).
  */
 import type { Database } from 'bun:sqlite'
+import type { AuditConversation, AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStats, AuditStatsQuery } from '../audit/entry.ts'
 import type { Budget, RateLimit } from '../limits/definitions.ts'
 import type { WorkflowVersion } from '../workflows/definition.ts'
 
@@ -135,4 +136,22 @@ export interface LimitStore {
   saveRateLimit(limit: RateLimit): Promise<void>
   deleteBudget(id: string): Promise<boolean>
   deleteRateLimit(id: string): Promise<boolean>
+}
+
+/**
+ * The audit log's persistence. Requests never call it: entries reach it in batches through the audit writer
+ * (src/audit/writer.ts); the admin API reads it.
+ */
+export interface AuditStore {
+  /** Stores the entries in one transaction; ids already stored are skipped, so replays are idempotent. Resolves to how many were new. */
+  writeBatch(entries: readonly AuditLogEntry[]): Promise<number>
+  /** One page, newest first. List entries carry no heavy payloads (`bodies_omitted: true`). */
+  list(query: AuditLogQuery): Promise<AuditLogPage>
+  /** The full entry (bodies, attempts' error bodies, revision bodies) with its usage summary. */
+  get(id: string): Promise<AuditLogEntry | undefined>
+  /** The thread around an entry: its session, else its Responses `previous_response_id` chain. Undefined for an unknown id. */
+  conversation(anchorId: string, limit: number): Promise<AuditConversation | undefined>
+  stats(query: AuditStatsQuery): Promise<AuditStats>
+  /** Deletes up to `batch` entries that started before `cutoffMs` (epoch ms); resolves to how many. */
+  deleteOlderThan(cutoffMs: number, batch: number): Promise<number>
 }

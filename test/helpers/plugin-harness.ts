@@ -57,6 +57,7 @@ export function makeDeps(env: Record<string, string> = {}, adapters: Record<stri
     keys,
     authFailures: new AuthFailureLimiter(),
     log: silentLogger,
+    audit: { record: () => {}, recordSuppressed: () => {} },
     onShutdown: () => {},
   }
 }

@@ -6,6 +6,7 @@ import { Elysia } from 'elysia'
 import type { Gateway } from '../../app.ts'
 import { errorResponse } from '../../errors/gateway-error.ts'
 import type { Principal } from '../../pipeline/context.ts'
+import { auditRoutes } from './audit.ts'
 import { keyRoutes } from './keys.ts'
 import { workflowRoutes } from './workflows.ts'
 import { limitRoutes } from './limits.ts'
@@ -27,6 +28,7 @@ export function adminRoutes(gateway: Gateway) {
     .use(keyRoutes(gateway))
     .use(workflowRoutes(gateway))
     .use(limitRoutes(gateway))
+    .use(auditRoutes(gateway))
 }
 
 function describe(principal: Principal) {

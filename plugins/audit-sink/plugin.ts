@@ -1,0 +1,31 @@
+/**
+ * @module The `audit` workflow feature: one audit entry per request. `prepare` switches on what the entry needs
+ * captured (bodies, headers, the folded response); `onComplete`, which the pipeline calls exactly once however
+ * the request ended, builds the entry and hands it to the writer queue (src/audit/writer.ts) without waiting.
+ * Authentication failures over the flood limit (`ctx.auditSuppressed`) are counted instead of written.
+ */
+import { captureRequest } from '../../src/audit/capture.ts'
+import { definePlugin } from '../../src/pipeline/types.ts'
+import { auditSinkManifest } from './manifest.ts'
+
+export const auditSink = definePlugin({
+  manifest: auditSinkManifest,
+  create(_config, { config, audit }) {
+    const { log_bodies: logBodies, log_headers: logHeaders } = config.logging
+    return {
+      prepare(ctx) {
+        ctx.logBodies = logBodies
+        ctx.logHeaders = logHeaders
+        if (logBodies) ctx.captureResponseBody = true
+      },
+      onComplete(ctx, outcome) {
+        if (ctx.auditSuppressed) {
+          audit.recordSuppressed()
+          return
+        }
+        const { entry, approxBytes } = captureRequest(ctx, outcome)
+        audit.record(entry, approxBytes)
+      },
+    }
+  },
+})

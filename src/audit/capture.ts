@@ -1,0 +1,149 @@
+/**
+ * @module Turns a finished request (its RequestContext and Outcome) into one AuditLogEntry. Runs inside
+ * `onComplete`, i.e. before a non-streamed answer is handed to the client, so it only copies references and
+ * small fields: serialising and writing happen later in the audit writer.
+ */
+import { presentedKey } from '../../plugins/api-key-auth/credentials.ts'
+import { BODY_CAPTURE_LIMIT_BYTES } from '../http/ingress.ts'
+import { keyDigest, MAX_PRESENTED_KEY_LENGTH } from '../keys/key-secret.ts'
+import type { RequestContext } from '../pipeline/context.ts'
+import { redactHeaders } from '../pipeline/headers.ts'
+import type { TokenUsage } from '../pipeline/snapshots.ts'
+import type { Outcome } from '../pipeline/types.ts'
+import type { AuditLogEntry, LogData, RequestUsageSummary } from './entry.ts'
+import { detectSessionId } from './session.ts'
+
+/** Characters per cached token for `estimated_cached_characters`: the usual average of English text in o200k. */
+export const CHARS_PER_TOKEN_ESTIMATE = 4
+/** Fixed per-entry overhead assumed when weighing an entry for the queue's byte budget. */
+const ENTRY_OVERHEAD_BYTES = 2048
+
+export interface CapturedEntry {
+  entry: AuditLogEntry
+  /** Rough size in memory, for the writer's byte budget. */
+  approxBytes: number
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
+const asObject = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
+
+export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedEntry {
+  const error = outcome.error ?? ctx.error
+  const body = asObject(ctx.originalBody)
+  const target = ctx.target
+  const data: LogData = {}
+  let approxBytes = ENTRY_OVERHEAD_BYTES
+
+  const keyHash = apiKeyHash(ctx)
+  if (keyHash) data.api_key_hash = keyHash
+  const userAgent = ctx.headers.get('user-agent')
+  if (userAgent) data.user_agent = userAgent
+  const temperature = num(body?.temperature)
+  if (temperature !== undefined) data.temperature = temperature
+  const maxTokens = num(body?.max_tokens) ?? num(body?.max_completion_tokens) ?? num(body?.max_output_tokens)
+  if (maxTokens !== undefined) data.max_tokens = maxTokens
+
+  if (error) {
+    data.error_code = error.code ?? ''
+    // The client only learns "invalid key"; the audit entry keeps the precise reason.
+    data.error_message = ctx.authFailureReason ? `${error.message} (${ctx.authFailureReason})` : error.message
+    data.error_provider = error.provider
+  } else if (outcome.clientAborted) {
+    data.error_code = 'client_closed_request'
+    data.error_message = 'The client closed the connection before the response ended.'
+    data.error_provider = ''
+  }
+
+  if (ctx.logHeaders) {
+    data.request_headers = redactHeaders(ctx.headers)
+    data.response_headers = redactHeaders(outcome.responseHeaders)
+  }
+  if (ctx.logBodies) approxBytes += captureBodies(ctx, outcome, data)
+
+  if (ctx.attempts.length > 0) data.attempts = ctx.attempts.slice()
+  if (ctx.failover) data.failover = ctx.failover
+  if (ctx.revisions.length > 0) data.request_revisions = ctx.revisions.slice()
+  data.workflow_features = { ...ctx.features }
+
+  const entry: AuditLogEntry = {
+    id: ctx.id,
+    timestamp: ctx.startedAt.toISOString(),
+    duration_ns: Math.round(outcome.durationNs),
+    request_id: ctx.requestId,
+    requested_model: ctx.requestedModel ?? '',
+    resolved_model: target?.selector ?? '',
+    provider: target?.providerType ?? '',
+    provider_name: target?.providerName ?? '',
+    method: ctx.method,
+    path: ctx.path,
+    status_code: outcome.status,
+    stream: ctx.stream,
+    error_type: error?.type ?? '',
+    session_id: ctx.sessionId ?? detectSessionId(ctx.headers, ctx.originalBody) ?? '',
+    user_path: ctx.userPath ?? '/',
+    principal_id: ctx.principal?.id ?? '',
+    auth_key_id: ctx.principal?.keyId ?? '',
+    auth_method: ctx.principal?.method ?? 'none',
+    client_ip: ctx.clientIp,
+    cache_type: ctx.cacheType,
+    alias_used: ctx.aliasUsed,
+    workflow_version_id: ctx.workflowVersionId,
+    data,
+  }
+  if (ctx.features.usage && outcome.usage) entry.usage = usageSummary(outcome.usage, ctx)
+  return { entry, approxBytes }
+}
+
+/**
+ * Bodies within the 1 MB capture limit are stored (parsed JSON, else the text); larger ones are not stored at
+ * all and the matching `..._too_big_to_handle` flag says so. Returns the bytes the bodies add to the entry.
+ */
+function captureBodies(ctx: RequestContext, outcome: Outcome, data: LogData): number {
+  let bytes = 0
+  if (ctx.requestBodyTooBig) data.request_body_too_big_to_handle = true
+  else if (ctx.originalBody !== undefined) {
+    data.request_body = ctx.originalBody
+    bytes += ctx.originalBodyText.length
+  } else if (ctx.originalBodyText) {
+    data.request_body = ctx.originalBodyText
+    bytes += ctx.originalBodyText.length
+  }
+
+  const response = outcome.responseBody ?? outcome.responseText
+  if (response === undefined) return bytes
+  // bytesOut is exact for a plain answer and an upper bound for a folded stream (frames carry each delta plus
+  // an envelope); only a large stream pays for measuring its folded form.
+  let size = outcome.bytesOut
+  if (size > BODY_CAPTURE_LIMIT_BYTES && ctx.stream) size = Buffer.byteLength(typeof response === 'string' ? response : JSON.stringify(response))
+  if (size > BODY_CAPTURE_LIMIT_BYTES) data.response_body_too_big_to_handle = true
+  else {
+    data.response_body = response
+    bytes += size
+  }
+  return bytes
+}
+
+/** First 16 hex characters of the presented key's SHA-256 (also for rejected keys: tells guessers apart). */
+function apiKeyHash(ctx: RequestContext): string | undefined {
+  if (ctx.principal?.keyHash) return ctx.principal.keyHash.slice(0, 16)
+  if (ctx.principal) return undefined
+  const presented = presentedKey(ctx.headers)
+  return presented.kind === 'key' && presented.key.length <= MAX_PRESENTED_KEY_LENGTH ? keyDigest(presented.key).toString('hex').slice(0, 16) : undefined
+}
+
+export function usageSummary(usage: TokenUsage, ctx: Pick<RequestContext, 'revisions'>): RequestUsageSummary {
+  const cached = Math.min(usage.cached_tokens, usage.prompt_tokens)
+  return {
+    input_tokens: usage.prompt_tokens,
+    output_tokens: usage.completion_tokens,
+    total_tokens: usage.total_tokens,
+    cached_input_tokens: cached,
+    uncached_input_tokens: Math.max(0, usage.prompt_tokens - cached),
+    cache_write_input_tokens: usage.cache_write_tokens,
+    cached_input_ratio: usage.prompt_tokens > 0 ? cached / usage.prompt_tokens : 0,
+    estimated_cached_characters: cached * CHARS_PER_TOKEN_ESTIMATE,
+    rewrite_tokens_saved: ctx.revisions.reduce((sum, r) => sum + (r.tokens_saved || 0), 0),
+    rewrite_cost_saved: 0,
+    entries: 1,
+  }
+}

@@ -1,0 +1,57 @@
+import { expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { silentLogger } from '../log/logger.ts'
+import { applyMigrations } from '../stores/sqlite/client.ts'
+import { SqliteAuditStore } from '../stores/sqlite/audit-log.ts'
+import { sqliteMigrations } from '../stores/sqlite/migrations.ts'
+import { makeEntry } from '../../test/helpers/audit-entries.ts'
+import { AuditRetention } from './retention.ts'
+
+const DAY = 86_400_000
+const NOW = Date.UTC(2026, 10, 22, 12)
+
+class CountingStore extends SqliteAuditStore {
+  deletes = 0
+  override deleteOlderThan(cutoffMs: number, batch: number) {
+    this.deletes++
+    return super.deleteOlderThan(cutoffMs, batch)
+  }
+}
+
+async function storeWithAges(daysOld: number[]) {
+  const db = new Database(':memory:', { strict: true })
+  applyMigrations(db, sqliteMigrations)
+  const store = new CountingStore(db)
+  await store.writeBatch(daysOld.map((d) => makeEntry({ at: NOW - d * DAY })))
+  const count = async () => (await store.list({ limit: 1, offset: 0 })).total
+  return { store, count }
+}
+
+test('deletes entries older than the retention window in small batches, keeps the rest', async () => {
+  const ages = [...Array.from({ length: 25 }, () => 40), 31, 29, 1, 0]
+  const { store, count } = await storeWithAges(ages)
+  const retention = new AuditRetention(store, { retentionDays: 30, batchSize: 10, pauseMs: 0, now: () => NOW }, silentLogger)
+  expect(await retention.runOnce()).toBe(26)
+  expect(store.deletes).toBe(3) // 10 + 10 + 6
+  expect(await count()).toBe(3)
+})
+
+test('0 keeps everything', async () => {
+  const { store, count } = await storeWithAges([400, 40, 0])
+  const retention = new AuditRetention(store, { retentionDays: 0, now: () => NOW }, silentLogger)
+  expect(retention.enabled).toBe(false)
+  expect(await retention.runOnce()).toBe(0)
+  retention.start()
+  await retention.stop()
+  expect(await count()).toBe(3)
+})
+
+test('runs on its timer until stopped', async () => {
+  const { store, count } = await storeWithAges([10, 10, 0])
+  const retention = new AuditRetention(store, { retentionDays: 5, intervalMs: 20, now: () => NOW }, silentLogger)
+  retention.start()
+  const deadline = Date.now() + 2000
+  while ((await count()) !== 1 && Date.now() < deadline) await Bun.sleep(10)
+  await retention.stop()
+  expect(await count()).toBe(1)
+})

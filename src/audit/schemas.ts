@@ -1,0 +1,161 @@
+/**
+ * @module zod schemas of the audit admin API's answers, for the OpenAPI document (and for tests that check the
+ * answers really have this shape). They mirror the types in entry.ts field for field.
+ */
+import { z } from 'zod'
+import { FEATURE_IDS } from '../pipeline/snapshots.ts'
+
+const stringMap = z.record(z.string(), z.string())
+
+export const attemptSnapshotSchema = z.object({
+  seq: z.number().int(),
+  kind: z.string().describe('primary, retry or failover'),
+  model: z.string(),
+  provider_name: z.string(),
+  provider_type: z.string(),
+  started_at: z.string(),
+  duration_ns: z.number().int(),
+  success: z.boolean(),
+  status_code: z.number().int(),
+  error_code: z.string().optional(),
+  error_message: z.string().optional(),
+  error_type: z.string().optional(),
+  response_body: z.unknown().optional().describe('Raw upstream error body of a failed attempt; only with body logging (detail endpoint).'),
+  response_headers: stringMap.optional().describe('Redacted; only with header logging (detail endpoint).'),
+})
+
+export const failoverSnapshotSchema = z.object({ target_model: z.string() })
+
+export const requestRevisionSnapshotSchema = z.object({
+  seq: z.number().int(),
+  rewriter: z.string(),
+  bytes_before: z.number().int(),
+  bytes_after: z.number().int(),
+  tokens_saved: z.number().int(),
+  body: z.unknown().optional(),
+  detail: z.unknown().optional(),
+  no_change: z.boolean().optional(),
+})
+
+export const workflowFeaturesSnapshotSchema = z.object(Object.fromEntries(FEATURE_IDS.map((f) => [f, z.boolean()])) as Record<(typeof FEATURE_IDS)[number], z.ZodBoolean>)
+
+export const logDataSchema = z.object({
+  api_key_hash: z.string().optional().describe('First 16 hex characters of the SHA-256 of the presented key.'),
+  user_agent: z.string().optional(),
+  temperature: z.number().optional(),
+  max_tokens: z.number().int().optional(),
+  labels: z.array(z.string()).optional(),
+  error_code: z.string().optional(),
+  error_message: z.string().optional(),
+  error_provider: z.string().optional().describe('Upstream provider the error came from; empty when the gateway raised it.'),
+  event_type: z.string().optional().describe('Set on security lifecycle entries only.'),
+  event_subject_id: z.string().optional(),
+  event_message: z.string().optional(),
+  request_headers: stringMap.optional(),
+  response_headers: stringMap.optional(),
+  request_body: z.unknown().optional(),
+  response_body: z.unknown().optional(),
+  request_body_too_big_to_handle: z.boolean().optional(),
+  response_body_too_big_to_handle: z.boolean().optional(),
+  attempts: z.array(attemptSnapshotSchema).optional(),
+  failover: failoverSnapshotSchema.optional(),
+  request_revisions: z.array(requestRevisionSnapshotSchema).optional(),
+  workflow_features: workflowFeaturesSnapshotSchema.optional(),
+})
+
+export const requestUsageSummarySchema = z.object({
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+  cached_input_tokens: z.number().int(),
+  uncached_input_tokens: z.number().int(),
+  cache_write_input_tokens: z.number().int(),
+  cached_input_ratio: z.number(),
+  estimated_cached_characters: z.number().int(),
+  rewrite_tokens_saved: z.number().int(),
+  rewrite_cost_saved: z.number(),
+  entries: z.number().int(),
+})
+
+export const auditLogEntrySchema = z.object({
+  id: z.string().describe('UUID'),
+  timestamp: z.string().describe('RFC 3339, when the request started'),
+  duration_ns: z.number().int(),
+  request_id: z.string(),
+  requested_model: z.string(),
+  resolved_model: z.string(),
+  provider: z.string(),
+  provider_name: z.string(),
+  method: z.string(),
+  path: z.string(),
+  status_code: z.number().int(),
+  stream: z.boolean(),
+  error_type: z.string(),
+  session_id: z.string(),
+  user_path: z.string(),
+  principal_id: z.string(),
+  auth_key_id: z.string(),
+  auth_method: z.string(),
+  client_ip: z.string(),
+  cache_type: z.string(),
+  alias_used: z.boolean(),
+  workflow_version_id: z.string(),
+  bodies_omitted: z.boolean().optional(),
+  conversation_payload: z.boolean().optional(),
+  data: logDataSchema,
+  usage: requestUsageSummarySchema.optional(),
+})
+
+export const auditLogPageSchema = z.object({
+  entries: z.array(auditLogEntrySchema),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  total: z.number().int(),
+})
+
+export const auditConversationSchema = z.object({
+  anchor_id: z.string(),
+  entries: z.array(auditLogEntrySchema),
+  truncated: z.boolean(),
+})
+
+export const auditStatsSchema = z.object({
+  interval: z.enum(['hour', 'day']),
+  from: z.string(),
+  to: z.string(),
+  buckets: z.array(
+    z.object({
+      start: z.string(),
+      requests: z.number().int(),
+      status_2xx: z.number().int(),
+      status_4xx: z.number().int(),
+      status_5xx: z.number().int(),
+      status_other: z.number().int(),
+      avg_duration_ms: z.number(),
+      max_duration_ms: z.number(),
+    }),
+  ),
+  summary: z.object({ requests: z.number().int(), errors: z.number().int(), success_rate: z.number(), avg_duration_ms: z.number() }),
+})
+
+export const auditWriterStatsSchema = z.object({
+  queue_depth: z.number().int(),
+  queue_bytes: z.number().int(),
+  queue_capacity: z.number().int(),
+  queue_max_bytes: z.number().int(),
+  recorded: z.number().int(),
+  written: z.number().int(),
+  spilled: z.number().int(),
+  replayed: z.number().int(),
+  failed: z.number().int(),
+  batch_failures: z.number().int(),
+  duplicates: z.number().int(),
+  suppressed: z.number().int(),
+  spill_files: z.number().int(),
+  spill_bytes: z.number().int(),
+  last_error: z.string().nullable(),
+})
+
+export const gatewayErrorSchema = z.object({
+  error: z.object({ type: z.string(), message: z.string(), code: z.string().nullable(), param: z.string().nullable(), provider: z.string(), status_code: z.number().int() }),
+})

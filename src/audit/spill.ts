@@ -1,0 +1,177 @@
+/**
+ * @module The audit writer's overflow: append-only JSON Lines files next to the database. When the in-memory
+ * queue is full, entries are appended here (a synchronous write into the page cache: survives a crash of the
+ * process, not a power cut) and replayed into the store later. Replay first moves the active file aside, so new
+ * overflow never mixes with a file being read; a file is deleted only after every entry in it was stored, and
+ * stores skip ids they already have, so a crash mid-replay replays the file again without duplicates.
+ */
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import { StringDecoder } from 'node:string_decoder'
+import type { AuditLogEntry } from './entry.ts'
+
+const ACTIVE = 'audit-spill.jsonl'
+const REPLAY = /^audit-spill-(\d+)-(\d+)\.replay\.jsonl$/
+const DEAD_LETTER = 'audit-dead-letter.jsonl'
+const READ_CHUNK_BYTES = 256 * 1024
+
+export class SpillFiles {
+  private fd: number | undefined
+  private rotations = 0
+
+  constructor(readonly dir: string) {}
+
+  /** Appends entries, one JSON line each; returns the bytes written. */
+  append(entries: readonly AuditLogEntry[]): number {
+    if (entries.length === 0) return 0
+    this.fd ??= this.open(ACTIVE)
+    const text = entries.map((e) => JSON.stringify(e)).join('\n') + '\n'
+    const bytes = Buffer.from(text)
+    let written = 0
+    while (written < bytes.length) written += writeSync(this.fd, bytes, written)
+    return bytes.length
+  }
+
+  /** Entries that could not be stored even one by one, and lines that could not be read, kept for a person. */
+  deadLetter(lines: readonly string[]): void {
+    if (lines.length === 0) return
+    const fd = this.open(DEAD_LETTER)
+    try {
+      writeSync(fd, lines.join('\n') + '\n')
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  /** True when any entry waits in a spill file. */
+  hasPending(): boolean {
+    return this.replayFiles().length > 0 || this.activeSize() > 0
+  }
+
+  /** Files waiting for replay and their total size. */
+  pending(): { files: number; bytes: number } {
+    const files = this.replayFiles()
+    const active = this.activeSize()
+    let bytes = active
+    for (const f of files) bytes += statSync(join(this.dir, f)).size
+    return { files: files.length + (active > 0 ? 1 : 0), bytes }
+  }
+
+  /** Moves the active file aside for replay; new overflow starts a fresh file. */
+  rotate(): void {
+    if (this.activeSize() === 0) return
+    this.closeActive()
+    renameSync(join(this.dir, ACTIVE), join(this.dir, `audit-spill-${Date.now()}-${this.rotations++}.replay.jsonl`))
+  }
+
+  /** A reader over the oldest file waiting for replay (rotating the active file when nothing else waits). */
+  nextReader(): SpillReader | undefined {
+    if (this.replayFiles().length === 0) this.rotate()
+    const next = this.replayFiles()[0]
+    return next ? new SpillReader(join(this.dir, next)) : undefined
+  }
+
+  close(): void {
+    this.closeActive()
+  }
+
+  private replayFiles(): string[] {
+    if (!existsSync(this.dir)) return []
+    const order = (name: string) => {
+      const [, at = '0', n = '0'] = REPLAY.exec(name) ?? []
+      return [Number(at), Number(n)] as const
+    }
+    return readdirSync(this.dir)
+      .filter((f) => REPLAY.test(f))
+      .sort((a, b) => {
+        const [at, an] = order(a)
+        const [bt, bn] = order(b)
+        return at - bt || an - bn
+      })
+  }
+
+  private activeSize(): number {
+    if (this.fd !== undefined) return fstatSync(this.fd).size
+    const path = join(this.dir, ACTIVE)
+    return existsSync(path) ? statSync(path).size : 0
+  }
+
+  private open(name: string): number {
+    mkdirSync(this.dir, { recursive: true })
+    return openSync(join(this.dir, name), 'a')
+  }
+
+  private closeActive(): void {
+    if (this.fd === undefined) return
+    closeSync(this.fd)
+    this.fd = undefined
+  }
+}
+
+export interface SpillChunk {
+  entries: AuditLogEntry[]
+  /** Lines that are not entries (e.g. the torn last line of a hard kill). */
+  corrupt: string[]
+  /** The file has no more lines. */
+  done: boolean
+}
+
+/** Reads a spill file in chunks of whole lines. */
+export class SpillReader {
+  private readonly fd: number
+  private position = 0
+  private carry = ''
+  private eof = false
+  private readonly decoder = new StringDecoder('utf8')
+  private readonly buffer = Buffer.alloc(READ_CHUNK_BYTES)
+
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'r')
+  }
+
+  read(maxEntries: number): SpillChunk {
+    const lines: string[] = []
+    while (lines.length < maxEntries && !this.eof) {
+      const n = readSync(this.fd, this.buffer, 0, this.buffer.length, this.position)
+      if (n === 0) {
+        this.eof = true
+        const rest = this.carry + this.decoder.end()
+        this.carry = ''
+        if (rest.trim()) lines.push(rest)
+        break
+      }
+      this.position += n
+      const parts = (this.carry + this.decoder.write(this.buffer.subarray(0, n))).split('\n')
+      this.carry = parts.pop() ?? ''
+      for (const p of parts) if (p.trim()) lines.push(p)
+    }
+    const chunk: SpillChunk = { entries: [], corrupt: [], done: this.eof && this.carry === '' }
+    for (const line of lines) {
+      const entry = parseEntry(line)
+      if (entry) chunk.entries.push(entry)
+      else chunk.corrupt.push(line)
+    }
+    return chunk
+  }
+
+  /** Deletes the file: every entry in it is stored. */
+  finish(): void {
+    closeSync(this.fd)
+    unlinkSync(this.path)
+  }
+
+  /** Keeps the file for a later attempt. */
+  abandon(): void {
+    closeSync(this.fd)
+  }
+}
+
+function parseEntry(line: string): AuditLogEntry | undefined {
+  try {
+    const value = JSON.parse(line) as AuditLogEntry
+    if (typeof value?.id !== 'string' || typeof value.timestamp !== 'string' || typeof value.data !== 'object' || value.data === null) return undefined
+    return value
+  } catch {
+    return undefined
+  }
+}

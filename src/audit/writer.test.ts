@@ -1,0 +1,216 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { silentLogger } from '../log/logger.ts'
+import type { AuditStore } from '../stores/types.ts'
+import type { AuditLogEntry } from './entry.ts'
+import { SpillFiles } from './spill.ts'
+import { AuditWriter, type AuditWriterOptions } from './writer.ts'
+
+/** An AuditStore that keeps entries in a Map and can be made slow or failing. */
+class FakeStore implements AuditStore {
+  readonly rows = new Map<string, AuditLogEntry>()
+  batches: number[] = []
+  failNext = 0
+  down = false
+  poison = new Set<string>()
+  gate: Promise<void> | undefined
+
+  async writeBatch(entries: readonly AuditLogEntry[]): Promise<number> {
+    await this.gate
+    if (this.down) throw new Error('database is locked')
+    if (this.failNext > 0) {
+      this.failNext--
+      throw new Error('disk I/O error')
+    }
+    if (entries.some((e) => this.poison.has(e.id))) throw new Error('cannot store this entry')
+    this.batches.push(entries.length)
+    let added = 0
+    for (const e of entries) {
+      if (this.rows.has(e.id)) continue
+      this.rows.set(e.id, e)
+      added++
+    }
+    return added
+  }
+  list(): never {
+    throw new Error('unused')
+  }
+  get(): never {
+    throw new Error('unused')
+  }
+  conversation(): never {
+    throw new Error('unused')
+  }
+  stats(): never {
+    throw new Error('unused')
+  }
+  deleteOlderThan(): never {
+    throw new Error('unused')
+  }
+}
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+function setup(options: Partial<AuditWriterOptions> = {}, store = new FakeStore(), dir = mkdtempSync(join(tmpdir(), 'audit-writer-'))) {
+  dirs.push(dir)
+  const writer = new AuditWriter(store, new SpillFiles(dir), { capacity: 1000, maxBytes: 64 * 1024 * 1024, batchSize: 200, flushIntervalMs: 5, retryBaseMs: 5, retryMaxMs: 20, ...options }, silentLogger)
+  return { writer, store, dir }
+}
+
+const entry = (i = 0): AuditLogEntry =>
+  ({
+    id: crypto.randomUUID(),
+    timestamp: new Date(Date.UTC(2026, 10, 22) + i).toISOString(),
+    method: 'POST',
+    path: '/v1/chat/completions',
+    status_code: 200,
+    data: { error_message: `entry ${i}` },
+  }) as AuditLogEntry
+
+async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time')
+    await Bun.sleep(5)
+  }
+}
+
+describe('queue and batches', () => {
+  test('record returns at once; entries are written later in batches of at most batchSize', async () => {
+    const { writer, store } = setup({ batchSize: 200 })
+    for (let i = 0; i < 450; i++) writer.record(entry(i))
+    expect(store.rows.size).toBe(0) // nothing written while the request is still running
+    await until(() => store.rows.size === 450)
+    expect(Math.max(...store.batches)).toBeLessThanOrEqual(200)
+    expect(writer.stats()).toMatchObject({ recorded: 450, written: 450, queue_depth: 0, spilled: 0 })
+  })
+
+  test('a partial batch is written after the flush interval', async () => {
+    const { writer, store } = setup({ flushIntervalMs: 30 })
+    writer.record(entry())
+    await Bun.sleep(10)
+    expect(store.rows.size).toBe(0)
+    await until(() => store.rows.size === 1)
+  })
+
+  test('suppressed entries are counted, not stored', async () => {
+    const { writer, store } = setup()
+    writer.recordSuppressed()
+    writer.recordSuppressed()
+    await writer.drain()
+    expect(writer.stats().suppressed).toBe(2)
+    expect(store.rows.size).toBe(0)
+  })
+})
+
+describe('overflow', () => {
+  test('a full queue spills to disk without blocking, and every entry is stored once the store catches up', async () => {
+    const store = new FakeStore()
+    let release!: () => void
+    store.gate = new Promise((r) => (release = r))
+    const { writer, dir } = setup({ capacity: 5, batchSize: 5, flushIntervalMs: 1 }, store)
+    const all = Array.from({ length: 50 }, (_, i) => entry(i))
+    const t0 = performance.now()
+    for (const e of all) writer.record(e)
+    expect(performance.now() - t0).toBeLessThan(200)
+    expect(writer.stats().spilled).toBe(45)
+    expect(readFileSync(join(dir, 'audit-spill.jsonl'), 'utf8').trim().split('\n')).toHaveLength(45)
+    release()
+    store.gate = undefined
+    await until(() => store.rows.size === 50)
+    expect([...store.rows.keys()].sort()).toEqual(all.map((e) => e.id).sort())
+    await until(() => writer.stats().spill_files === 0)
+    expect(writer.stats()).toMatchObject({ written: 50, spilled: 45, replayed: 45, failed: 0 })
+  })
+
+  test('the byte budget spills large entries even when the count is low', async () => {
+    const { writer, store } = setup({ capacity: 1000, maxBytes: 10_000, flushIntervalMs: 50 })
+    for (let i = 0; i < 4; i++) writer.record(entry(i), 4_000)
+    expect(writer.stats()).toMatchObject({ queue_depth: 2, spilled: 2 })
+    await writer.drain()
+    expect(store.rows.size).toBe(4)
+  })
+})
+
+describe('failures', () => {
+  test('a failed batch is retried, not discarded', async () => {
+    const store = new FakeStore()
+    store.failNext = 2
+    const { writer } = setup({}, store)
+    for (let i = 0; i < 10; i++) writer.record(entry(i))
+    await until(() => store.rows.size === 10)
+    expect(writer.stats()).toMatchObject({ written: 10, batch_failures: 2, failed: 0, last_error: 'disk I/O error' })
+  })
+
+  test('a poison entry goes to the dead-letter file after three failures; the rest of its batch is stored', async () => {
+    const store = new FakeStore()
+    const { writer, dir } = setup({}, store)
+    const batch = Array.from({ length: 6 }, (_, i) => entry(i))
+    store.poison.add(batch[2]!.id)
+    for (const e of batch) writer.record(e)
+    await until(() => store.rows.size === 5)
+    await until(() => writer.stats().failed === 1)
+    expect(writer.stats().batch_failures).toBe(3)
+    expect(readFileSync(join(dir, 'audit-dead-letter.jsonl'), 'utf8')).toContain(batch[2]!.id)
+  })
+
+  test('while the store is down nothing is lost: drain spills the queue and the next start stores it', async () => {
+    const store = new FakeStore()
+    store.down = true
+    const { writer, dir } = setup({ capacity: 20 }, store)
+    const all = Array.from({ length: 30 }, (_, i) => entry(i))
+    for (const e of all) writer.record(e)
+    await writer.drain(100)
+    expect(store.rows.size).toBe(0)
+    expect(writer.stats()).toMatchObject({ spilled: 30, queue_depth: 0 })
+
+    const healthy = new FakeStore()
+    const next = setup({}, healthy, dir).writer
+    next.start()
+    await until(() => healthy.rows.size === 30)
+    expect([...healthy.rows.keys()].sort()).toEqual(all.map((e) => e.id).sort())
+    await next.drain()
+    expect(readdirSync(dir).filter((f) => f.startsWith('audit-spill'))).toEqual([])
+  })
+
+  test('a torn last line (hard kill mid-write) is set aside; the other lines are replayed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-writer-'))
+    const good = [entry(1), entry(2)]
+    appendFileSync(join(dir, 'audit-spill.jsonl'), good.map((e) => JSON.stringify(e)).join('\n') + '\n{"id":"torn","timesta')
+    const { writer, store } = setup({}, new FakeStore(), dir)
+    writer.start()
+    await until(() => store.rows.size === 2)
+    await writer.drain()
+    expect(readFileSync(join(dir, 'audit-dead-letter.jsonl'), 'utf8')).toContain('"id":"torn"')
+    expect(existsSync(join(dir, 'audit-spill.jsonl'))).toBe(false)
+  })
+
+  test('replaying a file twice (crash after storing, before deleting it) stores nothing twice', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-writer-'))
+    const all = [entry(1), entry(2), entry(3)]
+    appendFileSync(join(dir, 'audit-spill.jsonl'), all.map((e) => JSON.stringify(e)).join('\n') + '\n')
+    const store = new FakeStore()
+    for (const e of all.slice(0, 2)) store.rows.set(e.id, e)
+    const { writer } = setup({}, store, dir)
+    writer.start()
+    await until(() => store.rows.size === 3)
+    await writer.drain()
+    expect(writer.stats()).toMatchObject({ written: 1, duplicates: 2 })
+  })
+})
+
+describe('drain', () => {
+  test('writes what is queued at once, also entries recorded while it runs', async () => {
+    const { writer, store } = setup({ flushIntervalMs: 60_000 })
+    for (let i = 0; i < 250; i++) writer.record(entry(i))
+    const draining = writer.drain()
+    writer.record(entry(999))
+    await draining
+    expect(store.rows.size).toBe(251)
+  })
+})

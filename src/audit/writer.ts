@@ -1,0 +1,331 @@
+/**
+ * @module The audit writer: requests hand over entries (`record`, never waits, never throws) and one background
+ * loop writes them in batched transactions.
+ *
+ * - Bounded: the queue holds at most `capacity` entries and `maxBytes` of (estimated) entry size. Beyond that,
+ *   entries go to the spill file (src/audit/spill.ts) instead of being dropped, and are replayed into the store
+ *   when the queue has room again, at start-up, and at shutdown.
+ * - Retried: a failed batch stays at the head of the queue and is retried with backoff. After three failures in
+ *   a row it is written entry by entry; entries that still fail while others succeed are poison and go to the
+ *   dead-letter file (counted as `failed`). When every entry fails the store itself is down: keep retrying.
+ * - Drained: `drain()` (registered as a shutdown task) writes the queue and replays the spill files; whatever
+ *   cannot be written before the deadline is spilled, so the next start stores it.
+ */
+import type { Logger } from '../log/logger.ts'
+import type { AuditStore } from '../stores/types.ts'
+import type { AuditLogEntry } from './entry.ts'
+import type { SpillFiles, SpillReader } from './spill.ts'
+
+/** What request-side code needs: hand over an entry and move on. */
+export interface AuditRecorder {
+  /** Queues the entry (or spills it); returns at once. `approxBytes` weighs it against the queue's byte budget. */
+  record(entry: AuditLogEntry, approxBytes?: number): void
+  /** An entry deliberately skipped (an authentication failure flood): counted, not stored. */
+  recordSuppressed(): void
+}
+
+export interface AuditWriterOptions {
+  capacity: number
+  maxBytes: number
+  batchSize: number
+  flushIntervalMs: number
+  /** First retry delay after a failed batch; doubles up to `retryMaxMs`. */
+  retryBaseMs?: number
+  retryMaxMs?: number
+  /** How often the counters are logged when something noteworthy happened. */
+  reportIntervalMs?: number
+}
+
+export interface AuditWriterStats {
+  queue_depth: number
+  queue_bytes: number
+  queue_capacity: number
+  queue_max_bytes: number
+  /** Entries handed to the writer. */
+  recorded: number
+  /** Entries committed to the store (from the queue and from spill files). */
+  written: number
+  /** Entries sent to a spill file because the queue was full (or the deadline of a drain passed). */
+  spilled: number
+  /** Spilled entries since stored. */
+  replayed: number
+  /** Entries moved to the dead-letter file: they failed alone while others succeeded. */
+  failed: number
+  /** Batches that failed and were retried. */
+  batch_failures: number
+  /** Entries found already stored (replays after a crash). */
+  duplicates: number
+  /** Authentication failures over the flood limit: counted, not stored. */
+  suppressed: number
+  spill_files: number
+  spill_bytes: number
+  last_error: string | null
+}
+
+const ISOLATE_AFTER_FAILURES = 3
+
+export class AuditWriter implements AuditRecorder {
+  private queue: AuditLogEntry[] = []
+  private weights: number[] = []
+  private queueBytes = 0
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private reportTimer: ReturnType<typeof setInterval> | undefined
+  private running: Promise<void> | undefined
+  private consecutiveFailures = 0
+  private retryAt = 0
+  private replay: SpillReader | undefined
+  private replayWanted = false
+  private draining = false
+  private readonly counters = { recorded: 0, written: 0, spilled: 0, replayed: 0, failed: 0, batch_failures: 0, duplicates: 0, suppressed: 0 }
+  private lastError: string | null = null
+  private reported = ''
+  private readonly retryBaseMs: number
+  private readonly retryMaxMs: number
+
+  constructor(
+    private readonly store: AuditStore,
+    private readonly spill: SpillFiles,
+    private readonly options: AuditWriterOptions,
+    private readonly log: Logger,
+  ) {
+    this.retryBaseMs = options.retryBaseMs ?? 100
+    this.retryMaxMs = options.retryMaxMs ?? 5000
+  }
+
+  /** Replays spill files left by an earlier process and starts the periodic report. */
+  start(): void {
+    if (this.spill.hasPending()) this.requestReplay()
+    this.reportTimer ??= setInterval(() => this.report(), this.options.reportIntervalMs ?? 60_000)
+    this.reportTimer.unref?.()
+  }
+
+  record(entry: AuditLogEntry, approxBytes = 2048): void {
+    this.counters.recorded++
+    const full = this.queue.length >= this.options.capacity || (this.queue.length > 0 && this.queueBytes + approxBytes > this.options.maxBytes)
+    if (full) {
+      this.spillEntries([entry])
+      this.requestReplay()
+      return
+    }
+    this.queue.push(entry)
+    this.weights.push(approxBytes)
+    this.queueBytes += approxBytes
+    this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs)
+  }
+
+  recordSuppressed(): void {
+    this.counters.suppressed++
+  }
+
+  stats(): AuditWriterStats {
+    const pending = this.spill.pending()
+    return {
+      queue_depth: this.queue.length,
+      queue_bytes: this.queueBytes,
+      queue_capacity: this.options.capacity,
+      queue_max_bytes: this.options.maxBytes,
+      ...this.counters,
+      spill_files: pending.files,
+      spill_bytes: pending.bytes,
+      last_error: this.lastError,
+    }
+  }
+
+  /**
+   * Writes everything queued and replays every spill file, until done or `deadlineMs` passed; what remains is
+   * spilled for the next start. New entries recorded meanwhile are written too.
+   */
+  async drain(deadlineMs = 30_000): Promise<void> {
+    this.draining = true
+    clearTimeout(this.timer)
+    this.timer = undefined
+    const deadline = Date.now() + deadlineMs
+    this.replayWanted = this.spill.hasPending()
+    try {
+      while (Date.now() < deadline) {
+        await this.running
+        if (this.queue.length === 0 && !this.replayWanted && !this.replay) break
+        const wait = this.retryAt - Date.now()
+        if (wait > 0) await Bun.sleep(Math.min(wait, deadline - Date.now()))
+        await this.run()
+      }
+      await this.running
+      if (this.queue.length > 0) {
+        this.log.error({ entries: this.queue.length }, 'audit drain deadline passed; the rest is spilled and stored at the next start')
+        this.spillEntries(this.take(this.queue.length))
+      }
+    } finally {
+      this.replay?.abandon()
+      this.replay = undefined
+      this.spill.close()
+      clearInterval(this.reportTimer)
+      this.reportTimer = undefined
+      this.draining = false
+      this.report(true)
+    }
+  }
+
+  private requestReplay(): void {
+    this.replayWanted = true
+    this.schedule(this.options.flushIntervalMs)
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.draining || this.running) return
+    const at = Math.max(delayMs, this.retryAt - Date.now(), 0)
+    if (this.timer) {
+      if (at > 0) return
+      clearTimeout(this.timer)
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      void this.run()
+    }, at)
+    this.timer.unref?.()
+  }
+
+  /** One pass of the loop: queued batches first (live traffic), then one replay chunk at a time. */
+  private run(): Promise<void> {
+    this.running ??= this.loop().finally(() => {
+      this.running = undefined
+      if (!this.draining && (this.queue.length > 0 || this.replayWanted || this.replay)) this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs)
+    })
+    return this.running
+  }
+
+  private async loop(): Promise<void> {
+    while (Date.now() >= this.retryAt) {
+      if (this.queue.length > 0) {
+        if (!(await this.writeQueued())) return
+      } else if (this.replay || this.replayWanted) {
+        if (!(await this.replayChunk())) return
+      } else return
+      // Let requests run between two transactions.
+      await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+  }
+
+  private async writeQueued(): Promise<boolean> {
+    const batch = this.queue.slice(0, this.options.batchSize)
+    if (await this.write(batch)) {
+      this.take(batch.length)
+      return true
+    }
+    if (this.consecutiveFailures >= ISOLATE_AFTER_FAILURES && (await this.isolate(batch))) {
+      this.take(batch.length)
+      return true
+    }
+    return false
+  }
+
+  /** Replays the next chunk of the oldest spill file, when the queue leaves room for it. */
+  private async replayChunk(): Promise<boolean> {
+    if (!this.replay) {
+      this.replay = this.spill.nextReader()
+      this.replayWanted = false
+      if (!this.replay) return true
+    }
+    const chunk = this.replay.read(this.options.batchSize)
+    if (chunk.corrupt.length > 0) {
+      this.log.warn({ lines: chunk.corrupt.length, file: this.replay.path }, 'unreadable lines in an audit spill file moved to the dead-letter file')
+      this.spill.deadLetter(chunk.corrupt)
+    }
+    if (!(await this.write(chunk.entries, true)) && !(this.consecutiveFailures >= ISOLATE_AFTER_FAILURES && (await this.isolate(chunk.entries, true)))) {
+      // Keep the file; it is read again from the start later (stored entries are skipped).
+      this.replay.abandon()
+      this.replay = undefined
+      this.replayWanted = true
+      return false
+    }
+    if (chunk.done) {
+      this.replay.finish()
+      this.replay = undefined
+      this.replayWanted = this.spill.hasPending()
+    }
+    return true
+  }
+
+  private async write(entries: readonly AuditLogEntry[], replayed = false): Promise<boolean> {
+    if (entries.length === 0) return true
+    try {
+      const stored = await this.store.writeBatch(entries)
+      this.counters.written += stored
+      this.counters.duplicates += entries.length - stored
+      if (replayed) this.counters.replayed += stored
+      this.consecutiveFailures = 0
+      this.retryAt = 0
+      return true
+    } catch (err) {
+      this.counters.batch_failures++
+      this.consecutiveFailures++
+      this.lastError = err instanceof Error ? err.message : String(err)
+      this.retryAt = Date.now() + Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (this.consecutiveFailures - 1))
+      this.log.error({ err, entries: entries.length, failures: this.consecutiveFailures }, 'audit batch write failed; retrying')
+      return false
+    }
+  }
+
+  /**
+   * Writes entries one by one to find poison entries. True when the batch is settled (each entry stored or
+   * dead-lettered); false when nothing could be written (the store is down: retry later).
+   */
+  private async isolate(entries: readonly AuditLogEntry[], replayed = false): Promise<boolean> {
+    const poison: AuditLogEntry[] = []
+    let stored = 0
+    for (const entry of entries) {
+      try {
+        const n = await this.store.writeBatch([entry])
+        this.counters.written += n
+        if (replayed) this.counters.replayed += n
+        stored++
+      } catch {
+        poison.push(entry)
+      }
+    }
+    if (stored === 0 && poison.length > 0) return false
+    if (poison.length > 0) {
+      this.counters.failed += poison.length
+      this.spill.deadLetter(poison.map(serializable))
+      this.log.error({ entries: poison.length, ids: poison.map((e) => e.id).slice(0, 10) }, 'audit entries could not be stored; moved to the dead-letter file')
+    }
+    this.consecutiveFailures = 0
+    this.retryAt = 0
+    return true
+  }
+
+  private take(n: number): AuditLogEntry[] {
+    const taken = this.queue.splice(0, n)
+    for (const w of this.weights.splice(0, n)) this.queueBytes -= w
+    return taken
+  }
+
+  private spillEntries(entries: AuditLogEntry[]): void {
+    try {
+      this.spill.append(entries)
+      this.counters.spilled += entries.length
+    } catch (err) {
+      // The disk refuses too: the only place left is the log, so the entry is still not silently gone.
+      this.counters.failed += entries.length
+      this.lastError = err instanceof Error ? err.message : String(err)
+      this.log.error({ err, audit_entries: entries }, 'audit spill failed; entries written to the log instead')
+    }
+  }
+
+  private report(final = false): void {
+    const stats = this.stats()
+    const key = `${stats.spilled}|${stats.failed}|${stats.batch_failures}|${stats.suppressed}`
+    if (!final && key === this.reported) return
+    this.reported = key
+    const noteworthy = stats.spilled > 0 || stats.failed > 0 || stats.batch_failures > 0 || stats.spill_files > 0
+    this.log[noteworthy ? 'warn' : 'info']({ audit_writer: stats }, final ? 'audit writer drained' : 'audit writer counters')
+  }
+}
+
+/** A dead-letter line even for an entry JSON cannot serialise (it may be why it failed). */
+function serializable(entry: AuditLogEntry): string {
+  try {
+    return JSON.stringify(entry)
+  } catch (err) {
+    return JSON.stringify({ id: entry.id, timestamp: entry.timestamp, unserializable: String(err) })
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * @module /admin/audit: the list (slim entries, newest first), one entry in full, the thread around an entry,
+ * dashboard statistics, and the writer's counters. Parameters are validated in src/audit/query.ts; reading is
+ * the AuditStore's job.
+ */
+import { Elysia } from 'elysia'
+import type { z } from 'zod'
+import type { Gateway } from '../../app.ts'
+import { parseAuditLogQuery, parseAuditStatsQuery, parseConversationQuery, parseLogId } from '../../audit/query.ts'
+import { auditConversationSchema, auditLogEntrySchema, auditLogPageSchema, auditStatsSchema, auditWriterStatsSchema, gatewayErrorSchema } from '../../audit/schemas.ts'
+import { GatewayError } from '../../errors/gateway-error.ts'
+import { adminAnswer, jsonSchemaOf } from './admin-http.ts'
+
+const notFound = (id: string) => new GatewayError({ status: 404, type: 'not_found_error', param: 'log_id', code: 'audit_log_not_found', message: `No audit log entry with id '${id}'.` })
+
+const searchParams = (request: Request) => new URL(request.url).searchParams
+
+type Param = { name: string; type: 'string' | 'integer' | 'boolean'; description: string; required?: boolean; format?: string }
+
+const DATE_PARAMS: Param[] = [
+  { name: 'days', type: 'integer', description: 'Number of calendar days (UTC) up to today; default 30, 1–3650. Ignored when both dates are given.' },
+  { name: 'start_date', type: 'string', format: 'date', description: 'First day, YYYY-MM-DD (UTC, inclusive).' },
+  { name: 'end_date', type: 'string', format: 'date', description: 'Last day, YYYY-MM-DD (UTC, inclusive).' },
+]
+
+const LIST_PARAMS: Param[] = [
+  ...DATE_PARAMS,
+  { name: 'requested_model', type: 'string', description: 'Exact requested model selector (alias: model).' },
+  { name: 'model', type: 'string', description: 'Alias of requested_model.' },
+  { name: 'provider', type: 'string', description: 'Provider name or provider type (exact).' },
+  { name: 'method', type: 'string', description: 'HTTP method (case-insensitive).' },
+  { name: 'path', type: 'string', description: 'Exact request path, e.g. /v1/chat/completions.' },
+  { name: 'user_path', type: 'string', description: 'User path subtree: /acme matches /acme and /acme/team-a.' },
+  { name: 'session_id', type: 'string', description: 'Exact session id; without date parameters the whole session, whatever its age.' },
+  { name: 'error_type', type: 'string', description: 'provider_error, rate_limit_error, invalid_request_error, authentication_error or not_found_error.' },
+  { name: 'status_code', type: 'integer', description: 'HTTP status code (100–599).' },
+  { name: 'stream', type: 'boolean', description: 'true or false.' },
+  {
+    name: 'search',
+    type: 'string',
+    description: 'A UUID matches id, request_id or session_id exactly; other text matches words (in order, word prefixes) in request_id, requested_model, provider, method, path, session_id, error_type and error_message.',
+  },
+  { name: 'limit', type: 'integer', description: 'Page size; default 25, 1–100.' },
+  { name: 'offset', type: 'integer', description: 'Entries to skip; default 0.' },
+]
+
+const LOG_ID: Param = { name: 'log_id', type: 'string', required: true, description: 'The audit log entry id.' }
+
+const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema: jsonSchemaOf(schema) } } })
+
+function doc(summary: string, params: Param[], ok: z.ZodType, errorCodes: number[]) {
+  return {
+    summary,
+    tags: ['admin', 'audit'],
+    parameters: params.map((p) => ({ name: p.name, in: 'query', required: p.required ?? false, description: p.description, schema: { type: p.type, ...(p.format ? { format: p.format } : {}) } })),
+    responses: {
+      200: json(ok, 'OK'),
+      ...Object.fromEntries(errorCodes.map((c) => [String(c), json(gatewayErrorSchema, 'GatewayError')])),
+    },
+  }
+}
+
+export function auditRoutes(gateway: Gateway) {
+  const audit = gateway.auditLog
+  return new Elysia({ name: 'gateway/admin/audit' })
+    .get('/audit/log', (context) => adminAnswer(gateway, context, async () => Response.json(await audit.store.list(parseAuditLogQuery(searchParams(context.request))))), {
+      detail: doc('Audit log entries, newest first, without bodies (bodies_omitted); filters and paging', LIST_PARAMS, auditLogPageSchema, [400, 401, 403, 500]),
+    })
+    .get(
+      '/audit/detail',
+      (context) =>
+        adminAnswer(gateway, context, async () => {
+          const id = parseLogId(searchParams(context.request))
+          const entry = await audit.store.get(id)
+          if (!entry) throw notFound(id)
+          return Response.json(entry)
+        }),
+      { detail: doc('One audit log entry in full (bodies, attempts, revisions) with its usage summary', [LOG_ID], auditLogEntrySchema, [400, 401, 403, 404, 500]) },
+    )
+    .get(
+      '/audit/conversation',
+      (context) =>
+        adminAnswer(gateway, context, async () => {
+          const { logId, limit } = parseConversationQuery(searchParams(context.request))
+          const thread = await audit.store.conversation(logId, limit)
+          if (!thread) throw notFound(logId)
+          return Response.json(thread)
+        }),
+      {
+        detail: doc(
+          'The thread around an entry, oldest first: its session, else its Responses previous_response_id chain',
+          [LOG_ID, { name: 'limit', type: 'integer', description: 'Entries at most; default 40, 1–200.' }],
+          auditConversationSchema,
+          [400, 401, 403, 404, 500],
+        ),
+      },
+    )
+    .get('/audit/stats', (context) => adminAnswer(gateway, context, async () => Response.json(await audit.store.stats(parseAuditStatsQuery(searchParams(context.request))))), {
+      detail: doc('Requests, status classes and latency per hour (spans under three days) or day', DATE_PARAMS, auditStatsSchema, [400, 401, 403, 500]),
+    })
+    .get('/audit/writer-stats', (context) => adminAnswer(gateway, context, async () => Response.json(audit.writer.stats())), {
+      detail: doc('Audit writer counters: queue depth, written, spilled, replayed, failed', [], auditWriterStatsSchema, [401, 403]),
+    })
+}

@@ -1,0 +1,229 @@
+import { beforeEach, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import type { AuditLogQuery } from '../../audit/entry.ts'
+import { makeEntry, T0 } from '../../../test/helpers/audit-entries.ts'
+import { applyMigrations } from './client.ts'
+import { SEQ_PER_MS, SqliteAuditStore } from './audit-log.ts'
+import { sqliteMigrations } from './migrations.ts'
+
+const MIN = 60_000
+let db: Database
+let store: SqliteAuditStore
+
+beforeEach(() => {
+  db = new Database(':memory:', { strict: true })
+  applyMigrations(db, sqliteMigrations)
+  store = new SqliteAuditStore(db)
+})
+
+const page = (q: Partial<AuditLogQuery>) => store.list({ limit: 100, offset: 0, ...q })
+const ids = async (q: Partial<AuditLogQuery>) => (await page(q)).entries.map((e) => e.id)
+
+describe('writing and reading', () => {
+  test('detail returns the entry exactly as written, with usage', async () => {
+    const entry = makeEntry({
+      usage: { input_tokens: 12, output_tokens: 5, total_tokens: 17, cached_input_tokens: 2, uncached_input_tokens: 10, cache_write_input_tokens: 0, cached_input_ratio: 2 / 12, estimated_cached_characters: 8, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, entries: 1 },
+      data: {
+        request_body: { model: 'fast', messages: [{ role: 'user', content: 'hi' }] },
+        response_body: { object: 'chat.completion', choices: [{ message: { content: 'yo' } }] },
+        attempts: [{ seq: 1, kind: 'primary', model: 'gpt-4o-mini', provider_name: 'openai', provider_type: 'openai', started_at: 'x', duration_ns: 1, success: false, status_code: 500, response_body: { error: { message: 'down' } } }],
+      },
+    })
+    expect(await store.writeBatch([entry])).toBe(1)
+    expect(await store.get(entry.id)).toEqual(entry)
+    expect(await store.get('missing')).toBeUndefined()
+  })
+
+  test('list entries carry no heavy payloads and say whether they were a conversation', async () => {
+    const chat = makeEntry({ data: { request_body: { messages: [{ role: 'user', content: 'secret prompt' }] }, response_body: { choices: [] } } })
+    const models = makeEntry({ path: '/v1/models', method: 'GET', data: { response_body: { object: 'list', data: [] } } })
+    await store.writeBatch([chat, models])
+    const { entries } = await page({})
+    expect(JSON.stringify(entries)).not.toContain('secret prompt')
+    expect(entries.every((e) => e.bodies_omitted === true)).toBe(true)
+    expect(entries.find((e) => e.id === chat.id)?.conversation_payload).toBe(true)
+    expect(entries.find((e) => e.id === models.id)?.conversation_payload).toBe(false)
+  })
+
+  test('an id already stored is skipped: replays are idempotent', async () => {
+    const entry = makeEntry()
+    expect(await store.writeBatch([entry, makeEntry()])).toBe(2)
+    expect(await store.writeBatch([entry])).toBe(0)
+    expect((await page({})).total).toBe(2)
+  })
+
+  test('entries of the same millisecond get distinct keys in order, also beyond 1024 per millisecond', async () => {
+    const batch = Array.from({ length: SEQ_PER_MS + 5 }, () => makeEntry({ at: T0 }))
+    expect(await store.writeBatch(batch)).toBe(batch.length)
+    const seqs = db.query<{ seq: number }, []>('SELECT seq FROM audit_log ORDER BY seq').all().map((r) => r.seq)
+    expect(new Set(seqs).size).toBe(batch.length)
+    expect(seqs[0]).toBe(T0 * SEQ_PER_MS)
+    const listed = await store.list({ limit: 3, offset: 0 })
+    expect(listed.entries.map((e) => e.id)).toEqual(batch.slice(-3).reverse().map((e) => e.id))
+  })
+})
+
+describe('filters', () => {
+  test('newest first, with total, limit and offset', async () => {
+    const batch = [0, 1, 2, 3, 4].map((i) => makeEntry({ at: T0 + i * MIN }))
+    await store.writeBatch([batch[3]!, batch[0]!, batch[4]!, batch[1]!, batch[2]!])
+    const first = await store.list({ limit: 2, offset: 0 })
+    expect(first.entries.map((e) => e.id)).toEqual([batch[4]!.id, batch[3]!.id])
+    expect(first.total).toBe(5)
+    expect((await store.list({ limit: 2, offset: 4 })).entries.map((e) => e.id)).toEqual([batch[0]!.id])
+  })
+
+  test('time window: from inclusive, to exclusive', async () => {
+    const [a, b, c] = [makeEntry({ at: T0 - 1 }), makeEntry({ at: T0 }), makeEntry({ at: T0 + MIN })]
+    await store.writeBatch([a!, b!, c!])
+    expect(await ids({ from: T0, to: T0 + MIN })).toEqual([b!.id])
+  })
+
+  test('each column filter', async () => {
+    const base = makeEntry()
+    const other = {
+      requestedModel: makeEntry({ requested_model: 'smart' }),
+      providerType: makeEntry({ provider: 'groq', provider_name: 'fastgroq' }),
+      providerName: makeEntry({ provider: 'openai', provider_name: 'azure-east' }),
+      method: makeEntry({ method: 'GET' }),
+      path: makeEntry({ path: '/v1/responses' }),
+      session: makeEntry({ session_id: 'sess-1' }),
+      errorType: makeEntry({ error_type: 'rate_limit_error', status_code: 429 }),
+      stream: makeEntry({ stream: true }),
+    }
+    await store.writeBatch([base, ...Object.values(other)])
+    expect(await ids({ requestedModel: 'smart' })).toEqual([other.requestedModel.id])
+    expect(await ids({ provider: 'groq' })).toEqual([other.providerType.id])
+    expect(await ids({ provider: 'fastgroq' })).toEqual([other.providerType.id])
+    expect(await ids({ provider: 'azure-east' })).toEqual([other.providerName.id])
+    expect((await ids({ provider: 'openai' })).length).toBe(8)
+    expect(await ids({ method: 'GET' })).toEqual([other.method.id])
+    expect(await ids({ path: '/v1/responses' })).toEqual([other.path.id])
+    expect(await ids({ sessionId: 'sess-1' })).toEqual([other.session.id])
+    expect(await ids({ errorType: 'rate_limit_error' })).toEqual([other.errorType.id])
+    expect(await ids({ statusCode: 429 })).toEqual([other.errorType.id])
+    expect(await ids({ stream: true })).toEqual([other.stream.id])
+    expect((await ids({ stream: false })).length).toBe(8)
+    expect(await ids({ stream: true, statusCode: 429 })).toEqual([])
+  })
+
+  test('user_path is a subtree: the path itself and below it, not its siblings', async () => {
+    const entries = ['/', '/acme', '/acme/team-a', '/acme/team-a/alice', '/acme-b', '/acmex', '/other'].map((p) => makeEntry({ user_path: p }))
+    await store.writeBatch(entries)
+    const paths = async (userPath: string) => (await page({ userPath })).entries.map((e) => e.user_path).sort()
+    expect(await paths('/acme')).toEqual(['/acme', '/acme/team-a', '/acme/team-a/alice'])
+    expect(await paths('/acme/team-a')).toEqual(['/acme/team-a', '/acme/team-a/alice'])
+    expect((await page({})).total).toBe(7)
+  })
+})
+
+describe('search', () => {
+  test('a UUID matches id, request_id or session_id exactly (any case)', async () => {
+    const byId = makeEntry()
+    const byRequest = makeEntry({ request_id: '0b6f4c1e-55aa-4d3e-9c2b-7e8f9a0b1c2d' })
+    const bySession = makeEntry({ session_id: '6f1d2c3b-4a59-4e8f-8d7c-6b5a4f3e2d1c' })
+    await store.writeBatch([byId, byRequest, bySession, makeEntry()])
+    expect(await ids({ search: byId.id.toUpperCase() })).toEqual([byId.id])
+    expect(await ids({ search: '0b6f4c1e-55aa-4d3e-9c2b-7e8f9a0b1c2d' })).toEqual([byRequest.id])
+    expect(await ids({ search: '6F1D2C3B-4A59-4E8F-8D7C-6B5A4F3E2D1C' })).toEqual([bySession.id])
+  })
+
+  test('words match in order at word starts, across the searchable fields, case- and accent-insensitively', async () => {
+    const limited = makeEntry({ error_type: 'rate_limit_error', status_code: 429, data: { error_message: "Upstream rate limit (provider 'openai', HTTP 429): Rate limit reached" } })
+    const deepseek = makeEntry({ requested_model: 'deepseek/deepseek-reasoner', resolved_model: 'deepseek/deepseek-reasoner', provider: 'deepseek', provider_name: 'deepseek' })
+    const clientId = makeEntry({ request_id: 'req_7Kx9Tz' })
+    const accented = makeEntry({ data: { error_message: 'Modèle indisponible' } })
+    const event = makeEntry({ data: { event_type: 'key.revoked' } })
+    await store.writeBatch([limited, deepseek, clientId, accented, event, makeEntry()])
+    expect(await ids({ search: 'Rate Limit' })).toEqual([limited.id])
+    expect(await ids({ search: 'limit rate' })).toEqual([])
+    expect(await ids({ search: 'deepseek-reas' })).toEqual([deepseek.id])
+    expect(await ids({ search: 'req_7kx9' })).toEqual([clientId.id])
+    expect(await ids({ search: 'modele' })).toEqual([accented.id])
+    expect(await ids({ search: 'key.revoked' })).toEqual([event.id])
+    expect((await page({ search: 'openai' })).total).toBe(5)
+  })
+
+  test('search combines with the window and other filters, newest first', async () => {
+    const old = makeEntry({ at: T0 - 10 * MIN, data: { error_message: 'engine overloaded' }, error_type: 'provider_error', status_code: 503 })
+    const newer = makeEntry({ at: T0 + MIN, data: { error_message: 'engine overloaded' }, error_type: 'provider_error', status_code: 503 })
+    const newest = makeEntry({ at: T0 + 2 * MIN, data: { error_message: 'engine overloaded' }, error_type: 'provider_error', status_code: 503, stream: true })
+    await store.writeBatch([newest, old, newer])
+    expect(await ids({ search: 'overloaded' })).toEqual([newest.id, newer.id, old.id])
+    expect(await ids({ search: 'overloaded', from: T0 })).toEqual([newest.id, newer.id])
+    expect(await ids({ search: 'overloaded', to: T0 + 2 * MIN })).toEqual([newer.id, old.id])
+    const filtered = await page({ search: 'overloaded', stream: true })
+    expect(filtered.entries.map((e) => e.id)).toEqual([newest.id])
+    expect(filtered.total).toBe(1)
+    expect((await store.list({ search: 'overloaded', limit: 1, offset: 1 })).entries.map((e) => e.id)).toEqual([newer.id])
+  })
+
+  test('a term without letters or digits falls back to a substring scan', async () => {
+    const v1 = makeEntry({ path: '/v1/chat/completions' })
+    await store.writeBatch([v1])
+    expect(await ids({ search: '/' })).toEqual([v1.id])
+    expect(await ids({ search: '%' })).toEqual([])
+  })
+})
+
+describe('conversation', () => {
+  test('a session: the anchor with entries around it, oldest first, truncated when more exist', async () => {
+    const session = Array.from({ length: 9 }, (_, i) => makeEntry({ session_id: 's-9', at: T0 + i * MIN }))
+    await store.writeBatch([...session, makeEntry({ session_id: 'other' })])
+    const thread = (await store.conversation(session[4]!.id, 5))!
+    expect(thread.anchor_id).toBe(session[4]!.id)
+    expect(thread.entries.map((e) => e.id)).toEqual(session.slice(2, 7).map((e) => e.id))
+    expect(thread.truncated).toBe(true)
+    const whole = (await store.conversation(session[0]!.id, 40))!
+    expect(whole.entries).toHaveLength(9)
+    expect(whole.truncated).toBe(false)
+    expect(await store.conversation('missing', 40)).toBeUndefined()
+  })
+
+  test('without a session: the previous_response_id chain both ways', async () => {
+    const respond = (id: string, previous?: string, at = T0) =>
+      makeEntry({ at, path: '/v1/responses', data: { request_body: { input: 'hi', ...(previous ? { previous_response_id: previous } : {}) }, response_body: { id, object: 'response', output: [] } } })
+    const first = respond('resp_1', undefined, T0)
+    const second = respond('resp_2', 'resp_1', T0 + MIN)
+    const third = respond('resp_3', 'resp_2', T0 + 2 * MIN)
+    const unrelated = respond('resp_x', undefined, T0 + 3 * MIN)
+    await store.writeBatch([first, second, third, unrelated])
+    const thread = (await store.conversation(second.id, 40))!
+    expect(thread.entries.map((e) => e.id)).toEqual([first.id, second.id, third.id])
+    expect(thread.entries[1]!.data.request_body).toEqual({ input: 'hi', previous_response_id: 'resp_1' })
+    expect((await store.conversation(third.id, 2))!).toMatchObject({ truncated: true })
+  })
+})
+
+describe('stats and retention', () => {
+  test('buckets count status classes and latency; security events are not requests', async () => {
+    const hour = 3_600_000
+    const from = Date.UTC(2026, 10, 20)
+    await store.writeBatch([
+      makeEntry({ at: from + 10, status_code: 200, duration_ns: 10e6 }),
+      makeEntry({ at: from + 20, status_code: 429, duration_ns: 30e6 }),
+      makeEntry({ at: from + hour + 5, status_code: 502, duration_ns: 5e6 }),
+      makeEntry({ at: from + hour + 6, status_code: 101 }),
+      makeEntry({ at: from + 30, status_code: 401, data: { event_type: 'dashboard.sign_in_failed' } }),
+    ])
+    const stats = await store.stats({ from, to: from + 3 * hour, bucketMs: hour })
+    expect(stats.interval).toBe('hour')
+    expect(stats.buckets).toHaveLength(3)
+    expect(stats.buckets[0]).toMatchObject({ start: new Date(from).toISOString(), requests: 2, status_2xx: 1, status_4xx: 1, status_5xx: 0, status_other: 0, avg_duration_ms: 20, max_duration_ms: 30 })
+    expect(stats.buckets[1]).toMatchObject({ requests: 2, status_5xx: 1, status_other: 1 })
+    expect(stats.buckets[2]).toMatchObject({ requests: 0 })
+    expect(stats.summary).toMatchObject({ requests: 4, errors: 2, success_rate: 0.5 })
+  })
+
+  test('deleting old entries removes their payloads and search rows too, in batches', async () => {
+    const old = Array.from({ length: 5 }, (_, i) => makeEntry({ at: T0 - 100 + i, data: { request_body: { input: 'old words' }, error_message: 'old words' } }))
+    const fresh = makeEntry({ at: T0, data: { request_body: { input: 'new' } } })
+    await store.writeBatch([...old, fresh])
+    expect(await store.deleteOlderThan(T0, 2)).toBe(2)
+    expect(await store.deleteOlderThan(T0, 100)).toBe(3)
+    expect(await store.deleteOlderThan(T0, 100)).toBe(0)
+    expect(db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM audit_log_payloads').get()!.n).toBe(1)
+    expect((await page({ search: 'old words' })).total).toBe(0)
+    expect(await ids({})).toEqual([fresh.id])
+  })
+})

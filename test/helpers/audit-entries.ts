@@ -1,0 +1,41 @@
+/**
+ * @module Audit log entries for store and writer tests: every field filled with a plain default, overridable.
+ */
+import type { AuditLogEntry } from '../../src/audit/entry.ts'
+
+export const T0 = Date.UTC(2026, 10, 20, 12)
+
+let n = 0
+/** `at` sets the start time (epoch ms); without it entries are one second apart from T0. */
+export function makeEntry(over: Partial<AuditLogEntry> & { at?: number } = {}): AuditLogEntry {
+  const { at, ...rest } = over
+  const start = at ?? T0 + n++ * 1000
+  const id = Bun.randomUUIDv7('hex', start) // like the gateway's own ids
+  return {
+    id,
+    timestamp: new Date(start).toISOString(),
+    duration_ns: 5_000_000,
+    request_id: id,
+    requested_model: 'fast',
+    resolved_model: 'openai/gpt-4o-mini',
+    provider: 'openai',
+    provider_name: 'openai',
+    method: 'POST',
+    path: '/v1/chat/completions',
+    status_code: 200,
+    stream: false,
+    error_type: '',
+    session_id: '',
+    user_path: '/',
+    principal_id: 'master',
+    auth_key_id: '',
+    auth_method: 'master_key',
+    client_ip: '127.0.0.1',
+    cache_type: '',
+    alias_used: true,
+    workflow_version_id: 'wfv_1',
+    data: { workflow_features: { audit: true, budget: false, cache: false, failover: false, guardrails: false, usage: true } },
+    ...rest,
+  }
+}
+
