@@ -35,6 +35,8 @@ export interface GatewayOptions {
   adapters?: Readonly<Record<string, ProviderAdapter>>
   migrations?: readonly Migration[]
   costModel?: CostModel
+  /** Script of the audit write thread; the compiled binary needs it given relative to its entry (src/main.ts). */
+  auditWorkerUrl?: string
 }
 
 export class Gateway {
@@ -67,7 +69,7 @@ export class Gateway {
     this.stores = openStores(this.config, options.migrations ?? sqliteMigrations)
     const { sqlite } = this.stores
     this.limits = new LimitRegistry(sqliteLimitStore(sqlite))
-    this.auditLog = createAuditLog(this.config, sqlite, this.log)
+    this.auditLog = createAuditLog(this.config, sqlite, this.log, options.auditWorkerUrl)
     this.keys = new KeyDirectory(new SqliteKeyStore(sqlite), this.log)
     // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
     this.keysLoaded = this.keys.start()

@@ -11,6 +11,7 @@ import { SqliteAuditStore } from '../stores/sqlite/audit-log.ts'
 import type { AuditStore } from '../stores/types.ts'
 import { AuditRetention } from './retention.ts'
 import { SpillFiles } from './spill.ts'
+import { threadWrites, type BatchWrites } from './thread-writes.ts'
 import { AuditWriter } from './writer.ts'
 
 export interface AuditLog {
@@ -31,11 +32,14 @@ export function spillDirFor(config: GatewayConfig): string {
   return `${resolve(config.database.path)}.audit-spill`
 }
 
-export function createAuditLog(config: GatewayConfig, sqlite: Database, log: Logger): AuditLog {
+export function createAuditLog(config: GatewayConfig, sqlite: Database, log: Logger, workerUrl?: string): AuditLog {
   const store = new SqliteAuditStore(sqlite)
+  const local: BatchWrites = { writeBatch: (e) => store.writeBatch(e), close: () => {} }
+  // Rows are inserted on a thread of their own (an in-memory database cannot be shared with one).
+  const writes = config.database.path === ':memory:' ? local : threadWrites(resolve(config.database.path), local, log, workerUrl)
   const spill = new SpillFiles(spillDirFor(config))
   const writer = new AuditWriter(
-    store,
+    writes,
     spill,
     {
       capacity: config.logging.audit_queue_size,
@@ -58,6 +62,7 @@ export function createAuditLog(config: GatewayConfig, sqlite: Database, log: Log
     async close() {
       await retention.stop()
       await writer.drain()
+      writes.close()
     },
   }
 }

@@ -83,7 +83,7 @@ export class AuditWriter implements AuditRecorder {
   private readonly retryMaxMs: number
 
   constructor(
-    private readonly store: AuditStore,
+    private readonly store: Pick<AuditStore, 'writeBatch'>,
     private readonly spill: SpillFiles,
     private readonly options: AuditWriterOptions,
     private readonly log: Logger,

@@ -60,6 +60,17 @@ test('the compiled binary serves health, the OpenAPI document and a chat complet
   expect((await stream.finalChatCompletion()).choices[0]!.message.content).toBe('streamed')
 })
 
+test('the binary writes audit entries through its write thread', async () => {
+  let stats = { written: 0 }
+  for (let i = 0; i < 50 && stats.written < 2; i++) {
+    await Bun.sleep(50)
+    stats = (await (await fetch(`${baseURL}/admin/audit/writer-stats`, { headers: { authorization: 'Bearer binary-master-key' } })).json()) as { written: number }
+  }
+  expect(stats.written).toBeGreaterThanOrEqual(2)
+  const page = (await (await fetch(`${baseURL}/admin/audit/log?path=/v1/chat/completions`, { headers: { authorization: 'Bearer binary-master-key' } })).json()) as { total: number }
+  expect(page.total).toBe(2)
+})
+
 test('SIGTERM stops the binary cleanly', async () => {
   child!.kill('SIGTERM')
   expect(await child!.exited).toBe(0)
