@@ -51,14 +51,13 @@ export const ideRequestShapes = definePlugin({
         ctx.body = normaliseChatBody(ctx.body)
         return CONTINUE
       },
-      async onResponse(ctx, response) {
+      onResponse(ctx, response) {
         const names = customTools.get(ctx)
         if (!names || response.status >= 300) return response
         if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream') && response.body) {
           return new Response(unwrapStream(response.body, names), { status: response.status, headers: response.headers })
         }
-        const completion = unwrapCompletion((await response.json()) as Json, names)
-        return new Response(JSON.stringify(completion), { status: response.status, headers: response.headers })
+        return response.json().then((body) => new Response(JSON.stringify(unwrapCompletion(body as Json, names)), { status: response.status, headers: response.headers }))
       },
     }
   },
