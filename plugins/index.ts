@@ -21,6 +21,7 @@ import { responseCache } from './response-cache/plugin.ts'
 import { responseThreads } from './response-threads/plugin.ts'
 import { singleTargetRouter } from './single-target-router/plugin.ts'
 import { systemPrompt } from './system-prompt/plugin.ts'
+import { usageMeter } from './usage-meter/plugin.ts'
 import { virtualModelResolver } from './virtual-model-resolver/plugin.ts'
 
 export const pluginRegistry: readonly GatewayPlugin[] = [
@@ -39,6 +40,7 @@ export const pluginRegistry: readonly GatewayPlugin[] = [
   budget,
   singleTargetRouter,
   failover,
+  usageMeter,
   auditSink,
 ] as GatewayPlugin[]
 

@@ -15,7 +15,9 @@ import type { Stores } from './stores/types.ts'
 import { openStores } from './stores/open.ts'
 import { sqliteLimitStore } from './stores/sqlite/limits.ts'
 import { LimitRegistry } from './limits/registry.ts'
-import { unpricedCostModel, type CostModel } from './limits/cost.ts'
+import type { CostModel } from './limits/cost.ts'
+import { UsageService } from './usage/usage-service.ts'
+import { sqliteUsageStore } from './stores/sqlite/usage.ts'
 import { localEndpoints } from './http/local-endpoints.ts'
 import { keyAdminAuthenticator, type AdminAuthenticator } from './http/admin/admin-auth.ts'
 import { AuthFailureLimiter } from './keys/failure-limiter.ts'
@@ -47,6 +49,8 @@ export class Gateway {
   readonly stores: Stores
   /** Budgets and rate limits. */
   readonly limits: LimitRegistry
+  /** Prices and usage records. */
+  readonly usage: UsageService
   /** Managed API keys (snapshot + store); shared by /v1 auth and the admin API. */
   readonly keys: KeyDirectory
   readonly authFailures = new AuthFailureLimiter()
@@ -69,6 +73,7 @@ export class Gateway {
     this.stores = openStores(this.config, options.migrations ?? sqliteMigrations)
     const { sqlite } = this.stores
     this.limits = new LimitRegistry(sqliteLimitStore(sqlite))
+    this.usage = new UsageService(sqliteUsageStore(sqlite), this.config.pricing, this.log)
     this.auditLog = createAuditLog(this.config, sqlite, this.log, options.auditWorkerUrl)
     this.keys = new KeyDirectory(new SqliteKeyStore(sqlite), this.log)
     // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
@@ -80,13 +85,15 @@ export class Gateway {
       catalog: this.catalog,
       stores: this.stores,
       limits: this.limits,
-      costModel: options.costModel ?? unpricedCostModel,
+      costModel: options.costModel ?? this.usage.prices,
+      usage: this.usage,
       keys: this.keys,
       authFailures: this.authFailures,
       log: this.log,
       audit: this.auditLog.writer,
       onShutdown: (task) => this.shutdownTasks.push(task),
     }
+    this.deps.onShutdown(() => this.usage.drain())
     this.deps.onShutdown(() => this.auditLog.close())
     this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys)
     this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
@@ -98,6 +105,7 @@ export class Gateway {
   async init(): Promise<void> {
     await this.workflows.load(this.config.workflows)
     await this.limits.load({ budgets: this.config.budgets, rate_limits: this.config.rate_limits })
+    await this.usage.loadPrices()
   }
 
   /** Starts background work (model list refresh). Resolves when the first model lists are in. */

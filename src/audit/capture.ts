@@ -6,6 +6,7 @@
 import { presentedKey } from '../../plugins/api-key-auth/credentials.ts'
 import { BODY_CAPTURE_LIMIT_BYTES } from '../http/ingress.ts'
 import { keyDigest, MAX_PRESENTED_KEY_LENGTH } from '../keys/key-secret.ts'
+import { summaryFromTokens, usageSummaryOf } from '../usage/record.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 import { redactHeaders } from '../pipeline/headers.ts'
 import type { TokenUsage } from '../pipeline/snapshots.ts'
@@ -13,8 +14,6 @@ import type { Outcome } from '../pipeline/types.ts'
 import type { AuditLogEntry, LogData, RequestUsageSummary } from './entry.ts'
 import { detectSessionId } from './session.ts'
 
-/** Characters per cached token for `estimated_cached_characters`: the usual average of English text in o200k. */
-export const CHARS_PER_TOKEN_ESTIMATE = 4
 /** Fixed per-entry overhead assumed when weighing an entry for the queue's byte budget. */
 const ENTRY_OVERHEAD_BYTES = 2048
 
@@ -90,7 +89,8 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedE
     workflow_version_id: ctx.workflowVersionId,
     data,
   }
-  if (ctx.features.usage && outcome.usage) entry.usage = usageSummary(outcome.usage, ctx)
+  if (ctx.usageRecord) entry.usage = usageSummaryOf(ctx.usageRecord)
+  else if (ctx.features.usage && outcome.usage) entry.usage = usageSummary(outcome.usage, ctx)
   return { entry, approxBytes }
 }
 
@@ -131,19 +131,7 @@ function apiKeyHash(ctx: RequestContext): string | undefined {
   return presented.kind === 'key' && presented.key.length <= MAX_PRESENTED_KEY_LENGTH ? keyDigest(presented.key).toString('hex').slice(0, 16) : undefined
 }
 
+/** The summary without a priced usage record (usage feature on but the meter not run): tokens only. */
 export function usageSummary(usage: TokenUsage, ctx: Pick<RequestContext, 'revisions'>): RequestUsageSummary {
-  const cached = Math.min(usage.cached_tokens, usage.prompt_tokens)
-  return {
-    input_tokens: usage.prompt_tokens,
-    output_tokens: usage.completion_tokens,
-    total_tokens: usage.total_tokens,
-    cached_input_tokens: cached,
-    uncached_input_tokens: Math.max(0, usage.prompt_tokens - cached),
-    cache_write_input_tokens: usage.cache_write_tokens,
-    cached_input_ratio: usage.prompt_tokens > 0 ? cached / usage.prompt_tokens : 0,
-    estimated_cached_characters: cached * CHARS_PER_TOKEN_ESTIMATE,
-    rewrite_tokens_saved: ctx.revisions.reduce((sum, r) => sum + (r.tokens_saved || 0), 0),
-    rewrite_cost_saved: 0,
-    entries: 1,
-  }
+  return summaryFromTokens(usage, ctx.revisions.reduce((sum, r) => sum + (r.tokens_saved || 0), 0), 0)
 }

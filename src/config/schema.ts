@@ -5,6 +5,7 @@
 import { z } from 'zod'
 import { FEATURE_IDS, type FeatureId } from '../pipeline/snapshots.ts'
 import { budgetInputSchema, rateLimitInputSchema } from '../limits/definitions.ts'
+import { modelPriceSchema } from '../usage/pricing.ts'
 import { workflowInputSchema } from '../workflows/definition.ts'
 import { PROVIDER_TYPE_NAMES } from './provider-catalog.ts'
 
@@ -89,6 +90,8 @@ export const gatewayConfigSchema = z.strictObject({
   /** Budgets (`{scope, window, limit_usd}`) and rate limits (`{scope, requests_per_minute, …}`); see docs/limits.md. */
   budgets: z.array(budgetInputSchema).default([]),
   rate_limits: z.array(rateLimitInputSchema).default([]),
+  /** Price overrides in USD per million tokens, by `<provider>/<model>` or model id (prefixes match too). */
+  pricing: z.record(z.string().min(1), modelPriceSchema).default({}),
   /** Declared workflows; each change becomes a new version at start-up. */
   workflows: z.array(workflowInputSchema).default([]),
   logging: z

@@ -4,6 +4,7 @@
  * written by plugins; plugins never see the web framework.
  */
 import type { GatewayError } from '../errors/gateway-error.ts'
+import type { UsageRecord } from '../usage/record.ts'
 import type { Logger } from '../log/logger.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
 import type {
@@ -106,12 +107,16 @@ export class RequestContext {
   features: WorkflowFeaturesSnapshot = { audit: true, budget: false, cache: false, failover: false, guardrails: false, usage: false }
   /** Set by plugins that need the response folded into one JSON document at completion (audit bodies, usage, cache). */
   captureResponseBody = false
+  /** Set by plugins that need the upstream's usage from streams (cheaper than folding the whole body). */
+  captureUsage = false
   cacheType = ''
   /** Audit capture switches in effect for this request (LOGGING_LOG_BODIES / LOGGING_LOG_HEADERS with audit on). */
   logBodies = false
   logHeaders = false
 
   error?: GatewayError
+  /** The request's usage and cost, set by the usage meter before the audit entry is built. */
+  usageRecord?: UsageRecord
 
   constructor(init: RequestContextInit) {
     this.endpoint = init.endpoint

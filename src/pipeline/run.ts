@@ -57,6 +57,7 @@ function applyPrepare(ctx: RequestContext, pipeline: BuiltPipeline): void {
   ctx.logBodies = false
   ctx.logHeaders = false
   ctx.captureResponseBody = false
+  ctx.captureUsage = false
   for (const prepare of pipeline.prepare) prepare(ctx)
 }
 
@@ -111,8 +112,8 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
 function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, headers: Headers, keepaliveMs: number): ReadableStream<Uint8Array> {
   const reader = response.body!.getReader()
   const codec = streamCodecFor(ctx.endpoint)
-  const parser = ctx.captureResponseBody || codec.foldAlways ? new SseParser() : undefined
-  const fold: StreamFold | undefined = parser ? codec.createFold() : undefined
+  const parser = ctx.captureResponseBody || ctx.captureUsage || codec.foldAlways ? new SseParser() : undefined
+  const fold: StreamFold | undefined = parser ? codec.createFold(!ctx.captureResponseBody) : undefined
   const outcome = baseOutcome(ctx, response.status, headers)
   let pending: ReturnType<typeof reader.read> | undefined
   let ended = false

@@ -19,7 +19,8 @@ export interface StreamFold {
 export interface StreamCodec {
   /** The error frame needs stream state (e.g. the Responses sequence number), so events are always parsed. */
   foldAlways: boolean
-  createFold(): StreamFold
+  /** `usageOnly`: only events that can carry usage or an error are parsed; `result()` is then partial. */
+  createFold(usageOnly?: boolean): StreamFold
   errorFrame(error: GatewayError, fold: StreamFold | undefined): Uint8Array
 }
 
@@ -34,11 +35,12 @@ function parseJson(data: string): Record<string, unknown> | undefined {
 
 const chatCodec: StreamCodec = {
   foldAlways: false,
-  createFold() {
+  createFold(usageOnly = false) {
     const fold = new ChatStreamFold()
     return {
       add(event) {
         if (event.data === '[DONE]') return
+        if (usageOnly && !event.data.includes('"usage"') && !event.data.includes('"error"')) return
         const chunk = parseJson(event.data)
         if (chunk) fold.add(chunk)
       },

@@ -11,6 +11,7 @@ import type { Logger } from '../log/logger.ts'
 import type { AuthFailureLimiter } from '../keys/failure-limiter.ts'
 import type { KeyDirectory } from '../keys/key-directory.ts'
 import type { CostModel } from '../limits/cost.ts'
+import type { UsageService } from '../usage/usage-service.ts'
 import type { LimitRegistry } from '../limits/registry.ts'
 import type { ModelCatalog } from '../models/catalog.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
@@ -90,6 +91,8 @@ export interface PluginDeps {
   limits: LimitRegistry
   /** Prices of models, for budgets. */
   costModel: CostModel
+  /** Price table and usage records. */
+  usage: UsageService
   /** Decides which authentication failures are audited (floods are counted, not written). */
   authFailures: AuthFailureLimiter
   log: Logger

@@ -5,6 +5,8 @@
 import type { Database } from 'bun:sqlite'
 import type { AuditConversation, AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStats, AuditStatsQuery } from '../audit/entry.ts'
 import type { Budget, RateLimit } from '../limits/definitions.ts'
+import type { ModelPrice } from '../usage/pricing.ts'
+import type { UsageRecord } from '../usage/record.ts'
 import type { WorkflowVersion } from '../workflows/definition.ts'
 
 export interface Stores {
@@ -154,4 +156,37 @@ export interface AuditStore {
   stats(query: AuditStatsQuery): Promise<AuditStats>
   /** Deletes up to `batch` entries that started before `cutoffMs` (epoch ms); resolves to how many. */
   deleteOlderThan(cutoffMs: number, batch: number): Promise<number>
+}
+
+export interface UsageQuery {
+  fromMs: number
+  toMs: number
+}
+
+export interface UsageTotals {
+  requests: number
+  input_tokens: number
+  output_tokens: number
+  total_tokens: number
+  cached_input_tokens: number
+  cache_write_input_tokens: number
+  reasoning_tokens: number
+  cost_usd: number
+  saved_usd: number
+  rewrite_tokens_saved: number
+  rewrite_cost_saved: number
+  estimated_requests: number
+  cache_hits: number
+}
+
+export type UsageBreakdownRow = UsageTotals & Record<string, string | number>
+
+/** Usage records (written in batches off the request path) and price overrides. */
+export interface UsageStore {
+  writeBatch(records: readonly UsageRecord[]): Promise<void>
+  totals(query: UsageQuery): Promise<UsageTotals>
+  breakdown(query: UsageQuery, by: 'model' | 'provider' | 'key' | 'user_path', interval?: 'day'): Promise<UsageBreakdownRow[]>
+  priceOverrides(): Promise<Record<string, ModelPrice>>
+  setPriceOverride(model: string, price: ModelPrice): Promise<void>
+  deletePriceOverride(model: string): Promise<boolean>
 }

@@ -8,6 +8,8 @@ import { MemoryCounters } from '../../src/stores/memory/counters.ts'
 import { sqliteLimitStore } from '../../src/stores/sqlite/limits.ts'
 import { LimitRegistry } from '../../src/limits/registry.ts'
 import { unpricedCostModel } from '../../src/limits/cost.ts'
+import { UsageService } from '../../src/usage/usage-service.ts'
+import { sqliteUsageStore } from '../../src/stores/sqlite/usage.ts'
 import { AuthFailureLimiter } from '../../src/keys/failure-limiter.ts'
 import { KeyDirectory } from '../../src/keys/key-directory.ts'
 import { silentLogger } from '../../src/log/logger.ts'
@@ -54,6 +56,7 @@ export function makeDeps(env: Record<string, string> = {}, adapters: Record<stri
     stores: { sqlite, responseCache: new MemoryResponseCache(config.cache.max_bytes), counters: new MemoryCounters(), close: () => sqlite.close() },
     limits: new LimitRegistry(sqliteLimitStore(sqlite)),
     costModel: unpricedCostModel,
+    usage: new UsageService(sqliteUsageStore(sqlite), {}, silentLogger),
     keys,
     authFailures: new AuthFailureLimiter(),
     log: silentLogger,

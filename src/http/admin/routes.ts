@@ -10,6 +10,7 @@ import { auditRoutes } from './audit.ts'
 import { keyRoutes } from './keys.ts'
 import { workflowRoutes } from './workflows.ts'
 import { limitRoutes } from './limits.ts'
+import { usageRoutes } from './usage.ts'
 import { sessionRoutes } from './session.ts'
 
 export function adminRoutes(gateway: Gateway) {
@@ -28,6 +29,7 @@ export function adminRoutes(gateway: Gateway) {
     .use(keyRoutes(gateway))
     .use(workflowRoutes(gateway))
     .use(limitRoutes(gateway))
+    .use(usageRoutes(gateway))
     .use(auditRoutes(gateway))
 }
 

@@ -7,5 +7,6 @@ import type { Migration } from './client.ts'
 import { responseThreadsMigration } from './response-threads.ts'
 import { workflowsMigration } from './workflows.ts'
 import { limitsMigration } from './limits.ts'
+import { usageMigration } from './usage.ts'
 
-export const sqliteMigrations: readonly Migration[] = [apiKeysMigration, auditLogMigration, responseThreadsMigration, workflowsMigration, limitsMigration]
+export const sqliteMigrations: readonly Migration[] = [apiKeysMigration, auditLogMigration, responseThreadsMigration, workflowsMigration, limitsMigration, usageMigration]

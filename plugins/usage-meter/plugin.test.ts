@@ -1,0 +1,92 @@
+import { describe, expect, test } from 'bun:test'
+import type { Outcome } from '../../src/pipeline/types.ts'
+import { PriceTable } from '../../src/usage/pricing.ts'
+import { summaryFromTokens } from '../../src/usage/record.ts'
+import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { usageMeter } from './plugin.ts'
+import { withoutUsageChunk } from './usage-chunk.ts'
+
+const usage = (u: Partial<Outcome['usage']> & object) => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated: false, ...u })
+const outcome = (u?: ReturnType<typeof usage>, responseBody?: unknown) => ({ status: 200, clientAborted: false, bytesOut: 100, responseHeaders: new Headers(), durationNs: 0, usage: u, responseBody }) as Outcome
+const target = (selector: string) => {
+  const [providerName, model] = [selector.slice(0, selector.indexOf('/')), selector.slice(selector.indexOf('/') + 1)]
+  return { providerName, providerType: providerName as 'openai', model, selector }
+}
+
+describe('prices', () => {
+  const table = new PriceTable({ 'myco/special': { input: 1, output: 2 } })
+  test('exact, provider-qualified and longest-prefix lookups; overrides win', () => {
+    expect(table.priceFor(target('openai/gpt-4o-mini-2024-07-18'))?.input).toBe(0.15)
+    expect(table.priceFor(target('openai/gpt-4o'))?.input).toBe(2.5)
+    expect(table.priceFor(target('myco/special'))?.output).toBe(2)
+    expect(table.priceFor(target('openai/unknown-model'))).toBeUndefined()
+  })
+
+  test('OpenAI shape: cached tokens are part of the prompt, at the cached price', () => {
+    const c = table.cost(target('openai/gpt-4o'), { prompt: 1_000_000, cachedPrompt: 400_000, cacheWrite: 0, completion: 100_000 })
+    expect(c.costUsd).toBeCloseTo(0.6 * 2.5 + 0.4 * 1.25 + 0.1 * 10, 9)
+  })
+
+  test('Anthropic shape: cache reads and writes priced apart', () => {
+    const c = table.cost(target('anthropic/claude-sonnet-4-5'), { prompt: 1_000_000, cachedPrompt: 500_000, cacheWrite: 200_000, completion: 0 })
+    expect(c.costUsd).toBeCloseTo(0.3 * 3 + 0.5 * 0.3 + 0.2 * 3.75, 9)
+  })
+
+  test('Gemini shape: reasoning (thoughts) are output tokens', () => {
+    const c = table.cost(target('gemini/gemini-2.5-flash'), { prompt: 1_000_000, cachedPrompt: 0, cacheWrite: 0, completion: 1_000_000 })
+    expect(c.costUsd).toBeCloseTo(0.3 + 2.5, 9)
+    expect(table.cost(target('x/nothing'), { prompt: 10, cachedPrompt: 0, cacheWrite: 0, completion: 10 })).toEqual({ costUsd: 0, priced: false })
+  })
+})
+
+describe('usage meter', () => {
+  test('asks streaming upstreams for usage and remembers to hide it', () => {
+    const hooks = usageMeter.create({}, makeDeps())
+    const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [], stream: true } })
+    hooks.before!(ctx)
+    expect(ctx.body.stream_options).toEqual({ include_usage: true })
+    expect(ctx.originalBody).not.toHaveProperty('stream_options')
+  })
+
+  test('records upstream usage with its cost; cache hits cost nothing but report the saving', () => {
+    const deps = makeDeps()
+    const hooks = usageMeter.create({}, deps)
+    const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
+    ctx.target = target('openai/gpt-4o')
+    hooks.onComplete!(ctx, outcome(usage({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cached_tokens: 200 })))
+    expect(ctx.usageRecord).toMatchObject({ prompt_tokens: 1000, cached_tokens: 200, priced: true, estimated: false, cache_hit: false })
+    expect(ctx.usageRecord!.cost_usd).toBeCloseTo((800 * 2.5 + 200 * 1.25 + 500 * 10) / 1e6, 12)
+
+    const hit = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
+    hit.target = target('openai/gpt-4o')
+    hit.cacheType = 'exact'
+    hooks.onComplete!(hit, outcome(usage({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 })))
+    expect(hit.usageRecord).toMatchObject({ cost_usd: 0, cache_hit: true })
+    expect(hit.usageRecord!.saved_usd).toBeGreaterThan(0)
+  })
+
+  test('without upstream usage the tokens are counted and marked estimated', () => {
+    const hooks = usageMeter.create({}, makeDeps())
+    const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Count these words please' }] } })
+    ctx.target = target('openai/gpt-4o')
+    hooks.onComplete!(ctx, outcome(undefined, { choices: [{ message: { content: 'One two three four' } }] }))
+    expect(ctx.usageRecord).toMatchObject({ estimated: true, completion_tokens: 4 })
+    expect(ctx.usageRecord!.prompt_tokens).toBeGreaterThan(4)
+  })
+
+  test('rewrite savings are priced at the input price', () => {
+    const hooks = usageMeter.create({}, makeDeps())
+    const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
+    ctx.target = target('openai/gpt-4o')
+    ctx.revisions.push({ seq: 1, rewriter: 'context-slimmer', bytes_before: 10, bytes_after: 5, tokens_saved: 1_000_000 })
+    hooks.onComplete!(ctx, outcome(usage({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 })))
+    expect(ctx.usageRecord).toMatchObject({ rewrite_tokens_saved: 1_000_000, rewrite_cost_saved: 2.5 })
+    expect(summaryFromTokens(ctx.usageRecord!, 1_000_000, 2.5)).toMatchObject({ rewrite_cost_saved: 2.5, entries: 1 })
+  })
+})
+
+test('the usage-only chunk is removed; everything else passes', async () => {
+  const sse = 'data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: {"choices":[],"usage":{"total_tokens":3}}\n\ndata: [DONE]\n\n'
+  const out = await new Response(withoutUsageChunk(new Response(sse).body!)).text()
+  expect(out).toBe('data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n')
+})

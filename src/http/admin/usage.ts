@@ -1,0 +1,98 @@
+/**
+ * @module /admin/usage/summary and /admin/usage/breakdown (requests, tokens and cost over a date range, by model,
+ * provider, key or user path, optionally per day), and /admin/pricing (the effective price table and its
+ * overrides).
+ */
+import { Elysia } from 'elysia'
+import { z } from 'zod'
+import type { Gateway } from '../../app.ts'
+import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
+import { modelPriceSchema } from '../../usage/pricing.ts'
+import { adminAnswer, adminDoc, readJsonBody } from './admin-http.ts'
+
+const DAY_MS = 86_400_000
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'not a real date')
+
+export const usageRangeQuery = z.object({
+  days: z.coerce.number().int().min(1).max(3650).default(30),
+  start_date: date.optional(),
+  end_date: date.optional(),
+})
+const breakdownQuery = usageRangeQuery.extend({
+  by: z.enum(['model', 'provider', 'key', 'user_path']).default('model'),
+  interval: z.enum(['day']).optional(),
+})
+
+function parseQuery<T extends z.ZodType>(schema: T, request: Request): z.infer<T> {
+  const result = schema.safeParse(Object.fromEntries(new URL(request.url).searchParams))
+  if (result.success) return result.data
+  const issue = result.error.issues[0]!
+  const param = issue.path.map(String).join('.') || null
+  throw gatewayErrors.invalidRequest(`${param ?? 'query'}: ${issue.message}`, param)
+}
+
+/** `start_date`..`end_date` inclusive (UTC days); else the last `days` days up to now. */
+export function rangeOf(q: z.infer<typeof usageRangeQuery>, now = Date.now()): { fromMs: number; toMs: number; start: string; end: string } {
+  // Open-ended ranges include the current millisecond: a request that just finished may have started in it.
+  const toMs = q.end_date ? Date.parse(`${q.end_date}T00:00:00Z`) + DAY_MS : now + 1
+  const fromMs = q.start_date ? Date.parse(`${q.start_date}T00:00:00Z`) : toMs - q.days * DAY_MS
+  if (fromMs >= toMs) throw gatewayErrors.invalidRequest('start_date: must not be after end_date', 'start_date')
+  return { fromMs, toMs, start: new Date(fromMs).toISOString(), end: new Date(toMs).toISOString() }
+}
+
+export function usageRoutes(gateway: Gateway) {
+  const { usage } = gateway
+  return new Elysia({ name: 'gateway/admin/usage' })
+    .get(
+      '/usage/summary',
+      (context) =>
+        adminAnswer(gateway, context, async () => {
+          const range = rangeOf(parseQuery(usageRangeQuery, context.request))
+          await usage.flush()
+          return Response.json({ start: range.start, end: range.end, ...(await usage.store.totals(range)) })
+        }),
+      { detail: adminDoc('usage', 'Requests, tokens and cost over a date range (days, or start_date/end_date inclusive)') },
+    )
+    .get(
+      '/usage/breakdown',
+      (context) =>
+        adminAnswer(gateway, context, async () => {
+          const q = parseQuery(breakdownQuery, context.request)
+          const range = rangeOf(q)
+          await usage.flush()
+          return Response.json({ start: range.start, end: range.end, by: q.by, interval: q.interval ?? null, data: await usage.store.breakdown(range, q.by, q.interval) })
+        }),
+      { detail: adminDoc('usage', 'The same sums grouped by model, provider, key or user_path (interval=day for a time series)') },
+    )
+    .get('/pricing', (context) => adminAnswer(gateway, context, async () => Response.json({ object: 'list', unit: 'USD per million tokens', data: usage.prices.entries() })), {
+      detail: adminDoc('usage', 'The effective price table: bundled defaults and overrides'),
+    })
+    .put(
+      '/pricing/*',
+      (context) =>
+        adminAnswer(gateway, context, async () => {
+          const model = decodeURIComponent(context.params['*'])
+          const parsed = modelPriceSchema.safeParse(await readJsonBody(context.request))
+          if (!parsed.success) {
+            const issue = parsed.error.issues[0]!
+            const param = issue.path.map(String).join('.') || null
+            throw gatewayErrors.invalidRequest(`${param ?? 'body'}: ${issue.message}`, param)
+          }
+          await usage.store.setPriceOverride(model, parsed.data)
+          await usage.loadPrices()
+          return Response.json({ model, price: parsed.data, source: 'override' })
+        }),
+      { parse: 'none', detail: adminDoc('usage', 'Override the price of a model (or <provider>/<model>, or a prefix)', modelPriceSchema) },
+    )
+    .delete(
+      '/pricing/*',
+      (context) =>
+        adminAnswer(gateway, context, async () => {
+          const model = decodeURIComponent(context.params['*'])
+          if (!(await usage.store.deletePriceOverride(model))) throw new GatewayError({ status: 404, type: 'not_found_error', param: 'model', code: 'price_not_found', message: `No price override for '${model}'.` })
+          await usage.loadPrices()
+          return Response.json({ model, deleted: true })
+        }),
+      { parse: 'none', detail: adminDoc('usage', 'Drop a price override') },
+    )
+}

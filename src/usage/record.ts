@@ -1,0 +1,54 @@
+/**
+ * @module One usage record per request, and the audit entry's RequestUsageSummary built from it.
+ */
+import type { RequestUsageSummary } from '../audit/entry.ts'
+import type { TokenUsage } from '../pipeline/snapshots.ts'
+
+export interface UsageRecord {
+  id: string
+  ts: number
+  key_id: string
+  user_path: string
+  provider_name: string
+  provider_type: string
+  model: string
+  requested_model: string
+  prompt_tokens: number
+  completion_tokens: number
+  total_tokens: number
+  cached_tokens: number
+  cache_write_tokens: number
+  reasoning_tokens: number
+  cost_usd: number
+  /** What a cache hit or the rewriters saved, at the model's prices. */
+  saved_usd: number
+  rewrite_tokens_saved: number
+  rewrite_cost_saved: number
+  priced: boolean
+  estimated: boolean
+  cache_hit: boolean
+}
+
+/** Characters per token assumed when estimating how much cached text a cached-token count stands for. */
+export const CHARS_PER_TOKEN = 4
+
+export function usageSummaryOf(record: UsageRecord): RequestUsageSummary {
+  return summaryFromTokens(record, record.rewrite_tokens_saved, record.rewrite_cost_saved)
+}
+
+export function summaryFromTokens(usage: Pick<TokenUsage, 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cached_tokens' | 'cache_write_tokens'>, rewriteTokensSaved: number, rewriteCostSaved: number): RequestUsageSummary {
+  const cached = Math.min(usage.cached_tokens, usage.prompt_tokens)
+  return {
+    input_tokens: usage.prompt_tokens,
+    output_tokens: usage.completion_tokens,
+    total_tokens: usage.total_tokens,
+    cached_input_tokens: cached,
+    uncached_input_tokens: Math.max(0, usage.prompt_tokens - cached),
+    cache_write_input_tokens: usage.cache_write_tokens,
+    cached_input_ratio: usage.prompt_tokens > 0 ? cached / usage.prompt_tokens : 0,
+    estimated_cached_characters: cached * CHARS_PER_TOKEN,
+    rewrite_tokens_saved: rewriteTokensSaved,
+    rewrite_cost_saved: rewriteCostSaved,
+    entries: 1,
+  }
+}
