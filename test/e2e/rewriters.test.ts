@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { auditAdmin } from '../helpers/audit-admin.ts'
 
 const MASTER = 'master-key-for-tests'
 let mock: MockUpstream
@@ -32,8 +33,8 @@ afterAll(async () => {
   mock.stop()
 })
 
-test('system prompt, slimmer and parameter normaliser run in order on what goes upstream', async () => {
-  await client.chat.completions.create({
+test('system prompt, slimmer and parameter normaliser run in order on what goes upstream; the audit keeps each revision', async () => {
+  const { response } = await client.chat.completions.create({
     model: 'up/llama',
     max_completion_tokens: 64,
     store: true,
@@ -42,11 +43,33 @@ test('system prompt, slimmer and parameter normaliser run in order on what goes 
       { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'c1', content: 'a.txt      1\nb.txt      2\n\n\n\n' },
     ],
-  })
+  }).withResponse()
   const sent = mock.requests.at(-1)!.body
   expect(sent.messages[0]).toEqual({ role: 'system', content: 'Answer in English.' })
   expect(sent.messages[3].content).toBe('a.txt 1\nb.txt 2\n\n')
   expect(sent.max_tokens).toBe(64)
   expect(sent.max_completion_tokens).toBeUndefined()
   expect(sent.store).toBeUndefined()
+
+  const entry = await auditAdmin(gw.url, MASTER).entryFor(response.headers.get('x-request-id')!)
+  const revisions = entry.data.request_revisions!
+  expect(revisions.map((r) => [r.seq, r.rewriter, r.no_change ?? false])).toEqual([
+    [1, 'system-prompt', false],
+    [2, 'context-slimmer', false],
+    [3, 'parameter-normaliser', false],
+  ])
+  expect(revisions[1]!.tokens_saved).toBeGreaterThan(0)
+  expect(revisions[1]!.bytes_after).toBeLessThan(revisions[1]!.bytes_before)
+  expect(revisions[2]!.body).toEqual({ ...sent, model: 'up/llama' }) // routing swaps in the upstream model id afterwards
+  expect((entry.data.request_body as { messages: unknown[] }).messages).toHaveLength(3)
+  expect(entry.usage?.rewrite_tokens_saved).toBe(revisions.reduce((s, r) => s + r.tokens_saved, 0))
+})
+
+test('a rewriter with nothing to do leaves a no-change revision', async () => {
+  const { response } = await client.chat.completions.create({ model: 'up/llama', messages: [{ role: 'user', content: 'hi' }] }).withResponse()
+  const entry = await auditAdmin(gw.url, MASTER).entryFor(response.headers.get('x-request-id')!)
+  const slimmer = entry.data.request_revisions!.find((r) => r.rewriter === 'context-slimmer')!
+  expect(slimmer).toMatchObject({ no_change: true, tokens_saved: 0 })
+  expect(slimmer.bytes_after).toBe(slimmer.bytes_before)
+  expect(slimmer.body).toBeUndefined()
 })

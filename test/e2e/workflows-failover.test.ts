@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { auditAdmin } from '../helpers/audit-admin.ts'
 
 const MASTER = 'master-key-for-tests'
 let one: MockUpstream
@@ -48,12 +49,25 @@ const messages = [{ role: 'user' as const, content: 'echo:made it' }]
 const count = (m: MockUpstream, model: string) => m.requests.filter((r) => r.body?.model === model).length
 
 describe('failover', () => {
-  test('503, then a timeout, then an answer: the third upstream answers', async () => {
-    const res = await client.chat.completions.create({ model: 'one/error-503', messages, metadata: { delay_ms: '1000' } })
+  test('503, then a timeout, then an answer: the third upstream answers, and the audit entry shows every attempt', async () => {
+    const { data: res, response } = await client.chat.completions.create({ model: 'one/error-503', messages, metadata: { delay_ms: '1000' } }).withResponse()
     expect(res.choices[0]!.message.content).toBe('made it')
     expect(count(one, 'error-503')).toBe(2)
     expect(count(two, 'slow-first-byte')).toBe(2)
     expect(count(three, 'gpt-4o')).toBe(1)
+
+    const entry = await auditAdmin(gw.url, MASTER).entryFor(response.headers.get('x-request-id')!)
+    const attempts = entry.data.attempts!.map((a) => [a.seq, a.kind, `${a.provider_name}/${a.model}`, a.status_code, a.success, a.error_code ?? null])
+    expect(attempts).toEqual([
+      [1, 'primary', 'one/error-503', 503, false, 'upstream_http_503'],
+      [2, 'retry', 'one/error-503', 503, false, 'upstream_http_503'],
+      [3, 'failover', 'two/slow-first-byte', 504, false, 'upstream_timeout'],
+      [4, 'retry', 'two/slow-first-byte', 504, false, 'upstream_timeout'],
+      [5, 'failover', 'three/gpt-4o', 200, true, null],
+    ])
+    expect(entry.data.failover).toEqual({ target_model: 'three/gpt-4o' })
+    expect(entry).toMatchObject({ requested_model: 'one/error-503', provider_name: 'three', status_code: 200 })
+    expect(entry.data.workflow_features).toMatchObject({ failover: true, audit: true })
   })
 
   test('a stream fails over before its first byte reaches the client', async () => {
@@ -79,7 +93,11 @@ describe('workflows', () => {
     expect(plugins.data.map((p) => p.id)).toContain('failover')
   })
 
-  test('a scoped workflow wins for its model, applies at once, and keeps its history', async () => {
+  test('a scoped workflow wins for its model, applies at once, and keeps its history; old entries keep their snapshot', async () => {
+    const audit = auditAdmin(gw.url, MASTER)
+    const earlier = await client.chat.completions.create({ model: 'one/error-503', messages }).withResponse().catch((e) => e)
+    const earlierId = (earlier.headers ?? earlier.response.headers).get('x-request-id')
+    const earlierEntry = await audit.entryFor(earlierId)
     const before = count(one, 'error-503')
     const created = await admin('/workflows', { method: 'POST', body: JSON.stringify({ name: 'no-failover-for-503', scope: { model: 'one/error-503' }, features: { failover: false } }) })
     expect(created.status).toBe(201)
@@ -98,6 +116,14 @@ describe('workflows', () => {
       [2, true],
       [1, false],
     ])
+
+    const changedEntry = await audit.entryFor(err.headers.get('x-request-id'))
+    expect(changedEntry.workflow_version_id).toBe(wf.version_id)
+    expect(changedEntry.data.workflow_features).toMatchObject({ failover: false })
+    const again = await audit.detail(earlierEntry.id)
+    expect(again.workflow_version_id).toBe(earlierEntry.workflow_version_id)
+    expect(again.workflow_version_id).not.toBe(wf.version_id)
+    expect(again.data.workflow_features).toEqual(earlierEntry.data.workflow_features)
 
     expect((await admin(`/workflows/${wf.id}/deactivate`, { method: 'POST' })).status).toBe(200)
     const list = (await (await admin('/workflows')).json()) as { data: { id: string }[] }
