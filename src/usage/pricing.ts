@@ -25,8 +25,12 @@ export interface PricedCost {
   priced: boolean
 }
 
+const DEFAULTS = new Map(Object.entries(DEFAULT_PRICES))
+
 export class PriceTable implements CostModel {
   private overrides = new Map<string, ModelPrice>()
+  /** Lookups per selector: a price search scans every prefix, which is too slow to repeat on each request. */
+  private readonly resolved = new Map<string, ModelPrice | null>()
 
   constructor(overrides: Record<string, ModelPrice> = {}) {
     this.setOverrides(overrides)
@@ -34,6 +38,7 @@ export class PriceTable implements CostModel {
 
   setOverrides(overrides: Record<string, ModelPrice>): void {
     this.overrides = new Map(Object.entries(overrides))
+    this.resolved.clear()
   }
 
   /** Effective table: defaults with overrides on top. */
@@ -45,12 +50,22 @@ export class PriceTable implements CostModel {
   }
 
   priceFor(target: Pick<ResolvedTarget, 'selector' | 'model'>): ModelPrice | undefined {
-    for (const table of [this.overrides, new Map(Object.entries(DEFAULT_PRICES))]) {
+    let price = this.resolved.get(target.selector)
+    if (price === undefined) {
+      price = this.search(target) ?? null
+      if (this.resolved.size > 10_000) this.resolved.clear()
+      this.resolved.set(target.selector, price)
+    }
+    return price ?? undefined
+  }
+
+  private search(target: Pick<ResolvedTarget, 'selector' | 'model'>): ModelPrice | undefined {
+    for (const table of [this.overrides, DEFAULTS]) {
       const exact = table.get(target.selector) ?? table.get(target.model)
       if (exact) return exact
     }
     let best: { length: number; price: ModelPrice } | undefined
-    for (const table of [this.overrides, new Map(Object.entries(DEFAULT_PRICES))]) {
+    for (const table of [this.overrides, DEFAULTS]) {
       for (const [key, price] of table) {
         if ((target.model.startsWith(key) || target.selector.startsWith(key)) && key.length > (best?.length ?? 0)) best = { length: key.length, price }
       }
