@@ -78,10 +78,14 @@ export const failover = definePlugin({
 
     return {
       async dispatch(ctx) {
-        const candidates = candidateTargets(ctx, config, deps)
-        const primary = candidates[0]!
+        const primary = ctx.target!
         let lastError: GatewayError | undefined
-        for (const target of candidates) {
+        // Fallbacks are only worked out once the primary failed: the happy path pays nothing for them.
+        const candidates = function* () {
+          yield primary
+          yield* candidateTargets(ctx, config, deps).slice(1)
+        }
+        for (const target of candidates()) {
           if (!breaker.allows(target.selector)) {
             lastError ??= new GatewayError({ status: 503, type: 'provider_error', provider: target.providerName, code: 'circuit_open', message: `Target '${target.selector}' is failing and is skipped for now (circuit open).` })
             continue
