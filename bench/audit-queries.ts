@@ -1,0 +1,91 @@
+/**
+ * Times the audit admin queries against a seeded file (bench/audit-seed.ts), through the same parameter parsing
+ * and store the admin API uses. Targets: list p95 < 100 ms, detail p95 < 20 ms.
+ *
+ *   bun bench/audit-queries.ts [--file ./data/audit-bench.db] [--runs 40]
+ *
+ * Each case runs `--runs` times after two warm-up runs; the page offset varies (0–4 pages deep) so results do not
+ * come from one cached page. Prints p50/p95/max in milliseconds and the match count.
+ */
+import { parseArgs } from 'node:util'
+import { parseAuditLogQuery } from '../src/audit/query.ts'
+import { openSqlite } from '../src/stores/sqlite/client.ts'
+import { SqliteAuditStore } from '../src/stores/sqlite/audit-log.ts'
+
+const { values: args } = parseArgs({ options: { file: { type: 'string', default: './data/audit-bench.db' }, runs: { type: 'string', default: '40' } } })
+const runs = Number(args.runs)
+const db = openSqlite(args.file)
+const store = new SqliteAuditStore(db)
+
+const sample = db.query<{ id: string; session_id: string; request_id: string; user_path: string }, []>(
+  "SELECT id, session_id, request_id, user_path FROM audit_log WHERE session_id <> '' AND request_id LIKE 'req_%' ORDER BY seq DESC LIMIT 1 OFFSET 5000",
+).get()
+if (!sample) throw new Error(`no seeded entries in ${args.file}; run bench/audit-seed.ts first`)
+const ids = db.query<{ id: string }, []>('SELECT id FROM audit_log WHERE seq % 997 = 0 LIMIT 400').all().map((r) => r.id)
+const team = sample.user_path.split('/').slice(0, 3).join('/')
+
+const LIST_CASES: [string, string][] = [
+  ['list default (30 days)', ''],
+  ['list days=1', 'days=1'],
+  ['filter requested_model', 'requested_model=openai/gpt-4o'],
+  ['filter provider (name or type)', 'provider=openai'],
+  ['filter status_code=429', 'status_code=429'],
+  ['filter error_type', 'error_type=provider_error'],
+  ['filter user_path subtree', `user_path=${team}`],
+  ['filter session_id (whole session)', `session_id=${sample.session_id}`],
+  ['filter stream=true', 'stream=true'],
+  ['filter method+path', 'method=GET&path=/v1/models'],
+  ['filter model+status+dates', `requested_model=fast&status_code=200&start_date=${day(-20)}&end_date=${day(-10)}`],
+  ['search UUID (entry id)', `search=${sample.id}`],
+  ['search client request id', `search=${sample.request_id}`],
+  ['search rare words', 'search=engine is currently overloaded'],
+  ['search model prefix', 'search=deepseek-reas'],
+  ['search common word', 'search=openai'],
+  ['search common word + stream filter', 'search=openai&stream=true'],
+  ['search rare words + user_path', `search=rate limit reached&user_path=${team}`],
+]
+
+function day(offset: number): string {
+  return new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+async function time(run: (i: number) => Promise<unknown>): Promise<{ p50: number; p95: number; max: number }> {
+  for (let i = 0; i < 2; i++) await run(i)
+  const samples: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now()
+    await run(i)
+    samples.push(performance.now() - t0)
+  }
+  samples.sort((a, b) => a - b)
+  return { p50: percentile(samples, 50), p95: percentile(samples, 95), max: samples.at(-1)! }
+}
+
+const total = db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM audit_log').get()!.n
+console.log(`${args.file}: ${total.toLocaleString()} entries, ${runs} runs per case\n`)
+console.log('| case | p50 ms | p95 ms | max ms | matches |')
+console.log('|---|---:|---:|---:|---:|')
+const fmt = (n: number) => n.toFixed(1)
+let worstList = 0
+for (const [name, params] of LIST_CASES) {
+  let matches = 0
+  const t = await time(async (i) => {
+    const q = new URLSearchParams(params)
+    q.set('offset', String((i % 5) * 25))
+    const page = await store.list(parseAuditLogQuery(q))
+    matches = page.total
+  })
+  worstList = Math.max(worstList, t.p95)
+  console.log(`| ${name} | ${fmt(t.p50)} | ${fmt(t.p95)} | ${fmt(t.max)} | ${matches.toLocaleString()} |`)
+}
+const detail = await time(async (i) => {
+  const entry = await store.get(ids[i % ids.length]!)
+  if (!entry) throw new Error('missing entry')
+})
+console.log(`| detail by id | ${fmt(detail.p50)} | ${fmt(detail.p95)} | ${fmt(detail.max)} | 1 |`)
+console.log(`\nworst list p95 ${fmt(worstList)} ms (target < 100), detail p95 ${fmt(detail.p95)} ms (target < 20)`)
+db.close()

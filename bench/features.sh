@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Feature-cost benchmark: the same wrk load (50 connections, small chat completion) through the gateway under
+# different workflow configurations, one after the other in one run, each against the bench mock upstream.
+# Prints requests/s and the gateway process's CPU time per request (both threads), which is steadier than req/s
+# on a shared 2-core machine. Usage: bench/features.sh [seconds per run, default 6]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${1:-6}
+MOCK_PORT=${MOCK_PORT:-19101}
+GW_PORT=${GW_PORT:-19102}
+KEY=bench-master-key-0123456789
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+bun bench/mock-upstream.ts "$MOCK_PORT" >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 0.5
+
+# name | extra environment | extra request header
+RUNS=(
+  "core (auth, routing; audit and usage off)|GATEWAY_CONFIG=bench/configs/core.yaml|"
+  "+ failover (happy path)|GATEWAY_CONFIG=bench/configs/failover.yaml|"
+  "+ usage|GATEWAY_CONFIG=bench/configs/usage-only.yaml|"
+  "+ usage + budget + guardrails (cache bypassed)|GATEWAY_CONFIG=bench/configs/budget-cache-guardrails.yaml|Cache-Control: no-store"
+  "cache hits (identical requests)|GATEWAY_CONFIG=bench/configs/budget-cache-guardrails.yaml|"
+  "defaults: + audit (no bodies) + usage|GATEWAY_CONFIG=bench/configs/defaults.yaml|"
+  "+ audit with headers and bodies logged|GATEWAY_CONFIG=bench/configs/defaults.yaml LOGGING_LOG_BODIES=true LOGGING_LOG_HEADERS=true|"
+)
+
+printf '| Configuration | req/s | gateway CPU µs/req |\n| --- | ---: | ---: |\n'
+for run in "${RUNS[@]}"; do
+  IFS='|' read -r name extra header <<<"$run"
+  rm -rf "$TMP/db" && mkdir -p "$TMP/db"
+  env $extra PORT=$GW_PORT HOST=127.0.0.1 LOG_LEVEL=warn GATEWAY_DB_PATH="$TMP/db/g.db" GATEWAY_MASTER_KEY=$KEY \
+    OPENAI_API_KEY=sk-bench OPENAI_BASE_URL=http://127.0.0.1:$MOCK_PORT/v1 BUN_CONFIG_MAX_HTTP_REQUESTS=1024 \
+    bun src/main.ts >"$TMP/gw.log" 2>&1 &
+  gw=$!
+  for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$GW_PORT/health" >/dev/null && break; sleep 0.1; done
+  export BENCH_AUTH=$KEY BENCH_MODEL=openai/gpt-4o-mini BENCH_HEADERS="$header"
+  wrk -t1 -c50 -d2 -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" >/dev/null 2>&1
+  cpu0=$(awk '{print $14+$15}' "/proc/$gw/stat")
+  out=$(wrk -t1 -c50 -d"$DURATION" -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" 2>&1)
+  cpu1=$(awk '{print $14+$15}' "/proc/$gw/stat")
+  rps=$(awk '/Requests\/sec/{printf "%d", $2}' <<<"$out")
+  reqs=$(awk '/requests in/{print $1}' <<<"$out")
+  ticks=$(getconf CLK_TCK)
+  printf '| %s | %s | %s |\n' "$name" "$rps" "$(( (cpu1 - cpu0) * 1000000 / ticks / reqs ))"
+  kill -TERM "$gw"; wait "$gw" 2>/dev/null || true
+done

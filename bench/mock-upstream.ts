@@ -1,0 +1,105 @@
+/**
+ * @module Benchmark upstream: a tiny OpenAI-shaped server that costs as little as possible, so what the load
+ * generator sees is the proxy in front of it. Non-stream chat completions are answered at once from a prebuilt
+ * body; `stream: true` gets a paced SSE stream (first frame at once, then one frame every interval, then
+ * `data: [DONE]`). GET /v1/models lists one model. GET /__bench/stats counts what arrived, so the harness can
+ * check that a proxy really forwarded its requests here.
+ *
+ * Usage: bun bench/mock-upstream.ts [port]   (or MOCK_PORT; 0 picks a free port, printed as `listening <port>`)
+ * Pacing: MOCK_STREAM_CHUNKS (default 20 content frames), MOCK_STREAM_INTERVAL_MS (default 10).
+ */
+
+const port = Number(process.argv[2] ?? process.env.MOCK_PORT ?? 0)
+const chunks = Number(process.env.MOCK_STREAM_CHUNKS ?? 20)
+const intervalMs = Number(process.env.MOCK_STREAM_INTERVAL_MS ?? 10)
+const MODEL = 'gpt-4o-mini'
+const CREATED = 1769093783
+
+const stats = { chat: 0, stream: 0, models: 0, other: 0, streamsCancelled: 0, badRequests: 0 }
+
+const completionBody = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: CREATED,
+  model: MODEL,
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I help you today?', refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 19, completion_tokens: 9, total_tokens: 28, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+})
+const modelsBody = JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 'model', created: CREATED, owned_by: 'bench' }] })
+
+const encoder = new TextEncoder()
+const frame = (delta: Record<string, unknown>, finish: string | null = null) =>
+  encoder.encode(`data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: CREATED, model: MODEL, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`)
+/** Frame 0 is sent at once; every later frame after `intervalMs`. */
+const streamFrames: Uint8Array[] = [
+  frame({ role: 'assistant', content: '' }),
+  ...Array.from({ length: chunks }, (_, i) => frame({ content: `word${i} ` })),
+  frame({}, 'stop'),
+  encoder.encode('data: [DONE]\n\n'),
+]
+
+const jsonHeaders = { 'content-type': 'application/json', 'x-request-id': 'req_bench' }
+const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_bench' }
+
+function pacedStream(): Response {
+  let i = 0
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (i >= streamFrames.length) {
+        controller.close()
+        return
+      }
+      // Content frames are paced; the role frame goes out at once and the closing frames follow the last word.
+      if (i > 0 && i <= chunks && intervalMs > 0) await Bun.sleep(intervalMs)
+      controller.enqueue(streamFrames[i++]!)
+    },
+    cancel() {
+      stats.streamsCancelled++
+    },
+  })
+  return new Response(body, { headers: sseHeaders })
+}
+
+const server = Bun.serve({
+  hostname: '127.0.0.1',
+  port,
+  idleTimeout: 60,
+  async fetch(req) {
+    const path = new URL(req.url).pathname
+    if (req.method === 'POST' && path.endsWith('/chat/completions')) {
+      let body: { stream?: unknown; messages?: unknown } | undefined
+      try {
+        body = JSON.parse(await req.text())
+      } catch {
+        body = undefined
+      }
+      if (!body || !Array.isArray(body.messages)) {
+        stats.badRequests++
+        return Response.json({ error: { message: 'messages is required', type: 'invalid_request_error', param: 'messages', code: null } }, { status: 400 })
+      }
+      stats.chat++
+      if (body.stream === true) {
+        stats.stream++
+        return pacedStream()
+      }
+      return new Response(completionBody, { headers: jsonHeaders })
+    }
+    if (req.method === 'GET' && path.endsWith('/models')) {
+      stats.models++
+      return new Response(modelsBody, { headers: jsonHeaders })
+    }
+    if (path === '/__bench/stats') return Response.json(stats)
+    stats.other++
+    return Response.json({ error: { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: null, code: null } }, { status: 404 })
+  },
+})
+
+console.log(`listening ${server.port}`)
+const stop = () => {
+  server.stop(true)
+  process.exit(0)
+}
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)
+
+export {}
