@@ -12,6 +12,7 @@ import { failover } from './failover/plugin.ts'
 import { guardrails } from './guardrails/plugin.ts'
 import { ideRequestShapes } from './ide-request-shapes/plugin.ts'
 import { modelAccess } from './model-access/plugin.ts'
+import { anthropicAdapter } from './providers/anthropic/adapter.ts'
 import { azureOpenaiAdapter } from './providers/azure-openai/adapter.ts'
 import { openaiCompatibleAdapter } from './providers/openai-compatible/adapter.ts'
 import { requestValidator } from './request-validator/plugin.ts'
@@ -47,4 +48,5 @@ export const pluginRegistry: readonly GatewayPlugin[] = [
 export const providerAdapters: Readonly<Record<string, ProviderAdapter>> = {
   'openai-compatible': openaiCompatibleAdapter,
   'azure-openai': azureOpenaiAdapter,
+  anthropic: anthropicAdapter,
 }

@@ -185,24 +185,33 @@ export function chatStreamToResponses(chunks: ReadableStream<Uint8Array>, reques
       writer!.chunk(chunk)
     }
   }
+  let emitted = 0
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      writer = new ResponsesStreamWriter(request, customTools, (frame) => controller.enqueue(frame))
+      writer = new ResponsesStreamWriter(request, customTools, (frame) => {
+        emitted++
+        controller.enqueue(frame)
+      })
       writer.start()
     },
+    // A pull that enqueues nothing is not called again, so read until an event went out or the stream ended.
     async pull(controller) {
+      const before = emitted
       try {
-        const { done, value } = await reader.read()
-        if (done) {
-          handle(parser.end())
-          writer!.finish()
-          controller.close()
-          return
-        }
-        handle(parser.push(value))
-        if (writer!.ended) {
-          controller.close()
-          await reader.cancel().catch(() => {})
+        while (emitted === before) {
+          const { done, value } = await reader.read()
+          if (done) {
+            handle(parser.end())
+            writer!.finish()
+            controller.close()
+            return
+          }
+          handle(parser.push(value))
+          if (writer!.ended) {
+            controller.close()
+            await reader.cancel().catch(() => {})
+            return
+          }
         }
       } catch (error) {
         writer!.fail(toGatewayError(error))

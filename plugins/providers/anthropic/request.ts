@@ -1,0 +1,138 @@
+/**
+ * @module OpenAI chat request → Anthropic Messages request. System and developer messages become `system`; tool
+ * calls become `tool_use` blocks and tool results `tool_result` blocks, consecutive results merged into one user
+ * turn ahead of any text; `max_tokens` is required by Anthropic, so a default is set. Fields with no Anthropic
+ * counterpart (`n`, `logprobs`, `seed`, `logit_bias`, penalties, `response_format`) are dropped.
+ */
+type Json = Record<string, unknown>
+type Block = Json & { type: string }
+interface Turn {
+  role: 'user' | 'assistant'
+  content: Block[]
+}
+
+export const DEFAULT_MAX_TOKENS = 4096
+const THINKING_BUDGET: Record<string, number> = { minimal: 1024, low: 1024, medium: 2048, high: 4096, xhigh: 8192, max: 16384 }
+
+function text(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content.map((p: Json) => (typeof p?.text === 'string' ? p.text : '')).join('')
+}
+
+function imageBlock(url: string): Block {
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url)
+  if (data) return { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } }
+  return { type: 'image', source: { type: 'url', url } }
+}
+
+function userBlocks(content: unknown): Block[] {
+  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : []
+  if (!Array.isArray(content)) return []
+  const blocks: Block[] = []
+  for (const part of content as Json[]) {
+    if (part?.type === 'text' && typeof part.text === 'string') blocks.push({ type: 'text', text: part.text })
+    else if (part?.type === 'image_url') {
+      const url = typeof part.image_url === 'string' ? part.image_url : (part.image_url as Json | undefined)?.url
+      if (typeof url === 'string') blocks.push(imageBlock(url))
+    }
+  }
+  return blocks
+}
+
+function parseArguments(args: unknown): unknown {
+  if (typeof args !== 'string' || !args.trim()) return {}
+  try {
+    return JSON.parse(args)
+  } catch {
+    return { input: args }
+  }
+}
+
+function push(turns: Turn[], role: Turn['role'], blocks: Block[]): void {
+  if (blocks.length === 0) return
+  const last = turns.at(-1)
+  if (last?.role === role) {
+    // Tool results must lead their user turn, in the order they came.
+    if (role === 'user' && blocks.every((b) => b.type === 'tool_result')) {
+      const leading = last.content.findIndex((b) => b.type !== 'tool_result')
+      last.content.splice(leading < 0 ? last.content.length : leading, 0, ...blocks)
+    } else last.content.push(...blocks)
+  } else turns.push({ role, content: blocks })
+}
+
+export function chatToAnthropicRequest(body: Json, model: string): Json {
+  const system: string[] = []
+  const turns: Turn[] = []
+  for (const m of (Array.isArray(body.messages) ? body.messages : []) as Json[]) {
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+        system.push(text(m.content))
+        break
+      case 'user':
+        push(turns, 'user', userBlocks(m.content))
+        break
+      case 'assistant': {
+        const blocks: Block[] = []
+        const t = text(m.content)
+        if (t) blocks.push({ type: 'text', text: t })
+        for (const call of (Array.isArray(m.tool_calls) ? m.tool_calls : []) as Json[]) {
+          const fn = (call.function ?? {}) as Json
+          blocks.push({ type: 'tool_use', id: call.id, name: fn.name, input: parseArguments(fn.arguments) })
+        }
+        push(turns, 'assistant', blocks)
+        break
+      }
+      case 'tool':
+        push(turns, 'user', [{ type: 'tool_result', tool_use_id: m.tool_call_id, content: text(m.content) }])
+        break
+    }
+  }
+
+  const out: Json = {
+    model,
+    messages: turns,
+    max_tokens: (body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS) as number,
+  }
+  if (system.length > 0) out.system = system.join('\n\n')
+  if (typeof body.temperature === 'number') out.temperature = Math.min(1, body.temperature)
+  if (typeof body.top_p === 'number') out.top_p = body.top_p
+  const stop = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop : []
+  const stops = (stop as unknown[]).filter((s): s is string => typeof s === 'string' && s.trim() !== '')
+  if (stops.length > 0) out.stop_sequences = stops
+  if (body.stream === true) out.stream = true
+  if (typeof body.user === 'string') out.metadata = { user_id: body.user }
+
+  if (Array.isArray(body.tools) && body.tools.length > 0) {
+    out.tools = (body.tools as Json[]).map((t) => {
+      const fn = (t.function ?? t) as Json
+      const tool: Json = { name: fn.name, input_schema: fn.parameters ?? { type: 'object', properties: {} } }
+      if (fn.description) tool.description = fn.description
+      return tool
+    })
+  }
+  const choice = toolChoice(body.tool_choice, body.parallel_tool_calls === false)
+  if (choice && out.tools) out.tool_choice = choice
+
+  const effort = typeof body.reasoning_effort === 'string' ? THINKING_BUDGET[body.reasoning_effort] : undefined
+  if (effort) {
+    out.thinking = { type: 'enabled', budget_tokens: effort }
+    if ((out.max_tokens as number) <= effort) out.max_tokens = effort + DEFAULT_MAX_TOKENS
+    delete out.temperature // Anthropic accepts only the default temperature with thinking on
+  }
+  return out
+}
+
+function toolChoice(choice: unknown, noParallel: boolean): Json | undefined {
+  let out: Json | undefined
+  if (choice === 'auto') out = { type: 'auto' }
+  else if (choice === 'required') out = { type: 'any' }
+  else if (choice === 'none') out = { type: 'none' }
+  else if (typeof choice === 'object' && choice !== null) {
+    const name = ((choice as Json).function as Json | undefined)?.name
+    if (typeof name === 'string') out = { type: 'tool', name }
+  }
+  if (noParallel) out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true }
+  return out
+}
