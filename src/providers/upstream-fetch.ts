@@ -18,6 +18,17 @@ export interface UpstreamHttpRequest {
   toError?: (status: number, body: unknown, text: string, headers: Headers) => GatewayError
 }
 
+/** One upstream call whose headers arrived: what reading its body needs. */
+interface InFlight {
+  call: AdapterCall
+  attempt: AttemptSnapshot
+  t0: number
+  abort: AbortController
+  firstByteTimer: ReturnType<typeof setTimeout>
+  /** Clears the first-byte timer and stops listening for the client going away. */
+  release: () => void
+}
+
 class UpstreamTimeout extends Error {
   constructor(readonly what: string) {
     super(what)
@@ -86,8 +97,9 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     release()
     return response
   }
-  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return readWhole(response, call, attempt, t0, abort, firstByteTimer, release)
-  return new Response(watchBody(response.body, call, attempt, t0, abort, firstByteTimer, release), {
+  const inFlight: InFlight = { call, attempt, t0, abort, firstByteTimer, release }
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return readWhole(response, inFlight)
+  return new Response(watchBody(response.body, inFlight), {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
@@ -98,15 +110,7 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
  * A non-stream answer is read natively in one go (far cheaper than pumping it through a JS stream), within the
  * idle deadline once its headers arrived.
  */
-async function readWhole(
-  response: Response,
-  call: AdapterCall,
-  attempt: AttemptSnapshot,
-  t0: number,
-  abort: AbortController,
-  firstByteTimer: ReturnType<typeof setTimeout>,
-  release: () => void,
-): Promise<Response> {
+async function readWhole(response: Response, { call, attempt, t0, abort, firstByteTimer, release }: InFlight): Promise<Response> {
   clearTimeout(firstByteTimer)
   const idleTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`the answer did not arrive within ${call.limits.idleMs} ms of its headers`)), call.limits.idleMs)
   try {
@@ -125,15 +129,7 @@ async function readWhole(
  * Re-emits the upstream body while enforcing the first-byte and idle deadlines. A deadline or a broken
  * connection errors the stream with a GatewayError, which the pipeline turns into a well-formed error frame.
  */
-function watchBody(
-  body: ReadableStream<Uint8Array>,
-  call: AdapterCall,
-  attempt: AttemptSnapshot,
-  t0: number,
-  abort: AbortController,
-  firstByteTimer: ReturnType<typeof setTimeout>,
-  release: () => void,
-): ReadableStream<Uint8Array> {
+function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort, firstByteTimer, release }: InFlight): ReadableStream<Uint8Array> {
   const reader = body.getReader()
   const { limits, provider } = call
   let idleTimer: ReturnType<typeof setTimeout> | undefined
