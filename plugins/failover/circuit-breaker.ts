@@ -28,7 +28,7 @@ export class CircuitBreaker {
   }
 
   succeeded(target: string): void {
-    this.circuits.delete(target)
+    if (this.circuits.size > 0) this.circuits.delete(target)
   }
 
   failed(target: string): void {

@@ -49,9 +49,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Reads a stream's first chunk so a failure before the first byte can still fail over. */
-async function withFirstChunk(response: Response): Promise<Response> {
+function withFirstChunk(response: Response): Response | Promise<Response> {
   if (!response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response
-  const reader = response.body.getReader()
+  return readFirstChunk(response, response.body)
+}
+
+async function readFirstChunk(response: Response, stream: ReadableStream<Uint8Array>): Promise<Response> {
+  const reader = stream.getReader()
   const first = await reader.read()
   let sentFirst = false
   const body = new ReadableStream<Uint8Array>({
@@ -81,19 +85,19 @@ export const failover = definePlugin({
         const primary = ctx.target!
         let lastError: GatewayError | undefined
         // Fallbacks are only worked out once the primary failed: the happy path pays nothing for them.
-        const candidates = function* () {
-          yield primary
-          yield* candidateTargets(ctx, config, deps).slice(1)
-        }
-        for (const target of candidates()) {
+        let targets: ResolvedTarget[] = [primary]
+        for (let i = 0; i < targets.length; i++) {
+          const target = targets[i]!
           if (!breaker.allows(target.selector)) {
             lastError ??= new GatewayError({ status: 503, type: 'provider_error', provider: target.providerName, code: 'circuit_open', message: `Target '${target.selector}' is failing and is skipped for now (circuit open).` })
+            if (i === 0) targets = candidateTargets(ctx, config, deps)
             continue
           }
           for (let retry = 0; retry <= config.max_retries; retry++) {
             const kind: AttemptKind = retry > 0 ? 'retry' : target === primary ? 'primary' : 'failover'
             try {
-              const response = await withFirstChunk(await callTarget(ctx, target, kind, deps))
+              const answered = withFirstChunk(await callTarget(ctx, target, kind, deps))
+              const response = answered instanceof Promise ? await answered : answered
               breaker.succeeded(target.selector)
               if (target !== primary) ctx.failover = { target_model: target.selector }
               ctx.target = target
@@ -112,6 +116,7 @@ export const failover = definePlugin({
               await sleep(wait, ctx.clientSignal)
             }
           }
+          if (i === 0) targets = candidateTargets(ctx, config, deps)
         }
         throw lastError ?? new GatewayError({ status: 503, type: 'provider_error', code: 'no_target', message: 'No target could take the request.' })
       },
