@@ -28,10 +28,6 @@ export interface SecurityEventRecorder {
   record(event: SecurityEvent): void
 }
 
-export function loggingSecurityEventRecorder(log: Logger): SecurityEventRecorder {
-  return { record: (event) => log.info({ security_event: event }, event.event_type) }
-}
-
 /**
  * Writes each event as an audit entry (`data.event_type` set) through the same queue as request entries, and
  * logs it as before.

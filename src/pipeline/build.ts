@@ -82,7 +82,3 @@ export interface PipelineSelector {
   readonly fallback: BuiltPipeline
   select(ctx: RequestContext): BuiltPipeline
 }
-
-export function singlePipeline(pipeline: BuiltPipeline): PipelineSelector {
-  return { fallback: pipeline, select: () => pipeline }
-}

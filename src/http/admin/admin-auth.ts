@@ -2,7 +2,6 @@
  * @module Who may use /admin: the master key (compared in constant time) or a managed key with dashboard access.
  * Any other valid managed key gets 403; an invalid one 401. Without a master key the admin API is closed.
  */
-import { constantTimeEquals, presentedKey } from '../../../plugins/api-key-auth/credentials.ts'
 import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
 import { KeyAuthenticator } from '../../keys/authenticator.ts'
 import type { KeyDirectory } from '../../keys/key-directory.ts'
@@ -19,19 +18,6 @@ const adminClosed = (): AdminAuthResult => ({
   reason: 'admin API closed: no master key configured',
   error: new GatewayError({ status: 401, type: 'authentication_error', code: 'admin_disabled', message: 'The admin API is closed: set GATEWAY_MASTER_KEY to enable it.' }),
 })
-
-/** The master key alone; kept for tests and embedders without a key store. */
-export function masterKeyAdminAuthenticator(masterKey: string | undefined): AdminAuthenticator {
-  return {
-    authenticate(headers) {
-      if (!masterKey) return adminClosed()
-      const presented = presentedKey(headers)
-      if (presented.kind !== 'key') return { ok: false, reason: presented.kind === 'missing' ? 'no key presented' : presented.reason, error: gatewayErrors.unauthenticated() }
-      if (constantTimeEquals(presented.key, masterKey)) return { ok: true, principal: { method: 'master_key', id: 'master' } }
-      return { ok: false, reason: 'unknown key', error: gatewayErrors.unauthenticated() }
-    },
-  }
-}
 
 /** The master key, or a managed key from the snapshot that has `dashboard_enabled`. */
 export function keyAdminAuthenticator(masterKey: string | undefined, keys: KeyDirectory): AdminAuthenticator {
