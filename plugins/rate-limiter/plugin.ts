@@ -70,6 +70,9 @@ export const rateLimiter = definePlugin({
     const counters = stores.counters
     const reservations = new WeakMap<RequestContext, Reservation>()
     return {
+      prepare(ctx) {
+        ctx.captureUsage = true // settled with the real usage
+      },
       async before(ctx) {
         const applicable = limits.rateLimits.filter((l) => inScope(l.scope, ctx.principal?.keyId, ctx.userPath))
         if (applicable.length === 0) return CONTINUE

@@ -5,6 +5,7 @@
  * `onComplete` exactly once when the body has really ended.
  */
 import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../errors/gateway-error.ts'
+import { ingressProtocolFor } from '../protocols/index.ts'
 import type { BuiltPipeline, PipelineSelector } from './build.ts'
 import type { RequestContext } from './context.ts'
 import { KEEPALIVE_FRAME, SseParser } from './sse.ts'
@@ -94,10 +95,14 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
     text = JSON.stringify(failure.toJSON())
     headers.set('content-type', 'application/json')
   }
+  // Every error body is shaped here, once, in the protocol of the endpoint (Anthropic clients expect their own).
+  const errorBody = status >= 400 && ctx.error ? ingressProtocolFor(ctx.endpoint)?.errorBody?.(ctx.error) : undefined
+  if (errorBody !== undefined) text = JSON.stringify(errorBody)
   const outcome = baseOutcome(ctx, status, headers)
   outcome.bytesOut = Buffer.byteLength(text)
   outcome.ttfbMs = ctx.elapsedNs() / 1e6
-  if (ctx.captureResponseBody || status < 300) {
+  // The answer is parsed only for plugins that asked (bodies for audit or cache, usage for metering and limits).
+  if (ctx.captureResponseBody || (ctx.captureUsage && status < 300)) {
     const parsed = parseJson(text)
     if (ctx.captureResponseBody) {
       if (parsed === undefined) outcome.responseText = text
