@@ -29,3 +29,15 @@ test('the first schema problem names its field', async () => {
 test('endpoints without a body schema pass', () => {
   expect(hooks.before!(makeContext({ endpoint: 'models.list' }))).toEqual({ kind: 'continue' })
 })
+
+test('Anthropic Messages bodies: max_tokens required on messages, not on count_tokens; roles checked', () => {
+  const body = { model: 'a/b', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }] }
+  expect(hooks.before!(makeContext({ endpoint: 'messages', body: { ...body, max_tokens: 10, system: 'Be brief.' } }))).toEqual({ kind: 'continue' })
+  expect(hooks.before!(makeContext({ endpoint: 'messages.count_tokens', body }))).toEqual({ kind: 'continue' })
+  const missing = makeContext({ endpoint: 'messages', body })
+  expect((hooks.before!(missing) as { kind: string }).kind).toBe('respond')
+  expect(missing.error).toMatchObject({ param: 'max_tokens', message: 'max_tokens: Field required' })
+  const system = makeContext({ endpoint: 'messages', body: { ...body, max_tokens: 1, messages: [{ role: 'system', content: 'x' }] } })
+  hooks.before!(system)
+  expect(system.error?.param).toBe('messages.0.role')
+})

@@ -7,11 +7,13 @@ import { gatewayErrors } from '../../src/errors/gateway-error.ts'
 import type { EndpointId } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
 import { requestValidatorManifest } from './manifest.ts'
-import { chatCompletionRequest, responsesRequest } from './schemas.ts'
+import { chatCompletionRequest, countTokensRequest, messagesRequest, responsesRequest } from './schemas.ts'
 
 const SCHEMAS: Partial<Record<EndpointId, z.ZodType>> = {
   'chat.completions': chatCompletionRequest,
   responses: responsesRequest,
+  messages: messagesRequest,
+  'messages.count_tokens': countTokensRequest,
 }
 
 export const requestValidator = definePlugin({

@@ -31,5 +31,27 @@ export const responsesRequest = z.looseObject({
   temperature: z.number().nullish(),
 })
 
+const contentBlocks = z.array(z.looseObject({ type: z.string({ error: 'expected a content block with a type' }) }))
+
+const anthropicMessage = z.looseObject({
+  role: z.enum(['user', 'assistant'], { error: "expected 'user' or 'assistant'" }),
+  content: z.union([z.string(), contentBlocks], { error: 'expected a string or an array of content blocks' }),
+})
+
+/** Anthropic `count_tokens`: a Messages request without `max_tokens`. */
+export const countTokensRequest = z.looseObject({
+  model: z.string({ error: 'Field required' }).min(1, 'Field required'),
+  messages: z.array(anthropicMessage, { error: 'Field required' }),
+  system: z.union([z.string(), contentBlocks], { error: 'expected a string or an array of text blocks' }).optional(),
+  tools: z.array(z.looseObject({ name: z.string({ error: 'Field required' }) }), { error: 'expected an array of tools' }).optional(),
+})
+
+/** Anthropic Messages: `max_tokens` is required there (the Anthropic API itself rejects a request without it). */
+export const messagesRequest = countTokensRequest.extend({
+  max_tokens: z.number({ error: 'Field required' }).int().nonnegative(),
+  stream: z.boolean({ error: 'expected true or false' }).nullish(),
+  temperature: z.number().nullish(),
+})
+
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequest>
 export type ResponsesRequest = z.infer<typeof responsesRequest>

@@ -49,3 +49,11 @@ test('endpoints without a model are left alone', () => {
   expect(hooks.before!(ctx)).toEqual({ kind: 'continue' })
   expect(ctx.target).toBeUndefined()
 })
+
+test('Anthropic-format requests (messages, count_tokens) are routed too', () => {
+  for (const endpoint of ['messages', 'messages.count_tokens'] as const) {
+    const ctx = makeContext({ endpoint, body: { model: 'fast', max_tokens: 5, messages: [] } })
+    expect(hooks.before!(ctx)).toEqual({ kind: 'continue' })
+    expect(ctx.target?.selector).toBe('groq/llama')
+  }
+})

@@ -9,6 +9,9 @@ import { RequestContext, type EndpointId } from '../pipeline/context.ts'
 /** Audit capture limit for bodies (service description: 1 MB). */
 export const BODY_CAPTURE_LIMIT_BYTES = 1024 * 1024
 
+/** Endpoints whose POST body is a JSON request document. */
+const JSON_BODY_ENDPOINTS: ReadonlySet<EndpointId> = new Set(['chat.completions', 'responses', 'messages', 'messages.count_tokens'])
+
 export interface IngressInput {
   request: Request
   endpoint: EndpointId
@@ -30,7 +33,7 @@ export async function buildRequestContext({ request, endpoint, clientIp, log, ma
     clientSignal: request.signal,
     pathParam,
   })
-  if (request.method === 'POST' && (endpoint === 'chat.completions' || endpoint === 'responses')) await readJsonBody(ctx, request, maxBodyBytes)
+  if (request.method === 'POST' && JSON_BODY_ENDPOINTS.has(endpoint)) await readJsonBody(ctx, request, maxBodyBytes)
   return ctx
 }
 

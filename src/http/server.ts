@@ -6,7 +6,7 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { z } from 'zod'
-import { chatCompletionRequest, responsesRequest } from '../../plugins/request-validator/schemas.ts'
+import { chatCompletionRequest, countTokensRequest, messagesRequest, responsesRequest } from '../../plugins/request-validator/schemas.ts'
 import type { Gateway } from '../app.ts'
 import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
 import type { EndpointId } from '../pipeline/context.ts'
@@ -80,6 +80,14 @@ export function createHttpApp(gateway: Gateway) {
     .post('/v1/responses', ({ request, server }) => handleV1(request, server, 'responses'), {
       parse: 'none',
       detail: { summary: 'Responses API', tags: ['openai'], requestBody: jsonBody(responsesRequest, 'OpenAI Responses request; unknown fields pass through.') },
+    })
+    .post('/v1/messages', ({ request, server }) => handleV1(request, server, 'messages'), {
+      parse: 'none',
+      detail: { summary: 'Anthropic Messages API (Claude Code, Anthropic SDKs), served from any provider', tags: ['anthropic'], requestBody: jsonBody(messagesRequest, 'Anthropic Messages request; unknown fields pass through.') },
+    })
+    .post('/v1/messages/count_tokens', ({ request, server }) => handleV1(request, server, 'messages.count_tokens'), {
+      parse: 'none',
+      detail: { summary: 'Anthropic token count: native on Anthropic, an estimate elsewhere', tags: ['anthropic'], requestBody: jsonBody(countTokensRequest, 'Anthropic count_tokens request.') },
     })
     .use(adminRoutes(gateway))
     .all('/v1/*', ({ request, server }) => handleV1(request, server, 'not_found'), { parse: 'none', detail: { hide: true } })

@@ -122,6 +122,9 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
   const outcome = baseOutcome(ctx, response.status, headers)
   let pending: ReturnType<typeof reader.read> | undefined
   let ended = false
+  // The gateway's own frames (keep-alives, the error frame) may only go between two upstream events: upstream
+  // reads can end in the middle of one, and a frame dropped into it corrupts both.
+  let betweenEvents = true
 
   const end = (extra: Partial<Outcome>) => {
     if (ended) return
@@ -142,7 +145,7 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
     async pull(controller) {
       try {
         const read = (pending ??= reader.read())
-        const result = await raceKeepalive(read, keepaliveMs)
+        const result = betweenEvents ? await raceKeepalive(read, keepaliveMs) : await read
         if (result === 'keepalive') {
           controller.enqueue(KEEPALIVE_FRAME)
           return
@@ -157,8 +160,11 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
         outcome.bytesOut += result.value.byteLength
         if (parser && fold) for (const event of parser.push(result.value)) fold.add(event)
         controller.enqueue(result.value)
+        betweenEvents = endsEvent(result.value)
       } catch (error) {
         const failure = toGatewayError(error)
+        // Ends the line in progress, so the error frame's own lines are read as lines of their own.
+        if (!betweenEvents) controller.enqueue(NEWLINE)
         controller.enqueue(codec.errorFrame(failure, fold))
         controller.close()
         end({ error: failure })
@@ -169,6 +175,15 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
       return reader.cancel(reason).catch(() => {})
     },
   })
+}
+
+const NEWLINE = new Uint8Array([10])
+
+/** Whether a chunk ends with a blank line (`\n\n`, `\r\n\r\n` or `\r\r`), i.e. between two SSE events. */
+function endsEvent(chunk: Uint8Array): boolean {
+  const n = chunk.length
+  if (chunk[n - 1] === 13) return chunk[n - 2] === 13
+  return chunk[n - 1] === 10 && (chunk[n - 2] === 10 || (chunk[n - 2] === 13 && chunk[n - 3] === 10))
 }
 
 async function raceKeepalive<T>(read: Promise<T>, keepaliveMs: number): Promise<T | 'keepalive'> {

@@ -3,6 +3,7 @@
  * document, and how to end it with a well-formed error when the upstream fails mid-stream.
  */
 import type { GatewayError } from '../errors/gateway-error.ts'
+import { messagesStreamCodec } from '../protocols/anthropic-messages/stream-codec.ts'
 import { ChatStreamFold } from './chat-stream-fold.ts'
 import type { EndpointId } from './context.ts'
 import { dataFrame, namedEventFrame, type SseEvent } from './sse.ts'
@@ -85,5 +86,6 @@ const responsesCodec: StreamCodec = {
 }
 
 export function streamCodecFor(endpoint: EndpointId): StreamCodec {
+  if (endpoint === 'messages') return messagesStreamCodec
   return endpoint === 'responses' ? responsesCodec : chatCodec
 }

@@ -1,6 +1,6 @@
 /**
  * @module Reads token usage from the shapes upstream answers carry (OpenAI chat and Responses, DeepSeek's cache
- * fields) into one TokenUsage.
+ * fields, Anthropic messages) into one TokenUsage.
  */
 import type { TokenUsage } from './snapshots.ts'
 
@@ -11,15 +11,18 @@ export function usageFromOpenAI(raw: unknown): TokenUsage | undefined {
   const u = raw as Record<string, unknown>
   const promptDetails = (u.prompt_tokens_details ?? u.input_tokens_details ?? {}) as Record<string, unknown>
   const completionDetails = (u.completion_tokens_details ?? u.output_tokens_details ?? {}) as Record<string, unknown>
-  const prompt = num(u.prompt_tokens ?? u.input_tokens)
+  // Anthropic's input_tokens leaves out cache reads and writes, which OpenAI's prompt_tokens includes.
+  const cacheRead = num(u.cache_read_input_tokens)
+  const cacheWrite = num(u.cache_creation_input_tokens)
+  const prompt = num(u.prompt_tokens ?? u.input_tokens) + cacheRead + cacheWrite
   const completion = num(u.completion_tokens ?? u.output_tokens)
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: num(u.total_tokens) || prompt + completion,
-    cached_tokens: num(promptDetails.cached_tokens ?? u.prompt_cache_hit_tokens),
-    cache_write_tokens: num(promptDetails.cache_write_tokens),
-    reasoning_tokens: num(completionDetails.reasoning_tokens),
+    cached_tokens: num(promptDetails.cached_tokens ?? u.prompt_cache_hit_tokens) + cacheRead,
+    cache_write_tokens: num(promptDetails.cache_write_tokens) + cacheWrite,
+    reasoning_tokens: num(completionDetails.reasoning_tokens ?? completionDetails.thinking_tokens),
     estimated: false,
   }
 }

@@ -1,6 +1,7 @@
 /**
  * @module One upstream call for one target, shared by every route plugin: picks the adapter, speaks the
- * upstream's native API where it matches the client's (Responses on OpenAI-family upstreams), otherwise goes
+ * upstream's native API where it matches the client's (Responses on OpenAI-family upstreams, Messages and
+ * token counting on Anthropic), otherwise goes
  * through the canonical chat shape with the ingress protocol translating both ways, and turns the answer into
  * the client-facing response (header hygiene included).
  */
@@ -9,6 +10,7 @@ import type { RequestContext } from '../pipeline/context.ts'
 import { clientHeadersFrom } from '../pipeline/headers.ts'
 import type { AttemptKind } from '../pipeline/snapshots.ts'
 import type { PluginDeps } from '../pipeline/types.ts'
+import { countTokensResponse } from '../protocols/anthropic-messages/count-tokens.ts'
 import { ingressProtocolFor } from '../protocols/index.ts'
 import type { AdapterCall, ProviderAdapter, ResolvedTarget } from './types.ts'
 
@@ -31,6 +33,9 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
     ctx,
     attemptKind: kind,
     limits: { ttfbMs: deps.config.upstream.ttfb_timeout_ms, idleMs: deps.config.upstream.idle_timeout_ms, secrets: deps.providers.secrets() },
+  }
+  if (ctx.endpoint === 'messages.count_tokens') {
+    return adapter.countMessageTokens ? toClient(ctx, await adapter.countMessageTokens(call)) : countTokensResponse(ctx.body)
   }
   const native = nativeCall(ctx, instance.nativeResponses, adapter)
   if (native) return toClient(ctx, await native(call))

@@ -54,6 +54,8 @@ export interface ProviderAdapter {
   responses?(call: AdapterCall): Promise<Response>
   /** Native Anthropic Messages API (the body is the client's Messages request), for providers that speak it. */
   messages?(call: AdapterCall): Promise<Response>
+  /** Native Anthropic token counting (`/v1/messages/count_tokens`); without it the gateway answers an estimate. */
+  countMessageTokens?(call: AdapterCall): Promise<Response>
   /** Model ids as the upstream names them. */
   listModels(provider: ProviderInstance, signal: AbortSignal): Promise<string[]>
 }

@@ -1,31 +1,68 @@
 /**
- * @module A mock Anthropic Messages upstream speaking the real wire format: JSON messages, SSE with `event:`
- * lines (pings included, trailing spaces after the JSON, multi-byte characters split across reads), a stream-borne
- * `error` event, and error bodies `{"type":"error","error":{type,message}}`. The model name picks a behaviour.
+ * @module A mock Anthropic Messages upstream speaking the real wire format (facts from the public API reference):
+ * JSON messages, SSE with `event:` lines (pings included, trailing spaces after the JSON, multi-byte characters
+ * split across reads), a stream-borne `error` event, error bodies `{"type":"error","error":{type,message}}` with
+ * their statuses, `count_tokens` and the model list. The model name picks a behaviour; every request is recorded.
  */
 import type { RecordedRequest } from './mock-openai-upstream.ts'
 
 const encoder = new TextEncoder()
 
-function message(model: string, content: unknown[], stopReason: string) {
-  return {
-    id: 'msg_mock01',
-    type: 'message',
-    role: 'assistant',
-    model,
-    content,
-    stop_reason: stopReason,
-    stop_sequence: null,
-    usage: { input_tokens: 20, cache_creation_input_tokens: 5, cache_read_input_tokens: 100, output_tokens: 12, service_tier: 'standard' },
-  }
+export const ANTHROPIC_TEXT = 'Bonjour 🙂 — 你好'
+export const ANTHROPIC_USAGE = { input_tokens: 20, cache_creation_input_tokens: 5, cache_read_input_tokens: 100, output_tokens: 12, service_tier: 'standard' }
+/** What the mock's count_tokens answers, so tests can tell it from the gateway's estimate. */
+export const NATIVE_TOKEN_COUNT = 4242
+
+type Block = Record<string, unknown>
+type Event = [string, Record<string, unknown>]
+
+function message(model: string, content: Block[], stopReason: string | null, usage: Record<string, unknown> = ANTHROPIC_USAGE) {
+  return { id: 'msg_mock01', type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage }
 }
 
-function sse(events: [string, unknown][], opts: { split?: boolean; breakAfter?: number } = {}): Response {
+function anthropicError(status: number, type: string, text: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ type: 'error', error: { type, message: text }, request_id: 'req_mock_error' }, { status, headers: { 'request-id': 'req_mock_error', ...headers } })
+}
+
+/** The event sequence of a finished message: start, one block per content item (streamed in pieces), delta, stop. */
+function messageEvents(model: string, content: Block[], stopReason: string, opts: { pingAfter?: number; finalUsage?: Record<string, unknown> } = {}): Event[] {
+  const events: Event[] = [['message_start', { type: 'message_start', message: message(model, [], null, { ...ANTHROPIC_USAGE, output_tokens: 1 }) }]]
+  content.forEach((block, index) => {
+    if (block.type === 'text') {
+      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }])
+      if (index === opts.pingAfter) events.push(['ping', { type: 'ping' }])
+      for (const piece of Array.from(String(block.text))) events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }])
+    } else if (block.type === 'thinking') {
+      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }])
+      events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: String(block.thinking) } }])
+      events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: String(block.signature) } }])
+    } else if (block.type === 'tool_use') {
+      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } }])
+      const json = JSON.stringify(block.input)
+      events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: '' } }])
+      events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(0, 7) } }])
+      events.push(['ping', { type: 'ping' }])
+      events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(7) } }])
+    }
+    events.push(['content_block_stop', { type: 'content_block_stop', index }])
+  })
+  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: opts.finalUsage ?? { output_tokens: ANTHROPIC_USAGE.output_tokens } }])
+  events.push(['message_stop', { type: 'message_stop' }])
+  return events
+}
+
+/**
+ * `pause`: one quiet spell of `ms` after the first `afterBytes` bytes (cut inside or between events), to see what
+ * the gateway sends while it waits.
+ */
+function sse(events: Event[], opts: { split?: boolean; breakAfter?: number; pause?: { afterBytes: number; ms: number } } = {}): Response {
   // Real Anthropic streams sometimes carry spaces after the JSON; parsers must not mind.
   const frames = events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}   \n\n`)
   const bytes = encoder.encode(frames.join(''))
   const pieces: Uint8Array[] = []
+  // Seven-byte reads cut through event lines and through the 3- and 4-byte characters of the text.
   if (opts.split) for (let i = 0; i < bytes.length; i += 7) pieces.push(bytes.slice(i, i + 7))
+  else if (opts.pause) pieces.push(bytes.slice(0, opts.pause.afterBytes), bytes.slice(opts.pause.afterBytes))
   else pieces.push(...frames.map((f) => encoder.encode(f)))
   let i = 0
   return new Response(
@@ -34,6 +71,7 @@ function sse(events: [string, unknown][], opts: { split?: boolean; breakAfter?: 
         if (opts.breakAfter !== undefined && i >= opts.breakAfter) return controller.error(new Error('connection reset'))
         if (i >= pieces.length) return controller.close()
         if (opts.breakAfter !== undefined) await Bun.sleep(10)
+        if (opts.pause && i === 1) await Bun.sleep(opts.pause.ms)
         controller.enqueue(pieces[i++]!)
       },
     }),
@@ -41,63 +79,83 @@ function sse(events: [string, unknown][], opts: { split?: boolean; breakAfter?: 
   )
 }
 
-export const ANTHROPIC_TEXT = 'Bonjour 🙂 — 你好'
+function lastUserText(body: any): string {
+  const last = Array.isArray(body?.messages) ? body.messages.at(-1) : undefined
+  if (typeof last?.content === 'string') return last.content
+  const text = Array.isArray(last?.content) ? last.content.find((b: any) => b?.type === 'text')?.text : undefined
+  return typeof text === 'string' ? text : ''
+}
 
-export function startMockAnthropic(apiKey = 'sk-ant-test') {
+/** Content and stop reason for a model name. */
+function answerFor(model: string, body: any): { content: Block[]; stopReason: string } {
+  switch (model) {
+    case 'tool':
+      return { content: [{ type: 'text', text: 'Let me check.' }, { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } }], stopReason: 'tool_use' }
+    case 'thinking':
+      return { content: [{ type: 'thinking', thinking: 'The user greets me.', signature: 'sig_mock' }, { type: 'text', text: 'Hi!' }], stopReason: 'end_turn' }
+    case 'max-tokens':
+      return { content: [{ type: 'text', text: 'Cut sh' }], stopReason: 'max_tokens' }
+    default: {
+      const text = lastUserText(body)
+      return { content: [{ type: 'text', text: text.startsWith('echo:') ? text.slice(5) : ANTHROPIC_TEXT }], stopReason: 'end_turn' }
+    }
+  }
+}
+
+export interface MockAnthropic {
+  url: string
+  requests: RecordedRequest[]
+  stop(): void
+}
+
+export function startMockAnthropic(apiKey = 'sk-ant-test'): MockAnthropic {
   const requests: RecordedRequest[] = []
   const server = Bun.serve({
     port: 0,
+    idleTimeout: 0,
     async fetch(req) {
       const url = new URL(req.url)
-      const body = req.method === 'POST' ? await req.json() : undefined
+      const body: any = req.method === 'POST' ? await req.json().catch(() => undefined) : undefined
       requests.push({ method: req.method, path: url.pathname, search: url.search, headers: Object.fromEntries(req.headers), body })
-      if (req.headers.get('x-api-key') !== apiKey) return Response.json({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }, { status: 401 })
-      if (req.method === 'GET' && url.pathname === '/v1/models') return Response.json({ data: [{ id: 'claude-sonnet-4-5', type: 'model' }], has_more: false })
-      const model: string = body?.model ?? ''
-      const stream = body?.stream === true
-      if (model === 'overloaded') return Response.json({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, { status: 529 })
-      if (model === 'tool') {
-        const content = [
-          { type: 'text', text: 'Let me check.' },
-          { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
-        ]
-        if (!stream) return Response.json(message(model, content, 'tool_use'))
-        return sse([
-          ['message_start', { type: 'message_start', message: { ...message(model, [], ''), stop_reason: null, usage: { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } } }],
-          ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
-          ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Let me check.' } }],
-          ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-          ['content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: {} } }],
-          ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '' } }],
-          ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city": "Pa' } }],
-          ['ping', { type: 'ping' }],
-          ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: 'ris"}' } }],
-          ['content_block_stop', { type: 'content_block_stop', index: 1 }],
-          ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 30 } }],
-          ['message_stop', { type: 'message_stop' }],
-        ])
+      if (req.headers.get('x-api-key') !== apiKey) return anthropicError(401, 'authentication_error', 'invalid x-api-key')
+      if (!req.headers.get('anthropic-version')) return anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required')
+      if (req.method === 'GET' && url.pathname === '/v1/models') {
+        return Response.json({ data: [{ id: 'claude-sonnet-4-5', type: 'model', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' }], has_more: false, first_id: 'claude-sonnet-4-5', last_id: 'claude-sonnet-4-5' })
       }
-      if (model === 'stream-error') {
-        return sse([
-          ['message_start', { type: 'message_start', message: { ...message(model, [], ''), stop_reason: null } }],
-          ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Par' } }],
-          ['error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }],
-        ])
+      if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') return Response.json({ input_tokens: NATIVE_TOKEN_COUNT })
+      if (req.method !== 'POST' || url.pathname !== '/v1/messages') return anthropicError(404, 'not_found_error', `Not found: ${req.method} ${url.pathname}`)
+      if (typeof body?.max_tokens !== 'number') return anthropicError(400, 'invalid_request_error', 'max_tokens: Field required')
+
+      const model: string = body.model ?? ''
+      const stream = body.stream === true
+      switch (model) {
+        case 'overloaded':
+          return anthropicError(529, 'overloaded_error', 'Overloaded')
+        case 'rate-limited':
+          return anthropicError(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '7' })
+        case 'bad-request':
+          return anthropicError(400, 'invalid_request_error', 'messages.0.content: Input should be a valid list')
+        case 'missing-model':
+          return anthropicError(404, 'not_found_error', `model: ${model}`)
+        case 'stream-error':
+          return sse([
+            ['message_start', { type: 'message_start', message: message(model, [], null) }],
+            ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+            ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Par' } }],
+            ['error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }],
+          ])
       }
-      if (!stream) return Response.json(message(model, [{ type: 'text', text: ANTHROPIC_TEXT }], 'end_turn'))
-      const pieces = Array.from(ANTHROPIC_TEXT)
-      return sse(
-        [
-          ['message_start', { type: 'message_start', message: { ...message(model, [], ''), stop_reason: null, usage: { input_tokens: 20, cache_creation_input_tokens: 5, cache_read_input_tokens: 100, output_tokens: 1 } } }],
-          ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
-          ['ping', { type: 'ping' }],
-          ...pieces.map((p): [string, unknown] => ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: p } }]),
-          ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-          ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 12 } }],
-          ['message_stop', { type: 'message_stop' }],
-        ],
-        { split: true, breakAfter: model === 'broken' ? 6 : undefined },
-      )
+      const { content, stopReason } = answerFor(model, body)
+      if (!stream) return Response.json(message(model, content, stopReason))
+      // Newer API versions repeat input and cache counts in message_delta; `final-usage` sends them that way.
+      const finalUsage = model === 'final-usage' ? { ...ANTHROPIC_USAGE, input_tokens: 21 } : undefined
+      const events = messageEvents(model, content, stopReason, { pingAfter: 0, finalUsage })
+      if (model === 'pause-inside-event' || model === 'pause-between-events') {
+        const first = `event: message_start\ndata: ${JSON.stringify(events[0]![1])}   \n\n`
+        const afterBytes = encoder.encode(first).length + (model === 'pause-inside-event' ? 30 : 0)
+        return sse(events, { pause: { afterBytes, ms: 1300 } })
+      }
+      return sse(events, { split: true, breakAfter: model === 'broken' ? 70 : undefined })
     },
   })
   return { url: `http://127.0.0.1:${server.port}/v1`, requests, stop: () => server.stop(true) }

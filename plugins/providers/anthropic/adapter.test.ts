@@ -1,8 +1,13 @@
-import { describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { SseParser } from '../../../src/pipeline/sse.ts'
+import type { AdapterCall } from '../../../src/providers/types.ts'
+import { ANTHROPIC_TEXT, NATIVE_TOKEN_COUNT, startMockAnthropic, type MockAnthropic } from '../../../test/helpers/mock-anthropic-upstream.ts'
+import { makeContext } from '../../../test/helpers/plugin-harness.ts'
+import { ANTHROPIC_VERSION, anthropicAdapter, anthropicUpstreamError } from './adapter.ts'
 import { chatToAnthropicRequest, DEFAULT_MAX_TOKENS } from './request.ts'
 import { anthropicToChatCompletion, chatUsage, finishReason } from './response.ts'
-import { AnthropicStreamTranslator } from './stream.ts'
+import { AnthropicStreamTranslator, anthropicStreamToChat } from './stream.ts'
 
 describe('chat → Messages request', () => {
   test('system extraction, images, tool calls and merged tool results', () => {
@@ -33,6 +38,34 @@ describe('chat → Messages request', () => {
       { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] },
       { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'c1', name: 'get_weather', input: { city: 'Paris' } }, { type: 'tool_use', id: 'c2', name: 'get_weather', input: { city: 'Rome' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: '18C' }, { type: 'tool_result', tool_use_id: 'c2', content: '25C' }, { type: 'text', text: 'Thanks' }] },
+    ])
+  })
+
+  test('PDFs (data URL or file part) become document blocks; audio and file ids are dropped', () => {
+    const req = chatToAnthropicRequest(
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image_url', image_url: { url: 'data:application/pdf;base64,JVBER' } },
+              { type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,QUJD' } },
+              { type: 'file', file: { file_id: 'file-123' } },
+              { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } },
+            ],
+          },
+        ],
+      },
+      'm',
+    )
+    expect(req.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBER' } },
+          { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'QUJD' } },
+        ],
+      },
     ])
   })
 
@@ -114,5 +147,130 @@ describe('stream state machine', () => {
     const out = chunks(t, [ev('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })]) as any[]
     expect(out[0]).toEqual({ error: { message: 'Overloaded', type: 'overloaded_error', param: null, code: 'overloaded_error' } })
     expect(t.done).toBe(true)
+  })
+})
+
+describe('usage table, cell by cell', () => {
+  const usage = chatUsage({ input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 12, output_tokens_details: { thinking_tokens: 4 } }) as any
+  test('prompt_tokens = input + cache reads + cache writes', () => expect(usage.prompt_tokens).toBe(125))
+  test('prompt_tokens_details.cached_tokens = cache reads', () => expect(usage.prompt_tokens_details.cached_tokens).toBe(100))
+  test('prompt_tokens_details.cache_write_tokens = cache writes', () => expect(usage.prompt_tokens_details.cache_write_tokens).toBe(5))
+  test('completion_tokens = output_tokens', () => expect(usage.completion_tokens).toBe(12))
+  test('completion_tokens_details.reasoning_tokens = thinking tokens', () => expect(usage.completion_tokens_details.reasoning_tokens).toBe(4))
+  test('total_tokens = prompt + completion', () => expect(usage.total_tokens).toBe(137))
+})
+
+describe('more stream cases', () => {
+  const ev = (event: string, data: unknown) => ({ event, data: JSON.stringify(data) })
+  const decode = (frames: Uint8Array[]) => frames.map((f) => new TextDecoder().decode(f)).join('')
+  const start = ev('message_start', { type: 'message_start', message: { id: 'msg_2', model: 'claude', usage: { input_tokens: 3, output_tokens: 1 } } })
+
+  test('thinking deltas become reasoning_content; no usage chunk unless asked for; message_stop alone still finishes', () => {
+    const t = new AnthropicStreamTranslator(false)
+    const text = decode([
+      ...t.translate(start),
+      ...t.translate(ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hm' } })),
+      ...t.translate(ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig' } })),
+      ...t.translate(ev('message_stop', { type: 'message_stop' })),
+    ])
+    const chunks = text.trim().split('\n\n').map((f) => f.slice(6))
+    expect(JSON.parse(chunks[1]!).choices[0].delta).toEqual({ reasoning_content: 'Hm' })
+    expect(JSON.parse(chunks[2]!).choices[0].finish_reason).toBe('stop')
+    expect(chunks[3]).toBe('[DONE]')
+    expect(text).not.toContain('"choices":[]')
+    expect(text).not.toContain('event:')
+  })
+
+  test('a stream that ends without message_stop ends with an error frame', async () => {
+    const body = new Response(`event: message_start\ndata: ${start.data}\n\n`).body!
+    const text = await new Response(anthropicStreamToChat(body, true)).text()
+    expect(text.trim().split('\n\n').at(-1)).toContain('"code":"stream_interrupted"')
+    expect(text).not.toContain('[DONE]')
+  })
+
+  test('message_delta input and cache counts (newer API versions) update the usage chunk', () => {
+    const t = new AnthropicStreamTranslator(true)
+    t.translate(start)
+    t.translate(ev('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { input_tokens: 10, cache_read_input_tokens: 4, cache_creation_input_tokens: null, output_tokens: 6 } }))
+    const text = decode(t.translate(ev('message_stop', { type: 'message_stop' })))
+    expect(JSON.parse(text.split('\n\n')[0]!.slice(6)).usage).toMatchObject({ prompt_tokens: 14, completion_tokens: 6, total_tokens: 20, prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 } })
+  })
+})
+
+describe('upstream errors', () => {
+  const call = { provider: { name: 'anthropic' }, limits: { secrets: ['sk-ant-secret-1'] } } as unknown as AdapterCall
+  const read = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    anthropicUpstreamError(call)(status, body, typeof body === 'string' ? body : JSON.stringify(body), new Headers(headers))
+  const err = (type: string, message: string) => ({ type: 'error', error: { type, message } })
+
+  test('529 overloaded is a 503 provider_error with the Anthropic type as code', () => {
+    expect(read(529, err('overloaded_error', 'Overloaded')).toBody()).toEqual({ type: 'provider_error', message: 'Overloaded', code: 'overloaded_error', param: null, provider: 'anthropic', status_code: 503 })
+  })
+  test('429 keeps its status and Retry-After', () => {
+    const e = read(429, err('rate_limit_error', 'Slow down'), { 'retry-after': '7' })
+    expect([e.status, e.type, e.code, e.headers['retry-after']]).toEqual([429, 'rate_limit_error', 'rate_limit_error', '7'])
+  })
+  test('400 and 404 keep their status and message', () => {
+    expect(read(400, err('invalid_request_error', 'max_tokens: Field required'))).toMatchObject({ status: 400, type: 'invalid_request_error', message: 'max_tokens: Field required', code: 'invalid_request_error' })
+    expect(read(404, err('not_found_error', 'model: x'))).toMatchObject({ status: 404, type: 'not_found_error' })
+  })
+  test('a refused gateway key is not the client’s 401, and the key never leaks', () => {
+    const e = read(401, err('authentication_error', 'invalid x-api-key sk-ant-secret-1'))
+    expect(e.status).toBe(502)
+    expect(e.message).not.toContain('sk-ant-secret-1')
+  })
+  test('a non-JSON body still yields a message', () => {
+    expect(read(502, '<html>bad gateway</html>')).toMatchObject({ status: 502, message: '<html>bad gateway</html>' })
+  })
+})
+
+describe('native Messages calls', () => {
+  let mock: MockAnthropic
+  beforeAll(() => {
+    mock = startMockAnthropic('sk-ant-test')
+  })
+  afterAll(() => mock.stop())
+
+  const nativeCall = (body: Record<string, unknown>, headers: Record<string, string> = {}): AdapterCall => {
+    const ctx = makeContext({ endpoint: 'messages', body, headers })
+    return {
+      provider: { name: 'anthropic', type: 'anthropic', baseUrl: mock.url, apiKey: 'sk-ant-test', staticModels: [], nativeResponses: false },
+      target: { providerName: 'anthropic', providerType: 'anthropic', model: 'claude-sonnet-4-5', selector: 'anthropic/claude-sonnet-4-5' },
+      body: { ...body, model: 'claude-sonnet-4-5' },
+      ctx,
+      attemptKind: 'primary',
+      limits: { ttfbMs: 5000, idleMs: 5000, secrets: [] },
+    }
+  }
+
+  test('the client body goes out as sent; the client’s version and beta headers are kept, its credentials are not', async () => {
+    const body = { model: 'anthropic/claude-sonnet-4-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], cache_control: { type: 'ephemeral' } }
+    const res = await anthropicAdapter.messages!(nativeCall(body, { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'context-1m-2025-08-07', 'x-api-key': 'gateway-key' }))
+    expect(((await res.json()) as any).content[0].text).toBe(ANTHROPIC_TEXT)
+    const sent = mock.requests.at(-1)!
+    expect(sent.body).toEqual({ ...body, model: 'claude-sonnet-4-5' })
+    expect(sent.headers).toMatchObject({ 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'context-1m-2025-08-07' })
+  })
+
+  test('without client headers the default version is sent; count_tokens goes to its own path', async () => {
+    const res = await anthropicAdapter.countMessageTokens!(nativeCall({ model: 'x', messages: [{ role: 'user', content: 'hi' }] }))
+    expect(await res.json()).toEqual({ input_tokens: NATIVE_TOKEN_COUNT })
+    expect(mock.requests.at(-1)).toMatchObject({ path: '/v1/messages/count_tokens', headers: { 'anthropic-version': ANTHROPIC_VERSION } })
+    expect(mock.requests.at(-1)!.headers['anthropic-beta']).toBeUndefined()
+  })
+
+  test('a native stream passes through byte for byte, event lines included', async () => {
+    const res = await anthropicAdapter.messages!(nativeCall({ model: 'x', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+    expect(res.headers.get('content-type')).toStartWith('text/event-stream')
+    const text = await res.text()
+    expect(text).toStartWith('event: message_start\n')
+    expect(text).toContain('event: ping\n')
+    expect(text.trim().endsWith('data: {"type":"message_stop"}')).toBe(true)
+  })
+
+  test('upstream errors throw GatewayErrors', async () => {
+    const error = await anthropicAdapter.messages!({ ...nativeCall({ max_tokens: 5, messages: [] }), body: { model: 'overloaded', max_tokens: 5, messages: [] } }).catch((e) => e)
+    expect(error).toBeInstanceOf(GatewayError)
+    expect(error).toMatchObject({ status: 503, code: 'overloaded_error' })
   })
 })

@@ -1,12 +1,14 @@
 /**
  * @module Anthropic adapter: chat requests are translated to the Messages API and the answers back (JSON and
- * streams), so every ingress (chat, Responses) works with Anthropic models. Errors keep their status (529
- * "overloaded" is reported as 503 so clients retry it) and name the provider.
+ * streams), so every ingress (chat, Responses) works with Anthropic models; the Anthropic-format ingress
+ * (`/v1/messages`, `/v1/messages/count_tokens`) is forwarded natively. Errors keep their status (529
+ * "overloaded" is reported as 503 so clients retry it), carry Anthropic's error type as `code`, and name the
+ * provider.
  */
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { upstreamError } from '../../../src/providers/upstream-errors.ts'
 import type { AdapterCall, ProviderAdapter, ProviderInstance } from '../../../src/providers/types.ts'
-import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
+import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/upstream-fetch.ts'
 import { chatToAnthropicRequest } from './request.ts'
 import { anthropicToChatCompletion } from './response.ts'
 import { anthropicStreamToChat } from './stream.ts'
@@ -19,14 +21,39 @@ function headers(provider: ProviderInstance): Record<string, string> {
   return h
 }
 
+/**
+ * Native calls keep the client's protocol version and beta flags: Claude Code sends `anthropic-beta` for features
+ * its request body relies on, and the upstream rejects those fields without the flag.
+ */
+function nativeHeaders(call: AdapterCall): Record<string, string> {
+  const h = headers(call.provider)
+  const version = call.ctx.headers.get('anthropic-version')
+  const beta = call.ctx.headers.get('anthropic-beta')
+  if (version) h['anthropic-version'] = version
+  if (beta) h['anthropic-beta'] = beta
+  return h
+}
+
+/**
+ * Reads `{"type":"error","error":{"type","message"}}` into a GatewayError: the Anthropic error type becomes the
+ * code, and 529 (overloaded) is reported as 503, a status every client retries.
+ */
+export function anthropicUpstreamError(call: AdapterCall): NonNullable<UpstreamHttpRequest['toError']> {
+  return (status, body, text, h) => {
+    const inner = (body as { error?: { type?: unknown; message?: unknown } } | undefined)?.error
+    const normalised =
+      typeof inner === 'object' && inner !== null ? { error: { message: inner.message, code: typeof inner.type === 'string' ? inner.type : null, param: null } } : body
+    return upstreamError({ provider: call.provider.name, status: status === 529 ? 503 : status, body: normalised, text, headers: h, secrets: call.limits.secrets })
+  }
+}
+
 async function chatCompletions(call: AdapterCall): Promise<Response> {
   const stream = call.body.stream === true
   const res = await fetchUpstream(call, {
     url: `${call.provider.baseUrl}/messages`,
     headers: headers(call.provider),
     body: JSON.stringify(chatToAnthropicRequest(call.body, call.target.model)),
-    toError: (status, body, text, h) =>
-      upstreamError({ provider: call.provider.name, status: status === 529 ? 503 : status, body, text, headers: h, secrets: call.limits.secrets }),
+    toError: anthropicUpstreamError(call),
   })
   if (stream && res.body && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     const includeUsage = (call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
@@ -41,9 +68,17 @@ async function chatCompletions(call: AdapterCall): Promise<Response> {
   return Response.json(anthropicToChatCompletion(message))
 }
 
+/** The client's own Messages request (model replaced), answered as the upstream answers it: JSON or SSE. */
+function native(path: '/messages' | '/messages/count_tokens') {
+  return (call: AdapterCall) =>
+    fetchUpstream(call, { url: `${call.provider.baseUrl}${path}`, headers: nativeHeaders(call), body: JSON.stringify(call.body), toError: anthropicUpstreamError(call) })
+}
+
 export const anthropicAdapter: ProviderAdapter = {
   id: 'anthropic',
   chatCompletions,
+  messages: native('/messages'),
+  countMessageTokens: native('/messages/count_tokens'),
   async listModels(provider, signal) {
     const res = await fetch(`${provider.baseUrl}/models?limit=1000`, { headers: headers(provider), signal })
     if (!res.ok) throw new Error(`GET /models answered HTTP ${res.status}`)

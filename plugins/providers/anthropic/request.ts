@@ -2,7 +2,8 @@
  * @module OpenAI chat request → Anthropic Messages request. System and developer messages become `system`; tool
  * calls become `tool_use` blocks and tool results `tool_result` blocks, consecutive results merged into one user
  * turn ahead of any text; `max_tokens` is required by Anthropic, so a default is set. Fields with no Anthropic
- * counterpart (`n`, `logprobs`, `seed`, `logit_bias`, penalties, `response_format`) are dropped.
+ * counterpart (`n`, `logprobs`, `seed`, `logit_bias`, penalties, `response_format`) and parts it cannot read
+ * (audio, files by id) are dropped.
  */
 type Json = Record<string, unknown>
 type Block = Json & { type: string }
@@ -20,9 +21,10 @@ function text(content: unknown): string {
   return content.map((p: Json) => (typeof p?.text === 'string' ? p.text : '')).join('')
 }
 
-function imageBlock(url: string): Block {
+/** A data URL or link as an `image` block; PDFs (as data URLs) become `document` blocks, the only other kind Anthropic reads. */
+function mediaBlock(url: string): Block {
   const data = /^data:([^;,]+);base64,(.*)$/s.exec(url)
-  if (data) return { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } }
+  if (data) return { type: data[1] === 'application/pdf' ? 'document' : 'image', source: { type: 'base64', media_type: data[1], data: data[2] } }
   return { type: 'image', source: { type: 'url', url } }
 }
 
@@ -34,7 +36,10 @@ function userBlocks(content: unknown): Block[] {
     if (part?.type === 'text' && typeof part.text === 'string') blocks.push({ type: 'text', text: part.text })
     else if (part?.type === 'image_url') {
       const url = typeof part.image_url === 'string' ? part.image_url : (part.image_url as Json | undefined)?.url
-      if (typeof url === 'string') blocks.push(imageBlock(url))
+      if (typeof url === 'string') blocks.push(mediaBlock(url))
+    } else if (part?.type === 'file') {
+      const fileData = (part.file as Json | undefined)?.file_data
+      if (typeof fileData === 'string' && fileData.startsWith('data:')) blocks.push(mediaBlock(fileData))
     }
   }
   return blocks
