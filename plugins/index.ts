@@ -14,6 +14,7 @@ import { ideRequestShapes } from './ide-request-shapes/plugin.ts'
 import { modelAccess } from './model-access/plugin.ts'
 import { anthropicAdapter } from './providers/anthropic/adapter.ts'
 import { azureOpenaiAdapter } from './providers/azure-openai/adapter.ts'
+import { geminiAdapter } from './providers/gemini/adapter.ts'
 import { openaiCompatibleAdapter } from './providers/openai-compatible/adapter.ts'
 import { requestValidator } from './request-validator/plugin.ts'
 import { parameterNormaliser } from './parameter-normaliser/plugin.ts'
@@ -49,4 +50,5 @@ export const providerAdapters: Readonly<Record<string, ProviderAdapter>> = {
   'openai-compatible': openaiCompatibleAdapter,
   'azure-openai': azureOpenaiAdapter,
   anthropic: anthropicAdapter,
+  gemini: geminiAdapter,
 }

@@ -88,6 +88,12 @@ function lastUserText(body: any): string {
 
 /** Content and stop reason for a model name. */
 function answerFor(model: string, body: any): { content: Block[]; stopReason: string } {
+  const last = Array.isArray(body?.messages) ? body.messages.at(-1) : undefined
+  const toolResult = Array.isArray(last?.content) ? last.content.find((b: any) => b?.type === 'tool_result') : undefined
+  if (toolResult) {
+    const result = typeof toolResult.content === 'string' ? toolResult.content : (toolResult.content ?? []).map((b: any) => b.text ?? '').join('')
+    return { content: [{ type: 'text', text: `Result: ${result}` }], stopReason: 'end_turn' }
+  }
   switch (model) {
     case 'tool':
       return { content: [{ type: 'text', text: 'Let me check.' }, { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } }], stopReason: 'tool_use' }

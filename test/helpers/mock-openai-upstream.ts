@@ -119,7 +119,10 @@ function openaiError(status: number, message: string, type: string, code: string
   return Response.json({ error: { message, type, param: null, code } }, { status, headers })
 }
 
-function responseObject(model: string, text: string) {
+export const RESPONSES_TEXT = 'Hello from responses 🙂'
+const FUNCTION_CALL_ITEM = { type: 'function_call', id: 'fc_mock1', call_id: 'call_weather1', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' }
+
+function responseObject(model: string, text: string, output?: Record<string, unknown>[]) {
   return {
     id: 'resp_mock1',
     object: 'response',
@@ -129,7 +132,7 @@ function responseObject(model: string, text: string) {
     incomplete_details: null,
     instructions: null,
     model,
-    output: [{ type: 'message', id: 'msg_mock1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+    output: output ?? [{ type: 'message', id: 'msg_mock1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
     parallel_tool_calls: true,
     tool_choice: 'auto',
     tools: [],
@@ -155,6 +158,27 @@ function responsesStreamFrames(model: string, text: string): string[] {
     { type: 'response.output_item.done', output_index: 0, item: done.output[0] },
     { type: 'response.completed', response: done },
   ]
+  return responsesEventFrames(events)
+}
+
+/** A function call streamed the way the Responses API does: the item, argument deltas, then the item done. */
+function functionCallEvents(model: string): Record<string, unknown>[] {
+  const done = responseObject(model, '', [FUNCTION_CALL_ITEM])
+  const inProgress = { ...done, status: 'in_progress', output: [], usage: null }
+  const args = FUNCTION_CALL_ITEM.arguments
+  return [
+    { type: 'response.created', response: inProgress },
+    { type: 'response.in_progress', response: inProgress },
+    { type: 'response.output_item.added', output_index: 0, item: { ...FUNCTION_CALL_ITEM, arguments: '', status: 'in_progress' } },
+    { type: 'response.function_call_arguments.delta', item_id: 'fc_mock1', output_index: 0, delta: args.slice(0, 6) },
+    { type: 'response.function_call_arguments.delta', item_id: 'fc_mock1', output_index: 0, delta: args.slice(6) },
+    { type: 'response.function_call_arguments.done', item_id: 'fc_mock1', output_index: 0, arguments: args },
+    { type: 'response.output_item.done', output_index: 0, item: FUNCTION_CALL_ITEM },
+    { type: 'response.completed', response: done },
+  ]
+}
+
+function responsesEventFrames(events: Record<string, unknown>[]): string[] {
   return events.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`)
 }
 
@@ -274,7 +298,8 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
         return sseResponse([`data: ${JSON.stringify(chunk(model, { role: 'assistant', content: 'par' }))}\n\n`, `data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } })}\n\n`])
       default: {
         const last = Array.isArray(body?.messages) ? body.messages.at(-1) : undefined
-        const echo = typeof last?.content === 'string' && last.content.startsWith('echo:') ? last.content.slice(5) : TRICKY_TEXT
+        const echo =
+          last?.role === 'tool' ? `Result: ${last.content}` : typeof last?.content === 'string' && last.content.startsWith('echo:') ? last.content.slice(5) : TRICKY_TEXT
         if (stream) return sseResponse(textStreamFrames(model, echo, includeUsage), { split: true, onCancel })
         return Response.json(chatCompletion(model, echo))
       }
@@ -284,11 +309,13 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
   function responses(body: any): Response {
     const model: string = body?.model ?? ''
     if (model === 'error-429') return openaiError(429, 'Rate limit reached', 'requests', 'rate_limit_exceeded', { 'retry-after': '1' })
-    const text = 'Hello from responses 🙂'
-    if (body?.stream === true) {
-      const r = sseResponse(responsesStreamFrames(model, text), { split: true })
-      return r
+    const toolOutput = Array.isArray(body?.input) ? body.input.findLast((i: any) => i?.type === 'function_call_output') : undefined
+    if (model === 'tools' && !toolOutput) {
+      if (body?.stream === true) return sseResponse(responsesEventFrames(functionCallEvents(model)), { split: true })
+      return Response.json(responseObject(model, '', [FUNCTION_CALL_ITEM]))
     }
+    const text = toolOutput ? `Result: ${toolOutput.output}` : RESPONSES_TEXT
+    if (body?.stream === true) return sseResponse(responsesStreamFrames(model, text), { split: true })
     return Response.json(responseObject(model, text))
   }
 

@@ -1,0 +1,116 @@
+/**
+ * @module Google Gemini adapter: chat requests are translated to `generateContent` /
+ * `streamGenerateContent?alt=sse` and the answers back, so every ingress (chat, Responses, Anthropic Messages)
+ * works with Gemini models. Errors keep their status, carry Gemini's status name (`RESOURCE_EXHAUSTED`, …) as
+ * `code`, and name the provider; a key Gemini refuses (a 400 with reason `API_KEY_INVALID`) is reported like any
+ * refused provider credential, and a `RetryInfo` delay becomes `Retry-After`.
+ */
+import { GatewayError } from '../../../src/errors/gateway-error.ts'
+import { upstreamError } from '../../../src/providers/upstream-errors.ts'
+import type { AdapterCall, ProviderAdapter, ProviderInstance } from '../../../src/providers/types.ts'
+import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/upstream-fetch.ts'
+import { chatToGeminiRequest } from './request.ts'
+import { blockedPromptError, geminiToChatCompletion } from './response.ts'
+import { GeminiStreamTranslator, geminiStreamToChat } from './stream.ts'
+import { toolCallMemory } from './tool-call-memory.ts'
+
+type Json = Record<string, unknown>
+
+function headers(provider: ProviderInstance): Record<string, string> {
+  const h: Record<string, string> = { 'content-type': 'application/json' }
+  if (provider.apiKey) h['x-goog-api-key'] = provider.apiKey
+  return h
+}
+
+/** `models/<id>` unless the name already says which collection it is in (`tunedModels/…`). */
+function modelPath(model: string): string {
+  return model.includes('/') ? model : `models/${model}`
+}
+
+/** Reads `{"error":{code,message,status,details}}` (sometimes wrapped in an array) into a GatewayError. */
+export function geminiUpstreamError(call: AdapterCall): NonNullable<UpstreamHttpRequest['toError']> {
+  return (status, body, text, h) => {
+    const root = Array.isArray(body) ? body[0] : body
+    const inner = (root as { error?: Json } | undefined)?.error
+    if (typeof inner !== 'object' || inner === null) return upstreamError({ provider: call.provider.name, status, body, text, headers: h, secrets: call.limits.secrets })
+    const details = (Array.isArray(inner.details) ? inner.details : []) as Json[]
+    const keyRefused = details.some((d) => d.reason === 'API_KEY_INVALID')
+    const normalised = { error: { message: inner.message, code: typeof inner.status === 'string' ? inner.status : null, param: null } }
+    return upstreamError({ provider: call.provider.name, status: keyRefused ? 401 : status, body: normalised, text, headers: withRetryAfter(h, details), secrets: call.limits.secrets })
+  }
+}
+
+/** Google states the wait in a `RetryInfo` detail (`"retryDelay": "7s"`) rather than a header; clients read `Retry-After`. */
+function withRetryAfter(h: Headers, details: Json[]): Headers {
+  const delay = details.find((d) => typeof d.retryDelay === 'string')?.retryDelay as string | undefined
+  const seconds = delay ? Number.parseFloat(delay) : Number.NaN
+  if (h.has('retry-after') || !Number.isFinite(seconds)) return h
+  const out = new Headers(h)
+  out.set('retry-after', String(Math.ceil(seconds)))
+  return out
+}
+
+async function chatCompletions(call: AdapterCall): Promise<Response> {
+  const stream = call.body.stream === true
+  const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent'
+  const res = await fetchUpstream(call, {
+    url: `${call.provider.baseUrl}/${modelPath(call.target.model)}:${method}`,
+    headers: headers(call.provider),
+    body: JSON.stringify(chatToGeminiRequest(call.body, call.target.model, toolCallMemory)),
+    toError: geminiUpstreamError(call),
+  })
+  if (stream && res.body && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    const includeUsage = (call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
+    const translator = new GeminiStreamTranslator(includeUsage, call.target.model, toolCallMemory)
+    return new Response(geminiStreamToChat(res.body, translator), { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
+  }
+  let answer: Json
+  try {
+    answer = (await res.json()) as Json
+  } catch {
+    throw new GatewayError({ status: 502, type: 'provider_error', provider: call.provider.name, code: 'invalid_upstream_response', message: `Provider '${call.provider.name}' answered with a body that is not JSON.` })
+  }
+  const blocked = blockedPromptError(answer, call.provider.name)
+  if (blocked) throw blocked
+  const completion = geminiToChatCompletion(answer, call.target.model, toolCallMemory)
+  if (!stream) return Response.json(completion)
+  // A stream was asked for but the upstream answered JSON: replay the completion as chat chunks.
+  return new Response(completionAsStream(completion, call), { headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
+}
+
+function completionAsStream(completion: Json, call: AdapterCall): string {
+  const frame = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`
+  const base = { id: completion.id, object: 'chat.completion.chunk', created: completion.created, model: completion.model }
+  const choices = completion.choices as Json[]
+  let out = ''
+  for (const c of choices) {
+    const message = c.message as Json
+    const toolCalls = ((message.tool_calls ?? []) as Json[]).map((t, index) => ({ index, ...t }))
+    const delta: Json = { role: 'assistant', content: message.content ?? '' }
+    if (toolCalls.length > 0) delta.tool_calls = toolCalls
+    out += frame({ ...base, choices: [{ index: c.index, delta, logprobs: null, finish_reason: null }] })
+    out += frame({ ...base, choices: [{ index: c.index, delta: {}, logprobs: null, finish_reason: c.finish_reason }] })
+  }
+  if ((call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true) out += frame({ ...base, choices: [], usage: completion.usage })
+  return out + 'data: [DONE]\n\n'
+}
+
+export const geminiAdapter: ProviderAdapter = {
+  id: 'gemini',
+  chatCompletions,
+  async listModels(provider, signal) {
+    const ids: string[] = []
+    let pageToken = ''
+    do {
+      const res = await fetch(`${provider.baseUrl}/models?pageSize=1000${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`, { headers: headers(provider), signal })
+      if (!res.ok) throw new Error(`GET /models answered HTTP ${res.status}`)
+      const page = (await res.json()) as { models?: { name?: string; supportedGenerationMethods?: string[] }[]; nextPageToken?: string }
+      for (const m of page.models ?? []) {
+        const methods = m.supportedGenerationMethods
+        if (m.name && (!methods || methods.includes('generateContent'))) ids.push(m.name.replace(/^models\//, ''))
+      }
+      pageToken = page.nextPageToken ?? ''
+    } while (pageToken)
+    return ids
+  },
+}

@@ -1,0 +1,172 @@
+/**
+ * @module A mock Gemini API (`/v1beta`) speaking the real wire format, written from the public API reference and
+ * the recorded traffic in the js-genai SDK tests: `generateContent` JSON, `streamGenerateContent?alt=sse` with
+ * CRLF framing and no terminator (multi-byte characters split across reads), interim chunks that carry only
+ * prompt counts, function calls without ids that end with `STOP` and carry a `thoughtSignature`, errors as
+ * `{"error":{code,message,status,details}}` (on a stream: served as `text/event-stream` without `data:`), an
+ * error event inside a stream, and blocked prompts. It also checks what Gemini checks: the API key, alternating
+ * roles, a `functionResponse` naming the call it answers, and (for `gemini-3*` models) the signature on a
+ * replayed function call. The model name picks a behaviour; every request is recorded.
+ */
+import type { RecordedRequest } from './mock-openai-upstream.ts'
+
+const encoder = new TextEncoder()
+
+export const GEMINI_TEXT = 'Bonjour 🙂 — 你好'
+export const GEMINI_SIGNATURE = 'CiQBVKhc7gVNmockSignature=='
+export const GEMINI_USAGE = { promptTokenCount: 293, cachedContentTokenCount: 200, candidatesTokenCount: 20, thoughtsTokenCount: 110, totalTokenCount: 423, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 293 }] }
+
+type Json = Record<string, any>
+type Part = Json
+
+export interface MockGemini {
+  url: string
+  requests: RecordedRequest[]
+  stop(): void
+}
+
+function googleError(status: number, rpcStatus: string, message: string, details: Json[] = [], contentType = 'application/json'): Response {
+  return new Response(JSON.stringify({ error: { code: status, message, status: rpcStatus, details } }, null, 2), { status, headers: { 'content-type': `${contentType}; charset=UTF-8` } })
+}
+
+/** What Gemini itself would refuse in a request, or undefined. */
+function invalidRequest(body: Json, model: string): string | undefined {
+  const contents = body?.contents
+  if (!Array.isArray(contents) || contents.length === 0) return '* GenerateContentRequest.contents: contents is not specified'
+  const calls: string[] = []
+  for (let i = 0; i < contents.length; i++) {
+    const c = contents[i]
+    if (c.role !== 'user' && c.role !== 'model') return `Please use a valid role: user, model.`
+    if (i > 0 && contents[i - 1].role === c.role) return 'Please ensure that multiturn requests alternate between user and model.'
+    for (const [j, part] of (c.parts as Part[]).entries()) {
+      if (part.functionCall) {
+        calls.push(part.functionCall.name)
+        if (model.startsWith('gemini-3') && j === (c.parts as Part[]).findIndex((p) => p.functionCall) && !part.thoughtSignature)
+          return `Function call \`${part.functionCall.name}\` in the \`${i}.\` content block is missing a \`thought_signature\`.`
+      }
+      if (part.functionResponse && !calls.includes(part.functionResponse.name)) return `functionResponse name '${part.functionResponse.name}' does not match any function call.`
+    }
+  }
+  return undefined
+}
+
+function candidate(parts: Part[], finishReason?: string): Json {
+  const c: Json = { content: { parts, role: 'model' }, index: 0 }
+  if (finishReason) c.finishReason = finishReason
+  return c
+}
+
+function answer(model: string, candidates: Json[], usage: Json = GEMINI_USAGE, extra: Json = {}): Json {
+  return { candidates, usageMetadata: usage, modelVersion: model, responseId: 'ctSfaIzLC43Qz7IPzsvdkAg', ...extra }
+}
+
+function lastUserParts(body: Json): Part[] {
+  const last = body.contents.at(-1)
+  return last?.role === 'user' ? last.parts : []
+}
+
+/** The parts a model answers with, and its finish reason. */
+function reply(model: string, body: Json): { parts: Part[]; finishReason: string } {
+  const userParts = lastUserParts(body)
+  const toolResult = userParts.find((p) => p.functionResponse)
+  if (toolResult) return { parts: [{ text: `Result: ${JSON.stringify(toolResult.functionResponse.response)}` }], finishReason: 'STOP' }
+  if (model.includes('tool')) {
+    return {
+      parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: GEMINI_SIGNATURE }],
+      finishReason: 'STOP',
+    }
+  }
+  if (model.includes('thinking')) return { parts: [{ text: 'The user greets me.', thought: true }, { text: 'Hi!' }], finishReason: 'STOP' }
+  if (model.includes('max-tokens')) return { parts: [{ text: 'Cut sh' }], finishReason: 'MAX_TOKENS' }
+  const text = userParts.find((p) => typeof p.text === 'string')?.text ?? ''
+  return { parts: [{ text: text.startsWith('echo:') ? text.slice(5) : GEMINI_TEXT }], finishReason: 'STOP' }
+}
+
+/** Stream chunks: text cut into pieces across chunks, the finish reason and full usage on the last one only. */
+function streamChunks(model: string, parts: Part[], finishReason: string): Json[] {
+  const interimUsage = { promptTokenCount: GEMINI_USAGE.promptTokenCount, totalTokenCount: GEMINI_USAGE.promptTokenCount }
+  const chunks: Json[] = []
+  for (const part of parts) {
+    if (typeof part.text === 'string' && part.text.length > 4) {
+      const chars = Array.from(part.text)
+      const half = Math.ceil(chars.length / 2)
+      chunks.push(answer(model, [candidate([{ ...part, text: chars.slice(0, half).join('') }])], interimUsage))
+      chunks.push(answer(model, [candidate([{ ...part, text: chars.slice(half).join('') }])], interimUsage))
+    } else chunks.push(answer(model, [candidate([part])], interimUsage))
+  }
+  const last = chunks.at(-1)!
+  last.candidates[0].finishReason = finishReason
+  last.usageMetadata = GEMINI_USAGE
+  return chunks
+}
+
+/** SSE with CRLF line ends, cut every 5 bytes so frames and UTF-8 characters straddle reads. */
+function sse(chunks: Json[], opts: { trailer?: string } = {}): Response {
+  const text = chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`).join('') + (opts.trailer ?? '')
+  const bytes = encoder.encode(text)
+  let offset = 0
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (offset >= bytes.length) return controller.close()
+        controller.enqueue(bytes.slice(offset, offset + 5))
+        offset += 5
+      },
+    }),
+    { headers: { 'content-type': 'text/event-stream', 'x-goog-request-id': 'gemini-req-1' } },
+  )
+}
+
+export function startMockGemini(apiKey = 'gemini-test-key'): MockGemini {
+  const requests: RecordedRequest[] = []
+  const server = Bun.serve({
+    port: 0,
+    idleTimeout: 0,
+    async fetch(req) {
+      const url = new URL(req.url)
+      const body: any = req.method === 'POST' ? await req.json().catch(() => undefined) : undefined
+      requests.push({ method: req.method, path: url.pathname, search: url.search, headers: Object.fromEntries(req.headers), body })
+      if (req.headers.get('x-goog-api-key') !== apiKey) {
+        return googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }])
+      }
+      if (req.method === 'GET' && url.pathname === '/v1beta/models') {
+        return Response.json({
+          models: [
+            { name: 'models/gemini-2.5-flash', displayName: 'Gemini 2.5 Flash', supportedGenerationMethods: ['generateContent', 'countTokens'] },
+            { name: 'models/gemini-3-pro-preview', displayName: 'Gemini 3 Pro', supportedGenerationMethods: ['generateContent'] },
+            { name: 'models/text-embedding-004', displayName: 'Embedding', supportedGenerationMethods: ['embedContent'] },
+          ],
+        })
+      }
+      const route = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname)
+      if (req.method !== 'POST' || !route) return googleError(404, 'NOT_FOUND', `Method not found: ${url.pathname}`)
+      const model = route[1]!
+      const stream = route[2] === 'streamGenerateContent'
+      if (stream && url.searchParams.get('alt') !== 'sse') return googleError(400, 'INVALID_ARGUMENT', 'the mock speaks only alt=sse')
+
+      if (model.startsWith('missing')) {
+        // Recorded: the error body is served as an event stream, without a data: prefix.
+        return googleError(404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for generateContent.`, [], stream ? 'text/event-stream' : 'application/json')
+      }
+      if (model === 'rate-limited') {
+        return googleError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' },
+        ])
+      }
+      if (model === 'unavailable') return googleError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.')
+      const invalid = invalidRequest(body, model)
+      if (invalid) return googleError(400, 'INVALID_ARGUMENT', invalid)
+      if (model === 'blocked') return Response.json({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 }, modelVersion: model, responseId: 'blocked-1' })
+
+      const { parts, finishReason } = reply(model, body)
+      if (!stream) return Response.json(answer(model, [{ ...candidate(parts, finishReason), ...(finishReason === 'STOP' && parts.some((p) => p.functionCall) ? { finishMessage: 'Model generated function call(s).' } : {}) }]))
+      const chunks = streamChunks(model, parts, finishReason)
+      if (model === 'stream-error') {
+        return sse(chunks.slice(0, 1), { trailer: `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } })}\r\n\r\n` })
+      }
+      if (model === 'cut') return sse(chunks.slice(0, 1))
+      return sse(chunks)
+    },
+  })
+  return { url: `http://127.0.0.1:${server.port}/v1beta`, requests, stop: () => server.stop(true) }
+}
