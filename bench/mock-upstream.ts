@@ -2,7 +2,8 @@
  * @module Benchmark upstream: a tiny OpenAI-shaped server that costs as little as possible, so what the load
  * generator sees is the proxy in front of it. Non-stream chat completions are answered at once from a prebuilt
  * body; `stream: true` gets a paced SSE stream (first frame at once, then one frame every interval, then
- * `data: [DONE]`). GET /v1/models lists one model. GET /__bench/stats counts what arrived, so the harness can
+ * `data: [DONE]`). The same answers are served in Anthropic's (`/v1/messages`) and Gemini's
+ * (`/v1beta/models/*:generateContent`, `:streamGenerateContent`) wire formats for the translated-provider rows. GET /v1/models lists one model. GET /__bench/stats counts what arrived, so the harness can
  * check that a proxy really forwarded its requests here.
  *
  * Usage: bun bench/mock-upstream.ts [port]   (or MOCK_PORT; 0 picks a free port, printed as `listening <port>`)
@@ -38,20 +39,40 @@ const streamFrames: Uint8Array[] = [
   encoder.encode('data: [DONE]\n\n'),
 ]
 
+/** The same answer in Anthropic's and Gemini's wire formats, for the translated-provider rows. */
+const TEXT = 'Hello! How can I help you today?'
+const anthropicBody = JSON.stringify({ id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [{ type: 'text', text: TEXT }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 19, output_tokens: 9 } })
+const anthropicEvent = (name: string, data: Record<string, unknown>) => encoder.encode(`event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`)
+const anthropicFrames: Uint8Array[] = [
+  anthropicEvent('message_start', { message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [], stop_reason: null, usage: { input_tokens: 19, output_tokens: 1 } } }),
+  ...Array.from({ length: chunks }, (_, i) => anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: `word${i} ` } })),
+  anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }),
+  anthropicEvent('message_stop', {}),
+]
+const geminiAnswer = (parts: unknown[], finish?: string) => ({ candidates: [{ content: { role: 'model', parts }, index: 0, ...(finish ? { finishReason: finish } : {}) }], usageMetadata: { promptTokenCount: 19, candidatesTokenCount: 9, totalTokenCount: 28 }, modelVersion: 'gemini-bench', responseId: 'bench' })
+const geminiBody = JSON.stringify(geminiAnswer([{ text: TEXT }], 'STOP'))
+const geminiFrame = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\r\n\r\n`)
+const geminiFrames: Uint8Array[] = [
+  geminiFrame(geminiAnswer([{ text: '' }])),
+  ...Array.from({ length: chunks }, (_, i) => geminiFrame(geminiAnswer([{ text: `word${i} ` }]))),
+  geminiFrame(geminiAnswer([{ text: '' }], 'STOP')),
+]
+const geminiModelsBody = JSON.stringify({ models: [{ name: 'models/gemini-bench', supportedGenerationMethods: ['generateContent'] }] })
+
 const jsonHeaders = { 'content-type': 'application/json', 'x-request-id': 'req_bench' }
 const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_bench' }
 
-function pacedStream(): Response {
+function pacedStream(frames: Uint8Array[] = streamFrames): Response {
   let i = 0
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (i >= streamFrames.length) {
+      if (i >= frames.length) {
         controller.close()
         return
       }
       // Content frames are paced; the role frame goes out at once and the closing frames follow the last word.
       if (i > 0 && i <= chunks && intervalMs > 0) await Bun.sleep(intervalMs)
-      controller.enqueue(streamFrames[i++]!)
+      controller.enqueue(frames[i++]!)
     },
     cancel() {
       stats.streamsCancelled++
@@ -66,23 +87,28 @@ const server = Bun.serve({
   idleTimeout: 60,
   async fetch(req) {
     const path = new URL(req.url).pathname
-    if (req.method === 'POST' && path.endsWith('/chat/completions')) {
-      let body: { stream?: unknown; messages?: unknown } | undefined
+    const gemini = /:(generateContent|streamGenerateContent)$/.exec(path)
+    if (req.method === 'POST' && (path.endsWith('/chat/completions') || path.endsWith('/messages') || gemini)) {
+      let body: { stream?: unknown; messages?: unknown; contents?: unknown } | undefined
       try {
         body = JSON.parse(await req.text())
       } catch {
         body = undefined
       }
-      if (!body || !Array.isArray(body.messages)) {
+      if (!body || !Array.isArray(gemini ? body.contents : body.messages)) {
         stats.badRequests++
         return Response.json({ error: { message: 'messages is required', type: 'invalid_request_error', param: 'messages', code: null } }, { status: 400 })
       }
       stats.chat++
-      if (body.stream === true) {
-        stats.stream++
-        return pacedStream()
-      }
-      return new Response(completionBody, { headers: jsonHeaders })
+      const stream = gemini ? gemini[1] === 'streamGenerateContent' : body.stream === true
+      if (stream) stats.stream++
+      if (gemini) return stream ? pacedStream(geminiFrames) : new Response(geminiBody, { headers: jsonHeaders })
+      if (path.endsWith('/messages')) return stream ? pacedStream(anthropicFrames) : new Response(anthropicBody, { headers: jsonHeaders })
+      return stream ? pacedStream() : new Response(completionBody, { headers: jsonHeaders })
+    }
+    if (req.method === 'GET' && path.endsWith('/v1beta/models')) {
+      stats.models++
+      return new Response(geminiModelsBody, { headers: jsonHeaders })
     }
     if (req.method === 'GET' && path.endsWith('/models')) {
       stats.models++

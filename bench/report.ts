@@ -225,6 +225,7 @@ out.push(
       ['gateway / Portkey throughput', `${fmt(gw / pk, 1)}×`, '≥ 15×', verdict(gw / pk >= 15, gw / pk)],
       ['added p50 latency at concurrency 1 (gateway − mock)', `${fmt(addedC1, 3)} ms`, '≤ 0.3 ms', verdict(addedC1 <= 0.3, addedC1)],
       ['(reference) gateway / bare Bun proxy throughput', `${fmt((100 * gw) / bare, 1)} %`, '–', '–'],
+      ...(['gateway-anthropic', 'gateway-gemini'] as const).map((t) => [`(issue 5) ${t} / gateway throughput (translation cost)`, `${fmt((100 * rps(find(t, 'load'))) / gw, 1)} %`, '–', '–']),
     ],
   ),
 )

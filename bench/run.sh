@@ -4,6 +4,8 @@
 #   nginx      a plain nginx reverse proxy (the practical floor for any proxy)
 #   bun-proxy  a bare Bun.serve + fetch passthrough (what Bun itself costs; reference for the gateway)
 #   gateway    this gateway (bun src/main.ts), master-key auth on
+#   gateway-anthropic, gateway-gemini
+#              the same gateway with an Anthropic / a Gemini model: every request and answer translated
 #   portkey    the Portkey gateway from the npm registry (Node)
 # and writes bench/results/latest.md (plus the raw data in bench/results/<timestamp>/). See bench/README.md.
 #
@@ -25,7 +27,7 @@ TTFB_LANES=${TTFB_LANES:-4}
 STREAM_CHUNKS=${STREAM_CHUNKS:-20}
 STREAM_INTERVAL_MS=${STREAM_INTERVAL_MS:-10}
 NGINX_WORKERS=${NGINX_WORKERS:-1}
-TARGETS=${TARGETS:-mock nginx bun-proxy gateway portkey}
+TARGETS=${TARGETS:-mock nginx bun-proxy gateway gateway-anthropic gateway-gemini portkey}
 PORTKEY_VERSION=${PORTKEY_VERSION:-1.15.2}
 # @hono/node-server newer than this breaks Portkey on Node (TypeError: immutable when Portkey adds its headers;
 # Portkey-AI/gateway issues 1389 and 1550); streaming fails even with 1.14.x. npm "overrides" pins it.
@@ -225,7 +227,7 @@ smoke() {
   while IFS= read -r line; do [[ -n $line ]] && args+=(-H "$line"); done <<<"$T_HEADERS"
   local body
   body=$(curl "${args[@]}" -d "${CHAT_BODY/MODEL/$T_MODEL}" "$T_URL/v1/chat/completions" || true)
-  [[ $body == *chatcmpl-bench* ]] || die "$T_NAME does not proxy to the mock; answer: ${body:0:400}"
+  [[ $body == *'Hello! How can I help you today?'* ]] || die "$T_NAME does not proxy to the mock; answer: ${body:0:400}"
 }
 
 start_mock_target() {
@@ -288,19 +290,23 @@ start_bun_proxy() {
   wait_http bun-proxy "$T_PID" "$T_URL/v1/models" -H "authorization: Bearer $MASTER_KEY"
 }
 
+# $1: the target name; $2: the model it is driven with (gateway-anthropic and gateway-gemini exercise the
+# translating adapters against the mock's Anthropic and Gemini endpoints).
 start_gateway() {
-  local dir="$TMP/gateway" port
+  local name=$1 model=$2 dir="$TMP/$1" port
   port=$(free_port)
   mkdir -p "$dir"
   # Its own working directory: no stray ./gateway.yaml, a fresh SQLite file.
   (cd "$dir" && exec env PORT="$port" HOST=127.0.0.1 GATEWAY_MASTER_KEY="$MASTER_KEY" \
     OPENAI_API_KEY="$UPSTREAM_KEY" OPENAI_BASE_URL="http://127.0.0.1:$MOCK_PORT/v1" \
+    ANTHROPIC_API_KEY="$UPSTREAM_KEY" ANTHROPIC_BASE_URL="http://127.0.0.1:$MOCK_PORT/v1" \
+    GEMINI_API_KEY="$UPSTREAM_KEY" GEMINI_BASE_URL="http://127.0.0.1:$MOCK_PORT/v1beta" \
     GATEWAY_DB_PATH="$dir/gateway.db" LOG_LEVEL=warn BUN_CONFIG_MAX_HTTP_REQUESTS=1024 $GATEWAY_EXTRA_ENV \
-    bun "$GATEWAY_SRC/src/main.ts") >"$RUN_DIR/gateway.log" 2>&1 &
+    bun "$GATEWAY_SRC/src/main.ts") >"$RUN_DIR/$name.log" 2>&1 &
   T_PID=$!
   PIDS+=("$T_PID")
-  T_NAME=gateway T_URL="http://127.0.0.1:$port" T_MODEL=openai/gpt-4o-mini T_AUTH=$MASTER_KEY T_HEADERS=''
-  wait_http gateway "$T_PID" "$T_URL/ready"
+  T_NAME=$name T_URL="http://127.0.0.1:$port" T_MODEL=$model T_AUTH=$MASTER_KEY T_HEADERS=''
+  wait_http "$name" "$T_PID" "$T_URL/ready"
 }
 
 install_portkey() {
@@ -336,7 +342,9 @@ for target in $TARGETS; do
     mock) start_mock_target ;;
     nginx) start_nginx ;;
     bun-proxy) start_bun_proxy ;;
-    gateway) start_gateway ;;
+    gateway) start_gateway gateway openai/gpt-4o-mini ;;
+    gateway-anthropic) start_gateway gateway-anthropic anthropic/claude-bench ;;
+    gateway-gemini) start_gateway gateway-gemini gemini/gemini-bench ;;
     portkey)
       if ! install_portkey; then
         skip_target portkey "npm install of @portkey-ai/gateway@$PORTKEY_VERSION failed (see portkey-install.log)"
@@ -344,7 +352,7 @@ for target in $TARGETS; do
       fi
       start_portkey
       ;;
-    *) die "unknown target '$target' (known: mock nginx bun-proxy gateway portkey)" ;;
+    *) die "unknown target '$target' (known: mock nginx bun-proxy gateway gateway-anthropic gateway-gemini portkey)" ;;
   esac
   smoke
   log "$T_NAME ready at $T_URL (pid $T_PID)"
