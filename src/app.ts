@@ -2,6 +2,7 @@
  * @module The composition root: config in, a ready Gateway out (providers, model catalog, stores, the pipeline
  * built from the plugin registry). No web framework here; src/http mounts it.
  */
+import { resolve } from 'node:path'
 import type { GatewayConfig } from './config/schema.ts'
 import type { Logger } from './log/logger.ts'
 import { ModelCatalog } from './models/catalog.ts'
@@ -18,6 +19,8 @@ import { LimitRegistry } from './limits/registry.ts'
 import type { CostModel } from './limits/cost.ts'
 import { UsageService } from './usage/usage-service.ts'
 import { sqliteUsageStore } from './stores/sqlite/usage.ts'
+import { SqliteAuditStore } from './stores/sqlite/audit-log.ts'
+import { startWriteThread, type BatchWrites } from './stores/sqlite/write-thread.ts'
 import { localEndpoints } from './http/local-endpoints.ts'
 import { keyAdminAuthenticator, type AdminAuthenticator } from './http/admin/admin-auth.ts'
 import { AuthFailureLimiter } from './keys/failure-limiter.ts'
@@ -37,8 +40,8 @@ export interface GatewayOptions {
   adapters?: Readonly<Record<string, ProviderAdapter>>
   migrations?: readonly Migration[]
   costModel?: CostModel
-  /** Script of the audit write thread; the compiled binary needs it given relative to its entry (src/main.ts). */
-  auditWorkerUrl?: string
+  /** Script of the write thread; the compiled binary needs it given relative to its entry (src/main.ts). */
+  writeThreadUrl?: string
 }
 
 export class Gateway {
@@ -62,6 +65,8 @@ export class Gateway {
   securityEvents: SecurityEventRecorder
   /** The audit log: store, writer queue, spill files, retention. */
   readonly auditLog: AuditLog
+  /** Where audit entries and usage records are inserted: the write thread, or this thread for an in-memory database. */
+  private readonly writes: BatchWrites
   private readonly shutdownTasks: (() => Promise<void> | void)[] = []
   private readonly keysLoaded: Promise<void>
 
@@ -73,8 +78,13 @@ export class Gateway {
     this.stores = openStores(this.config, options.migrations ?? sqliteMigrations)
     const { sqlite } = this.stores
     this.limits = new LimitRegistry(sqliteLimitStore(sqlite))
-    this.usage = new UsageService(sqliteUsageStore(sqlite), this.config.pricing, this.log)
-    this.auditLog = createAuditLog(this.config, sqlite, this.log, options.auditWorkerUrl)
+    const usageStore = sqliteUsageStore(sqlite)
+    const auditStore = new SqliteAuditStore(sqlite)
+    const local: BatchWrites = { writeAudit: (e) => auditStore.writeBatch(e), writeUsage: (r) => usageStore.writeBatch(r), close: () => {} }
+    // Audit entries and usage records are inserted on a thread of their own (an in-memory database cannot be shared with one).
+    this.writes = this.config.database.path === ':memory:' ? local : startWriteThread(resolve(this.config.database.path), local, this.log, options.writeThreadUrl)
+    this.usage = new UsageService({ ...usageStore, writeBatch: (r) => this.writes.writeUsage(r) }, this.config.pricing, this.log)
+    this.auditLog = createAuditLog(this.config, auditStore, { writeBatch: (e) => this.writes.writeAudit(e) }, this.log)
     this.keys = new KeyDirectory(new SqliteKeyStore(sqlite), this.log)
     // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
     this.keysLoaded = this.keys.start()
@@ -95,6 +105,7 @@ export class Gateway {
     }
     this.deps.onShutdown(() => this.usage.drain())
     this.deps.onShutdown(() => this.auditLog.close())
+    this.deps.onShutdown(() => this.writes.close())
     this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys)
     this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
     this.plugins = options.plugins ?? pluginRegistry

@@ -27,7 +27,7 @@ if (!config.master_key) {
 }
 if (Object.keys(config.providers).length === 0) log.warn('No provider is configured; set e.g. OPENAI_API_KEY (see README).')
 
-const gateway = new Gateway({ config, log, auditWorkerUrl: new URL('./audit/store-worker.ts', import.meta.url).href })
+const gateway = new Gateway({ config, log, writeThreadUrl: new URL('./stores/sqlite/write-thread-worker.ts', import.meta.url).href })
 try {
   await gateway.init()
 } catch (error) {

@@ -2,16 +2,13 @@
  * @module The audit log as one service the composition root owns: the store (read by the admin API), the writer
  * (fed by the audit-sink plugin and the security event recorder), the spill files and retention.
  */
-import type { Database } from 'bun:sqlite'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { GatewayConfig } from '../config/schema.ts'
 import type { Logger } from '../log/logger.ts'
-import { SqliteAuditStore } from '../stores/sqlite/audit-log.ts'
 import type { AuditStore } from '../stores/types.ts'
 import { AuditRetention } from './retention.ts'
 import { SpillFiles } from './spill.ts'
-import { threadWrites, type BatchWrites } from './thread-writes.ts'
 import { AuditWriter } from './writer.ts'
 
 export interface AuditLog {
@@ -32,11 +29,8 @@ export function spillDirFor(config: GatewayConfig): string {
   return `${resolve(config.database.path)}.audit-spill`
 }
 
-export function createAuditLog(config: GatewayConfig, sqlite: Database, log: Logger, workerUrl?: string): AuditLog {
-  const store = new SqliteAuditStore(sqlite)
-  const local: BatchWrites = { writeBatch: (e) => store.writeBatch(e), close: () => {} }
-  // Rows are inserted on a thread of their own (an in-memory database cannot be shared with one).
-  const writes = config.database.path === ':memory:' ? local : threadWrites(resolve(config.database.path), local, log, workerUrl)
+/** `writes` stores batches (the composition root hands in the write thread); reads go to `store`. */
+export function createAuditLog(config: GatewayConfig, store: AuditStore, writes: Pick<AuditStore, 'writeBatch'>, log: Logger): AuditLog {
   const spill = new SpillFiles(spillDirFor(config))
   const writer = new AuditWriter(
     writes,
@@ -62,7 +56,6 @@ export function createAuditLog(config: GatewayConfig, sqlite: Database, log: Log
     async close() {
       await retention.stop()
       await writer.drain()
-      writes.close()
     },
   }
 }

@@ -155,6 +155,6 @@ export class SqliteKeyStore implements KeyStore {
       const row = this.db.query<Row, { id: string }>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $id`).get({ id })
       return row ? { record: fromRow(row), changed: changes > 0 } : undefined
     })
-    return revoke()
+    return revoke.immediate()
   }
 }

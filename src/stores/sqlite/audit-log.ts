@@ -120,11 +120,14 @@ export class SqliteAuditStore implements AuditStore {
   }
 
   async writeBatch(entries: readonly AuditLogEntry[]): Promise<number> {
+    // IMMEDIATE: the batch reads (nextSeq) before it writes, and a deferred transaction that must upgrade its read
+    // lock fails at once with "database is locked" when another connection wrote meanwhile; busy_timeout does
+    // not cover that upgrade, but it does cover waiting for the write lock up front.
     return this.db.transaction(() => {
       let written = 0
       for (const entry of entries) if (this.insertOne(entry)) written++
       return written
-    })()
+    }).immediate()
   }
 
   private insertOne(entry: AuditLogEntry): boolean {

@@ -52,7 +52,7 @@ export function sqliteUsageStore(db: Database): UsageStore {
     async writeBatch(records) {
       db.transaction(() => {
         for (const r of records) insert.run(toRow(r))
-      })()
+      }).immediate()
     },
     async totals(q: UsageQuery) {
       return db.query<UsageTotals, [number, number]>(`SELECT ${SUMS} FROM usage_records WHERE ts >= ? AND ts < ?`).get(q.fromMs, q.toMs)!

@@ -86,7 +86,7 @@ export function sqliteWorkflowStore(db: Database): WorkflowStore {
           created_at: v.createdAt,
           created_by: v.createdBy,
         })
-      })()
+      }).immediate()
     },
     async deactivate(id) {
       return deactivateAll.run({ id }).changes > 0

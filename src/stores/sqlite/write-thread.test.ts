@@ -1,0 +1,74 @@
+import { afterEach, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { makeEntry, T0 } from '../../../test/helpers/audit-entries.ts'
+import { silentLogger } from '../../log/logger.ts'
+import type { UsageRecord } from '../../usage/record.ts'
+import { SqliteAuditStore } from './audit-log.ts'
+import { applyMigrations, openSqlite } from './client.ts'
+import { sqliteMigrations } from './migrations.ts'
+import { sqliteUsageStore } from './usage.ts'
+import { startWriteThread, type BatchWrites } from './write-thread.ts'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+function database() {
+  const dir = mkdtempSync(join(tmpdir(), 'write-thread-'))
+  dirs.push(dir)
+  const path = join(dir, 'gateway.db')
+  const db = openSqlite(path)
+  applyMigrations(db, sqliteMigrations)
+  return { path, db }
+}
+
+const usageRecord = (id: string): UsageRecord => ({
+  id, ts: T0, key_id: 'k1', user_path: '/team', provider_name: 'openai', provider_type: 'openai', model: 'gpt-4o-mini', requested_model: 'gpt-4o-mini',
+  prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0,
+  cost_usd: 0.001, saved_usd: 0, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, priced: true, estimated: false, cache_hit: false,
+})
+
+const refusingFallback: BatchWrites = {
+  writeAudit: () => Promise.reject(new Error('the fallback must not be used')),
+  writeUsage: () => Promise.reject(new Error('the fallback must not be used')),
+  close: () => {},
+}
+
+test('audit entries and usage records are stored by the thread, on its own connection, interleaved', async () => {
+  const { path, db } = database()
+  const writes = startWriteThread(path, refusingFallback, silentLogger)
+  try {
+    const entries = Array.from({ length: 30 }, (_, i) => makeEntry({ at: T0 + i }))
+    const [a, , b] = await Promise.all([writes.writeAudit(entries.slice(0, 15)), writes.writeUsage([usageRecord('u1'), usageRecord('u2')]), writes.writeAudit(entries.slice(15))])
+    expect(a + b).toBe(30)
+    // A replayed batch (after a crash between write and acknowledgement) is not stored twice.
+    expect(await writes.writeAudit(entries.slice(0, 5))).toBe(0)
+    const page = await new SqliteAuditStore(db).list({ limit: 100, offset: 0 })
+    expect(page.total).toBe(30)
+    const totals = await sqliteUsageStore(db).totals({ fromMs: T0 - 1, toMs: T0 + 1 })
+    expect(totals).toMatchObject({ requests: 2, input_tokens: 20, output_tokens: 10 })
+  } finally {
+    writes.close()
+    db.close()
+  }
+})
+
+test('a thread that cannot start hands its batches to the main-thread fallback', async () => {
+  const { path, db } = database()
+  const stored: string[] = []
+  const fallback: BatchWrites = {
+    writeAudit: async (e) => (stored.push(...e.map((x) => x.id)), e.length),
+    writeUsage: async (r) => void stored.push(...r.map((x) => x.id)),
+    close: () => {},
+  }
+  const writes = startWriteThread(path, fallback, silentLogger, new URL('./no-such-worker.ts', import.meta.url).href)
+  const entry = makeEntry({ at: T0 })
+  expect(await writes.writeAudit([entry])).toBe(1)
+  await writes.writeUsage([usageRecord('u9')])
+  expect(stored).toEqual([entry.id, 'u9'])
+  writes.close()
+  db.close()
+})
