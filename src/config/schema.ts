@@ -104,7 +104,7 @@ export const gatewayConfigSchema = z.strictObject({
       audit_queue_size: integer(1).default(10_000),
       audit_queue_max_bytes: integer(1024).default(64 * 1024 * 1024),
       /** Entries per write transaction, and the longest an entry waits in the queue before a batch is written. */
-      audit_batch_size: integer(1, 10_000).default(200),
+      audit_batch_size: integer(1, 10_000).default(1000),
       audit_flush_interval_ms: integer(1).default(200),
       /** Overflow (spill) files; default `<database.path>.audit-spill`. */
       audit_spill_dir: z.string().min(1).optional(),

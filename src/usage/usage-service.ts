@@ -7,7 +7,7 @@ import type { UsageStore } from '../stores/types.ts'
 import { PriceTable, type ModelPrice } from './pricing.ts'
 import type { UsageRecord } from './record.ts'
 
-const BATCH = 200
+const BATCH = 1000
 const FLUSH_MS = 500
 const CAPACITY = 50_000
 

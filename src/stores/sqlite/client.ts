@@ -1,5 +1,5 @@
 /**
- * @module Opens the embedded SQLite store (WAL, NORMAL sync) and applies the migrations every store module
+ * @module Opens the embedded SQLite store (16 KiB pages, WAL, NORMAL sync) and applies the migrations every store module
  * registers. Migrations are SQL strings inside the code, so the compiled binary needs no files beside it.
  */
 import { Database } from 'bun:sqlite'
@@ -15,6 +15,9 @@ export interface Migration {
 export function openSqlite(path: string): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path, { create: true, strict: true })
+  // Only takes effect on a new file. 16 KiB pages roughly halve the system time of writing audit rows (each
+  // carrying headers and bodies) compared with the 4 KiB default.
+  db.exec('PRAGMA page_size = 16384')
   db.exec('PRAGMA journal_mode = WAL')
   db.exec('PRAGMA synchronous = NORMAL')
   db.exec('PRAGMA busy_timeout = 5000')
