@@ -43,6 +43,8 @@ export interface RequestUsageSummary {
   estimated_cached_characters: number
   rewrite_tokens_saved: number
   rewrite_cost_saved: number
+  /** USD at the gateway's prices; only when the usage meter priced the request (0 for an unknown model). */
+  cost_usd?: number
   entries: number
 }
 

@@ -74,6 +74,7 @@ export const requestUsageSummarySchema = z.object({
   estimated_cached_characters: z.number().int(),
   rewrite_tokens_saved: z.number().int(),
   rewrite_cost_saved: z.number(),
+  cost_usd: z.number().optional().describe('USD at the gateway prices; only when the usage meter priced the request.'),
   entries: z.number().int(),
 })
 

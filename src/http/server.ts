@@ -12,6 +12,7 @@ import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
 import type { EndpointId } from '../pipeline/context.ts'
 import { buildRequestContext } from './ingress.ts'
 import { adminRoutes } from './admin/routes.ts'
+import { dashboardRoutes } from './dashboard.ts'
 
 type BunServer = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void } | null
 
@@ -40,7 +41,7 @@ export function createHttpApp(gateway: Gateway) {
     content: { 'application/json': { schema: z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown> } },
   })
 
-  return new Elysia({ name: 'gateway/http', serve: { reusePort: false, idleTimeout: gateway.config.server.idle_timeout_seconds, maxRequestBodySize: maxBodyBytes * 2 + 1024 * 1024 } })
+  return new Elysia({ name: 'gateway/http', serve: { reusePort: false, development: false, idleTimeout: gateway.config.server.idle_timeout_seconds, maxRequestBodySize: maxBodyBytes * 2 + 1024 * 1024 } })
     .onError(function toGatewayError({ code, request }) {
       if (code === 'NOT_FOUND') return errorResponse(gatewayErrors.routeNotFound(request.method, new URL(request.url).pathname))
       if (code === 'PARSE') return errorResponse(gatewayErrors.invalidJson('could not parse the body'))
@@ -89,6 +90,7 @@ export function createHttpApp(gateway: Gateway) {
       parse: 'none',
       detail: { summary: 'Anthropic token count: native on Anthropic, an estimate elsewhere', tags: ['anthropic'], requestBody: jsonBody(countTokensRequest, 'Anthropic count_tokens request.') },
     })
+    .use(dashboardRoutes())
     .use(adminRoutes(gateway))
     .all('/v1/*', ({ request, server }) => handleV1(request, server, 'not_found'), { parse: 'none', detail: { hide: true } })
 }

@@ -33,7 +33,7 @@ export interface UsageRecord {
 export const CHARS_PER_TOKEN = 4
 
 export function usageSummaryOf(record: UsageRecord): RequestUsageSummary {
-  return summaryFromTokens(record, record.rewrite_tokens_saved, record.rewrite_cost_saved)
+  return { ...summaryFromTokens(record, record.rewrite_tokens_saved, record.rewrite_cost_saved), cost_usd: record.cost_usd }
 }
 
 export function summaryFromTokens(usage: Pick<TokenUsage, 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cached_tokens' | 'cache_write_tokens'>, rewriteTokensSaved: number, rewriteCostSaved: number): RequestUsageSummary {

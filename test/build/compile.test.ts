@@ -1,6 +1,6 @@
 /**
  * The single binary: `bun run build` produces dist/gateway, which runs from an empty directory with nothing
- * beside it and serves real requests.
+ * beside it and serves real requests and the dashboard.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { copyFileSync, mkdtempSync } from 'node:fs'
@@ -58,6 +58,19 @@ test('the compiled binary serves health, the OpenAPI document and a chat complet
   expect(completion.choices[0]!.message.content).toBe('from the binary')
   const stream = client.chat.completions.stream({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:streamed' }] })
   expect((await stream.finalChatCompletion()).choices[0]!.message.content).toBe('streamed')
+})
+
+test('the binary serves the dashboard with its embedded script and styles', async () => {
+  const html = await fetch(`${baseURL}/dashboard`)
+  expect(html.status).toBe(200)
+  const page = await html.text()
+  const assets = [...page.matchAll(/(?:src|href)="(\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]!)
+  expect(assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css'))).toBe(true)
+  for (const asset of assets) {
+    const res = await fetch(`${baseURL}${asset}`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(asset.endsWith('.js') ? /javascript/ : /text\/css/)
+  }
 })
 
 test('the binary writes audit entries through its write thread', async () => {

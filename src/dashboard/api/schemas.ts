@@ -1,0 +1,123 @@
+/**
+ * @module What the admin API answers, as zod schemas: every answer is parsed before a view sees it. The audit
+ * shapes are the server's own (src/audit/schemas.ts); the rest mirror the route files in src/http/admin.
+ */
+import { z } from 'zod'
+import { auditConversationSchema, auditLogEntrySchema, auditLogPageSchema, gatewayErrorSchema } from '../../audit/schemas.ts'
+import { FEATURE_IDS } from '../../pipeline/snapshots.ts'
+
+export { auditConversationSchema, auditLogEntrySchema, auditLogPageSchema, gatewayErrorSchema, FEATURE_IDS }
+export type AuditLogEntry = z.infer<typeof auditLogEntrySchema>
+export type AuditLogPage = z.infer<typeof auditLogPageSchema>
+export type AuditConversation = z.infer<typeof auditConversationSchema>
+export type FeatureId = (typeof FEATURE_IDS)[number]
+
+export const principalSchema = z.object({
+  principal_id: z.string(),
+  auth_method: z.string(),
+  key_id: z.string().nullable(),
+})
+export type Principal = z.infer<typeof principalSchema>
+
+export const apiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  redacted_key: z.string(),
+  user_path: z.string().nullable(),
+  allowed_models: z.array(z.string()).nullable(),
+  dashboard_enabled: z.boolean(),
+  expires_at: z.string().nullable(),
+  created_at: z.string(),
+  revoked_at: z.string().nullable(),
+  status: z.enum(['active', 'expired', 'revoked']),
+  created_by: z.string(),
+})
+export type ApiKey = z.infer<typeof apiKeySchema>
+export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() })
+export const apiKeyPageSchema = z.object({ keys: z.array(apiKeySchema), limit: z.number(), offset: z.number(), total: z.number() })
+
+const usageSums = {
+  requests: z.number(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  total_tokens: z.number(),
+  cached_input_tokens: z.number(),
+  cost_usd: z.number(),
+  saved_usd: z.number(),
+  cache_hits: z.number(),
+}
+export const usageSummarySchema = z.object({ start: z.string(), end: z.string(), ...usageSums })
+export type UsageSummary = z.infer<typeof usageSummarySchema>
+
+export const USAGE_GROUPS = ['model', 'provider', 'key', 'user_path'] as const
+export type UsageGroup = (typeof USAGE_GROUPS)[number]
+const usageRowSchema = z.object({
+  ...usageSums,
+  model: z.string().optional(),
+  provider: z.string().optional(),
+  key_id: z.string().optional(),
+  user_path: z.string().optional(),
+  day: z.string().optional(),
+})
+export type UsageRow = z.infer<typeof usageRowSchema>
+export const usageBreakdownSchema = z.object({ start: z.string(), end: z.string(), data: z.array(usageRowSchema) })
+
+const featureFlagsSchema = z.object(Object.fromEntries(FEATURE_IDS.map((f) => [f, z.boolean()])) as Record<FeatureId, z.ZodBoolean>)
+export type FeatureFlags = z.infer<typeof featureFlagsSchema>
+
+export const workflowScopeSchema = z.object({
+  key_id: z.string().optional(),
+  user_path: z.string().optional(),
+  provider: z.string().optional(),
+  model: z.string().optional(),
+})
+export type WorkflowScope = z.infer<typeof workflowScopeSchema>
+
+export const workflowSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  version: z.number(),
+  active: z.boolean(),
+  scope: workflowScopeSchema,
+  features: featureFlagsSchema,
+  plugins: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+  created_by: z.string(),
+})
+export type Workflow = z.infer<typeof workflowSchema>
+export const workflowListSchema = z.object({ data: z.array(workflowSchema) })
+export const workflowHistorySchema = workflowSchema.extend({ versions: z.array(workflowSchema) })
+
+/** The part of JSON Schema the settings form understands; anything else is edited as JSON. */
+export interface SettingSchema {
+  type?: string | string[]
+  enum?: unknown[]
+  default?: unknown
+  description?: string
+  minimum?: number
+  maximum?: number
+  maxLength?: number
+}
+const settingSchema: z.ZodType<SettingSchema> = z.looseObject({
+  type: z.union([z.string(), z.array(z.string())]).optional(),
+  enum: z.array(z.unknown()).optional(),
+  default: z.unknown().optional(),
+  description: z.string().optional(),
+  minimum: z.number().optional(),
+  maximum: z.number().optional(),
+  maxLength: z.number().optional(),
+})
+export const pluginListSchema = z.object({
+  data: z.array(
+    z.object({
+      id: z.string(),
+      stage: z.string(),
+      summary: z.string(),
+      features: z.array(z.string()),
+      config_schema: z.object({ properties: z.record(z.string(), settingSchema).default({}) }),
+    }),
+  ),
+})
+export type PluginInfo = z.infer<typeof pluginListSchema>['data'][number]

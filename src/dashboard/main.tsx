@@ -1,0 +1,5 @@
+/** @jsxImportSource preact */
+import { render } from 'preact'
+import { App } from './app.tsx'
+
+render(<App />, document.getElementById('app')!)

@@ -1,0 +1,153 @@
+/** @jsxImportSource preact */
+/** @module API Keys: search, show revoked, create (the secret shown once), edit, revoke. */
+import { useState } from 'preact/hooks'
+import { useAdmin } from '../api/admin-context.ts'
+import { apiKeyPageSchema, apiKeySchema, type ApiKey } from '../api/schemas.ts'
+import { ConfirmDialog } from '../components/confirm-dialog.tsx'
+import { DebouncedInput } from '../components/debounced-input.tsx'
+import { Pager } from '../components/pager.tsx'
+import { EmptyState, Loadable } from '../components/status.tsx'
+import { useRemote } from '../components/use-remote.ts'
+import { formatDate } from '../format.ts'
+import { KeyFormDialog, type CreatedKey } from './key-form-dialog.tsx'
+import { KeySecretDialog } from './key-secret-dialog.tsx'
+
+const PAGE_SIZE = 25
+
+type Dialog = { kind: 'create' } | { kind: 'edit'; key: ApiKey } | { kind: 'secret'; key: CreatedKey } | { kind: 'revoke'; key: ApiKey }
+
+export function KeysView() {
+  const admin = useAdmin()
+  const [search, setSearch] = useState('')
+  const [showRevoked, setShowRevoked] = useState(false)
+  const [offset, setOffset] = useState(0)
+  const [dialog, setDialog] = useState<Dialog>()
+  const keys = useRemote(() => admin.get('/keys', apiKeyPageSchema, { search, include_revoked: showRevoked, limit: PAGE_SIZE, offset }), [admin, search, showRevoked, offset])
+
+  const closeAndReload = () => {
+    setDialog(undefined)
+    keys.reload()
+  }
+
+  return (
+    <section aria-labelledby="keys-title">
+      <div class="view-header">
+        <h1 id="keys-title">API Keys</h1>
+        <button type="button" onClick={() => setDialog({ kind: 'create' })}>
+          Create API Key
+        </button>
+      </div>
+      <div class="toolbar">
+        <DebouncedInput
+          label="Search keys by name or description"
+          placeholder="Search name or description"
+          value={search}
+          onCommit={(value) => {
+            setSearch(value)
+            setOffset(0)
+          }}
+        />
+        <label class="inline">
+          <input
+            type="checkbox"
+            role="switch"
+            checked={showRevoked}
+            onChange={(event) => {
+              setShowRevoked(event.currentTarget.checked)
+              setOffset(0)
+            }}
+          />
+          Show revoked
+        </label>
+      </div>
+      <Loadable remote={keys} label="Loading keys…">
+        {(page) =>
+          page.keys.length === 0 ? (
+            <EmptyState>{search ? 'No key matches this search.' : 'No API keys yet. Create one to give a client access to /v1.'}</EmptyState>
+          ) : (
+            <>
+              <KeyTable keys={page.keys} onEdit={(key) => setDialog({ kind: 'edit', key })} onRevoke={(key) => setDialog({ kind: 'revoke', key })} />
+              <Pager offset={page.offset} limit={page.limit} total={page.total} onOffset={setOffset} />
+            </>
+          )
+        }
+      </Loadable>
+      {dialog?.kind === 'create' && <KeyFormDialog onClose={() => setDialog(undefined)} onSaved={(key) => setDialog({ kind: 'secret', key })} />}
+      {dialog?.kind === 'edit' && <KeyFormDialog existing={dialog.key} onClose={() => setDialog(undefined)} onSaved={closeAndReload} />}
+      {dialog?.kind === 'secret' && <KeySecretDialog created={dialog.key} onClose={closeAndReload} />}
+      {dialog?.kind === 'revoke' && (
+        <ConfirmDialog
+          title="Revoke API key?"
+          confirmLabel="Revoke key"
+          onClose={() => setDialog(undefined)}
+          onConfirm={async () => {
+            await admin.send('POST', `/keys/${encodeURIComponent(dialog.key.id)}/revoke`, apiKeySchema)
+            closeAndReload()
+          }}
+        >
+          <p>
+            <strong>{dialog.key.name}</strong> (<code>{dialog.key.redacted_key}</code>) stops working at once: its next request gets 401. This
+            cannot be undone.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  )
+}
+
+function KeyTable({ keys, onEdit, onRevoke }: { keys: ApiKey[]; onEdit: (key: ApiKey) => void; onRevoke: (key: ApiKey) => void }) {
+  return (
+    <div class="table-scroll">
+      <table class="striped keys-table">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">User path</th>
+            <th scope="col">Models</th>
+            <th scope="col">Dashboard</th>
+            <th scope="col">Status</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Created</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <td>
+                <strong>{key.name}</strong>
+                {key.description && <small class="muted block">{key.description}</small>}
+              </td>
+              <td>
+                <code>{key.redacted_key}</code>
+              </td>
+              <td>{key.user_path ?? <span class="muted">any</span>}</td>
+              <td>{key.allowed_models ? key.allowed_models.join(', ') : <span class="muted">all</span>}</td>
+              <td>{key.dashboard_enabled ? 'yes' : 'no'}</td>
+              <td>
+                <span class={`badge badge-${key.status}`}>{key.status}</span>
+              </td>
+              <td>{key.expires_at ? formatDate(key.expires_at) : <span class="muted">never</span>}</td>
+              <td>{formatDate(key.created_at)}</td>
+              <td class="actions">
+                {key.status !== 'revoked' && (
+                  <>
+                    <button type="button" class="secondary outline compact" onClick={() => onEdit(key)} aria-label={`Edit ${key.name}`}>
+                      Edit
+                    </button>
+                    <button type="button" class="danger outline compact" onClick={() => onRevoke(key)} aria-label={`Revoke ${key.name}`}>
+                      Revoke
+                    </button>
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
