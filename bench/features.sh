@@ -2,7 +2,7 @@
 # Feature-cost benchmark: the same wrk load (50 connections, small chat completion) through the gateway under
 # different workflow configurations, one after the other in one run, each against the bench mock upstream.
 # Prints requests/s and the gateway process's CPU time per request (both threads), which is steadier than req/s
-# on a shared 2-core machine. Usage: bench/features.sh [seconds per run, default 6]
+# on a shared 2-core machine. Usage: [ROUNDS=3] bench/features.sh [seconds per run, default 6]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${1:-6}
@@ -29,23 +29,34 @@ RUNS=(
   "+ audit with headers and bodies logged|GATEWAY_CONFIG=bench/configs/defaults.yaml LOGGING_LOG_BODIES=true LOGGING_LOG_HEADERS=true|"
 )
 
+# ROUNDS > 1 runs every configuration once per round, interleaved, and reports the medians: on a shared machine
+# the speed drifts over minutes, and interleaving spreads that drift over all configurations alike.
+ROUNDS=${ROUNDS:-1}
+declare -A RPS CPU
+for round in $(seq 1 "$ROUNDS"); do
+  for run in "${RUNS[@]}"; do
+    IFS='|' read -r name extra header <<<"$run"
+    rm -rf "$TMP/db" && mkdir -p "$TMP/db"
+    env $extra PORT=$GW_PORT HOST=127.0.0.1 LOG_LEVEL=warn GATEWAY_DB_PATH="$TMP/db/g.db" GATEWAY_MASTER_KEY=$KEY \
+      OPENAI_API_KEY=sk-bench OPENAI_BASE_URL=http://127.0.0.1:$MOCK_PORT/v1 BUN_CONFIG_MAX_HTTP_REQUESTS=1024 \
+      bun src/main.ts >"$TMP/gw.log" 2>&1 &
+    gw=$!
+    for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$GW_PORT/health" >/dev/null && break; sleep 0.1; done
+    export BENCH_AUTH=$KEY BENCH_MODEL=openai/gpt-4o-mini BENCH_HEADERS="$header"
+    wrk -t1 -c50 -d2 -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" >/dev/null 2>&1
+    cpu0=$(awk '{print $14+$15}' "/proc/$gw/stat")
+    out=$(wrk -t1 -c50 -d"$DURATION" -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" 2>&1)
+    cpu1=$(awk '{print $14+$15}' "/proc/$gw/stat")
+    reqs=$(awk '/requests in/{print $1}' <<<"$out")
+    RPS[$name]+="$(awk '/Requests\/sec/{printf "%d", $2}' <<<"$out") "
+    CPU[$name]+="$(( (cpu1 - cpu0) * 1000000 / $(getconf CLK_TCK) / reqs )) "
+    kill -TERM "$gw"; wait "$gw" 2>/dev/null || true
+  done
+done
+
+median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 printf '| Configuration | req/s | gateway CPU µs/req |\n| --- | ---: | ---: |\n'
 for run in "${RUNS[@]}"; do
-  IFS='|' read -r name extra header <<<"$run"
-  rm -rf "$TMP/db" && mkdir -p "$TMP/db"
-  env $extra PORT=$GW_PORT HOST=127.0.0.1 LOG_LEVEL=warn GATEWAY_DB_PATH="$TMP/db/g.db" GATEWAY_MASTER_KEY=$KEY \
-    OPENAI_API_KEY=sk-bench OPENAI_BASE_URL=http://127.0.0.1:$MOCK_PORT/v1 BUN_CONFIG_MAX_HTTP_REQUESTS=1024 \
-    bun src/main.ts >"$TMP/gw.log" 2>&1 &
-  gw=$!
-  for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$GW_PORT/health" >/dev/null && break; sleep 0.1; done
-  export BENCH_AUTH=$KEY BENCH_MODEL=openai/gpt-4o-mini BENCH_HEADERS="$header"
-  wrk -t1 -c50 -d2 -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" >/dev/null 2>&1
-  cpu0=$(awk '{print $14+$15}' "/proc/$gw/stat")
-  out=$(wrk -t1 -c50 -d"$DURATION" -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" 2>&1)
-  cpu1=$(awk '{print $14+$15}' "/proc/$gw/stat")
-  rps=$(awk '/Requests\/sec/{printf "%d", $2}' <<<"$out")
-  reqs=$(awk '/requests in/{print $1}' <<<"$out")
-  ticks=$(getconf CLK_TCK)
-  printf '| %s | %s | %s |\n' "$name" "$rps" "$(( (cpu1 - cpu0) * 1000000 / ticks / reqs ))"
-  kill -TERM "$gw"; wait "$gw" 2>/dev/null || true
+  IFS='|' read -r name _ _ <<<"$run"
+  printf '| %s | %s | %s |\n' "$name" "$(median "${RPS[$name]}")" "$(median "${CPU[$name]}")"
 done

@@ -3,7 +3,8 @@
 #   mock       the mock upstream directly (the ceiling: no proxy at all)
 #   nginx      a plain nginx reverse proxy (the practical floor for any proxy)
 #   bun-proxy  a bare Bun.serve + fetch passthrough (what Bun itself costs; reference for the gateway)
-#   gateway    this gateway (bun src/main.ts), master-key auth on
+#   gateway    this gateway (bun src/main.ts), master-key auth on, default configuration (audit log and usage on)
+#   gateway-core  the same with the core pipeline only: auth, validation, routing (audit and usage off)
 #   gateway-anthropic, gateway-gemini
 #              the same gateway with an Anthropic / a Gemini model: every request and answer translated
 #   portkey    the Portkey gateway from the npm registry (Node)
@@ -27,7 +28,7 @@ TTFB_LANES=${TTFB_LANES:-4}
 STREAM_CHUNKS=${STREAM_CHUNKS:-20}
 STREAM_INTERVAL_MS=${STREAM_INTERVAL_MS:-10}
 NGINX_WORKERS=${NGINX_WORKERS:-1}
-TARGETS=${TARGETS:-mock nginx bun-proxy gateway gateway-anthropic gateway-gemini portkey}
+TARGETS=${TARGETS:-mock nginx bun-proxy gateway-core gateway gateway-anthropic gateway-gemini portkey}
 PORTKEY_VERSION=${PORTKEY_VERSION:-1.15.2}
 # @hono/node-server newer than this breaks Portkey on Node (TypeError: immutable when Portkey adds its headers;
 # Portkey-AI/gateway issues 1389 and 1550); streaming fails even with 1.14.x. npm "overrides" pins it.
@@ -291,9 +292,10 @@ start_bun_proxy() {
 }
 
 # $1: the target name; $2: the model it is driven with (gateway-anthropic and gateway-gemini exercise the
-# translating adapters against the mock's Anthropic and Gemini endpoints).
+# translating adapters against the mock's Anthropic and Gemini endpoints); $3: a workflow configuration file
+# (gateway-core: bench/configs/core.yaml, audit and usage off).
 start_gateway() {
-  local name=$1 model=$2 dir="$TMP/$1" port
+  local name=$1 model=$2 config=${3:-} dir="$TMP/$1" port
   port=$(free_port)
   mkdir -p "$dir"
   # Its own working directory: no stray ./gateway.yaml, a fresh SQLite file.
@@ -301,7 +303,7 @@ start_gateway() {
     OPENAI_API_KEY="$UPSTREAM_KEY" OPENAI_BASE_URL="http://127.0.0.1:$MOCK_PORT/v1" \
     ANTHROPIC_API_KEY="$UPSTREAM_KEY" ANTHROPIC_BASE_URL="http://127.0.0.1:$MOCK_PORT/v1" \
     GEMINI_API_KEY="$UPSTREAM_KEY" GEMINI_BASE_URL="http://127.0.0.1:$MOCK_PORT/v1beta" \
-    GATEWAY_DB_PATH="$dir/gateway.db" LOG_LEVEL=warn BUN_CONFIG_MAX_HTTP_REQUESTS=1024 $GATEWAY_EXTRA_ENV \
+    GATEWAY_DB_PATH="$dir/gateway.db" GATEWAY_CONFIG="$config" LOG_LEVEL=warn BUN_CONFIG_MAX_HTTP_REQUESTS=1024 $GATEWAY_EXTRA_ENV \
     bun "$GATEWAY_SRC/src/main.ts") >"$RUN_DIR/$name.log" 2>&1 &
   T_PID=$!
   PIDS+=("$T_PID")
@@ -343,6 +345,7 @@ for target in $TARGETS; do
     nginx) start_nginx ;;
     bun-proxy) start_bun_proxy ;;
     gateway) start_gateway gateway openai/gpt-4o-mini ;;
+    gateway-core) start_gateway gateway-core openai/gpt-4o-mini "$BENCH_DIR/configs/core.yaml" ;;
     gateway-anthropic) start_gateway gateway-anthropic anthropic/claude-bench ;;
     gateway-gemini) start_gateway gateway-gemini gemini/gemini-bench ;;
     portkey)
@@ -352,7 +355,7 @@ for target in $TARGETS; do
       fi
       start_portkey
       ;;
-    *) die "unknown target '$target' (known: mock nginx bun-proxy gateway gateway-anthropic gateway-gemini portkey)" ;;
+    *) die "unknown target '$target' (known: mock nginx bun-proxy gateway-core gateway gateway-anthropic gateway-gemini portkey)" ;;
   esac
   smoke
   log "$T_NAME ready at $T_URL (pid $T_PID)"

@@ -68,7 +68,7 @@ export function loadConfig({ env = process.env, cwd = process.cwd() }: LoadConfi
 }
 
 function readYamlFile(env: Env, cwd: string, origins: Map<string, string>): Record<string, unknown> {
-  const explicit = env.GATEWAY_CONFIG
+  const explicit = env.GATEWAY_CONFIG || undefined // empty means unset, as for the other variables
   const path = resolve(cwd, explicit ?? 'gateway.yaml')
   if (!existsSync(path)) {
     if (explicit) throw new ConfigError([`GATEWAY_CONFIG: file not found: ${path}`])
