@@ -3,7 +3,7 @@
  * `prepend`/`append` keep the client's system text and add the operator's before or after it, in the first
  * system message; `override` replaces every system and developer message with the operator's.
  */
-import { contentText } from '../../src/tokens/count.ts'
+import { contentText } from '../../src/protocols/content-text.ts'
 import { applyRewrite } from '../../src/pipeline/rewrite.ts'
 import { CONTINUE, definePlugin } from '../../src/pipeline/types.ts'
 import { systemPromptManifest } from './manifest.ts'

@@ -4,6 +4,7 @@
  * estimates: their tokenizers differ by a few percent.
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
+import { contentText } from '../protocols/content-text.ts'
 
 type Json = Record<string, unknown>
 
@@ -14,12 +15,6 @@ export function countTextTokens(text: string): number {
   return text ? countTokens(text) : 0
 }
 
-/** Text of a chat content value: a string or an array of parts. */
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
-  return content.map((part: Json) => (typeof part?.text === 'string' ? part.text : '')).join('')
-}
 
 /** Prompt tokens of a chat request: message texts, tool calls and tool definitions. */
 export function countChatPromptTokens(body: Json): number {

@@ -5,6 +5,7 @@
  * counterpart (`n`, `logprobs`, `seed`, `logit_bias`, penalties, `response_format`) and parts it cannot read
  * (audio, files by id) are dropped.
  */
+import { contentText } from '../../../src/protocols/content-text.ts'
 type Json = Record<string, unknown>
 type Block = Json & { type: string }
 interface Turn {
@@ -14,12 +15,6 @@ interface Turn {
 
 export const DEFAULT_MAX_TOKENS = 4096
 const THINKING_BUDGET: Record<string, number> = { minimal: 1024, low: 1024, medium: 2048, high: 4096, xhigh: 8192, max: 16384 }
-
-function text(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
-  return content.map((p: Json) => (typeof p?.text === 'string' ? p.text : '')).join('')
-}
 
 /** A data URL or link as an `image` block; PDFs (as data URLs) become `document` blocks, the only other kind Anthropic reads. */
 function mediaBlock(url: string): Block {
@@ -73,14 +68,14 @@ export function chatToAnthropicRequest(body: Json, model: string): Json {
     switch (m.role) {
       case 'system':
       case 'developer':
-        system.push(text(m.content))
+        system.push(contentText(m.content))
         break
       case 'user':
         push(turns, 'user', userBlocks(m.content))
         break
       case 'assistant': {
         const blocks: Block[] = []
-        const t = text(m.content)
+        const t = contentText(m.content)
         if (t) blocks.push({ type: 'text', text: t })
         for (const call of (Array.isArray(m.tool_calls) ? m.tool_calls : []) as Json[]) {
           const fn = (call.function ?? {}) as Json
@@ -90,7 +85,7 @@ export function chatToAnthropicRequest(body: Json, model: string): Json {
         break
       }
       case 'tool':
-        push(turns, 'user', [{ type: 'tool_result', tool_use_id: m.tool_call_id, content: text(m.content) }])
+        push(turns, 'user', [{ type: 'tool_result', tool_use_id: m.tool_call_id, content: contentText(m.content) }])
         break
     }
   }

@@ -6,6 +6,7 @@
  * `parametersJsonSchema`, which takes the client's JSON Schema as it is.
  */
 import type { ToolCallMemory } from './tool-call-memory.ts'
+import { contentText } from '../../../src/protocols/content-text.ts'
 
 type Json = Record<string, unknown>
 type Part = Json
@@ -23,11 +24,6 @@ export const SKIP_SIGNATURE = 'skip_thought_signature_validator'
 const THINKING_BUDGET: Record<string, number> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576, xhigh: 32768, max: 32768 }
 const THINKING_LEVEL: Record<string, string> = { minimal: 'low', low: 'low', medium: 'high', high: 'high', xhigh: 'high', max: 'high' }
 
-function text(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
-  return content.map((p: Json) => (typeof p?.text === 'string' ? p.text : '')).join('')
-}
 
 const MIME_BY_EXTENSION: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', pdf: 'application/pdf' }
 
@@ -82,7 +78,7 @@ function signatureOf(call: Json, memory: ToolCallMemory): string | undefined {
 
 function modelParts(message: Json, memory: ToolCallMemory): Part[] {
   const parts: Part[] = []
-  const t = text(message.content)
+  const t = contentText(message.content)
   if (t) parts.push({ text: t })
   const calls = (Array.isArray(message.tool_calls) ? message.tool_calls : []) as Json[]
   calls.forEach((call, i) => {
@@ -113,7 +109,7 @@ export function chatToGeminiRequest(body: Json, model: string, memory: ToolCallM
     switch (m.role) {
       case 'system':
       case 'developer':
-        system.push(text(m.content))
+        system.push(contentText(m.content))
         break
       case 'user':
         push(contents, 'user', userParts(m.content))
@@ -124,7 +120,7 @@ export function chatToGeminiRequest(body: Json, model: string, memory: ToolCallM
       case 'tool': {
         const id = String(m.tool_call_id ?? '')
         const name = callNames.get(id) ?? memory.recall(id)?.name ?? id
-        const raw = text(m.content)
+        const raw = contentText(m.content)
         push(contents, 'user', [{ functionResponse: { name, response: { output: parseJson(raw) ?? raw } } }])
         break
       }

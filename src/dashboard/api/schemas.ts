@@ -19,23 +19,8 @@ export const principalSchema = z.object({
 })
 export type Principal = z.infer<typeof principalSchema>
 
-export const apiKeySchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  redacted_key: z.string(),
-  user_path: z.string().nullable(),
-  allowed_models: z.array(z.string()).nullable(),
-  dashboard_enabled: z.boolean(),
-  expires_at: z.string().nullable(),
-  created_at: z.string(),
-  revoked_at: z.string().nullable(),
-  status: z.enum(['active', 'expired', 'revoked']),
-  created_by: z.string(),
-})
-export type ApiKey = z.infer<typeof apiKeySchema>
-export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() })
-export const apiKeyPageSchema = z.object({ keys: z.array(apiKeySchema), limit: z.number(), offset: z.number(), total: z.number() })
+export { apiKeyView as apiKeySchema, createdKeyView as createdApiKeySchema, keyPageView as apiKeyPageSchema } from '../../keys/api-key-views.ts'
+export type { ApiKeyView as ApiKey } from '../../keys/api-key-views.ts'
 
 const usageSums = {
   requests: z.number(),

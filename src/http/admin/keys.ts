@@ -13,6 +13,7 @@ import { normalizeUserPath } from '../../keys/user-path.ts'
 import type { Principal } from '../../pipeline/context.ts'
 import type { ApiKeyChanges, ApiKeyRecord } from '../../stores/types.ts'
 import { adminAnswer, jsonSchemaOf, readJsonBody } from './admin-http.ts'
+import { apiKeyView, createdKeyView, keyPageView, type ApiKeyView } from '../../keys/api-key-views.ts'
 
 const userPathField = z
   .string()
@@ -65,29 +66,9 @@ const listQuery = z.object({
   user_path: userPathField.optional().describe('Keys bound to this path or below it.'),
 })
 
-const apiKeyView = z.object({
-  id: z.string(),
-  object: z.literal('api_key'),
-  name: z.string(),
-  description: z.string(),
-  redacted_key: z.string(),
-  user_path: z.string().nullable(),
-  allowed_models: z.array(z.string()).nullable(),
-  dashboard_enabled: z.boolean(),
-  expires_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  revoked_at: z.string().nullable(),
-  status: z.enum(['active', 'expired', 'revoked']),
-  created_by: z.string(),
-})
-const createdKeyView = apiKeyView.extend({ key: z.string().describe('The secret. Shown only in this response.') })
-const keyPageView = z.object({ keys: z.array(apiKeyView), limit: z.number(), offset: z.number(), total: z.number() })
 const gatewayErrorView = z.object({
   error: z.object({ type: z.string(), message: z.string(), code: z.string().nullable(), param: z.string().nullable(), provider: z.string(), status_code: z.number() }),
 })
-
-type ApiKeyView = z.infer<typeof apiKeyView>
 
 function toView(r: ApiKeyRecord, now: number): ApiKeyView {
   return {

@@ -5,6 +5,7 @@
  * is dropped: a `thinking` block needs an Anthropic signature, and one without would be refused if the
  * conversation later reached an Anthropic model.
  */
+import { contentText } from '../content-text.ts'
 type Json = Record<string, unknown>
 
 const STOP_REASONS: Record<string, string> = {
@@ -54,17 +55,11 @@ export function messageId(chatId: unknown): string {
   return `msg_${id.replace(/^chatcmpl-/, '') || crypto.randomUUID().replaceAll('-', '')}`
 }
 
-function text(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
-  return (content as Json[]).map((p) => (typeof p?.text === 'string' ? p.text : '')).join('')
-}
-
 export function chatCompletionToMessage(completion: Json, requestedModel: string): Json {
   const choice = ((Array.isArray(completion.choices) ? completion.choices[0] : undefined) ?? {}) as Json
   const message = (choice.message ?? {}) as Json
   const content: Json[] = []
-  const answer = text(message.content)
+  const answer = contentText(message.content)
   if (answer) content.push({ type: 'text', text: answer })
   const refusal = typeof message.refusal === 'string' && message.refusal ? message.refusal : ''
   if (refusal) content.push({ type: 'text', text: refusal })
