@@ -72,6 +72,16 @@ export class SseParser {
   }
 }
 
+/** An event's data as a JSON object; undefined for anything else (`[DONE]`, a torn or foreign payload). */
+export function eventPayload(event: SseEvent): Record<string, unknown> | undefined {
+  try {
+    const payload: unknown = JSON.parse(event.data)
+    return typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
 const encoder = new TextEncoder()
 
 /** `data: <json>\n\n`, the only framing chat-completion clients accept. */

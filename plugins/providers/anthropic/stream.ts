@@ -5,7 +5,7 @@
  * and name on its first fragment, `index` on every fragment), the finish chunk, the usage chunk when the client
  * asked for it, and `[DONE]`. An `error` event becomes `data: {"error":…}` and ends the stream.
  */
-import { dataFrame, DONE_FRAME, SseParser, type SseEvent } from '../../../src/pipeline/sse.ts'
+import { dataFrame, DONE_FRAME, eventPayload, SseParser, type SseEvent } from '../../../src/pipeline/sse.ts'
 import { chatUsage, finishReason } from './response.ts'
 
 type Json = Record<string, unknown>
@@ -28,12 +28,8 @@ export class AnthropicStreamTranslator {
 
   /** Frames for one Anthropic event. */
   translate(event: SseEvent): Uint8Array[] {
-    let payload: Json
-    try {
-      payload = JSON.parse(event.data)
-    } catch {
-      return []
-    }
+    const payload = eventPayload(event)
+    if (!payload) return []
     const type = event.event ?? (payload.type as string | undefined)
     switch (type) {
       case 'message_start': {

@@ -5,7 +5,7 @@
  * delta with id, name and the full arguments. An `{"error":…}` event becomes `data: {"error":…}`, and a stream
  * that closes before any finish reason is reported as interrupted rather than ended silently.
  */
-import { dataFrame, DONE_FRAME, SseParser, type SseEvent } from '../../../src/pipeline/sse.ts'
+import { dataFrame, DONE_FRAME, eventPayload, SseParser, type SseEvent } from '../../../src/pipeline/sse.ts'
 import { chatUsage, finishReason, partsOf, toolCallFor } from './response.ts'
 import type { ToolCallMemory } from './tool-call-memory.ts'
 
@@ -45,12 +45,8 @@ export class GeminiStreamTranslator {
 
   /** Frames for one Gemini event. */
   translate(event: SseEvent): Uint8Array[] {
-    let payload: Json
-    try {
-      payload = JSON.parse(event.data)
-    } catch {
-      return []
-    }
+    const payload = eventPayload(event)
+    if (!payload) return []
     if (payload.error) {
       this.done = true
       return [errorFrame(payload.error as Json)]
