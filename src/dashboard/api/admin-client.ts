@@ -24,7 +24,7 @@ export interface AdminClient {
 }
 
 /** Query string without empty values: the audit API treats `provider=` as given-but-empty. */
-export function toQueryString(query: QueryParams = {}): string {
+function toQueryString(query: QueryParams = {}): string {
   const params = new URLSearchParams()
   for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value))
   const text = params.toString()

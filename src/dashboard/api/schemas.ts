@@ -33,7 +33,6 @@ const usageSums = {
   cache_hits: z.number(),
 }
 export const usageSummarySchema = z.object({ start: z.string(), end: z.string(), ...usageSums })
-export type UsageSummary = z.infer<typeof usageSummarySchema>
 
 export const USAGE_GROUPS = ['model', 'provider', 'key', 'user_path'] as const
 export type UsageGroup = (typeof USAGE_GROUPS)[number]

@@ -7,7 +7,7 @@ import type { QueryParams } from '../api/admin-client.ts'
 import { DateRangeFields, dateRangeOf, type DateRange } from '../components/date-range-fields.tsx'
 import { DebouncedInput } from '../components/debounced-input.tsx'
 
-export const AUDIT_PAGE_SIZE = 25
+const AUDIT_PAGE_SIZE = 25
 const DEFAULT_DAYS = 30
 
 const TEXT_FILTERS = [

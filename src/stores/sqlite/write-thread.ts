@@ -20,7 +20,7 @@ export interface BatchWrites {
  * Where the thread's script is. In a source checkout it sits beside this file; in the compiled binary every
  * module shares the entry's URL, so the entry (src/main.ts) passes `new URL('./stores/sqlite/write-thread-worker.ts', …)`.
  */
-export const defaultWriteThreadUrl = () => new URL('./write-thread-worker.ts', import.meta.url).href
+const defaultWriteThreadUrl = () => new URL('./write-thread-worker.ts', import.meta.url).href
 
 type Kind = 'audit' | 'usage'
 interface Waiter {
