@@ -9,6 +9,7 @@
 import { existsSync, rmSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import type { AuditLogEntry } from '../src/audit/entry.ts'
+import { encodeAuditEntry, type AuditRow } from '../src/audit/record.ts'
 import { applyMigrations, openSqlite } from '../src/stores/sqlite/client.ts'
 import { SqliteAuditStore } from '../src/stores/sqlite/audit-log.ts'
 import { sqliteMigrations } from '../src/stores/sqlite/migrations.ts'
@@ -149,8 +150,8 @@ const step = (end - start) / rows
 const t0 = performance.now()
 let written = 0
 for (let i = 0; i < rows; i += batchSize) {
-  const batch: AuditLogEntry[] = []
-  for (let j = i; j < Math.min(rows, i + batchSize); j++) batch.push(entry(Math.floor(start + j * step + rand() * step), !args['no-bodies']))
+  const batch: AuditRow[] = []
+  for (let j = i; j < Math.min(rows, i + batchSize); j++) batch.push(encodeAuditEntry(entry(Math.floor(start + j * step + rand() * step), !args['no-bodies'])))
   written += await store.writeBatch(batch)
   if ((i / batchSize) % 20 === 0) process.stdout.write(`\r${written.toLocaleString()} rows, ${Math.round(written / ((performance.now() - t0) / 1000)).toLocaleString()} rows/s`)
 }

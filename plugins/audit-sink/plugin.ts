@@ -23,8 +23,8 @@ export const auditSink = definePlugin({
           audit.recordSuppressed()
           return
         }
-        const { entry, approxBytes } = captureRequest(ctx, outcome)
-        audit.record(entry, approxBytes)
+        const { entry, bodyTexts } = captureRequest(ctx, outcome)
+        audit.record(entry, bodyTexts)
       },
     }
   },

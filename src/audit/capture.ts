@@ -12,15 +12,13 @@ import { redactHeaders } from '../pipeline/headers.ts'
 import type { TokenUsage } from '../pipeline/snapshots.ts'
 import type { Outcome } from '../pipeline/types.ts'
 import type { AuditLogEntry, LogData, RequestUsageSummary } from './entry.ts'
+import type { BodyTexts } from './record.ts'
 import { detectSessionId } from './session.ts'
-
-/** Fixed per-entry overhead assumed when weighing an entry for the queue's byte budget. */
-const ENTRY_OVERHEAD_BYTES = 2048
 
 export interface CapturedEntry {
   entry: AuditLogEntry
-  /** Rough size in memory, for the writer's byte budget. */
-  approxBytes: number
+  /** The texts the stored bodies were parsed from, so encoding the entry need not serialise them again. */
+  bodyTexts: BodyTexts
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
@@ -31,7 +29,7 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedE
   const body = asObject(ctx.originalBody)
   const target = ctx.target
   const data: LogData = {}
-  let approxBytes = ENTRY_OVERHEAD_BYTES
+  const bodyTexts: BodyTexts = {}
 
   const keyHash = apiKeyHash(ctx)
   if (keyHash) data.api_key_hash = keyHash
@@ -57,7 +55,7 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedE
     data.request_headers = redactHeaders(ctx.headers)
     data.response_headers = redactHeaders(outcome.responseHeaders)
   }
-  if (ctx.logBodies) approxBytes += captureBodies(ctx, outcome, data)
+  if (ctx.logBodies) captureBodies(ctx, outcome, data, bodyTexts)
 
   if (ctx.attempts.length > 0) data.attempts = ctx.attempts.slice()
   if (ctx.failover) data.failover = ctx.failover
@@ -91,26 +89,22 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedE
   }
   if (ctx.usageRecord) entry.usage = usageSummaryOf(ctx.usageRecord)
   else if (ctx.features.usage && outcome.usage) entry.usage = usageSummary(outcome.usage, ctx)
-  return { entry, approxBytes }
+  return { entry, bodyTexts }
 }
 
 /**
  * Bodies within the 1 MB capture limit are stored (parsed JSON, else the text); larger ones are not stored at
- * all and the matching `..._too_big_to_handle` flag says so. Returns the bytes the bodies add to the entry.
+ * all and the matching `..._too_big_to_handle` flag says so. A body parsed from JSON text keeps that text too.
  */
-function captureBodies(ctx: RequestContext, outcome: Outcome, data: LogData): number {
-  let bytes = 0
+function captureBodies(ctx: RequestContext, outcome: Outcome, data: LogData, texts: BodyTexts): void {
   if (ctx.requestBodyTooBig) data.request_body_too_big_to_handle = true
   else if (ctx.originalBody !== undefined) {
     data.request_body = ctx.originalBody
-    bytes += ctx.originalBodyText.length
-  } else if (ctx.originalBodyText) {
-    data.request_body = ctx.originalBodyText
-    bytes += ctx.originalBodyText.length
-  }
+    texts.request = ctx.originalBodyText
+  } else if (ctx.originalBodyText) data.request_body = ctx.originalBodyText
 
   const response = outcome.responseBody ?? outcome.responseText
-  if (response === undefined) return bytes
+  if (response === undefined) return
   // bytesOut is exact for a plain answer and an upper bound for a folded stream (frames carry each delta plus
   // an envelope); only a large stream pays for measuring its folded form.
   let size = outcome.bytesOut
@@ -118,9 +112,8 @@ function captureBodies(ctx: RequestContext, outcome: Outcome, data: LogData): nu
   if (size > BODY_CAPTURE_LIMIT_BYTES) data.response_body_too_big_to_handle = true
   else {
     data.response_body = response
-    bytes += size
+    if (outcome.responseBody !== undefined) texts.response = outcome.responseJsonText
   }
-  return bytes
 }
 
 /** First 16 hex characters of the presented key's SHA-256 (also for rejected keys: tells guessers apart). */

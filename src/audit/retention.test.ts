@@ -4,7 +4,7 @@ import { silentLogger } from '../log/logger.ts'
 import { applyMigrations } from '../stores/sqlite/client.ts'
 import { SqliteAuditStore } from '../stores/sqlite/audit-log.ts'
 import { sqliteMigrations } from '../stores/sqlite/migrations.ts'
-import { makeEntry } from '../../test/helpers/audit-entries.ts'
+import { makeEntry, rowsOf } from '../../test/helpers/audit-entries.ts'
 import { AuditRetention } from './retention.ts'
 
 const DAY = 86_400_000
@@ -22,7 +22,7 @@ async function storeWithAges(daysOld: number[]) {
   const db = new Database(':memory:', { strict: true })
   applyMigrations(db, sqliteMigrations)
   const store = new CountingStore(db)
-  await store.writeBatch(daysOld.map((d) => makeEntry({ at: NOW - d * DAY })))
+  await store.writeBatch(rowsOf(daysOld.map((d) => makeEntry({ at: NOW - d * DAY }))))
   const count = async () => (await store.list({ limit: 1, offset: 0 })).total
   return { store, count }
 }

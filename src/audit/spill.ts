@@ -9,6 +9,7 @@ import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, rea
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { AuditLogEntry } from './entry.ts'
+import { encodeAuditEntry, isAuditRow, type AuditRow } from './record.ts'
 
 const ACTIVE = 'audit-spill.jsonl'
 const REPLAY = /^audit-spill-(\d+)-(\d+)\.replay\.jsonl$/
@@ -21,11 +22,11 @@ export class SpillFiles {
 
   constructor(readonly dir: string) {}
 
-  /** Appends entries, one JSON line each; returns the bytes written. */
-  append(entries: readonly AuditLogEntry[]): number {
-    if (entries.length === 0) return 0
+  /** Appends rows, one JSON line each; returns the bytes written. */
+  append(rows: readonly AuditRow[]): number {
+    if (rows.length === 0) return 0
     this.fd ??= this.open(ACTIVE)
-    const text = entries.map((e) => JSON.stringify(e)).join('\n') + '\n'
+    const text = rows.map((row) => JSON.stringify(row)).join('\n') + '\n'
     const bytes = Buffer.from(text)
     let written = 0
     while (written < bytes.length) written += writeSync(this.fd, bytes, written)
@@ -109,8 +110,8 @@ export class SpillFiles {
 }
 
 export interface SpillChunk {
-  entries: AuditLogEntry[]
-  /** Lines that are not entries (e.g. the torn last line of a hard kill). */
+  rows: AuditRow[]
+  /** Lines that are not rows (e.g. the torn last line of a hard kill). */
   corrupt: string[]
   /** The file has no more lines. */
   done: boolean
@@ -145,10 +146,10 @@ export class SpillReader {
       this.carry = parts.pop() ?? ''
       for (const p of parts) if (p.trim()) lines.push(p)
     }
-    const chunk: SpillChunk = { entries: [], corrupt: [], done: this.eof && this.carry === '' }
+    const chunk: SpillChunk = { rows: [], corrupt: [], done: this.eof && this.carry === '' }
     for (const line of lines) {
-      const entry = parseEntry(line)
-      if (entry) chunk.entries.push(entry)
+      const row = parseRow(line)
+      if (row) chunk.rows.push(row)
       else chunk.corrupt.push(line)
     }
     return chunk
@@ -166,11 +167,14 @@ export class SpillReader {
   }
 }
 
-function parseEntry(line: string): AuditLogEntry | undefined {
+/** A row line, or an entry line as versions before rows wrote them (encoded now). */
+function parseRow(line: string): AuditRow | undefined {
   try {
-    const value = JSON.parse(line) as AuditLogEntry
-    if (typeof value?.id !== 'string' || typeof value.timestamp !== 'string' || typeof value.data !== 'object' || value.data === null) return undefined
-    return value
+    const value = JSON.parse(line) as unknown
+    if (isAuditRow(value)) return value
+    const entry = value as AuditLogEntry
+    if (typeof entry?.id !== 'string' || typeof entry.timestamp !== 'string' || typeof entry.data !== 'object' || entry.data === null) return undefined
+    return encodeAuditEntry(entry)
   } catch {
     return undefined
   }

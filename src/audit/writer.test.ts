@@ -4,32 +4,33 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { silentLogger } from '../log/logger.ts'
 import type { AuditStore } from '../stores/types.ts'
-import type { AuditLogEntry } from './entry.ts'
+import { makeEntry, rowsOf } from '../../test/helpers/audit-entries.ts'
+import { auditRowId, encodeAuditEntry, type AuditRow } from './record.ts'
 import { SpillFiles } from './spill.ts'
 import { AuditWriter, type AuditWriterOptions } from './writer.ts'
 
 /** An AuditStore that keeps entries in a Map and can be made slow or failing. */
 class FakeStore implements AuditStore {
-  readonly rows = new Map<string, AuditLogEntry>()
+  readonly rows = new Map<string, AuditRow>()
   batches: number[] = []
   failNext = 0
   down = false
   poison = new Set<string>()
   gate: Promise<void> | undefined
 
-  async writeBatch(entries: readonly AuditLogEntry[]): Promise<number> {
+  async writeBatch(entries: readonly AuditRow[]): Promise<number> {
     await this.gate
     if (this.down) throw new Error('database is locked')
     if (this.failNext > 0) {
       this.failNext--
       throw new Error('disk I/O error')
     }
-    if (entries.some((e) => this.poison.has(e.id))) throw new Error('cannot store this entry')
+    if (entries.some((e) => this.poison.has(auditRowId(e)))) throw new Error('cannot store this entry')
     this.batches.push(entries.length)
     let added = 0
     for (const e of entries) {
-      if (this.rows.has(e.id)) continue
-      this.rows.set(e.id, e)
+      if (this.rows.has(auditRowId(e))) continue
+      this.rows.set(auditRowId(e), e)
       added++
     }
     return added
@@ -62,15 +63,8 @@ function setup(options: Partial<AuditWriterOptions> = {}, store = new FakeStore(
   return { writer, store, dir }
 }
 
-const entry = (i = 0): AuditLogEntry =>
-  ({
-    id: crypto.randomUUID(),
-    timestamp: new Date(Date.UTC(2026, 10, 22) + i).toISOString(),
-    method: 'POST',
-    path: '/v1/chat/completions',
-    status_code: 200,
-    data: { error_message: `entry ${i}` },
-  }) as AuditLogEntry
+const entry = (i = 0, requestBody?: string) =>
+  makeEntry({ at: Date.UTC(2026, 10, 22) + i, data: { error_message: `entry ${i}`, ...(requestBody ? { request_body: requestBody } : {}) } })
 
 async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -130,7 +124,8 @@ describe('overflow', () => {
 
   test('the byte budget spills large entries even when the count is low', async () => {
     const { writer, store } = setup({ capacity: 1000, maxBytes: 10_000, flushIntervalMs: 50 })
-    for (let i = 0; i < 4; i++) writer.record(entry(i), 4_000)
+    // Each entry weighs a little over 4.5 kB (its 4 kB body plus the rest), so two fit in 10 kB.
+    for (let i = 0; i < 4; i++) writer.record(entry(i, 'x'.repeat(4_000)))
     expect(writer.stats()).toMatchObject({ queue_depth: 2, spilled: 2 })
     await writer.drain()
     expect(store.rows.size).toBe(4)
@@ -181,7 +176,7 @@ describe('failures', () => {
   test('a torn last line (hard kill mid-write) is set aside; the other lines are replayed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'audit-writer-'))
     const good = [entry(1), entry(2)]
-    appendFileSync(join(dir, 'audit-spill.jsonl'), good.map((e) => JSON.stringify(e)).join('\n') + '\n{"id":"torn","timesta')
+    appendFileSync(join(dir, 'audit-spill.jsonl'), rowsOf(good).map((row) => JSON.stringify(row)).join('\n') + '\n{"id":"torn","timesta')
     const { writer, store } = setup({}, new FakeStore(), dir)
     writer.start()
     await until(() => store.rows.size === 2)
@@ -193,9 +188,10 @@ describe('failures', () => {
   test('replaying a file twice (crash after storing, before deleting it) stores nothing twice', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'audit-writer-'))
     const all = [entry(1), entry(2), entry(3)]
+    // Entry lines, as versions before rows spilled them: replayed all the same.
     appendFileSync(join(dir, 'audit-spill.jsonl'), all.map((e) => JSON.stringify(e)).join('\n') + '\n')
     const store = new FakeStore()
-    for (const e of all.slice(0, 2)) store.rows.set(e.id, e)
+    for (const e of all.slice(0, 2)) store.rows.set(e.id, encodeAuditEntry(e))
     const { writer } = setup({}, store, dir)
     writer.start()
     await until(() => store.rows.size === 3)

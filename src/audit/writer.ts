@@ -2,6 +2,9 @@
  * @module The audit writer: requests hand over entries (`record`, never waits, never throws) and one background
  * loop writes them in batched transactions.
  *
+ * - Encoded at once: `record` turns the entry into its storage row (src/audit/record.ts) on the spot, while its
+ *   objects are fresh, so the queue holds a few strings per entry rather than object graphs the garbage
+ *   collector must carry, and a batch crosses to the write thread without being serialised.
  * - Bounded: the queue holds at most `capacity` entries and `maxBytes` of (estimated) entry size. Beyond that,
  *   entries go to the spill file (src/audit/spill.ts) instead of being dropped, and are replayed into the store
  *   when the queue has room again, at start-up, and at shutdown.
@@ -14,12 +17,13 @@
 import type { Logger } from '../log/logger.ts'
 import type { AuditStore } from '../stores/types.ts'
 import type { AuditLogEntry } from './entry.ts'
+import { auditRowBytes, auditRowId, encodeAuditEntry, type AuditRow, type BodyTexts } from './record.ts'
 import type { SpillFiles, SpillReader } from './spill.ts'
 
 /** What request-side code needs: hand over an entry and move on. */
 export interface AuditRecorder {
-  /** Queues the entry (or spills it); returns at once. `approxBytes` weighs it against the queue's byte budget. */
-  record(entry: AuditLogEntry, approxBytes?: number): void
+  /** Encodes the entry and queues it (or spills it); returns at once. `bodyTexts` spare re-serialising bodies. */
+  record(entry: AuditLogEntry, bodyTexts?: BodyTexts): void
   /** An entry deliberately skipped (an authentication failure flood): counted, not stored. */
   recordSuppressed(): void
 }
@@ -65,7 +69,7 @@ export interface AuditWriterStats {
 const ISOLATE_AFTER_FAILURES = 3
 
 export class AuditWriter implements AuditRecorder {
-  private queue: AuditLogEntry[] = []
+  private queue: AuditRow[] = []
   private weights: number[] = []
   private queueBytes = 0
   private timer: ReturnType<typeof setTimeout> | undefined
@@ -99,15 +103,26 @@ export class AuditWriter implements AuditRecorder {
     this.reportTimer.unref?.()
   }
 
-  record(entry: AuditLogEntry, approxBytes = 2048): void {
+  record(entry: AuditLogEntry, bodyTexts?: BodyTexts): void {
     this.counters.recorded++
+    let row: AuditRow
+    try {
+      row = encodeAuditEntry(entry, bodyTexts)
+    } catch (err) {
+      // Only an entry JSON cannot serialise gets here (a cycle, a BigInt): keep what can be kept, for a person.
+      this.counters.failed++
+      this.lastError = err instanceof Error ? err.message : String(err)
+      this.spill.deadLetter([unencodable(entry, err)])
+      return
+    }
+    const approxBytes = auditRowBytes(row)
     const full = this.queue.length >= this.options.capacity || (this.queue.length > 0 && this.queueBytes + approxBytes > this.options.maxBytes)
     if (full) {
-      this.spillEntries([entry])
+      this.spillRows([row])
       this.requestReplay()
       return
     }
-    this.queue.push(entry)
+    this.queue.push(row)
     this.weights.push(approxBytes)
     this.queueBytes += approxBytes
     this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs)
@@ -152,7 +167,7 @@ export class AuditWriter implements AuditRecorder {
       await this.running
       if (this.queue.length > 0) {
         this.log.error({ entries: this.queue.length }, 'audit drain deadline passed; the rest is spilled and stored at the next start')
-        this.spillEntries(this.take(this.queue.length))
+        this.spillRows(this.take(this.queue.length))
       }
     } finally {
       this.replay?.abandon()
@@ -230,7 +245,7 @@ export class AuditWriter implements AuditRecorder {
       this.log.warn({ lines: chunk.corrupt.length, file: this.replay.path }, 'unreadable lines in an audit spill file moved to the dead-letter file')
       this.spill.deadLetter(chunk.corrupt)
     }
-    if (!(await this.write(chunk.entries, true)) && !(this.consecutiveFailures >= ISOLATE_AFTER_FAILURES && (await this.isolate(chunk.entries, true)))) {
+    if (!(await this.write(chunk.rows, true)) && !(this.consecutiveFailures >= ISOLATE_AFTER_FAILURES && (await this.isolate(chunk.rows, true)))) {
       // Keep the file; it is read again from the start later (stored entries are skipped).
       this.replay.abandon()
       this.replay = undefined
@@ -245,12 +260,12 @@ export class AuditWriter implements AuditRecorder {
     return true
   }
 
-  private async write(entries: readonly AuditLogEntry[], replayed = false): Promise<boolean> {
-    if (entries.length === 0) return true
+  private async write(rows: readonly AuditRow[], replayed = false): Promise<boolean> {
+    if (rows.length === 0) return true
     try {
-      const stored = await this.store.writeBatch(entries)
+      const stored = await this.store.writeBatch(rows)
       this.counters.written += stored
-      this.counters.duplicates += entries.length - stored
+      this.counters.duplicates += rows.length - stored
       if (replayed) this.counters.replayed += stored
       this.consecutiveFailures = 0
       this.retryAt = 0
@@ -260,7 +275,7 @@ export class AuditWriter implements AuditRecorder {
       this.consecutiveFailures++
       this.lastError = err instanceof Error ? err.message : String(err)
       this.retryAt = Date.now() + Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (this.consecutiveFailures - 1))
-      this.log.error({ err, entries: entries.length, failures: this.consecutiveFailures }, 'audit batch write failed; retrying')
+      this.log.error({ err, entries: rows.length, failures: this.consecutiveFailures }, 'audit batch write failed; retrying')
       return false
     }
   }
@@ -269,45 +284,45 @@ export class AuditWriter implements AuditRecorder {
    * Writes entries one by one to find poison entries. True when the batch is settled (each entry stored or
    * dead-lettered); false when nothing could be written (the store is down: retry later).
    */
-  private async isolate(entries: readonly AuditLogEntry[], replayed = false): Promise<boolean> {
-    const poison: AuditLogEntry[] = []
+  private async isolate(rows: readonly AuditRow[], replayed = false): Promise<boolean> {
+    const poison: AuditRow[] = []
     let stored = 0
-    for (const entry of entries) {
+    for (const row of rows) {
       try {
-        const n = await this.store.writeBatch([entry])
+        const n = await this.store.writeBatch([row])
         this.counters.written += n
         if (replayed) this.counters.replayed += n
         stored++
       } catch {
-        poison.push(entry)
+        poison.push(row)
       }
     }
     if (stored === 0 && poison.length > 0) return false
     if (poison.length > 0) {
       this.counters.failed += poison.length
-      this.spill.deadLetter(poison.map(serializable))
-      this.log.error({ entries: poison.length, ids: poison.map((e) => e.id).slice(0, 10) }, 'audit entries could not be stored; moved to the dead-letter file')
+      this.spill.deadLetter(poison.map((row) => JSON.stringify(row)))
+      this.log.error({ entries: poison.length, ids: poison.map(auditRowId).slice(0, 10) }, 'audit entries could not be stored; moved to the dead-letter file')
     }
     this.consecutiveFailures = 0
     this.retryAt = 0
     return true
   }
 
-  private take(n: number): AuditLogEntry[] {
+  private take(n: number): AuditRow[] {
     const taken = this.queue.splice(0, n)
     for (const w of this.weights.splice(0, n)) this.queueBytes -= w
     return taken
   }
 
-  private spillEntries(entries: AuditLogEntry[]): void {
+  private spillRows(rows: AuditRow[]): void {
     try {
-      this.spill.append(entries)
-      this.counters.spilled += entries.length
+      this.spill.append(rows)
+      this.counters.spilled += rows.length
     } catch (err) {
       // The disk refuses too: the only place left is the log, so the entry is still not silently gone.
-      this.counters.failed += entries.length
+      this.counters.failed += rows.length
       this.lastError = err instanceof Error ? err.message : String(err)
-      this.log.error({ err, audit_entries: entries }, 'audit spill failed; entries written to the log instead')
+      this.log.error({ err, audit_rows: rows }, 'audit spill failed; entries written to the log instead')
     }
   }
 
@@ -321,11 +336,7 @@ export class AuditWriter implements AuditRecorder {
   }
 }
 
-/** A dead-letter line even for an entry JSON cannot serialise (it may be why it failed). */
-function serializable(entry: AuditLogEntry): string {
-  try {
-    return JSON.stringify(entry)
-  } catch (err) {
-    return JSON.stringify({ id: entry.id, timestamp: entry.timestamp, unserializable: String(err) })
-  }
+/** The dead-letter line of an entry JSON cannot serialise. */
+function unencodable(entry: AuditLogEntry, err: unknown): string {
+  return JSON.stringify({ id: entry.id, timestamp: entry.timestamp, unserializable: String(err) })
 }

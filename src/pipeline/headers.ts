@@ -37,11 +37,12 @@ export function isSensitiveHeader(name: string): boolean {
   return SENSITIVE_HEADER.test(name)
 }
 
-/** Headers as a plain object with credentials replaced; safe for logs and audit entries. */
+/**
+ * Headers as a plain object with credentials replaced; safe for logs and audit entries. Bun's native `toJSON`
+ * builds the object in one call (it lists `set-cookie` as an array, which is redacted to one string anyway).
+ */
 export function redactHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {}
-  headers.forEach((value, key) => {
-    out[key] = isSensitiveHeader(key) ? REDACTED : value
-  })
+  const out = headers.toJSON() as Record<string, string>
+  for (const key in out) if (isSensitiveHeader(key)) out[key] = REDACTED
   return out
 }

@@ -106,7 +106,10 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
     const parsed = parseJson(text)
     if (ctx.captureResponseBody) {
       if (parsed === undefined) outcome.responseText = text
-      else outcome.responseBody = parsed
+      else {
+        outcome.responseBody = parsed
+        outcome.responseJsonText = text
+      }
     }
     if (status < 300 && parsed && typeof parsed === 'object') outcome.usage = usageFromOpenAI((parsed as Record<string, unknown>).usage)
   }

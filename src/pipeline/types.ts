@@ -59,6 +59,8 @@ export interface Outcome {
   responseBody?: unknown
   /** Raw response text when it is not JSON; only when captured. */
   responseText?: string
+  /** The text `responseBody` was parsed from (a plain answer, not a folded stream); only when captured. */
+  responseJsonText?: string
   /** Body bytes sent to the client. */
   bytesOut: number
   responseHeaders: Headers

@@ -3,6 +3,7 @@
  * backend folder (sqlite now; postgres and redis for several replicas).
  */
 import type { Database } from 'bun:sqlite'
+import type { AuditRow } from '../audit/record.ts'
 import type { AuditConversation, AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStats, AuditStatsQuery } from '../audit/entry.ts'
 import type { Budget, RateLimit } from '../limits/definitions.ts'
 import type { ModelPrice } from '../usage/pricing.ts'
@@ -145,8 +146,8 @@ export interface LimitStore {
  * (src/audit/writer.ts); the admin API reads it.
  */
 export interface AuditStore {
-  /** Stores the entries in one transaction; ids already stored are skipped, so replays are idempotent. Resolves to how many were new. */
-  writeBatch(entries: readonly AuditLogEntry[]): Promise<number>
+  /** Stores the rows in one transaction; ids already stored are skipped, so replays are idempotent. Resolves to how many were new. */
+  writeBatch(rows: readonly AuditRow[]): Promise<number>
   /** One page, newest first. List entries carry no heavy payloads (`bodies_omitted: true`). */
   list(query: AuditLogQuery): Promise<AuditLogPage>
   /** The full entry (bodies, attempts' error bodies, revision bodies) with its usage summary. */

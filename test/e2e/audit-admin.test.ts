@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { AuditLogEntry } from '../../src/audit/entry.ts'
 import { auditConversationSchema, auditLogPageSchema, auditStatsSchema, auditWriterStatsSchema } from '../../src/audit/schemas.ts'
-import { makeEntry } from '../helpers/audit-entries.ts'
+import { makeEntry, rowsOf } from '../helpers/audit-entries.ts'
 import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
 
@@ -30,7 +30,7 @@ const seeded = {
 beforeAll(async () => {
   gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' })
   audit = auditAdmin(gw.url, MASTER)
-  await gw.gateway.auditLog.store.writeBatch(Object.values(seeded))
+  await gw.gateway.auditLog.store.writeBatch(rowsOf(Object.values(seeded)))
 })
 afterAll(async () => {
   await gw.stop()
@@ -122,7 +122,7 @@ describe('GET /admin/audit/log', () => {
 describe('GET /admin/audit/detail', () => {
   test('200: the full entry', async () => {
     const stored = makeEntry({ at: NOW, data: { request_body: { messages: [{ role: 'user', content: 'full body' }] } } })
-    await gw.gateway.auditLog.store.writeBatch([stored])
+    await gw.gateway.auditLog.store.writeBatch(rowsOf([stored]))
     expect(await audit.detail(stored.id)).toEqual(stored)
     const listed = (await list({ search: stored.id })).entries[0]!
     expect(listed.data.request_body).toBeUndefined()

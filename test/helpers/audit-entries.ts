@@ -2,6 +2,7 @@
  * @module Audit log entries for store and writer tests: every field filled with a plain default, overridable.
  */
 import type { AuditLogEntry } from '../../src/audit/entry.ts'
+import { encodeAuditEntry, type AuditRow } from '../../src/audit/record.ts'
 
 export const T0 = Date.UTC(2026, 10, 20, 12)
 
@@ -39,3 +40,6 @@ export function makeEntry(over: Partial<AuditLogEntry> & { at?: number } = {}): 
   }
 }
 
+
+/** Entries encoded as the writer queues them, for stores and spill files. */
+export const rowsOf = (entries: readonly AuditLogEntry[]): AuditRow[] => entries.map((e) => encodeAuditEntry(e))

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import type { AuditLogQuery } from '../../audit/entry.ts'
-import { makeEntry, T0 } from '../../../test/helpers/audit-entries.ts'
+import { makeEntry, rowsOf, T0 } from '../../../test/helpers/audit-entries.ts'
+import type { AuditLogEntry } from '../../audit/entry.ts'
 import { applyMigrations } from './client.ts'
 import { SEQ_PER_MS, SqliteAuditStore } from './audit-log.ts'
 import { sqliteMigrations } from './migrations.ts'
@@ -9,6 +10,7 @@ import { sqliteMigrations } from './migrations.ts'
 const MIN = 60_000
 let db: Database
 let store: SqliteAuditStore
+const write = (entries: readonly AuditLogEntry[]) => store.writeBatch(rowsOf(entries))
 
 beforeEach(() => {
   db = new Database(':memory:', { strict: true })
@@ -29,7 +31,7 @@ describe('writing and reading', () => {
         attempts: [{ seq: 1, kind: 'primary', model: 'gpt-4o-mini', provider_name: 'openai', provider_type: 'openai', started_at: 'x', duration_ns: 1, success: false, status_code: 500, response_body: { error: { message: 'down' } } }],
       },
     })
-    expect(await store.writeBatch([entry])).toBe(1)
+    expect(await write([entry])).toBe(1)
     expect(await store.get(entry.id)).toEqual(entry)
     expect(await store.get('missing')).toBeUndefined()
   })
@@ -37,7 +39,7 @@ describe('writing and reading', () => {
   test('list entries carry no heavy payloads and say whether they were a conversation', async () => {
     const chat = makeEntry({ data: { request_body: { messages: [{ role: 'user', content: 'secret prompt' }] }, response_body: { choices: [] } } })
     const models = makeEntry({ path: '/v1/models', method: 'GET', data: { response_body: { object: 'list', data: [] } } })
-    await store.writeBatch([chat, models])
+    await write([chat, models])
     const { entries } = await page({})
     expect(JSON.stringify(entries)).not.toContain('secret prompt')
     expect(entries.every((e) => e.bodies_omitted === true)).toBe(true)
@@ -47,26 +49,35 @@ describe('writing and reading', () => {
 
   test('an id already stored is skipped: replays are idempotent', async () => {
     const entry = makeEntry()
-    expect(await store.writeBatch([entry, makeEntry()])).toBe(2)
-    expect(await store.writeBatch([entry])).toBe(0)
+    expect(await write([entry, makeEntry()])).toBe(2)
+    expect(await write([entry])).toBe(0)
     expect((await page({})).total).toBe(2)
   })
 
   test('entries of the same millisecond get distinct keys in order, also beyond 1024 per millisecond', async () => {
     const batch = Array.from({ length: SEQ_PER_MS + 5 }, () => makeEntry({ at: T0 }))
-    expect(await store.writeBatch(batch)).toBe(batch.length)
+    expect(await write(batch)).toBe(batch.length)
     const seqs = db.query<{ seq: number }, []>('SELECT seq FROM audit_log ORDER BY seq').all().map((r) => r.seq)
     expect(new Set(seqs).size).toBe(batch.length)
     expect(seqs[0]).toBe(T0 * SEQ_PER_MS)
     const listed = await store.list({ limit: 3, offset: 0 })
     expect(listed.entries.map((e) => e.id)).toEqual(batch.slice(-3).reverse().map((e) => e.id))
   })
+
+  test('a later batch continues after the keys stored in the same millisecond, and older entries fit between', async () => {
+    const first = [makeEntry({ at: T0 }), makeEntry({ at: T0 })]
+    await write(first)
+    const later = [makeEntry({ at: T0 }), makeEntry({ at: T0 - 5 }), makeEntry({ at: T0 + 1 })]
+    expect(await write(later)).toBe(3)
+    const keyOf = new Map(db.query<{ id: string; seq: number }, []>('SELECT id, seq FROM audit_log').all().map((r) => [r.id, r.seq]))
+    expect([...first, ...later].map((e) => keyOf.get(e.id))).toEqual([T0 * SEQ_PER_MS, T0 * SEQ_PER_MS + 1, T0 * SEQ_PER_MS + 2, (T0 - 5) * SEQ_PER_MS, (T0 + 1) * SEQ_PER_MS])
+  })
 })
 
 describe('filters', () => {
   test('newest first, with total, limit and offset', async () => {
     const batch = [0, 1, 2, 3, 4].map((i) => makeEntry({ at: T0 + i * MIN }))
-    await store.writeBatch([batch[3]!, batch[0]!, batch[4]!, batch[1]!, batch[2]!])
+    await write([batch[3]!, batch[0]!, batch[4]!, batch[1]!, batch[2]!])
     const first = await store.list({ limit: 2, offset: 0 })
     expect(first.entries.map((e) => e.id)).toEqual([batch[4]!.id, batch[3]!.id])
     expect(first.total).toBe(5)
@@ -75,7 +86,7 @@ describe('filters', () => {
 
   test('time window: from inclusive, to exclusive', async () => {
     const [a, b, c] = [makeEntry({ at: T0 - 1 }), makeEntry({ at: T0 }), makeEntry({ at: T0 + MIN })]
-    await store.writeBatch([a!, b!, c!])
+    await write([a!, b!, c!])
     expect(await ids({ from: T0, to: T0 + MIN })).toEqual([b!.id])
   })
 
@@ -91,7 +102,7 @@ describe('filters', () => {
       errorType: makeEntry({ error_type: 'rate_limit_error', status_code: 429 }),
       stream: makeEntry({ stream: true }),
     }
-    await store.writeBatch([base, ...Object.values(other)])
+    await write([base, ...Object.values(other)])
     expect(await ids({ requestedModel: 'smart' })).toEqual([other.requestedModel.id])
     expect(await ids({ provider: 'groq' })).toEqual([other.providerType.id])
     expect(await ids({ provider: 'fastgroq' })).toEqual([other.providerType.id])
@@ -109,7 +120,7 @@ describe('filters', () => {
 
   test('user_path is a subtree: the path itself and below it, not its siblings', async () => {
     const entries = ['/', '/acme', '/acme/team-a', '/acme/team-a/alice', '/acme-b', '/acmex', '/other'].map((p) => makeEntry({ user_path: p }))
-    await store.writeBatch(entries)
+    await write(entries)
     const paths = async (userPath: string) => (await page({ userPath })).entries.map((e) => e.user_path).sort()
     expect(await paths('/acme')).toEqual(['/acme', '/acme/team-a', '/acme/team-a/alice'])
     expect(await paths('/acme/team-a')).toEqual(['/acme/team-a', '/acme/team-a/alice'])
@@ -122,7 +133,7 @@ describe('search', () => {
     const byId = makeEntry()
     const byRequest = makeEntry({ request_id: '0b6f4c1e-55aa-4d3e-9c2b-7e8f9a0b1c2d' })
     const bySession = makeEntry({ session_id: '6f1d2c3b-4a59-4e8f-8d7c-6b5a4f3e2d1c' })
-    await store.writeBatch([byId, byRequest, bySession, makeEntry()])
+    await write([byId, byRequest, bySession, makeEntry()])
     expect(await ids({ search: byId.id.toUpperCase() })).toEqual([byId.id])
     expect(await ids({ search: '0b6f4c1e-55aa-4d3e-9c2b-7e8f9a0b1c2d' })).toEqual([byRequest.id])
     expect(await ids({ search: '6F1D2C3B-4A59-4E8F-8D7C-6B5A4F3E2D1C' })).toEqual([bySession.id])
@@ -134,7 +145,7 @@ describe('search', () => {
     const clientId = makeEntry({ request_id: 'req_7Kx9Tz' })
     const accented = makeEntry({ data: { error_message: 'Modèle indisponible' } })
     const event = makeEntry({ data: { event_type: 'key.revoked' } })
-    await store.writeBatch([limited, deepseek, clientId, accented, event, makeEntry()])
+    await write([limited, deepseek, clientId, accented, event, makeEntry()])
     expect(await ids({ search: 'Rate Limit' })).toEqual([limited.id])
     expect(await ids({ search: 'limit rate' })).toEqual([])
     expect(await ids({ search: 'deepseek-reas' })).toEqual([deepseek.id])
@@ -148,7 +159,7 @@ describe('search', () => {
     const old = makeEntry({ at: T0 - 10 * MIN, data: { error_message: 'engine overloaded' }, error_type: 'provider_error', status_code: 503 })
     const newer = makeEntry({ at: T0 + MIN, data: { error_message: 'engine overloaded' }, error_type: 'provider_error', status_code: 503 })
     const newest = makeEntry({ at: T0 + 2 * MIN, data: { error_message: 'engine overloaded' }, error_type: 'provider_error', status_code: 503, stream: true })
-    await store.writeBatch([newest, old, newer])
+    await write([newest, old, newer])
     expect(await ids({ search: 'overloaded' })).toEqual([newest.id, newer.id, old.id])
     expect(await ids({ search: 'overloaded', from: T0 })).toEqual([newest.id, newer.id])
     expect(await ids({ search: 'overloaded', to: T0 + 2 * MIN })).toEqual([newer.id, old.id])
@@ -160,7 +171,7 @@ describe('search', () => {
 
   test('a term without letters or digits falls back to a substring scan', async () => {
     const v1 = makeEntry({ path: '/v1/chat/completions' })
-    await store.writeBatch([v1])
+    await write([v1])
     expect(await ids({ search: '/' })).toEqual([v1.id])
     expect(await ids({ search: '%' })).toEqual([])
   })
@@ -169,7 +180,7 @@ describe('search', () => {
 describe('conversation', () => {
   test('a session: the anchor with entries around it, oldest first, truncated when more exist', async () => {
     const session = Array.from({ length: 9 }, (_, i) => makeEntry({ session_id: 's-9', at: T0 + i * MIN }))
-    await store.writeBatch([...session, makeEntry({ session_id: 'other' })])
+    await write([...session, makeEntry({ session_id: 'other' })])
     const thread = (await store.conversation(session[4]!.id, 5))!
     expect(thread.anchor_id).toBe(session[4]!.id)
     expect(thread.entries.map((e) => e.id)).toEqual(session.slice(2, 7).map((e) => e.id))
@@ -187,7 +198,7 @@ describe('conversation', () => {
     const second = respond('resp_2', 'resp_1', T0 + MIN)
     const third = respond('resp_3', 'resp_2', T0 + 2 * MIN)
     const unrelated = respond('resp_x', undefined, T0 + 3 * MIN)
-    await store.writeBatch([first, second, third, unrelated])
+    await write([first, second, third, unrelated])
     const thread = (await store.conversation(second.id, 40))!
     expect(thread.entries.map((e) => e.id)).toEqual([first.id, second.id, third.id])
     expect(thread.entries[1]!.data.request_body).toEqual({ input: 'hi', previous_response_id: 'resp_1' })
@@ -199,7 +210,7 @@ describe('stats and retention', () => {
   test('buckets count status classes and latency; security events are not requests', async () => {
     const hour = 3_600_000
     const from = Date.UTC(2026, 10, 20)
-    await store.writeBatch([
+    await write([
       makeEntry({ at: from + 10, status_code: 200, duration_ns: 10e6 }),
       makeEntry({ at: from + 20, status_code: 429, duration_ns: 30e6 }),
       makeEntry({ at: from + hour + 5, status_code: 502, duration_ns: 5e6 }),
@@ -218,7 +229,7 @@ describe('stats and retention', () => {
   test('deleting old entries removes their payloads and search rows too, in batches', async () => {
     const old = Array.from({ length: 5 }, (_, i) => makeEntry({ at: T0 - 100 + i, data: { request_body: { input: 'old words' }, error_message: 'old words' } }))
     const fresh = makeEntry({ at: T0, data: { request_body: { input: 'new' } } })
-    await store.writeBatch([...old, fresh])
+    await write([...old, fresh])
     expect(await store.deleteOlderThan(T0, 2)).toBe(2)
     expect(await store.deleteOlderThan(T0, 100)).toBe(3)
     expect(await store.deleteOlderThan(T0, 100)).toBe(0)

@@ -10,16 +10,13 @@
  * hand out a search's matches newest first within a time window (a rowid range) and stop after one page.
  */
 import type { Database } from 'bun:sqlite'
-import type { AuditConversation, AuditLogEntry, AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
-import { looksLikeConversation, splitHeavy } from '../../audit/projection.ts'
-import { searchableText } from '../../audit/search.ts'
+import type { AuditConversation, AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
+import { AUDIT_ROW_COLUMNS, auditRowColumns, auditRowPayload, auditRowSearchText, type AuditRow } from '../../audit/record.ts'
 import type { AuditStore } from '../types.ts'
 import { and, conditions, fullEntry, LIGHT_COLUMNS, listEntry, searchRange, SEQ_PER_MS, type Clause, type Param, type Row } from './audit-log-query.ts'
 import type { Migration } from './client.ts'
 
 export { SEQ_PER_MS }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**
  * Planner statistics for a typical large log (1M entries: ~20 models, a few status codes and providers,
@@ -101,6 +98,7 @@ export const auditLogMigration: Migration = {
 
 export class SqliteAuditStore implements AuditStore {
   private readonly maxSeqIn
+  private readonly maxSeq
   private readonly insertEntry
   private readonly insertPayload
   private readonly insertSearch
@@ -109,9 +107,9 @@ export class SqliteAuditStore implements AuditStore {
 
   constructor(private readonly db: Database) {
     this.maxSeqIn = db.query<{ m: number | null }, [number, number]>('SELECT MAX(seq) AS m FROM audit_log WHERE seq >= ? AND seq < ?')
+    this.maxSeq = db.query<{ m: number | null }, []>('SELECT MAX(seq) AS m FROM audit_log')
     this.insertEntry = db.query(
-      `INSERT INTO audit_log (seq, id, ts, duration_ns, request_id, requested_model, resolved_model, provider, provider_name, method, path, status_code, stream, error_type, session_id, user_path, principal_id, auth_key_id, auth_method, client_ip, cache_type, alias_used, workflow_version_id, event_type, response_id, previous_response_id, conversation_payload, data, usage)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO audit_log (seq, ${AUDIT_ROW_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(AUDIT_ROW_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`,
     )
     this.insertPayload = db.query('INSERT INTO audit_log_payloads (seq, payload) VALUES (?, ?)')
     this.insertSearch = db.query('INSERT INTO audit_log_search (rowid, text) VALUES (?, ?)')
@@ -119,64 +117,35 @@ export class SqliteAuditStore implements AuditStore {
     this.deleteOld = db.query('DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE ts < ? LIMIT ?)')
   }
 
-  async writeBatch(entries: readonly AuditLogEntry[]): Promise<number> {
+  async writeBatch(rows: readonly AuditRow[]): Promise<number> {
     // IMMEDIATE: the batch reads (nextSeq) before it writes, and a deferred transaction that must upgrade its read
     // lock fails at once with "database is locked" when another connection wrote meanwhile; busy_timeout does
     // not cover that upgrade, but it does cover waiting for the write lock up front.
     return this.db.transaction(() => {
+      const keys = { max: this.maxSeq.get()?.m ?? -1 }
       let written = 0
-      for (const entry of entries) if (this.insertOne(entry)) written++
+      for (const row of rows) if (this.insertOne(row, keys)) written++
       return written
     }).immediate()
   }
 
-  private insertOne(entry: AuditLogEntry): boolean {
-    const { light, heavy } = splitHeavy(entry.data)
-    const response = heavy?.response_body
-    const request = heavy?.request_body
-    const responseId = isObject(response) && response.object === 'response' && typeof response.id === 'string' ? response.id : null
-    const previousId = isObject(request) && typeof request.previous_response_id === 'string' ? request.previous_response_id : null
-    const ts = Date.parse(entry.timestamp)
-    const result = this.insertEntry.run(
-      this.nextSeq(ts),
-      entry.id,
-      ts,
-      entry.duration_ns,
-      entry.request_id,
-      entry.requested_model,
-      entry.resolved_model,
-      entry.provider,
-      entry.provider_name,
-      entry.method,
-      entry.path,
-      entry.status_code,
-      entry.stream ? 1 : 0,
-      entry.error_type,
-      entry.session_id,
-      entry.user_path || '/',
-      entry.principal_id,
-      entry.auth_key_id,
-      entry.auth_method,
-      entry.client_ip,
-      entry.cache_type,
-      entry.alias_used ? 1 : 0,
-      entry.workflow_version_id,
-      entry.data.event_type ?? '',
-      responseId,
-      previousId,
-      looksLikeConversation(heavy) ? 1 : 0,
-      JSON.stringify(light),
-      entry.usage ? JSON.stringify(entry.usage) : null,
-    )
-    if (result.changes === 0) return false // already stored (a replay)
-    const seq = Number(result.lastInsertRowid)
-    if (heavy) this.insertPayload.run(seq, JSON.stringify(heavy))
-    this.insertSearch.run(seq, searchableText(entry))
+  private insertOne(row: AuditRow, keys: { max: number }): boolean {
+    const seq = this.nextSeq(row[1], keys.max)
+    if (this.insertEntry.run(seq, ...auditRowColumns(row)).changes === 0) return false // already stored (a replay)
+    if (seq > keys.max) keys.max = seq
+    const payload = auditRowPayload(row)
+    if (payload !== null) this.insertPayload.run(seq, payload)
+    this.insertSearch.run(seq, auditRowSearchText(row))
     return true
   }
 
-  /** The first free key of the entry's millisecond (the next millisecond's when 1024 started in this one). */
-  private nextSeq(ts: number): number {
+  /**
+   * The first free key of the entry's millisecond (the next millisecond's when 1024 started in this one). An
+   * entry newer than every stored key (the usual case) needs no lookup: the transaction holds the write lock and
+   * `maxKey` is the table's largest key.
+   */
+  private nextSeq(ts: number, maxKey: number): number {
+    if (ts * SEQ_PER_MS > maxKey) return ts * SEQ_PER_MS
     for (let base = ts * SEQ_PER_MS; ; base += SEQ_PER_MS) {
       const max = this.maxSeqIn.get(base, base + SEQ_PER_MS)?.m
       if (max === null || max === undefined) return base

@@ -4,23 +4,23 @@
  * the thread that serves requests. One writer connection for both tables also means the two never wait on each
  * other's locks. Built into the binary as a second entrypoint (see the `build` script in package.json).
  */
-import type { AuditLogEntry } from '../../audit/entry.ts'
+import type { AuditRow } from '../../audit/record.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import { SqliteAuditStore } from './audit-log.ts'
 import { openSqlite } from './client.ts'
 import { sqliteUsageStore } from './usage.ts'
 
-/** `batch` is the JSON text of an array of AuditLogEntry (`audit`) or UsageRecord (`usage`). */
-export type WriteThreadRequest = { kind: 'open'; path: string } | { kind: 'audit' | 'usage'; id: number; batch: string }
+/** Audit rows arrive as they are (structured clone); usage records as the JSON text of an array. */
+export type WriteThreadRequest = { kind: 'open'; path: string } | { kind: 'audit'; id: number; rows: AuditRow[] } | { kind: 'usage'; id: number; batch: string }
 export type WriteThreadReply = { id: number; ok: true; written: number } | { id: number; ok: false; error: string }
 
 declare const self: Worker
 let stores: { audit: SqliteAuditStore; usage: ReturnType<typeof sqliteUsageStore> } | undefined
 
-async function write(kind: 'audit' | 'usage', batch: string): Promise<number> {
+async function write(message: Exclude<WriteThreadRequest, { kind: 'open' }>): Promise<number> {
   if (!stores) throw new Error('write thread used before it was opened')
-  if (kind === 'audit') return stores.audit.writeBatch(JSON.parse(batch) as AuditLogEntry[])
-  const records = JSON.parse(batch) as UsageRecord[]
+  if (message.kind === 'audit') return stores.audit.writeBatch(message.rows)
+  const records = JSON.parse(message.batch) as UsageRecord[]
   await stores.usage.writeBatch(records)
   return records.length
 }
@@ -33,7 +33,7 @@ self.onmessage = async (event: MessageEvent<WriteThreadRequest>) => {
     return
   }
   try {
-    postMessage({ id: message.id, ok: true, written: await write(message.kind, message.batch) } satisfies WriteThreadReply)
+    postMessage({ id: message.id, ok: true, written: await write(message) } satisfies WriteThreadReply)
   } catch (error) {
     postMessage({ id: message.id, ok: false, error: (error as Error).message } satisfies WriteThreadReply)
   }

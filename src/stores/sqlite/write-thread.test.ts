@@ -2,7 +2,8 @@ import { afterEach, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { makeEntry, T0 } from '../../../test/helpers/audit-entries.ts'
+import { makeEntry, rowsOf, T0 } from '../../../test/helpers/audit-entries.ts'
+import { auditRowId } from '../../audit/record.ts'
 import { silentLogger } from '../../log/logger.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import { SqliteAuditStore } from './audit-log.ts'
@@ -41,7 +42,7 @@ test('audit entries and usage records are stored by the thread, on its own conne
   const { path, db } = database()
   const writes = startWriteThread(path, refusingFallback, silentLogger)
   try {
-    const entries = Array.from({ length: 30 }, (_, i) => makeEntry({ at: T0 + i }))
+    const entries = rowsOf(Array.from({ length: 30 }, (_, i) => makeEntry({ at: T0 + i })))
     const [a, , b] = await Promise.all([writes.writeAudit(entries.slice(0, 15)), writes.writeUsage([usageRecord('u1'), usageRecord('u2')]), writes.writeAudit(entries.slice(15))])
     expect(a + b).toBe(30)
     // A replayed batch (after a crash between write and acknowledgement) is not stored twice.
@@ -60,13 +61,13 @@ test('a thread that cannot start hands its batches to the main-thread fallback',
   const { path, db } = database()
   const stored: string[] = []
   const fallback: BatchWrites = {
-    writeAudit: async (e) => (stored.push(...e.map((x) => x.id)), e.length),
+    writeAudit: async (rows) => (stored.push(...rows.map(auditRowId)), rows.length),
     writeUsage: async (r) => void stored.push(...r.map((x) => x.id)),
     close: () => {},
   }
   const writes = startWriteThread(path, fallback, silentLogger, new URL('./no-such-worker.ts', import.meta.url).href)
   const entry = makeEntry({ at: T0 })
-  expect(await writes.writeAudit([entry])).toBe(1)
+  expect(await writes.writeAudit(rowsOf([entry]))).toBe(1)
   await writes.writeUsage([usageRecord('u9')])
   expect(stored).toEqual([entry.id, 'u9'])
   writes.close()

@@ -4,14 +4,14 @@
  * thread cannot start or dies, writes fall back to the main thread's own connection, so rows keep being stored
  * either way.
  */
-import type { AuditLogEntry } from '../../audit/entry.ts'
+import type { AuditRow } from '../../audit/record.ts'
 import type { Logger } from '../../log/logger.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import type { WriteThreadReply, WriteThreadRequest } from './write-thread-worker.ts'
 
 export interface BatchWrites {
-  /** Resolves with the number of entries stored (replays of stored ones are skipped). */
-  writeAudit(entries: readonly AuditLogEntry[]): Promise<number>
+  /** Resolves with the number of rows stored (replays of stored ones are skipped). */
+  writeAudit(rows: readonly AuditRow[]): Promise<number>
   writeUsage(records: readonly UsageRecord[]): Promise<void>
   close(): void
 }
@@ -36,7 +36,7 @@ export function startWriteThread(databasePath: string, fallback: BatchWrites, lo
   let broken = false
   const worker = new Worker(workerUrl)
   const writeLocally = (kind: Kind, batch: readonly unknown[]): Promise<number> =>
-    kind === 'audit' ? fallback.writeAudit(batch as AuditLogEntry[]) : fallback.writeUsage(batch as UsageRecord[]).then(() => batch.length)
+    kind === 'audit' ? fallback.writeAudit(batch as AuditRow[]) : fallback.writeUsage(batch as UsageRecord[]).then(() => batch.length)
   const giveUp = (reason: string) => {
     if (broken) return
     broken = true
@@ -61,12 +61,14 @@ export function startWriteThread(databasePath: string, fallback: BatchWrites, lo
     const id = next++
     return new Promise<number>((resolve, reject) => {
       pending.set(id, { kind, batch, resolve, reject })
-      // One JSON string per batch: far cheaper to post than a structured clone of many nested objects.
-      worker.postMessage({ kind, id, batch: JSON.stringify(batch) } satisfies WriteThreadRequest)
+      // Audit rows are flat arrays of primitives, which structured clone copies cheaply; usage records are
+      // objects, cheaper to post as one JSON string than to clone field by field.
+      const message: WriteThreadRequest = kind === 'audit' ? { kind, id, rows: batch as AuditRow[] } : { kind, id, batch: JSON.stringify(batch) }
+      worker.postMessage(message)
     })
   }
   return {
-    writeAudit: (entries) => post('audit', entries),
+    writeAudit: (rows) => post('audit', rows),
     writeUsage: async (records) => {
       await post('usage', records)
     },

@@ -1,0 +1,169 @@
+/**
+ * @module An audit entry encoded for storage, once, on the thread that captured it: the filterable fields as
+ * column values, LogData as two JSON texts (light and heavy, see projection.ts) and the text the search indexes.
+ * Bodies that arrived as JSON text are spliced in as that text instead of being serialised again.
+ *
+ * A row is a positional tuple because batches cross to the write thread by structured clone, where an array of
+ * primitives copies two to three times faster than an object with named fields, and the write thread then only
+ * binds values: it parses and serialises nothing.
+ */
+import type { AuditLogEntry } from './entry.ts'
+import { looksLikeConversation, splitHeavy, type HeavyPayload } from './projection.ts'
+import { searchableText } from './search.ts'
+
+/** The JSON texts the request and response bodies were parsed from, when the capture has them. */
+export interface BodyTexts {
+  request?: string
+  response?: string
+}
+
+/** Column names of the stored row, in tuple order (the SQLite store builds its INSERT from this list). */
+export const AUDIT_ROW_COLUMNS = [
+  'id',
+  'ts',
+  'duration_ns',
+  'request_id',
+  'requested_model',
+  'resolved_model',
+  'provider',
+  'provider_name',
+  'method',
+  'path',
+  'status_code',
+  'stream',
+  'error_type',
+  'session_id',
+  'user_path',
+  'principal_id',
+  'auth_key_id',
+  'auth_method',
+  'client_ip',
+  'cache_type',
+  'alias_used',
+  'workflow_version_id',
+  'event_type',
+  'response_id',
+  'previous_response_id',
+  'conversation_payload',
+  'data',
+  'usage',
+] as const
+
+export type AuditRowColumns = [
+  id: string,
+  /** Start time, epoch milliseconds. */
+  ts: number,
+  duration_ns: number,
+  request_id: string,
+  requested_model: string,
+  resolved_model: string,
+  provider: string,
+  provider_name: string,
+  method: string,
+  path: string,
+  status_code: number,
+  stream: 0 | 1,
+  error_type: string,
+  session_id: string,
+  user_path: string,
+  principal_id: string,
+  auth_key_id: string,
+  auth_method: string,
+  client_ip: string,
+  cache_type: string,
+  alias_used: 0 | 1,
+  workflow_version_id: string,
+  event_type: string,
+  /** A Responses API answer's id, so a later `previous_response_id` finds it. */
+  response_id: string | null,
+  previous_response_id: string | null,
+  conversation_payload: 0 | 1,
+  /** JSON of the light LogData. */
+  data: string,
+  /** JSON of the RequestUsageSummary. */
+  usage: string | null,
+]
+
+/** The columns, then the heavy payload's JSON (bodies and the like; null when there is none) and the search text. */
+export type AuditRow = [...AuditRowColumns, payload: string | null, search_text: string]
+
+export const AUDIT_ROW_COLUMN_COUNT = AUDIT_ROW_COLUMNS.length
+const DATA = AUDIT_ROW_COLUMNS.indexOf('data')
+const PAYLOAD = AUDIT_ROW_COLUMN_COUNT
+const SEARCH_TEXT = AUDIT_ROW_COLUMN_COUNT + 1
+
+/** Bytes a row holds beyond its texts, for the writer queue's byte budget. */
+const ROW_OVERHEAD_BYTES = 512
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+export function encodeAuditEntry(entry: AuditLogEntry, bodyTexts: BodyTexts = {}): AuditRow {
+  const { light, heavy } = splitHeavy(entry.data)
+  const response = heavy?.response_body
+  const request = heavy?.request_body
+  return [
+    entry.id,
+    Date.parse(entry.timestamp),
+    entry.duration_ns,
+    entry.request_id,
+    entry.requested_model,
+    entry.resolved_model,
+    entry.provider,
+    entry.provider_name,
+    entry.method,
+    entry.path,
+    entry.status_code,
+    entry.stream ? 1 : 0,
+    entry.error_type,
+    entry.session_id,
+    entry.user_path || '/',
+    entry.principal_id,
+    entry.auth_key_id,
+    entry.auth_method,
+    entry.client_ip,
+    entry.cache_type,
+    entry.alias_used ? 1 : 0,
+    entry.workflow_version_id,
+    entry.data.event_type ?? '',
+    isObject(response) && response.object === 'response' && typeof response.id === 'string' ? response.id : null,
+    isObject(request) && typeof request.previous_response_id === 'string' ? request.previous_response_id : null,
+    looksLikeConversation(heavy) ? 1 : 0,
+    JSON.stringify(light),
+    entry.usage ? JSON.stringify(entry.usage) : null,
+    heavy ? heavyJson(heavy, bodyTexts) : null,
+    searchableText(entry),
+  ]
+}
+
+/** The heavy payload's JSON, with each body's original text where the capture kept it. */
+function heavyJson(heavy: HeavyPayload, texts: BodyTexts): string {
+  const parts: string[] = []
+  if (heavy.request_body !== undefined) parts.push(`"request_body":${texts.request ?? JSON.stringify(heavy.request_body)}`)
+  if (heavy.response_body !== undefined) parts.push(`"response_body":${texts.response ?? JSON.stringify(heavy.response_body)}`)
+  if (heavy.attempts) parts.push(`"attempts":${JSON.stringify(heavy.attempts)}`)
+  if (heavy.revisions) parts.push(`"revisions":${JSON.stringify(heavy.revisions)}`)
+  return `{${parts.join(',')}}`
+}
+
+export const auditRowId = (row: AuditRow): string => row[0]
+export const auditRowColumns = (row: AuditRow): AuditRowColumns => row.slice(0, AUDIT_ROW_COLUMN_COUNT) as AuditRowColumns
+export const auditRowPayload = (row: AuditRow): string | null => row[PAYLOAD] as string | null
+export const auditRowSearchText = (row: AuditRow): string => row[SEARCH_TEXT] as string
+
+/** Rough size in memory, for the writer queue's byte budget. */
+export function auditRowBytes(row: AuditRow): number {
+  return ROW_OVERHEAD_BYTES + (row[DATA] as string).length + (auditRowPayload(row)?.length ?? 0)
+}
+
+/** True when `value` has a row's shape (a spill file line read back). */
+export function isAuditRow(value: unknown): value is AuditRow {
+  return (
+    Array.isArray(value) &&
+    value.length === SEARCH_TEXT + 1 &&
+    typeof value[0] === 'string' &&
+    typeof value[1] === 'number' &&
+    typeof value[DATA] === 'string' &&
+    (value[PAYLOAD] === null || typeof value[PAYLOAD] === 'string') &&
+    typeof value[SEARCH_TEXT] === 'string'
+  )
+}
