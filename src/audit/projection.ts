@@ -14,29 +14,48 @@ export interface HeavyPayload {
   revisions?: { index: number; body: unknown }[]
 }
 
+/** LogData keys whose values go to the heavy part (the light copy leaves them out). */
+const HEAVY_KEYS = new Set(['request_body', 'response_body', 'attempts', 'request_revisions'])
+
+/**
+ * Plain loops rather than rest destructuring (`{ body, ...meta }`): JavaScriptCore copies rest properties on a
+ * slow path, and this runs for every audited request.
+ */
 export function splitHeavy(data: LogData): { light: LogData; heavy: HeavyPayload | undefined } {
-  const { request_body, response_body, attempts, request_revisions, ...rest } = data
-  const light: LogData = rest
-  const heavy: HeavyPayload = {}
-  if (request_body !== undefined) heavy.request_body = request_body
-  if (response_body !== undefined) heavy.response_body = response_body
-  if (attempts) {
-    light.attempts = attempts.map((attempt, index) => {
-      const { response_body: body, response_headers: headers, ...meta } = attempt
-      if (body !== undefined || headers !== undefined) {
-        ;(heavy.attempts ??= []).push({ index, ...(body !== undefined ? { response_body: body } : {}), ...(headers !== undefined ? { response_headers: headers } : {}) })
+  const light: Record<string, unknown> = {}
+  for (const key in data) if (!HEAVY_KEYS.has(key)) light[key] = data[key as keyof LogData]
+  let heavy: HeavyPayload | undefined
+  if (data.request_body !== undefined) (heavy ??= {}).request_body = data.request_body
+  if (data.response_body !== undefined) (heavy ??= {}).response_body = data.response_body
+  if (data.attempts) {
+    const parts: NonNullable<HeavyPayload['attempts']> = []
+    light.attempts = data.attempts.map((attempt, index) => {
+      if (attempt.response_body === undefined && attempt.response_headers === undefined) return attempt
+      const part: (typeof parts)[number] = { index }
+      const meta: Record<string, unknown> = {}
+      for (const key in attempt) {
+        const value = attempt[key as keyof typeof attempt]
+        if (key === 'response_body') part.response_body = value
+        else if (key === 'response_headers') part.response_headers = value as Record<string, string>
+        else meta[key] = value
       }
+      parts.push(part)
       return meta
     })
+    if (parts.length > 0) (heavy ??= {}).attempts = parts
   }
-  if (request_revisions) {
-    light.request_revisions = request_revisions.map((revision, index) => {
-      const { body, ...meta } = revision
-      if (body !== undefined) (heavy.revisions ??= []).push({ index, body })
+  if (data.request_revisions) {
+    const parts: NonNullable<HeavyPayload['revisions']> = []
+    light.request_revisions = data.request_revisions.map((revision, index) => {
+      if (revision.body === undefined) return revision
+      parts.push({ index, body: revision.body })
+      const meta: Record<string, unknown> = {}
+      for (const key in revision) if (key !== 'body') meta[key] = revision[key as keyof typeof revision]
       return meta
     })
+    if (parts.length > 0) (heavy ??= {}).revisions = parts
   }
-  return { light, heavy: Object.keys(heavy).length > 0 ? heavy : undefined }
+  return { light: light as LogData, heavy }
 }
 
 /** Puts the heavy parts back; `attempts: false` drops the attempts' error bodies and headers (conversation view). */

@@ -137,12 +137,13 @@ export function encodeAuditEntry(entry: AuditLogEntry, bodyTexts: BodyTexts = {}
 
 /** The heavy payload's JSON, with each body's original text where the capture kept it. */
 function heavyJson(heavy: HeavyPayload, texts: BodyTexts): string {
-  const parts: string[] = []
-  if (heavy.request_body !== undefined) parts.push(`"request_body":${texts.request ?? JSON.stringify(heavy.request_body)}`)
-  if (heavy.response_body !== undefined) parts.push(`"response_body":${texts.response ?? JSON.stringify(heavy.response_body)}`)
-  if (heavy.attempts) parts.push(`"attempts":${JSON.stringify(heavy.attempts)}`)
-  if (heavy.revisions) parts.push(`"revisions":${JSON.stringify(heavy.revisions)}`)
-  return `{${parts.join(',')}}`
+  let json = ''
+  const add = (key: string, valueJson: string) => (json = `${json}${json ? ',' : '{'}"${key}":${valueJson}`)
+  if (heavy.request_body !== undefined) add('request_body', texts.request ?? JSON.stringify(heavy.request_body))
+  if (heavy.response_body !== undefined) add('response_body', texts.response ?? JSON.stringify(heavy.response_body))
+  if (heavy.attempts) add('attempts', JSON.stringify(heavy.attempts))
+  if (heavy.revisions) add('revisions', JSON.stringify(heavy.revisions))
+  return `${json}}`
 }
 
 export const auditRowId = (row: AuditRow): string => row[0]

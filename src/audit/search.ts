@@ -23,19 +23,9 @@ export function planSearch(term: string): SearchPlan {
  * the security event type.
  */
 export function searchableText(entry: AuditLogEntry): string {
-  return [
-    entry.request_id !== entry.id ? entry.request_id : '',
-    entry.requested_model,
-    entry.resolved_model,
-    entry.provider,
-    entry.provider_name,
-    entry.method,
-    entry.path,
-    entry.session_id,
-    entry.error_type,
-    entry.data.error_message ?? '',
-    entry.data.event_type ?? '',
-  ]
-    .filter(Boolean)
-    .join(' ')
+  let text = entry.request_id !== entry.id ? entry.request_id : ''
+  for (const part of [entry.requested_model, entry.resolved_model, entry.provider, entry.provider_name, entry.method, entry.path, entry.session_id, entry.error_type, entry.data.error_message, entry.data.event_type]) {
+    if (part) text = text ? `${text} ${part}` : part
+  }
+  return text
 }
