@@ -15,6 +15,8 @@ export type WriteThreadRequest = { kind: 'open'; path: string } | { kind: 'audit
 export type WriteThreadReply = { id: number; ok: true; written: number } | { id: number; ok: false; error: string }
 
 declare const self: Worker
+/** Page cache of the writer connection (KiB). */
+const WRITE_CACHE_KIB = 32 * 1024
 let stores: { audit: SqliteAuditStore; usage: ReturnType<typeof sqliteUsageStore> } | undefined
 
 async function write(message: Exclude<WriteThreadRequest, { kind: 'open' }>): Promise<number> {
@@ -29,6 +31,10 @@ self.onmessage = async (event: MessageEvent<WriteThreadRequest>) => {
   const message = event.data
   if (message.kind === 'open') {
     const db = openSqlite(message.path)
+    // A batch of a thousand rows dirties more pages than SQLite's default 2 MiB cache holds; beyond it every batch
+    // spills and re-reads pages through system calls. At 100k stored entries 32 MiB cut the thread's system time
+    // per row from about 14 µs to 8 µs.
+    db.exec(`PRAGMA cache_size = -${WRITE_CACHE_KIB}`)
     stores = { audit: new SqliteAuditStore(db), usage: sqliteUsageStore(db) }
     return
   }
