@@ -53,3 +53,8 @@ test('isAuditRow tells rows from other JSON', () => {
   expect(isAuditRow(row.slice(1))).toBe(false)
   expect(isAuditRow({ id: 'x' })).toBe(false)
 })
+
+test('the search text leaves out a part that repeats the one before it', () => {
+  const row = encodeAuditEntry(makeEntry({ requested_model: 'openai/gpt-4o', resolved_model: 'openai/gpt-4o', provider: 'openai', provider_name: 'openai', error_type: '' }))
+  expect(auditRowSearchText(row)).toBe('openai/gpt-4o openai POST /v1/chat/completions')
+})

@@ -20,12 +20,15 @@ export function planSearch(term: string): SearchPlan {
 /**
  * The searchable text of an entry: request_id (unless it is the entry's own id, which UUID search finds),
  * requested and resolved model, provider type and name, method, path, session id, error type and message, and
- * the security event type.
+ * the security event type (a part equal to the one before it is left out).
  */
 export function searchableText(entry: AuditLogEntry): string {
   let text = entry.request_id !== entry.id ? entry.request_id : ''
+  let previous = ''
   for (const part of [entry.requested_model, entry.resolved_model, entry.provider, entry.provider_name, entry.method, entry.path, entry.session_id, entry.error_type, entry.data.error_message, entry.data.event_type]) {
-    if (part) text = text ? `${text} ${part}` : part
+    // The resolved model and provider name usually repeat their neighbour: indexing them twice finds nothing more.
+    if (part && part !== previous) text = text ? `${text} ${part}` : part
+    previous = part ?? ''
   }
   return text
 }
