@@ -133,6 +133,18 @@ describe('overflow', () => {
 })
 
 describe('failures', () => {
+  test('an entry JSON cannot encode is dead-lettered by id and counted; record still returns normally', async () => {
+    const { writer, store, dir } = setup()
+    const broken = entry(1, undefined)
+    ;(broken.data as Record<string, unknown>).labels = [10n]
+    expect(() => writer.record(broken)).not.toThrow()
+    writer.record(entry(2))
+    await writer.drain()
+    expect(store.rows.size).toBe(1)
+    expect(writer.stats()).toMatchObject({ recorded: 2, failed: 1 })
+    expect(readFileSync(join(dir, 'audit-dead-letter.jsonl'), 'utf8')).toContain(broken.id)
+  })
+
   test('a failed batch is retried, not discarded', async () => {
     const store = new FakeStore()
     store.failNext = 2
