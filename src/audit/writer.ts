@@ -4,7 +4,7 @@
  *
  * - Encoded at once: `record` turns the entry into its storage row (src/audit/record.ts) on the spot, while its
  *   objects are fresh, so the queue holds a few strings per entry rather than object graphs the garbage
- *   collector must carry, and a batch crosses to the write thread without being serialised.
+ *   collector must carry, and a batch crosses to the write thread as flat arrays, with no JSON step.
  * - Bounded: the queue holds at most `capacity` entries and `maxBytes` of (estimated) entry size. Beyond that,
  *   entries go to the spill file (src/audit/spill.ts) instead of being dropped, and are replayed into the store
  *   when the queue has room again, at start-up, and at shutdown.
@@ -112,7 +112,11 @@ export class AuditWriter implements AuditRecorder {
       // Only an entry JSON cannot serialise gets here (a cycle, a BigInt): keep what can be kept, for a person.
       this.counters.failed++
       this.lastError = err instanceof Error ? err.message : String(err)
-      this.spill.deadLetter([unencodable(entry, err)])
+      try {
+        this.spill.deadLetter([unencodable(entry, err)])
+      } catch (deadLetterError) {
+        this.log.error({ err: deadLetterError, audit_entry_id: entry.id }, 'audit entry could not be encoded nor dead-lettered')
+      }
       return
     }
     const approxBytes = auditRowBytes(row)
