@@ -4,7 +4,7 @@
  * split across reads), a stream-borne `error` event, error bodies `{"type":"error","error":{type,message}}` with
  * their statuses, `count_tokens` and the model list. The model name picks a behaviour; every request is recorded.
  */
-import type { RecordedRequest } from './mock-openai-upstream.ts'
+import { recordedRequest, type RecordedRequest } from './mock-openai-upstream.ts'
 
 const encoder = new TextEncoder()
 
@@ -121,8 +121,9 @@ export function startMockAnthropic(apiKey = 'sk-ant-test'): MockAnthropic {
     idleTimeout: 0,
     async fetch(req) {
       const url = new URL(req.url)
-      const body: any = req.method === 'POST' ? await req.json().catch(() => undefined) : undefined
-      requests.push({ method: req.method, path: url.pathname, search: url.search, headers: Object.fromEntries(req.headers), body })
+      const recorded = await recordedRequest(req, url)
+      requests.push(recorded)
+      const body = recorded.body
       if (req.headers.get('x-api-key') !== apiKey) return anthropicError(401, 'authentication_error', 'invalid x-api-key')
       if (!req.headers.get('anthropic-version')) return anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required')
       if (req.method === 'GET' && url.pathname === '/v1/models') {

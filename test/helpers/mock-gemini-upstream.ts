@@ -8,7 +8,7 @@
  * roles, a `functionResponse` naming the call it answers, and (for `gemini-3*` models) the signature on a
  * replayed function call. The model name picks a behaviour; every request is recorded.
  */
-import type { RecordedRequest } from './mock-openai-upstream.ts'
+import { recordedRequest, type RecordedRequest } from './mock-openai-upstream.ts'
 
 const encoder = new TextEncoder()
 
@@ -124,8 +124,9 @@ export function startMockGemini(apiKey = 'gemini-test-key'): MockGemini {
     idleTimeout: 0,
     async fetch(req) {
       const url = new URL(req.url)
-      const body: any = req.method === 'POST' ? await req.json().catch(() => undefined) : undefined
-      requests.push({ method: req.method, path: url.pathname, search: url.search, headers: Object.fromEntries(req.headers), body })
+      const recorded = await recordedRequest(req, url)
+      requests.push(recorded)
+      const body = recorded.body
       if (req.headers.get('x-goog-api-key') !== apiKey) {
         return googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }])
       }

@@ -13,6 +13,18 @@ export interface RecordedRequest {
   body: any
 }
 
+/** What a mock records of a request: its line, headers and body (parsed JSON, else the text; undefined when empty). */
+export async function recordedRequest(req: Request, url: URL): Promise<RecordedRequest> {
+  const text = req.method === 'POST' ? await req.text() : ''
+  let body: any
+  try {
+    body = text ? JSON.parse(text) : undefined
+  } catch {
+    body = text
+  }
+  return { method: req.method, path: url.pathname, search: url.search, headers: Object.fromEntries(req.headers), body }
+}
+
 export interface MockUpstream {
   url: string
   port: number
@@ -193,14 +205,9 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
     idleTimeout: 0,
     async fetch(req) {
       const url = new URL(req.url)
-      const text = req.method === 'POST' ? await req.text() : ''
-      let body: any
-      try {
-        body = text ? JSON.parse(text) : undefined
-      } catch {
-        body = text
-      }
-      requests.push({ method: req.method, path: url.pathname, search: url.search, headers: Object.fromEntries(req.headers), body })
+      const recorded = await recordedRequest(req, url)
+      requests.push(recorded)
+      const body = recorded.body
 
       const auth = req.headers.get('authorization') ?? ''
       if (options.apiKey && auth !== `Bearer ${options.apiKey}`) {
