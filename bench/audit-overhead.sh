@@ -9,12 +9,12 @@
 # OFF_ENV and ON_ENV replace the two sides' settings (space-separated VAR=value), to compare other configurations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 PAIRS=${PAIRS:-10}
 RUN_SECONDS=${SECONDS_PER_RUN:-4}
 MOCK_PORT=${MOCK_PORT:-19111}
 OFF_PORT=${OFF_PORT:-19112}
 ON_PORT=${ON_PORT:-19113}
-KEY=bench-master-key-0123456789
 TMP=$(mktemp -d)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
@@ -27,21 +27,15 @@ start_gateway() { # port, name, extra environment...
   local port=$1 name=$2
   shift 2
   mkdir -p "$TMP/$name"
-  env "$@" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warn GATEWAY_DB_PATH="$TMP/$name/g.db" GATEWAY_MASTER_KEY=$KEY \
-    OPENAI_API_KEY=sk-bench OPENAI_BASE_URL=http://127.0.0.1:$MOCK_PORT/v1 BUN_CONFIG_MAX_HTTP_REQUESTS=1024 \
-    bun src/main.ts >"$TMP/$name.log" 2>&1 &
-  PIDS+=($!)
-  for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && return; sleep 0.1; done
-  echo "gateway $name did not start:" >&2
-  cat "$TMP/$name.log" >&2
-  exit 1
+  start_bench_gateway "$port" "$TMP/$name/g.db" "$TMP/$name.log" "$MOCK_PORT" "$@"
+  PIDS+=("$GATEWAY_PID")
 }
 # shellcheck disable=SC2086 # word splitting is the point: each word is one VAR=value
 start_gateway "$OFF_PORT" off ${OFF_ENV:-GATEWAY_CONFIG=bench/configs/usage-only.yaml}
 # shellcheck disable=SC2086
 start_gateway "$ON_PORT" on ${ON_ENV:-GATEWAY_CONFIG=bench/configs/defaults.yaml LOGGING_LOG_BODIES=true LOGGING_LOG_HEADERS=true}
 
-export BENCH_AUTH=$KEY BENCH_MODEL=openai/gpt-4o-mini
+export BENCH_AUTH=$BENCH_KEY BENCH_MODEL=openai/gpt-4o-mini
 load() { wrk -t1 -c50 -d"$2" -s bench/wrk/chat.lua "http://127.0.0.1:$1" 2>&1 | awk '/Requests\/sec/{printf "%d", $2}'; }
 # Warm both (JIT, connection pools) before measuring.
 load "$OFF_PORT" 2 >/dev/null
@@ -57,7 +51,7 @@ for pair in $(seq 1 "$PAIRS"); do
   RATIOS+=("$ratio")
   printf '| %d | %s | %s | %s |\n' "$pair" "$off" "$on" "$ratio"
 done
-median=$(printf '%s\n' "${RATIOS[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-stats=$(curl -s -H "Authorization: Bearer $KEY" "http://127.0.0.1:$ON_PORT/admin/audit/writer-stats")
+median=$(median %.3f <<<"${RATIOS[*]}")
+stats=$(curl -s -H "Authorization: Bearer $BENCH_KEY" "http://127.0.0.1:$ON_PORT/admin/audit/writer-stats")
 printf '\nmedian ratio (on / off): %s\n' "$median"
 printf 'audit writer of the "on" gateway after the runs: %s\n' "$stats"

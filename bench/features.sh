@@ -5,10 +5,10 @@
 # on a shared 2-core machine. Usage: [ROUNDS=3] bench/features.sh [seconds per run, default 6]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 DURATION=${1:-6}
 MOCK_PORT=${MOCK_PORT:-19101}
 GW_PORT=${GW_PORT:-19102}
-KEY=bench-master-key-0123456789
 TMP=$(mktemp -d)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
@@ -37,12 +37,10 @@ for round in $(seq 1 "$ROUNDS"); do
   for run in "${RUNS[@]}"; do
     IFS='|' read -r name extra header <<<"$run"
     rm -rf "$TMP/db" && mkdir -p "$TMP/db"
-    env $extra PORT=$GW_PORT HOST=127.0.0.1 LOG_LEVEL=warn GATEWAY_DB_PATH="$TMP/db/g.db" GATEWAY_MASTER_KEY=$KEY \
-      OPENAI_API_KEY=sk-bench OPENAI_BASE_URL=http://127.0.0.1:$MOCK_PORT/v1 BUN_CONFIG_MAX_HTTP_REQUESTS=1024 \
-      bun src/main.ts >"$TMP/gw.log" 2>&1 &
-    gw=$!
-    for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$GW_PORT/health" >/dev/null && break; sleep 0.1; done
-    export BENCH_AUTH=$KEY BENCH_MODEL=openai/gpt-4o-mini BENCH_HEADERS="$header"
+    # shellcheck disable=SC2086 # word splitting is the point: each word is one VAR=value
+    start_bench_gateway "$GW_PORT" "$TMP/db/g.db" "$TMP/gw.log" "$MOCK_PORT" $extra
+    gw=$GATEWAY_PID
+    export BENCH_AUTH=$BENCH_KEY BENCH_MODEL=openai/gpt-4o-mini BENCH_HEADERS="$header"
     wrk -t1 -c50 -d2 -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" >/dev/null 2>&1
     cpu0=$(awk '{print $14+$15}' "/proc/$gw/stat")
     out=$(wrk -t1 -c50 -d"$DURATION" -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" 2>&1)
@@ -54,9 +52,8 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 printf '| Configuration | req/s | gateway CPU µs/req |\n| --- | ---: | ---: |\n'
 for run in "${RUNS[@]}"; do
   IFS='|' read -r name _ _ <<<"$run"
-  printf '| %s | %s | %s |\n' "$name" "$(median "${RPS[$name]}")" "$(median "${CPU[$name]}")"
+  printf '| %s | %s | %s |\n' "$name" "$(median %d <<<"${RPS[$name]}")" "$(median %d <<<"${CPU[$name]}")"
 done

@@ -1,0 +1,26 @@
+# Shared by the shell benchmarks (sourced, not run): launching a gateway against the bench mock upstream, and a
+# median.
+BENCH_KEY=bench-master-key-0123456789
+
+# start_bench_gateway PORT DB_PATH LOG_FILE MOCK_PORT [VAR=value ...]
+# Starts `bun src/main.ts` with the bench master key, pointed at the mock upstream, with the extra settings given;
+# waits for /health and leaves the process id in GATEWAY_PID. Fails, printing the gateway's log, if it does not
+# come up within 5 s.
+start_bench_gateway() {
+  local port=$1 db=$2 log=$3 mock=$4
+  shift 4
+  env "$@" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warn GATEWAY_DB_PATH="$db" GATEWAY_MASTER_KEY=$BENCH_KEY \
+    OPENAI_API_KEY=sk-bench OPENAI_BASE_URL="http://127.0.0.1:$mock/v1" BUN_CONFIG_MAX_HTTP_REQUESTS=1024 \
+    bun src/main.ts >"$log" 2>&1 &
+  GATEWAY_PID=$!
+  for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && return 0; sleep 0.1; done
+  echo "gateway on port $port did not start:" >&2
+  cat "$log" >&2
+  return 1
+}
+
+# median [printf format, default %g]: the median of the numbers on stdin, whitespace-separated.
+median() {
+  tr -s ' \t' '\n\n' | grep -v '^$' | sort -n |
+    awk -v fmt="${1:-%g}" '{ v[NR] = $1 } END { printf fmt "\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
