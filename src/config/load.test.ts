@@ -70,3 +70,84 @@ describe('loadConfig', () => {
     expect(problemsOf({}, dir)[0]).toMatch(/^server.*prot/)
   })
 })
+
+describe('${VAR} expansion in YAML', () => {
+  const yamlWith = (text: string) => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'gateway.yaml'), text)
+    return dir
+  }
+  const providerYaml = 'providers:\n  mine:\n    type: openai\n    base_url: https://api.example.com/v1\n    api_key: ${MY_KEY}\n'
+
+  test('a secret containing " #" is kept whole, not cut as a comment', () => {
+    const config = loadConfig({ env: { MY_KEY: 'sk-abc #def' }, cwd: yamlWith(providerYaml) })
+    expect(config.providers.mine!.api_key).toBe('sk-abc #def')
+  })
+
+  test('a value containing ": " is a plain string and does not break start-up', () => {
+    const config = loadConfig({ env: { MY_KEY: 'sk: abc: def' }, cwd: yamlWith(providerYaml) })
+    expect(config.providers.mine!.api_key).toBe('sk: abc: def')
+  })
+
+  test('a value containing a newline cannot inject keys', () => {
+    const injected = 'sk-x\n    base_url: http://attacker.example'
+    const config = loadConfig({ env: { MY_KEY: injected }, cwd: yamlWith(providerYaml) })
+    expect(config.providers.mine!.api_key).toBe(injected)
+    expect(config.providers.mine!.base_url).toBe('https://api.example.com/v1')
+  })
+
+  test('quotes, braces and YAML syntax in a value stay literal', () => {
+    for (const value of ['"quoted"', "it's", '{a: 1}', '[1, 2]', '&anchor', '*alias', '- item', '|', '${OTHER}']) {
+      const config = loadConfig({ env: { MY_KEY: value, OTHER: 'no' }, cwd: yamlWith(providerYaml) })
+      expect(config.providers.mine!.api_key).toBe(value)
+    }
+  })
+
+  test('several references and text around them in one scalar', () => {
+    const dir = yamlWith('providers:\n  mine:\n    type: openai\n    api_key: k\n    base_url: https://${HOST}:${PORT_NO}/v1\n')
+    const config = loadConfig({ env: { HOST: 'llm.internal', PORT_NO: '8443' }, cwd: dir })
+    expect(config.providers.mine!.base_url).toBe('https://llm.internal:8443/v1')
+  })
+
+  test('an unset variable without a default stops start-up naming the variable and the field', () => {
+    const problems = problemsOf({}, yamlWith(providerYaml))
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(/^providers\.mine\.api_key: environment variable MY_KEY is not set/)
+  })
+
+  test('a bad expanded value names the variable it came from, not its content', () => {
+    const dir = yamlWith('providers:\n  mine:\n    type: openai\n    api_key: k\n    base_url: ${SECRET_URL}\n')
+    const [problem] = problemsOf({ SECRET_URL: 'not-a-url-s3cr3t' }, dir)
+    expect(problem).toMatch(/^providers\.mine\.base_url \(from .*gateway\.yaml via \$\{SECRET_URL\}\)/)
+    expect(problem).not.toContain('s3cr3t')
+  })
+
+  test('every unset variable is named, not only the first', () => {
+    const dir = yamlWith('providers:\n  a:\n    type: openai\n    api_key: ${KEY_A}\n  b:\n    type: openai\n    api_key: ${KEY_B}\n')
+    const problems = problemsOf({}, dir)
+    expect(problems.join('\n')).toContain('KEY_A')
+    expect(problems.join('\n')).toContain('KEY_B')
+  })
+
+  test('${VAR:-default} uses the default when the variable is unset or empty, the variable otherwise', () => {
+    const dir = yamlWith('server:\n  host: ${BIND:-127.0.0.1}\n  port: ${GW_PORT:-9001}\n')
+    expect(loadConfig({ env: {}, cwd: dir }).server).toMatchObject({ host: '127.0.0.1', port: 9001 })
+    expect(loadConfig({ env: { BIND: '' }, cwd: dir }).server.host).toBe('127.0.0.1')
+    expect(loadConfig({ env: { BIND: '::1', GW_PORT: '9002' }, cwd: dir }).server).toMatchObject({ host: '::1', port: 9002 })
+  })
+
+  test('a variable set to the empty string expands to the empty string', () => {
+    const dir = yamlWith('database:\n  path: ./data/${SUFFIX}gw.db\n')
+    expect(loadConfig({ env: { SUFFIX: '' }, cwd: dir }).database.path).toBe('./data/gw.db')
+  })
+
+  test('$${ is a literal ${, and references in comments and keys are not expanded', () => {
+    const dir = yamlWith('# api_key: ${NOT_SET_ANYWHERE}\nproviders:\n  mine:\n    type: openai\n    api_key: pre$${MY_KEY}post\n')
+    expect(loadConfig({ env: {}, cwd: dir }).providers.mine!.api_key).toBe('pre${MY_KEY}post')
+  })
+
+  test('values inside lists and nested mappings expand too', () => {
+    const dir = yamlWith('providers:\n  mine:\n    type: openai\n    api_key: k\n    base_url: https://x.example/v1\n    models:\n      - ${M1}\n      - "${M2}"\n')
+    expect(loadConfig({ env: { M1: 'a #1', M2: 'b: 2' }, cwd: dir }).providers.mine!.models).toEqual(['a #1', 'b: 2'])
+  })
+})

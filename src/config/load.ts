@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import type { z } from 'zod'
+import { expandVariables } from './expand-variables.ts'
 import { PROVIDER_TYPES, PROVIDER_TYPE_NAMES, type ProviderType } from './provider-catalog.ts'
 import { gatewayConfigSchema, type GatewayConfig } from './schema.ts'
 
@@ -76,19 +77,18 @@ function readYamlFile(env: Env, cwd: string, origins: Map<string, string>): Reco
   }
   let doc: unknown
   try {
-    doc = parseYaml(expandVariables(readFileSync(path, 'utf8'), env))
+    doc = parseYaml(readFileSync(path, 'utf8'))
   } catch (error) {
     throw new ConfigError([`${path}: not valid YAML: ${(error as Error).message}`])
   }
   if (doc == null) return {}
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError([`${path}: expected a mapping at the top`])
   origins.set('', path)
-  return doc as Record<string, unknown>
-}
-
-/** `${VAR}` and `${VAR:-default}` in the YAML text, so secrets can stay in the environment. */
-function expandVariables(text: string, env: Env): string {
-  return text.replace(/\$\{([A-Z0-9_]+)(?::-([^}]*))?\}/g, (_, name: string, fallback?: string) => env[name] ?? fallback ?? '')
+  // After parsing, never before: a variable's content must not be read as YAML.
+  const expanded = expandVariables(doc, env)
+  if (expanded.problems.length > 0) throw new ConfigError(expanded.problems.map((p) => `${p} (in ${path})`))
+  for (const [field, names] of expanded.sources) origins.set(field, `${path} via ${names.map((n) => `\${${n}}`).join(', ')}`)
+  return expanded.value as Record<string, unknown>
 }
 
 function applyEnvironment(raw: Record<string, unknown>, env: Env, origins: Map<string, string>): void {
