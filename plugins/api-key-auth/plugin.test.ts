@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Decision } from '../../src/pipeline/types.ts'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { apiKeyAuth } from './plugin.ts'
 
 const MASTER = 'master-key-for-tests'
 const deps = makeDeps({ GATEWAY_MASTER_KEY: MASTER })
-const hooks = apiKeyAuth.create({}, deps)
+const hooks = pluginHooks(apiKeyAuth, {}, deps)
 let plain: string
 let bound: string
 let revoked: string
@@ -96,7 +96,7 @@ describe('user path', () => {
 test('without a master key and without managed keys the gateway runs open; a key that exists closes it', async () => {
   const open = makeDeps({})
   await open.keys.refresh()
-  const openHooks = apiKeyAuth.create({}, open)
+  const openHooks = pluginHooks(apiKeyAuth, {}, open)
   const ctx = makeContext({ body: { model: 'x', messages: [] } })
   expect(((await openHooks.before!(ctx)) as Decision).kind).toBe('continue')
   expect(ctx.principal).toMatchObject({ method: 'none', id: 'anonymous' })

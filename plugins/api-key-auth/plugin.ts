@@ -12,7 +12,7 @@ import { apiKeyAuthManifest } from './manifest.ts'
 
 export const apiKeyAuth = definePlugin({
   manifest: apiKeyAuthManifest,
-  create(_config, { config, keys, authFailures }) {
+  create({ config, keys, authFailures }) {
     const authenticator = new KeyAuthenticator(config.master_key, keys)
     return {
       before(ctx) {

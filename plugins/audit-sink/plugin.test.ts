@@ -3,15 +3,16 @@ import type { AuditLogEntry } from '../../src/audit/entry.ts'
 import { GatewayError, gatewayErrors } from '../../src/errors/gateway-error.ts'
 import { BODY_CAPTURE_LIMIT_BYTES } from '../../src/http/ingress.ts'
 import type { RequestContext } from '../../src/pipeline/context.ts'
-import type { Outcome, PluginHooks } from '../../src/pipeline/types.ts'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import type { BoundHooks } from '../../src/pipeline/build.ts'
+import type { Outcome } from '../../src/pipeline/types.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { auditSink } from './plugin.ts'
 
 function setup(env: Record<string, string> = {}) {
   const entries: AuditLogEntry[] = []
   let suppressed = 0
   const deps = { ...makeDeps(env), audit: { record: (e: AuditLogEntry) => entries.push(e), recordSuppressed: () => suppressed++ } }
-  const hooks = auditSink.create({}, deps) as Required<Pick<PluginHooks, 'prepare' | 'onComplete'>>
+  const hooks = pluginHooks(auditSink, {}, deps) as Required<Pick<BoundHooks, 'prepare' | 'onComplete'>>
   return { hooks, entries, suppressed: () => suppressed }
 }
 

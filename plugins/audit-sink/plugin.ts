@@ -10,7 +10,7 @@ import { auditSinkManifest } from './manifest.ts'
 
 export const auditSink = definePlugin({
   manifest: auditSinkManifest,
-  create(_config, { config, audit }) {
+  create({ config, audit }) {
     const { log_bodies: logBodies, log_headers: logHeaders } = config.logging
     return {
       prepare(ctx) {

@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test'
 import { budgetStatus } from '../../src/limits/budget-spend.ts'
 import type { CostModel } from '../../src/limits/cost.ts'
 import type { Outcome } from '../../src/pipeline/types.ts'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { budgetConfig } from './manifest.ts'
 import { budget } from './plugin.ts'
 
@@ -12,7 +12,7 @@ const costModel: CostModel = { costUsd: (_t, tokens) => (tokens.prompt + tokens.
 async function setup(limitUsd: number) {
   const deps = { ...makeDeps(), costModel }
   await deps.limits.addBudget({ scope: { key_id: 'key_1' }, window: 'day', limit_usd: limitUsd })
-  return { deps, hooks: budget.create(budgetConfig.parse({}), deps) }
+  return { deps, hooks: pluginHooks(budget, budgetConfig.parse({}), deps) }
 }
 
 function request(maxTokens = 100) {

@@ -9,7 +9,7 @@
 import { GatewayError } from '../../src/errors/gateway-error.ts'
 import { budgetWindow, MICRO } from '../../src/limits/budget-spend.ts'
 import { inScope, type Budget } from '../../src/limits/definitions.ts'
-import type { RequestContext } from '../../src/pipeline/context.ts'
+import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
 import { countChatPromptTokens } from '../../src/tokens/count.ts'
 import { budgetManifest } from './manifest.ts'
@@ -17,6 +17,8 @@ import { budgetManifest } from './manifest.ts'
 interface Reservation {
   entries: { key: string; micro: number; ttlMs: number }[]
 }
+
+const reservationSlot = requestSlot<Reservation>('budget')
 
 export function exhausted(budget: Budget, resetsAt: number, now: number): GatewayError {
   const retryAfter = Math.max(1, Math.ceil((resetsAt - now) / 1000))
@@ -31,18 +33,17 @@ export function exhausted(budget: Budget, resetsAt: number, now: number): Gatewa
 
 export const budget = definePlugin({
   manifest: budgetManifest,
-  create(config, { stores, limits, costModel }) {
+  create({ stores, limits, costModel }) {
     const counters = stores.counters
-    const reservations = new WeakMap<RequestContext, Reservation>()
 
-    function estimateMicro(ctx: RequestContext): number {
+    function estimateMicro(ctx: RequestContext, defaultOutputTokens: number): number {
       if (!ctx.target) return 0
       const max = ctx.body.max_completion_tokens ?? ctx.body.max_tokens ?? ctx.body.max_output_tokens
       const usd = costModel.costUsd(ctx.target, {
         prompt: countChatPromptTokens(ctx.body),
         cachedPrompt: 0,
         cacheWrite: 0,
-        completion: typeof max === 'number' ? max : config.default_output_tokens_estimate,
+        completion: typeof max === 'number' ? max : defaultOutputTokens,
       })
       return Math.round((usd ?? 0) * MICRO)
     }
@@ -51,11 +52,11 @@ export const budget = definePlugin({
       prepare(ctx) {
         ctx.captureUsage = true // settled with the real usage
       },
-      async before(ctx) {
+      async before(ctx, config) {
         const applicable = limits.budgets.filter((b) => inScope(b.scope, ctx.principal?.keyId, ctx.userPath))
         if (applicable.length === 0) return CONTINUE
         const now = Date.now()
-        const micro = estimateMicro(ctx)
+        const micro = estimateMicro(ctx, config.default_output_tokens_estimate)
         const reservation: Reservation = { entries: [] }
         for (const b of applicable) {
           const w = budgetWindow(b, now)
@@ -68,11 +69,11 @@ export const budget = definePlugin({
           }
           reservation.entries.push({ key: w.key, micro, ttlMs: w.ttlMs })
         }
-        reservations.set(ctx, reservation)
+        ctx.setState(reservationSlot, reservation)
         return CONTINUE
       },
       async onComplete(ctx, outcome) {
-        const r = reservations.get(ctx)
+        const r = ctx.state(reservationSlot)
         if (!r) return
         const u = outcome.usage
         const actualUsd =

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { contextSlimmerConfig } from './manifest.ts'
 import { contextSlimmer, slimText } from './plugin.ts'
 
@@ -20,7 +20,7 @@ test('slims tool results and duplicate tools, counts the saved tokens, leaves us
     tools: [tool, tool, { ...tool, function: { ...tool.function, name: 'cat' } }],
   }
   const ctx = makeContext({ body })
-  contextSlimmer.create(contextSlimmerConfig.parse({ enabled: true }), makeDeps()).before!(ctx)
+  pluginHooks(contextSlimmer, contextSlimmerConfig.parse({ enabled: true }), makeDeps()).before!(ctx)
   const messages = ctx.body.messages as { content: string }[]
   expect(messages[0]!.content).toBe('spaces    the user typed')
   expect(messages[1]!.content).not.toContain('  ')
@@ -33,7 +33,7 @@ test('slims tool results and duplicate tools, counts the saved tokens, leaves us
 
 test('nothing to slim is a no-change revision', () => {
   const ctx = makeContext({ body: { model: 'm', messages: [{ role: 'tool', content: 'tidy' }] } })
-  contextSlimmer.create(contextSlimmerConfig.parse({ enabled: true }), makeDeps()).before!(ctx)
+  pluginHooks(contextSlimmer, contextSlimmerConfig.parse({ enabled: true }), makeDeps()).before!(ctx)
   expect(ctx.revisions[0]).toMatchObject({ no_change: true, tokens_saved: 0 })
   expect(ctx.revisions[0]!.bytes_after).toBe(ctx.revisions[0]!.bytes_before)
 })

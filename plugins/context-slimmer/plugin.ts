@@ -19,9 +19,9 @@ export function slimText(text: string, collapse: boolean, trim: boolean): string
 
 export const contextSlimmer = definePlugin({
   manifest: contextSlimmerManifest,
-  create(config) {
+  create() {
     return {
-      before(ctx) {
+      before(ctx, config) {
         if (!config.enabled || ctx.endpoint !== 'chat.completions' || !Array.isArray(ctx.body.messages)) return CONTINUE
         applyRewrite(ctx, contextSlimmerManifest.id, (body) => {
           let slimmedMessages = 0

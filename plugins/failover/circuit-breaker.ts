@@ -1,7 +1,14 @@
 /**
- * @module A circuit per target: after `failureThreshold` consecutive failures the target is skipped for
- * `cooldownMs`; then one trial request is let through (half-open), whose outcome closes or re-opens it.
+ * @module A circuit per target, shared by every workflow (a target's health does not depend on which workflow
+ * calls it): after `failure_threshold` consecutive failures the target is skipped for `cooldown_ms`; then one
+ * trial request is let through (half-open), whose outcome closes or re-opens it. The thresholds come from the
+ * calling workflow's settings.
  */
+
+export interface CircuitPolicy {
+  failure_threshold: number
+  cooldown_ms: number
+}
 
 interface Circuit {
   failures: number
@@ -12,16 +19,12 @@ interface Circuit {
 export class CircuitBreaker {
   private readonly circuits = new Map<string, Circuit>()
 
-  constructor(
-    private readonly failureThreshold: number,
-    private readonly cooldownMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(private readonly now: () => number = Date.now) {}
 
   /** Whether a call to the target may go ahead now. */
-  allows(target: string): boolean {
+  allows(target: string, policy: CircuitPolicy): boolean {
     const c = this.circuits.get(target)
-    if (!c || c.failures < this.failureThreshold) return true
+    if (!c || c.failures < policy.failure_threshold) return true
     if (this.now() < c.openUntil || c.trialInFlight) return false
     c.trialInFlight = true
     return true
@@ -31,17 +34,17 @@ export class CircuitBreaker {
     if (this.circuits.size > 0) this.circuits.delete(target)
   }
 
-  failed(target: string): void {
+  failed(target: string, policy: CircuitPolicy): void {
     const c = this.circuits.get(target) ?? { failures: 0, openUntil: 0, trialInFlight: false }
     c.failures++
     c.trialInFlight = false
-    if (c.failures >= this.failureThreshold) c.openUntil = this.now() + this.cooldownMs
+    if (c.failures >= policy.failure_threshold) c.openUntil = this.now() + policy.cooldown_ms
     this.circuits.set(target, c)
   }
 
-  state(target: string): 'closed' | 'open' | 'half-open' {
+  state(target: string, policy: CircuitPolicy): 'closed' | 'open' | 'half-open' {
     const c = this.circuits.get(target)
-    if (!c || c.failures < this.failureThreshold) return 'closed'
+    if (!c || c.failures < policy.failure_threshold) return 'closed'
     return this.now() < c.openUntil ? 'open' : 'half-open'
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { GatewayError } from '../../src/errors/gateway-error.ts'
 import type { AdapterCall, ProviderAdapter } from '../../src/providers/types.ts'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { CircuitBreaker } from './circuit-breaker.ts'
 import { failoverConfig } from './manifest.ts'
 import { candidateTargets, failover } from './plugin.ts'
@@ -33,7 +33,7 @@ const env = { OPENAI_API_KEY: 'k', GROQ_API_KEY: 'k', MISTRAL_API_KEY: 'k', VIRT
 function run(script: Record<string, number[]>, settings: Record<string, unknown> = {}, model = 'openai/a') {
   const { adapter, calls } = scriptedAdapter(script)
   const deps = makeDeps(env, { 'openai-compatible': adapter })
-  const hooks = failover.create(failoverConfig.parse({ initial_backoff_ms: 1, max_backoff_ms: 2, targets: { 'openai/a': ['groq/b', 'mistral/m'] }, ...settings }), deps)
+  const hooks = pluginHooks(failover, failoverConfig.parse({ initial_backoff_ms: 1, max_backoff_ms: 2, targets: { 'openai/a': ['groq/b', 'mistral/m'] }, ...settings }), deps)
   const ctx = makeContext({ body: { model, messages: [] } })
   const r = deps.catalog.resolve(model)
   if (!r.ok) throw r.error
@@ -118,16 +118,19 @@ describe('retry delays and the circuit breaker', () => {
 
   test('opens after the threshold, lets one trial through after the cooldown', () => {
     let now = 0
-    const b = new CircuitBreaker(2, 100, () => now)
-    b.failed('t')
-    expect(b.allows('t')).toBe(true)
-    b.failed('t')
-    expect(b.state('t')).toBe('open')
-    expect(b.allows('t')).toBe(false)
+    const b = new CircuitBreaker(() => now)
+    const policy = { failure_threshold: 2, cooldown_ms: 100 }
+    b.failed('t', policy)
+    expect(b.allows('t', policy)).toBe(true)
+    b.failed('t', policy)
+    expect(b.state('t', policy)).toBe('open')
+    expect(b.allows('t', policy)).toBe(false)
+    // A workflow with a higher threshold still lets the target through.
+    expect(b.allows('t', { failure_threshold: 3, cooldown_ms: 100 })).toBe(true)
     now = 150
-    expect(b.allows('t')).toBe(true)
-    expect(b.allows('t')).toBe(false)
+    expect(b.allows('t', policy)).toBe(true)
+    expect(b.allows('t', policy)).toBe(false)
     b.succeeded('t')
-    expect(b.state('t')).toBe('closed')
+    expect(b.state('t', policy)).toBe('closed')
   })
 })

@@ -76,19 +76,20 @@ async function readFirstChunk(response: Response, stream: ReadableStream<Uint8Ar
 
 export const failover = definePlugin({
   manifest: failoverManifest,
-  create(config, deps) {
-    const breaker = new CircuitBreaker(config.circuit_breaker.failure_threshold, config.circuit_breaker.cooldown_ms)
-    const retryable = (error: GatewayError) => config.retry_on_status.includes(error.status)
+  create(deps) {
+    const breaker = new CircuitBreaker()
 
     return {
-      async dispatch(ctx) {
+      async dispatch(ctx, config) {
+        const policy = config.circuit_breaker
+        const retryable = (error: GatewayError) => config.retry_on_status.includes(error.status)
         const primary = ctx.target!
         let lastError: GatewayError | undefined
         // Fallbacks are only worked out once the primary failed: the happy path pays nothing for them.
         let targets: ResolvedTarget[] = [primary]
         for (let i = 0; i < targets.length; i++) {
           const target = targets[i]!
-          if (!breaker.allows(target.selector)) {
+          if (!breaker.allows(target.selector, policy)) {
             lastError ??= new GatewayError({ status: 503, type: 'provider_error', provider: target.providerName, code: 'circuit_open', message: `Target '${target.selector}' is failing and is skipped for now (circuit open).` })
             if (i === 0) targets = candidateTargets(ctx, config, deps)
             continue
@@ -105,14 +106,14 @@ export const failover = definePlugin({
             } catch (thrown) {
               const error = thrown instanceof GatewayError ? thrown : upstreamFailures.interrupted(target.providerName, String((thrown as Error)?.message ?? thrown))
               if (ctx.clientSignal.aborted || !retryable(error)) throw error
-              breaker.failed(target.selector)
+              breaker.failed(target.selector, policy)
               lastError = error
               // A refused provider credential will not work on the next try either: go to the next target.
               const upstreamStatus = ctx.attempts.at(-1)?.status_code
               if (upstreamStatus === 401 || upstreamStatus === 403 || retry === config.max_retries) break
               const wait = retryAfterMs(error) ?? backoffMs(retry, config.initial_backoff_ms, config.max_backoff_ms)
               if (wait > config.max_retry_after_ms) break
-              if (!breaker.allows(target.selector)) break
+              if (!breaker.allows(target.selector, policy)) break
               await sleep(wait, ctx.clientSignal)
             }
           }

@@ -105,5 +105,9 @@ export function createGuardrails(config: GuardrailsConfig) {
 
 export const guardrails = definePlugin({
   manifest: guardrailsManifest,
-  create: (config) => createGuardrails(config),
+  settings: (config) => createGuardrails(config),
+  create: () => ({
+    before: (ctx, guard) => guard.before(ctx),
+    onResponse: (ctx, response, guard) => guard.onResponse(ctx, response),
+  }),
 })

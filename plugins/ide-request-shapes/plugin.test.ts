@@ -1,9 +1,9 @@
 import { expect, test } from 'bun:test'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { unwrapInput } from './custom-tool-calls.ts'
 import { ideRequestShapes, needsNormalising, normaliseChatBody } from './plugin.ts'
 
-const hooks = ideRequestShapes.create({}, makeDeps())
+const hooks = pluginHooks(ideRequestShapes, {}, makeDeps())
 
 test('a plain chat body is left alone', () => {
   const body = { model: 'm', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'f' } }] }

@@ -5,13 +5,16 @@
  * normalised to chat before validation; custom tool calls come back as function calls whose `arguments` are
  * the raw tool input.
  */
-import type { RequestContext } from '../../src/pipeline/context.ts'
+import { requestSlot } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin } from '../../src/pipeline/types.ts'
 import { customToolNames, responsesRequestToChat } from '../../src/protocols/responses/request.ts'
 import { unwrapCompletion, unwrapStream } from './custom-tool-calls.ts'
 import { ideRequestShapesManifest } from './manifest.ts'
 
 type Json = Record<string, unknown>
+
+/** Names of the request's custom tools, whose calls are unwrapped in the answer. */
+const customToolsSlot = requestSlot<Set<string>>('ide-request-shapes')
 
 const RESPONSES_STYLE_FIELDS = ['input', 'instructions', 'max_output_tokens', 'text', 'reasoning']
 
@@ -41,18 +44,17 @@ export function normaliseChatBody(body: Json): Json {
 export const ideRequestShapes = definePlugin({
   manifest: ideRequestShapesManifest,
   create() {
-    const customTools = new WeakMap<RequestContext, Set<string>>()
     return {
       before(ctx) {
         if (ctx.endpoint !== 'chat.completions' || ctx.ingressError) return CONTINUE
         if (!needsNormalising(ctx.body)) return CONTINUE
         const names = customToolNames(ctx.body)
-        if (names.size > 0) customTools.set(ctx, names)
+        if (names.size > 0) ctx.setState(customToolsSlot, names)
         ctx.body = normaliseChatBody(ctx.body)
         return CONTINUE
       },
       onResponse(ctx, response) {
-        const names = customTools.get(ctx)
+        const names = ctx.state(customToolsSlot)
         if (!names || response.status >= 300) return response
         if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream') && response.body) {
           return new Response(unwrapStream(response.body, names), { status: response.status, headers: response.headers })

@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import type { EndpointId, Principal } from '../../src/pipeline/context.ts'
 import type { Decision } from '../../src/pipeline/types.ts'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { virtualModelResolver } from '../virtual-model-resolver/plugin.ts'
 import { modelAccess } from './plugin.ts'
 
@@ -12,8 +12,8 @@ const deps = makeDeps({
   GROQ_MODELS: 'llama',
   VIRTUAL_MODELS: '[{"source":"fast","target":"groq/llama"},{"source":"smart","target":"openai/gpt-4o"}]',
 })
-const resolver = virtualModelResolver.create({}, deps)
-const access = modelAccess.create({}, deps)
+const resolver = pluginHooks(virtualModelResolver, {}, deps)
+const access = pluginHooks(modelAccess, {}, deps)
 
 async function check(allowedModels: string[] | undefined, model: string, endpoint: EndpointId = 'chat.completions') {
   const ctx = makeContext({ endpoint, body: { model, messages: [] } })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { parameterNormaliserConfig } from './manifest.ts'
 import { parameterNormaliser } from './plugin.ts'
 import { normaliseParameters } from './rules.ts'
@@ -26,7 +26,7 @@ describe('normaliseParameters', () => {
 })
 
 test('as a rewriter: a revision with the changes in detail, or a no-change revision', () => {
-  const hooks = parameterNormaliser.create(parameterNormaliserConfig.parse({}), makeDeps())
+  const hooks = pluginHooks(parameterNormaliser, parameterNormaliserConfig.parse({}), makeDeps())
   const ctx = makeContext({ body: { model: 'groq/llama', messages: [{ role: 'user', content: 'x' }], max_completion_tokens: 9 } })
   ctx.target = { providerName: 'groq', providerType: 'groq', model: 'llama', selector: 'groq/llama' }
   hooks.before!(ctx)

@@ -9,9 +9,9 @@ import { normaliseParameters } from './rules.ts'
 
 export const parameterNormaliser = definePlugin({
   manifest: parameterNormaliserManifest,
-  create(config) {
+  create() {
     return {
-      before(ctx) {
+      before(ctx, config) {
         if (!config.enabled || ctx.endpoint !== 'chat.completions' || !ctx.target) return CONTINUE
         const target = ctx.target
         applyRewrite(ctx, parameterNormaliserManifest.id, (body) => {

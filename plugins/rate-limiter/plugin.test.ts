@@ -1,13 +1,13 @@
 import { expect, test } from 'bun:test'
 import type { Outcome } from '../../src/pipeline/types.ts'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { rateLimiterConfig } from './manifest.ts'
 import { rateLimiter } from './plugin.ts'
 
 async function setup(limit: Record<string, unknown>) {
   const deps = makeDeps()
   await deps.limits.addRateLimit({ scope: { key_id: 'key_1' }, ...limit })
-  return { deps, hooks: rateLimiter.create(rateLimiterConfig.parse({}), deps) }
+  return { deps, hooks: pluginHooks(rateLimiter, rateLimiterConfig.parse({}), deps) }
 }
 
 function request(keyId = 'key_1', userPath?: string) {
@@ -63,7 +63,7 @@ test('tokens per minute are settled with the real usage', async () => {
 test('user path limits cover the subtree', async () => {
   const deps = makeDeps()
   await deps.limits.addRateLimit({ scope: { user_path: '/acme' }, requests_per_minute: 1 })
-  const hooks = rateLimiter.create(rateLimiterConfig.parse({}), deps)
+  const hooks = pluginHooks(rateLimiter, rateLimiterConfig.parse({}), deps)
   expect(await hooks.before!(request('k1', '/acme/team-a'))).toEqual({ kind: 'continue' })
   expect(((await hooks.before!(request('k2', '/acme/team-b'))) as { kind: string }).kind).toBe('respond')
   expect(await hooks.before!(request('k3', '/other'))).toEqual({ kind: 'continue' })

@@ -7,7 +7,7 @@
 import { GatewayError } from '../../src/errors/gateway-error.ts'
 import { inScope, type RateLimit } from '../../src/limits/definitions.ts'
 import { windowBounds } from '../../src/limits/windows.ts'
-import type { RequestContext } from '../../src/pipeline/context.ts'
+import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
 import type { Counters } from '../../src/stores/types.ts'
 import { countChatPromptTokens } from '../../src/tokens/count.ts'
@@ -35,6 +35,8 @@ interface Reservation {
   estimatedTokens: number
   headers: Record<string, string>
 }
+
+const reservationSlot = requestSlot<Reservation>('rate-limiter')
 
 const seconds = (ms: number) => `${Math.max(1, Math.ceil(ms / 1000))}s`
 
@@ -66,14 +68,13 @@ async function rollBack(counters: Counters, taken: Taken[]): Promise<void> {
 
 export const rateLimiter = definePlugin({
   manifest: rateLimiterManifest,
-  create(config, { stores, limits }) {
+  create({ stores, limits }) {
     const counters = stores.counters
-    const reservations = new WeakMap<RequestContext, Reservation>()
     return {
       prepare(ctx) {
         ctx.captureUsage = true // settled with the real usage
       },
-      async before(ctx) {
+      async before(ctx, config) {
         const applicable = limits.rateLimits.filter((l) => inScope(l.scope, ctx.principal?.keyId, ctx.userPath))
         if (applicable.length === 0) return CONTINUE
         const now = Date.now()
@@ -111,18 +112,18 @@ export const rateLimiter = definePlugin({
             }
           }
         }
-        reservations.set(ctx, reservation)
+        ctx.setState(reservationSlot, reservation)
         return CONTINUE
       },
       onResponse(ctx, response) {
-        const r = reservations.get(ctx)
+        const r = ctx.state(reservationSlot)
         if (!r || Object.keys(r.headers).length === 0) return response
         const headers = new Headers(response.headers)
         for (const [k, v] of Object.entries(r.headers)) headers.set(k, v)
         return new Response(response.body, { status: response.status, headers })
       },
       async onComplete(ctx, outcome) {
-        const r = reservations.get(ctx)
+        const r = ctx.state(reservationSlot)
         if (!r) return
         const actualTokens = outcome.usage?.total_tokens
         for (const t of r.taken) {

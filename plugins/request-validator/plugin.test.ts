@@ -1,9 +1,9 @@
 import { expect, test } from 'bun:test'
 import { gatewayErrors } from '../../src/errors/gateway-error.ts'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { requestValidator } from './plugin.ts'
 
-const hooks = requestValidator.create({}, makeDeps())
+const hooks = pluginHooks(requestValidator, {}, makeDeps())
 
 test('a valid chat body continues, unknown fields included', () => {
   const ctx = makeContext({ body: { model: 'a/b', messages: [{ role: 'user', content: 'x' }], top_k: 3 } })

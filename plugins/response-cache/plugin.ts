@@ -5,7 +5,7 @@
  * skips the lookup (the fresh answer is stored), `no-store` skips the cache entirely. Identical misses in flight
  * at once call the upstream once: the others wait for the first and are answered from the cache.
  */
-import type { RequestContext } from '../../src/pipeline/context.ts'
+import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, type Decision } from '../../src/pipeline/types.ts'
 import { cacheKey } from './cache-key.ts'
 import { responseCacheManifest } from './manifest.ts'
@@ -19,27 +19,28 @@ interface CacheState {
   release?: () => void
 }
 
+const stateSlot = requestSlot<CacheState>('response-cache')
+
 export const responseCache = definePlugin({
   manifest: responseCacheManifest,
-  create(config, { stores }) {
+  create({ stores }) {
     const cache = stores.responseCache
     const inFlight = new Map<string, Promise<void>>()
-    const state = new WeakMap<RequestContext, CacheState>()
 
     async function answerFromCache(ctx: RequestContext, key: string): Promise<Decision | undefined> {
       const hit = await cache.get(key)
       if (!hit) return undefined
       ctx.cacheType = 'exact'
-      state.set(ctx, { key, store: false, hit: true })
+      ctx.setState(stateSlot, { key, store: false, hit: true })
       const headers = { 'x-cache': 'HIT', 'x-request-id': ctx.requestId }
       if (!ctx.stream) return { kind: 'respond', response: new Response(hit.body, { headers: { ...headers, 'content-type': 'application/json' } }) }
       const includeUsage = (ctx.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
       return { kind: 'respond', response: new Response(replayAsStream(JSON.parse(hit.body), includeUsage), { headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8' } }) }
     }
 
-    function waitFor(leader: Promise<void>, signal: AbortSignal): Promise<void> {
+    function waitFor(leader: Promise<void>, signal: AbortSignal, waitMs: number): Promise<void> {
       return new Promise((resolve) => {
-        const timer = setTimeout(resolve, config.coalesce_wait_ms)
+        const timer = setTimeout(resolve, waitMs)
         const done = () => {
           clearTimeout(timer)
           resolve()
@@ -53,7 +54,7 @@ export const responseCache = definePlugin({
       prepare(ctx) {
         if (ctx.endpoint === 'chat.completions') ctx.captureResponseBody = true
       },
-      async before(ctx) {
+      async before(ctx, config) {
         if (ctx.endpoint !== 'chat.completions' || !ctx.target) return CONTINUE
         const directive = (ctx.headers.get('cache-control') ?? '').toLowerCase()
         if (directive.includes('no-store')) return CONTINUE
@@ -64,7 +65,7 @@ export const responseCache = definePlugin({
           if (hit) return hit
           const leader = config.coalesce ? inFlight.get(key) : undefined
           if (leader) {
-            await waitFor(leader, ctx.clientSignal)
+            await waitFor(leader, ctx.clientSignal, config.coalesce_wait_ms)
             const late = await answerFromCache(ctx, key)
             if (late) return late
           }
@@ -73,17 +74,17 @@ export const responseCache = definePlugin({
         if (config.coalesce && lookup && !inFlight.has(key)) {
           inFlight.set(key, new Promise<void>((resolve) => (current.release = resolve)))
         }
-        state.set(ctx, current)
+        ctx.setState(stateSlot, current)
         return CONTINUE
       },
       onResponse(ctx, response) {
-        if (!state.get(ctx)) return response
+        if (!ctx.state(stateSlot)) return response
         const headers = new Headers(response.headers)
         headers.set('x-cache', 'MISS')
         return new Response(response.body, { status: response.status, headers })
       },
-      async onComplete(ctx, outcome) {
-        const s = state.get(ctx)
+      async onComplete(ctx, outcome, config) {
+        const s = ctx.state(stateSlot)
         if (!s || s.hit) return
         try {
           if (s.store && outcome.status === 200 && !outcome.error && !outcome.clientAborted && outcome.responseBody) {

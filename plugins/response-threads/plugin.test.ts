@@ -2,12 +2,12 @@ import { expect, test } from 'bun:test'
 import { applyMigrations } from '../../src/stores/sqlite/client.ts'
 import { responseThreadsMigration } from '../../src/stores/sqlite/response-threads.ts'
 import type { Outcome } from '../../src/pipeline/types.ts'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { responseThreads } from './plugin.ts'
 
 const deps = makeDeps({ OPENAI_API_KEY: 'k', MISTRAL_API_KEY: 'k' })
 applyMigrations(deps.stores.sqlite, [responseThreadsMigration])
-const hooks = responseThreads.create({}, deps)
+const hooks = pluginHooks(responseThreads, {}, deps)
 
 function request(provider: 'openai' | 'mistral', body: Record<string, unknown>) {
   const ctx = makeContext({ endpoint: 'responses', path: '/v1/responses', body: { model: `${provider}/m`, ...body } })

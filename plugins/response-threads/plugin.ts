@@ -4,12 +4,15 @@
  * state); any other follow-up gets the stored thread prepended to its `input` instead.
  */
 import { GatewayError } from '../../src/errors/gateway-error.ts'
-import type { RequestContext } from '../../src/pipeline/context.ts'
+import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
 import { responseThreadsManifest } from './manifest.ts'
 import { sqliteResponseThreadStore } from '../../src/stores/sqlite/response-threads.ts'
 
 type Json = Record<string, unknown>
+
+/** The thread's input items (stored history plus this request's input), saved with the answer. */
+const threadInputSlot = requestSlot<unknown[]>('response-threads')
 
 /** The request's own input as Responses input items. */
 function inputItems(input: unknown): unknown[] {
@@ -31,10 +34,9 @@ function outputAsInput(output: unknown): unknown[] {
 
 export const responseThreads = definePlugin({
   manifest: responseThreadsManifest,
-  create(_config, { stores, providers }) {
+  create({ stores, providers }) {
     const store = sqliteResponseThreadStore(stores.sqlite)
     const answeredNatively = (ctx: RequestContext) => providers.get(ctx.target?.providerName ?? '')?.instance.nativeResponses === true
-    const threadInput = new WeakMap<RequestContext, unknown[]>()
     return {
       prepare(ctx) {
         if (ctx.endpoint === 'responses') ctx.captureResponseBody = true
@@ -44,7 +46,7 @@ export const responseThreads = definePlugin({
         const previousId = ctx.body.previous_response_id
         const ownInput = inputItems(ctx.body.input)
         if (typeof previousId !== 'string' || !previousId) {
-          threadInput.set(ctx, ownInput)
+          ctx.setState(threadInputSlot, ownInput)
           return CONTINUE
         }
         const previous = store.get(previousId)
@@ -53,7 +55,7 @@ export const responseThreads = definePlugin({
           return respondWithError(ctx, new GatewayError({ status: 404, type: 'not_found_error', param: 'previous_response_id', code: 'previous_response_not_found', message: `Previous response '${previousId}' is not stored on this gateway.` }))
         }
         const items = [...previous.items, ...ownInput]
-        threadInput.set(ctx, items)
+        ctx.setState(threadInputSlot, items)
         const sameNativeProvider = previous.native && previous.providerName === ctx.target?.providerName && answeredNatively(ctx) && ctx.body.store !== false
         if (!sameNativeProvider) {
           const { previous_response_id: _dropped, ...rest } = ctx.body
@@ -69,7 +71,7 @@ export const responseThreads = definePlugin({
           id: response.id,
           providerName: ctx.target.providerName,
           native: answeredNatively(ctx),
-          items: [...(threadInput.get(ctx) ?? []), ...outputAsInput(response.output)],
+          items: [...(ctx.state(threadInputSlot) ?? []), ...outputAsInput(response.output)],
         })
       },
     }

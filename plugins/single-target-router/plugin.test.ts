@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
 import type { AdapterCall, ProviderAdapter } from '../../src/providers/types.ts'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { singleTargetRouter } from './plugin.ts'
 
 const calls: AdapterCall[] = []
@@ -15,7 +15,7 @@ const fakeAdapter: ProviderAdapter = {
 
 test('calls the target with the upstream model id and cleans the response headers', async () => {
   const deps = makeDeps({ GROQ_API_KEY: 'k' }, { 'openai-compatible': fakeAdapter })
-  const hooks = singleTargetRouter.create({}, deps)
+  const hooks = pluginHooks(singleTargetRouter, {}, deps)
   const ctx = makeContext({ body: { model: 'groq/llama', messages: [], extra: 1 } })
   ctx.target = { providerName: 'groq', providerType: 'groq', model: 'llama', selector: 'groq/llama' }
   const res = await hooks.dispatch!(ctx)
@@ -30,7 +30,7 @@ test('calls the target with the upstream model id and cleans the response header
 
 test('a provider type without an adapter is a 501; Responses on a chat-only provider goes through chat', async () => {
   const deps = makeDeps({ ANTHROPIC_API_KEY: 'k', MISTRAL_API_KEY: 'k' }, { 'openai-compatible': fakeAdapter })
-  const hooks = singleTargetRouter.create({}, deps)
+  const hooks = pluginHooks(singleTargetRouter, {}, deps)
   const ctx = makeContext({ body: { model: 'anthropic/claude', messages: [] } })
   ctx.target = { providerName: 'anthropic', providerType: 'anthropic', model: 'claude', selector: 'anthropic/claude' }
   await expect(hooks.dispatch!(ctx)).rejects.toMatchObject({ status: 501, code: 'provider_not_supported' })

@@ -8,7 +8,7 @@ import { singleTargetRouterManifest } from './manifest.ts'
 
 export const singleTargetRouter = definePlugin({
   manifest: singleTargetRouterManifest,
-  create(_config, deps) {
+  create(deps) {
     return {
       dispatch: (ctx) => callTarget(ctx, ctx.target!, 'primary', deps),
     }

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { systemPromptConfig } from './manifest.ts'
 import { systemPrompt, withSystemPrompt } from './plugin.ts'
 
@@ -20,7 +20,7 @@ test('prepend, append and override', () => {
 })
 
 test('records a revision and keeps the original body; without a prompt it does not run', () => {
-  const hooks = systemPrompt.create(systemPromptConfig.parse({ prompt: 'Be kind.', mode: 'override' }), makeDeps())
+  const hooks = pluginHooks(systemPrompt, systemPromptConfig.parse({ prompt: 'Be kind.', mode: 'override' }), makeDeps())
   const original = { model: 'm', messages }
   const ctx = makeContext({ body: original })
   ctx.logBodies = true
@@ -36,6 +36,6 @@ test('records a revision and keeps the original body; without a prompt it does n
   expect(ctx.revisions[0]!.bytes_after).toBeLessThan(ctx.revisions[0]!.bytes_before)
 
   const off = makeContext({ body: { model: 'm', messages } })
-  systemPrompt.create(systemPromptConfig.parse({}), makeDeps()).before!(off)
+  pluginHooks(systemPrompt, systemPromptConfig.parse({}), makeDeps()).before!(off)
   expect(off.revisions).toHaveLength(0)
 })

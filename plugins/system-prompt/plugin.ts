@@ -22,9 +22,9 @@ export function withSystemPrompt(messages: Message[], prompt: string, mode: 'pre
 
 export const systemPrompt = definePlugin({
   manifest: systemPromptManifest,
-  create(config) {
+  create() {
     return {
-      before(ctx) {
+      before(ctx, config) {
         if (!config.prompt || ctx.endpoint !== 'chat.completions' || !Array.isArray(ctx.body.messages)) return CONTINUE
         applyRewrite(ctx, systemPromptManifest.id, (body) => ({
           body: { ...body, messages: withSystemPrompt(body.messages as Message[], config.prompt, config.mode) },

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import type { Outcome } from '../../src/pipeline/types.ts'
 import { PriceTable } from '../../src/usage/pricing.ts'
 import { summaryFromTokens } from '../../src/usage/record.ts'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { usageMeter } from './plugin.ts'
 import { withoutUsageChunk } from './usage-chunk.ts'
 
@@ -41,7 +41,7 @@ describe('prices', () => {
 
 describe('usage meter', () => {
   test('asks streaming upstreams for usage and remembers to hide it', () => {
-    const hooks = usageMeter.create({}, makeDeps())
+    const hooks = pluginHooks(usageMeter, {}, makeDeps())
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [], stream: true } })
     hooks.before!(ctx)
     expect(ctx.body.stream_options).toEqual({ include_usage: true })
@@ -50,7 +50,7 @@ describe('usage meter', () => {
 
   test('records upstream usage with its cost; cache hits cost nothing but report the saving', () => {
     const deps = makeDeps()
-    const hooks = usageMeter.create({}, deps)
+    const hooks = pluginHooks(usageMeter, {}, deps)
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
     ctx.target = target('openai/gpt-4o')
     hooks.onComplete!(ctx, outcome(usage({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cached_tokens: 200 })))
@@ -66,7 +66,7 @@ describe('usage meter', () => {
   })
 
   test('without upstream usage the tokens are counted and marked estimated', () => {
-    const hooks = usageMeter.create({}, makeDeps())
+    const hooks = pluginHooks(usageMeter, {}, makeDeps())
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Count these words please' }] } })
     ctx.target = target('openai/gpt-4o')
     hooks.onComplete!(ctx, outcome(undefined, { choices: [{ message: { content: 'One two three four' } }] }))
@@ -75,7 +75,7 @@ describe('usage meter', () => {
   })
 
   test('rewrite savings are priced at the input price', () => {
-    const hooks = usageMeter.create({}, makeDeps())
+    const hooks = pluginHooks(usageMeter, {}, makeDeps())
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
     ctx.target = target('openai/gpt-4o')
     ctx.revisions.push({ seq: 1, rewriter: 'context-slimmer', bytes_before: 10, bytes_after: 5, tokens_saved: 1_000_000 })

@@ -5,13 +5,16 @@
  * priced from the price table, and handed to the batched writer; the audit entry's usage summary comes from it.
  * Cache hits cost nothing; what they saved is recorded.
  */
-import type { RequestContext } from '../../src/pipeline/context.ts'
+import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import type { TokenUsage } from '../../src/pipeline/snapshots.ts'
 import { CONTINUE, definePlugin, type Outcome } from '../../src/pipeline/types.ts'
 import { countChatPromptTokens, countCompletionTokens } from '../../src/tokens/count.ts'
 import type { UsageRecord } from '../../src/usage/record.ts'
 import { usageMeterManifest } from './manifest.ts'
 import { withoutUsageChunk } from './usage-chunk.ts'
+
+/** Set when the gateway asked for the stream's usage chunk and the client did not: the chunk is hidden. */
+const hideUsageChunkSlot = requestSlot<true>('usage-meter')
 
 const METERED = new Set(['chat.completions', 'responses', 'messages'])
 
@@ -25,8 +28,7 @@ export function estimateUsage(ctx: RequestContext, outcome: Outcome): TokenUsage
 
 export const usageMeter = definePlugin({
   manifest: usageMeterManifest,
-  create(_config, { usage }) {
-    const hideUsageChunk = new WeakSet<RequestContext>()
+  create({ usage }) {
     return {
       prepare(ctx) {
         if (METERED.has(ctx.endpoint)) ctx.captureUsage = true
@@ -35,12 +37,12 @@ export const usageMeter = definePlugin({
         if (ctx.endpoint !== 'chat.completions' || !ctx.stream) return CONTINUE
         const options = (ctx.body.stream_options ?? {}) as Record<string, unknown>
         if (options.include_usage === true) return CONTINUE
-        hideUsageChunk.add(ctx)
+        ctx.setState(hideUsageChunkSlot, true)
         ctx.body = { ...ctx.body, stream_options: { ...options, include_usage: true } }
         return CONTINUE
       },
       onResponse(ctx, response) {
-        if (!hideUsageChunk.has(ctx) || !response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response
+        if (!ctx.state(hideUsageChunkSlot) || !response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response
         return new Response(withoutUsageChunk(response.body), { status: response.status, headers: response.headers })
       },
       onComplete(ctx, outcome) {

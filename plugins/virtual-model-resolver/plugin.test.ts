@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { virtualModelResolver } from './plugin.ts'
 
 const deps = makeDeps({
@@ -11,7 +11,7 @@ const deps = makeDeps({
   TOGETHER_MODELS: 'meta-llama/Llama-3-70b',
   VIRTUAL_MODELS: '[{"source":"fast","target":"groq/llama"}]',
 })
-const hooks = virtualModelResolver.create({}, deps)
+const hooks = pluginHooks(virtualModelResolver, {}, deps)
 
 function resolve(model: string) {
   const ctx = makeContext({ body: { model, messages: [] } })

@@ -12,7 +12,7 @@ const ROUTED: ReadonlySet<EndpointId> = new Set(['chat.completions', 'responses'
 
 export const virtualModelResolver = definePlugin({
   manifest: virtualModelResolverManifest,
-  create(_config, { catalog }) {
+  create({ catalog }) {
     return {
       before(ctx) {
         if (!ROUTED.has(ctx.endpoint)) return CONTINUE

@@ -1,10 +1,11 @@
 /**
- * @module Turns a workflow (its features and plugin settings) into an ordered, ready-to-run pipeline. Built when
- * configuration changes, never per request.
+ * @module Turns a workflow (its features and plugin settings) into an ordered, ready-to-run pipeline. Plugins are
+ * created once per process (`createPlugins`); a pipeline binds their hooks to one workflow's settings, the way
+ * a per-route configuration applies to one filter chain. Built when configuration changes, never per request.
  */
 import type { RequestContext } from './context.ts'
 import type { FeatureId, WorkflowFeaturesSnapshot } from './snapshots.ts'
-import { STAGES, type GatewayPlugin, type PluginDeps, type PluginHooks, type Stage } from './types.ts'
+import { STAGES, type GatewayPlugin, type Outcome, type PluginDeps, type PluginHooks, type Stage } from './types.ts'
 
 export interface WorkflowDefinition {
   id: string
@@ -17,50 +18,85 @@ export interface WorkflowDefinition {
 interface StageHook {
   pluginId: string
   stage: Stage
-  before: NonNullable<PluginHooks['before']>
+  before: NonNullable<BoundHooks['before']>
 }
 
 export interface BuiltPipeline {
   workflow: WorkflowDefinition
   pluginIds: string[]
-  prepare: NonNullable<PluginHooks['prepare']>[]
+  prepare: NonNullable<BoundHooks['prepare']>[]
   /** `before` hooks of the auth and resolve stages: they run before a workflow is chosen. */
   routingHooks: StageHook[]
   /** `before` hooks of the later stages. */
   policyHooks: StageHook[]
-  dispatch?: NonNullable<PluginHooks['dispatch']>
-  onResponse: NonNullable<PluginHooks['onResponse']>[]
-  onComplete: { pluginId: string; hook: NonNullable<PluginHooks['onComplete']> }[]
+  dispatch?: NonNullable<BoundHooks['dispatch']>
+  onResponse: NonNullable<BoundHooks['onResponse']>[]
+  onComplete: { pluginId: string; hook: NonNullable<BoundHooks['onComplete']> }[]
 }
 
 export class PluginConfigError extends Error {}
 
+/** A plugin with its hooks, made once per process. */
+export interface PluginInstance {
+  plugin: GatewayPlugin
+  hooks: PluginHooks
+}
+
+export function createPlugins(registry: readonly GatewayPlugin[], deps: PluginDeps): PluginInstance[] {
+  return registry.map((plugin) => ({ plugin, hooks: plugin.create(deps) }))
+}
+
+/** The hooks of one plugin with one workflow's settings applied: what a pipeline runs. */
+export interface BoundHooks {
+  prepare?(ctx: RequestContext): void
+  before?(ctx: RequestContext): ReturnType<NonNullable<PluginHooks['before']>>
+  dispatch?(ctx: RequestContext): Promise<Response>
+  onResponse?(ctx: RequestContext, response: Response): Response | Promise<Response>
+  onComplete?(ctx: RequestContext, outcome: Outcome): void | Promise<void>
+}
+
+/** Validates the raw settings against the plugin's schema and compiles them (`GatewayPlugin.settings`). */
+export function pluginSettings(plugin: GatewayPlugin, raw: unknown): unknown {
+  const parsed = plugin.manifest.config.safeParse(raw ?? {})
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new PluginConfigError(`plugins.${plugin.manifest.id}.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`)
+  }
+  return plugin.settings ? plugin.settings(parsed.data) : parsed.data
+}
+
+export function bindHooks(hooks: PluginHooks, settings: unknown): BoundHooks {
+  const { prepare, before, dispatch, onResponse, onComplete } = hooks
+  return {
+    prepare: prepare && ((ctx) => prepare(ctx, settings)),
+    before: before && ((ctx) => before(ctx, settings)),
+    dispatch: dispatch && ((ctx) => dispatch(ctx, settings)),
+    onResponse: onResponse && ((ctx, response) => onResponse(ctx, response, settings)),
+    onComplete: onComplete && ((ctx, outcome) => onComplete(ctx, outcome, settings)),
+  }
+}
+
 const ROUTING_STAGES: ReadonlySet<Stage> = new Set(['auth', 'resolve'])
 
-export function buildPipeline(workflow: WorkflowDefinition, registry: readonly GatewayPlugin[], deps: PluginDeps): BuiltPipeline {
-  const enabled = registry.filter((p) => isEnabled(p.manifest.features, workflow.features))
-  const replaced = new Set(enabled.flatMap((p) => p.manifest.replaces ?? []))
+export function buildPipeline(workflow: WorkflowDefinition, plugins: readonly PluginInstance[]): BuiltPipeline {
+  const enabled = plugins.filter((p) => isEnabled(p.plugin.manifest.features, workflow.features))
+  const replaced = new Set(enabled.flatMap((p) => p.plugin.manifest.replaces ?? []))
   const active = enabled
-    .filter((p) => !replaced.has(p.manifest.id))
-    .sort((a, b) => STAGES.indexOf(a.manifest.stage) - STAGES.indexOf(b.manifest.stage) || a.manifest.order - b.manifest.order)
+    .filter((p) => !replaced.has(p.plugin.manifest.id))
+    .sort((a, b) => STAGES.indexOf(a.plugin.manifest.stage) - STAGES.indexOf(b.plugin.manifest.stage) || a.plugin.manifest.order - b.plugin.manifest.order)
 
   const built: BuiltPipeline = {
     workflow,
-    pluginIds: active.map((p) => p.manifest.id),
+    pluginIds: active.map((p) => p.plugin.manifest.id),
     prepare: [],
     routingHooks: [],
     policyHooks: [],
     onResponse: [],
     onComplete: [],
   }
-  for (const plugin of active) {
+  for (const { plugin, hooks: unbound } of active) {
     const { id, stage } = plugin.manifest
-    const parsed = plugin.manifest.config.safeParse(workflow.plugins[id] ?? {})
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      throw new PluginConfigError(`plugins.${id}.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`)
-    }
-    const hooks = plugin.create(parsed.data, deps)
+    const hooks = bindHooks(unbound, pluginSettings(plugin, workflow.plugins[id]))
     if (hooks.prepare) built.prepare.push(hooks.prepare)
     if (hooks.before) (ROUTING_STAGES.has(stage) ? built.routingHooks : built.policyHooks).push({ pluginId: id, stage, before: hooks.before })
     if (hooks.dispatch) {

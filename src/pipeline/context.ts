@@ -40,6 +40,24 @@ export interface Principal {
   dashboardEnabled?: boolean
 }
 
+/**
+ * A plugin's slot for per-request state: made once per plugin module (`requestSlot<State>('my-plugin')`), read
+ * and written through `ctx.state(slot)` / `ctx.setState(slot, value)`. The state lives on the request's context
+ * and goes with it, whichever workflow's pipeline runs the plugin's hooks.
+ */
+export interface RequestSlot<State> {
+  readonly name: string
+  readonly index: number
+  /** Carries the type only. */
+  readonly _state?: State
+}
+
+let slotCount = 0
+
+export function requestSlot<State>(name: string): RequestSlot<State> {
+  return { name, index: slotCount++ }
+}
+
 export interface RequestContextInit {
   endpoint: EndpointId
   method: string
@@ -118,6 +136,9 @@ export class RequestContext {
   /** The request's usage and cost, set by the usage meter before the audit entry is built. */
   usageRecord?: UsageRecord
 
+  /** Per-request plugin state, by slot index (see `requestSlot`). */
+  private readonly slots: unknown[] = []
+
   constructor(init: RequestContextInit) {
     this.endpoint = init.endpoint
     this.method = init.method
@@ -129,6 +150,14 @@ export class RequestContext {
     const clientRequestId = init.headers.get('x-request-id')
     this.requestId = clientRequestId && clientRequestId.length <= 200 ? clientRequestId : this.id
     this.log = init.log
+  }
+
+  state<State>(slot: RequestSlot<State>): State | undefined {
+    return this.slots[slot.index] as State | undefined
+  }
+
+  setState<State>(slot: RequestSlot<State>, value: State): void {
+    this.slots[slot.index] = value
   }
 
   elapsedNs(): number {

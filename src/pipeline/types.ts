@@ -69,17 +69,23 @@ export interface Outcome {
   ttfbMs?: number
 }
 
-export interface PluginHooks {
+/**
+ * The hooks of a plugin. They are made once per process; `settings` is the plugin's configuration in the workflow
+ * that runs the request (parsed, and compiled by `GatewayPlugin.settings` when the plugin has that step). State
+ * that lives for one request goes into the request's slot for the plugin (`ctx.state(slot)`), never into the
+ * plugin's closure.
+ */
+export interface PluginHooks<Settings = unknown> {
   /** Called when this plugin's pipeline is chosen for a request; sets per-request switches such as capture. */
-  prepare?(ctx: RequestContext): void
+  prepare?(ctx: RequestContext, settings: Settings): void
   /** Runs in stage order; the first `respond` short-circuits the rest (auth failure, cache hit, budget denial). */
-  before?(ctx: RequestContext): Decision | Promise<Decision>
+  before?(ctx: RequestContext, settings: Settings): Decision | Promise<Decision>
   /** Route stage only: produce the response for an upstream-bound endpoint. */
-  dispatch?(ctx: RequestContext): Promise<Response>
+  dispatch?(ctx: RequestContext, settings: Settings): Promise<Response>
   /** Upstream headers arrived; may replace or wrap the response. */
-  onResponse?(ctx: RequestContext, response: Response): Response | Promise<Response>
+  onResponse?(ctx: RequestContext, response: Response, settings: Settings): Response | Promise<Response>
   /** Exactly once per request: after the body ended, was cancelled, or failed. Errors are logged, not sent. */
-  onComplete?(ctx: RequestContext, outcome: Outcome): void | Promise<void>
+  onComplete?(ctx: RequestContext, outcome: Outcome, settings: Settings): void | Promise<void>
 }
 
 export interface PluginDeps {
@@ -104,11 +110,17 @@ export interface PluginDeps {
   onShutdown(task: () => Promise<void> | void): void
 }
 
-export interface GatewayPlugin<Config extends z.ZodType = z.ZodType> {
+export interface GatewayPlugin<Config extends z.ZodType = z.ZodType, Settings = z.infer<Config>> {
   manifest: PluginManifest<Config>
-  create(config: z.infer<Config>, deps: PluginDeps): PluginHooks
+  /** Once per process, whatever the number of workflows. */
+  create(deps: PluginDeps): PluginHooks<Settings>
+  /**
+   * Once per workflow version: turns the validated configuration into what the hooks read (compiled rules, for
+   * instance). Without it the hooks get the configuration itself.
+   */
+  settings?(config: z.infer<Config>): Settings
 }
 
-export function definePlugin<Config extends z.ZodType>(plugin: GatewayPlugin<Config>): GatewayPlugin<Config> {
+export function definePlugin<Config extends z.ZodType, Settings = z.infer<Config>>(plugin: GatewayPlugin<Config, Settings>): GatewayPlugin<Config, Settings> {
   return plugin
 }

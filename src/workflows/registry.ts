@@ -6,7 +6,7 @@
  */
 import { GatewayError } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
-import { buildPipeline, PluginConfigError, type BuiltPipeline, type PipelineSelector } from '../pipeline/build.ts'
+import { buildPipeline, createPlugins, PluginConfigError, type BuiltPipeline, type PipelineSelector, type PluginInstance } from '../pipeline/build.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 import type { WorkflowFeaturesSnapshot } from '../pipeline/snapshots.ts'
 import type { GatewayPlugin, PluginDeps } from '../pipeline/types.ts'
@@ -24,14 +24,17 @@ interface ActiveWorkflow {
 export class WorkflowRegistry implements PipelineSelector {
   private active: ActiveWorkflow[] = []
   fallback: BuiltPipeline
+  /** Every plugin's hooks, made once; each workflow's pipeline binds them to its own settings. */
+  private readonly instances: readonly PluginInstance[]
 
   constructor(
     private readonly store: WorkflowStore,
     private readonly plugins: readonly GatewayPlugin[],
-    private readonly deps: PluginDeps,
+    deps: PluginDeps,
     private readonly processSwitches: WorkflowFeaturesSnapshot,
     private readonly log: Logger,
   ) {
+    this.instances = createPlugins(plugins, deps)
     this.fallback = this.build(builtInDefault())
   }
 
@@ -125,7 +128,7 @@ export class WorkflowRegistry implements PipelineSelector {
 
   private build(version: Pick<WorkflowVersion, 'id' | 'versionId' | 'features' | 'plugins'>): BuiltPipeline {
     try {
-      return buildPipeline({ id: version.id, versionId: version.versionId, features: effectiveFeatures(version.features, this.processSwitches), plugins: version.plugins }, this.plugins, this.deps)
+      return buildPipeline({ id: version.id, versionId: version.versionId, features: effectiveFeatures(version.features, this.processSwitches), plugins: version.plugins }, this.instances)
     } catch (error) {
       if (error instanceof PluginConfigError) throw new GatewayError({ status: 400, type: 'invalid_request_error', code: 'invalid_workflow', message: error.message })
       throw error

@@ -2,6 +2,7 @@
  * @module Plain-object harness for plugin unit tests: a RequestContext and PluginDeps without any server.
  */
 import { Database } from 'bun:sqlite'
+import type { z } from 'zod'
 import { loadConfig } from '../../src/config/load.ts'
 import { MemoryResponseCache } from '../../src/stores/memory/response-cache.ts'
 import { MemoryCounters } from '../../src/stores/memory/counters.ts'
@@ -15,7 +16,8 @@ import { KeyDirectory } from '../../src/keys/key-directory.ts'
 import { silentLogger } from '../../src/log/logger.ts'
 import { ModelCatalog } from '../../src/models/catalog.ts'
 import { RequestContext, type EndpointId } from '../../src/pipeline/context.ts'
-import type { PluginDeps } from '../../src/pipeline/types.ts'
+import { bindHooks, pluginSettings, type BoundHooks } from '../../src/pipeline/build.ts'
+import type { GatewayPlugin, PluginDeps } from '../../src/pipeline/types.ts'
 import { ProviderRegistry } from '../../src/providers/registry.ts'
 import type { ProviderAdapter } from '../../src/providers/types.ts'
 import { SqliteKeyStore } from '../../src/stores/sqlite/api-keys.ts'
@@ -63,4 +65,10 @@ export function makeDeps(env: Record<string, string> = {}, adapters: Record<stri
     audit: { record: () => {}, recordSuppressed: () => {} },
     onShutdown: () => {},
   }
+}
+
+/** A plugin's hooks as one workflow's pipeline runs them: created with `deps`, bound to the settings `config`. */
+export function pluginHooks<Config extends z.ZodType, Settings>(plugin: GatewayPlugin<Config, Settings>, config: z.input<Config> | Record<string, never>, deps: PluginDeps): BoundHooks {
+  const generic = plugin as unknown as GatewayPlugin
+  return bindHooks(generic.create(deps), pluginSettings(generic, config))
 }
