@@ -37,7 +37,10 @@ test('Anthropic Messages bodies: max_tokens required on messages, not on count_t
   const missing = makeContext({ endpoint: 'messages', body })
   expect((hooks.before!(missing) as { kind: string }).kind).toBe('respond')
   expect(missing.error).toMatchObject({ param: 'max_tokens', message: 'max_tokens: Field required' })
-  const system = makeContext({ endpoint: 'messages', body: { ...body, max_tokens: 1, messages: [{ role: 'system', content: 'x' }] } })
-  hooks.before!(system)
-  expect(system.error?.param).toBe('messages.0.role')
+  // Mid-conversation system messages (Claude Code sends them) pass; their placement is the target's business.
+  const system = makeContext({ endpoint: 'messages', body: { ...body, max_tokens: 1, messages: [...body.messages, { role: 'system', content: 'x' }] } })
+  expect(hooks.before!(system)).toEqual({ kind: 'continue' })
+  const tool = makeContext({ endpoint: 'messages.count_tokens', body: { ...body, messages: [{ role: 'tool', content: 'x' }] } })
+  hooks.before!(tool)
+  expect(tool.error).toMatchObject({ param: 'messages.0.role', message: "messages.0.role: Input should be 'user', 'assistant' or 'system'" })
 })

@@ -33,8 +33,12 @@ export const responsesRequest = z.looseObject({
 
 const contentBlocks = z.array(z.looseObject({ type: z.string({ error: 'expected a content block with a type' }) }))
 
+/**
+ * `system` is Anthropic's mid-conversation system message (what Claude Code sends after the first user turn).
+ * Messages are worded as Anthropic words them: Claude Code picks its fallbacks by matching that wording.
+ */
 const anthropicMessage = z.looseObject({
-  role: z.enum(['user', 'assistant'], { error: "expected 'user' or 'assistant'" }),
+  role: z.enum(['user', 'assistant', 'system'], { error: "Input should be 'user', 'assistant' or 'system'" }),
   content: z.union([z.string(), contentBlocks], { error: 'expected a string or an array of content blocks' }),
 })
 

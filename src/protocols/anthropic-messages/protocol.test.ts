@@ -138,6 +138,55 @@ describe('Messages request → chat request', () => {
   })
 })
 
+describe('mid-conversation system messages (Claude Code)', () => {
+  test('become chat system messages at their position; empty ones (directive-only) vanish', () => {
+    const chat = messagesRequestToChat({
+      model: 'm',
+      max_tokens: 10,
+      system: 'Top.',
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'system', content: [{ type: 'text', text: 'Env A' }, { type: 'text', text: 'Env B' }] },
+        { role: 'assistant', content: 'Hello' },
+        { role: 'user', content: 'Go' },
+        { role: 'system', content: [] },
+      ],
+    })
+    expect(chat.messages).toEqual([
+      { role: 'system', content: 'Top.' },
+      { role: 'user', content: 'Hi' },
+      { role: 'system', content: 'Env A\n\nEnv B' },
+      { role: 'assistant', content: 'Hello' },
+      { role: 'user', content: 'Go' },
+    ])
+  })
+
+  test('non-text blocks are refused in words Claude Code recognises ("not supported" … "role \'system\'")', () => {
+    const body = { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }, { role: 'system', content: [{ type: 'image', source: {} }] }] }
+    let error: unknown
+    try {
+      messagesRequestToChat(body)
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(GatewayError)
+    expect((error as GatewayError).status).toBe(400)
+    expect((error as GatewayError).param).toBe('messages.1.content.0.type')
+    expect((error as GatewayError).message).toMatch(/not supported/)
+    expect((error as GatewayError).message).toMatch(/role 'system'/)
+  })
+
+  test('deferred tools (loaded by Anthropic tool search on demand) are not offered to chat models', () => {
+    const chat = messagesRequestToChat({
+      model: 'm',
+      max_tokens: 1,
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [{ name: 'Read', input_schema: { type: 'object' } }, { name: 'DeferredToolPlaceholder', defer_loading: true, input_schema: { type: 'object' } }],
+    })
+    expect((chat.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['Read'])
+  })
+})
+
 describe('chat completion → Messages response', () => {
   const finishCases: [string | null, string][] = [
     ['stop', 'end_turn'],

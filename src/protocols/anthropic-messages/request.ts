@@ -1,10 +1,13 @@
 /**
  * @module Anthropic Messages request → Chat Completions request, for serving `/v1/messages` from any provider.
- * `system` becomes the first message; `tool_result` blocks become `tool` messages placed ahead of the rest of
- * their user turn; assistant `tool_use` blocks become `tool_calls`; base64 images and PDFs become data URLs.
+ * `system` becomes the first message, and a `role: "system"` message inside `messages` (Anthropic's
+ * mid-conversation system message, sent by Claude Code) a chat system message at its position; `tool_result`
+ * blocks become `tool` messages placed ahead of the rest of their user turn; assistant `tool_use` blocks become `tool_calls`; base64 images and PDFs become data URLs.
  * What chat has no place for is dropped: `thinking` (settings and history blocks), `cache_control`, `top_k`,
  * server tools (web search, code execution…), images inside tool results, `is_error`.
  */
+import { gatewayErrors } from '../../errors/gateway-error.ts'
+
 type Json = Record<string, unknown>
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
@@ -84,11 +87,30 @@ function assistantMessage(content: unknown): Json | undefined {
   return message
 }
 
+/**
+ * Anthropic accepts only text in a mid-conversation system message; chat system messages are text too. Anything
+ * else is refused in Anthropic's words ("role 'system' … not supported"), which Claude Code recognises and answers
+ * by retrying without system messages.
+ */
+function systemMessage(content: unknown, index: number): Json | undefined {
+  if (Array.isArray(content)) {
+    const j = (content as Json[]).findIndex((b) => b?.type !== 'text')
+    if (j >= 0) {
+      const param = `messages.${index}.content.${j}.type`
+      throw gatewayErrors.invalidRequest(`${param}: '${String((content as Json[])[j]?.type)}' blocks in role 'system' messages are not supported; only text is`, param)
+    }
+  }
+  const text = blocksText(content, '\n\n')
+  return text ? { role: 'system', content: text } : undefined
+}
+
 /** Custom tools only: server tools (typed `web_search_…`, `bash_…`, …) run at Anthropic and mean nothing elsewhere. */
 function chatTools(tools: unknown): Json[] {
   if (!Array.isArray(tools)) return []
   return (tools as Json[])
-    .filter((t) => t && typeof t.name === 'string' && (t.type === undefined || t.type === null || t.type === 'custom'))
+    // Deferred tools are loaded by Anthropic's tool search only when the model asks for them; a chat model would
+    // see a placeholder it cannot use.
+    .filter((t) => t && typeof t.name === 'string' && (t.type === undefined || t.type === null || t.type === 'custom') && t.defer_loading !== true)
     .map((t) => {
       const fn: Json = { name: t.name, parameters: t.input_schema ?? { type: 'object', properties: {} } }
       if (typeof t.description === 'string') fn.description = t.description
@@ -116,13 +138,13 @@ export function messagesRequestToChat(body: Json): Json {
   const messages: Json[] = []
   const system = blocksText(body.system, '\n\n')
   if (system) messages.push({ role: 'system', content: system })
-  for (const m of (Array.isArray(body.messages) ? body.messages : []) as Json[]) {
+  ;((Array.isArray(body.messages) ? body.messages : []) as Json[]).forEach((m, i) => {
     if (m?.role === 'user') messages.push(...userMessages(m.content))
-    else if (m?.role === 'assistant') {
-      const message = assistantMessage(m.content)
+    else if (m?.role === 'assistant' || m?.role === 'system') {
+      const message = m.role === 'assistant' ? assistantMessage(m.content) : systemMessage(m.content, i)
       if (message) messages.push(message)
     }
-  }
+  })
 
   const chat: Json = { model: body.model, messages }
   if (typeof body.max_tokens === 'number') chat.max_completion_tokens = body.max_tokens
