@@ -31,6 +31,7 @@ import { createAuditLog, type AuditLog } from './audit/audit-log.ts'
 import { sqliteMigrations } from './stores/sqlite/migrations.ts'
 import { sqliteWorkflowStore } from './stores/sqlite/workflows.ts'
 import { WorkflowRegistry } from './workflows/registry.ts'
+import { applyRequestLabels } from './labels/apply.ts'
 import { pluginRegistry, providerAdapters } from '../plugins/index.ts'
 
 export interface GatewayOptions {
@@ -127,6 +128,7 @@ export class Gateway {
   }
 
   handle(ctx: RequestContext): Promise<Response> {
+    applyRequestLabels(ctx, this.config.labels)
     return runPipeline(ctx, this.workflows, {
       localHandler: (c) => localEndpoints(c, this.catalog),
       keepaliveMs: this.config.upstream.keepalive_seconds * 1000,

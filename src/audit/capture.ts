@@ -39,6 +39,7 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedE
   if (temperature !== undefined) data.temperature = temperature
   const maxTokens = num(body?.max_tokens) ?? num(body?.max_completion_tokens) ?? num(body?.max_output_tokens)
   if (maxTokens !== undefined) data.max_tokens = maxTokens
+  data.labels = ctx.labels
 
   if (error) {
     data.error_code = error.code ?? ''

@@ -9,6 +9,7 @@ export interface LogData {
   user_agent?: string
   temperature?: number
   max_tokens?: number
+  /** From the configured tagging headers (docs/labels.md); empty when the request carried none. */
   labels?: string[]
   error_code?: string
   error_message?: string
@@ -102,6 +103,8 @@ export interface AuditLogQuery {
   errorType?: string
   statusCode?: number
   stream?: boolean
+  /** Entries carrying this label. */
+  label?: string
   search?: string
   limit: number
   offset: number

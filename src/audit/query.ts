@@ -14,7 +14,7 @@ const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
 const MAX_TEXT = 200
 
-const LIST_PARAMS = ['days', 'start_date', 'end_date', 'requested_model', 'model', 'provider', 'method', 'path', 'user_path', 'session_id', 'error_type', 'status_code', 'stream', 'search', 'limit', 'offset'] as const
+const LIST_PARAMS = ['days', 'start_date', 'end_date', 'requested_model', 'model', 'provider', 'method', 'path', 'user_path', 'session_id', 'error_type', 'status_code', 'stream', 'label', 'search', 'limit', 'offset'] as const
 const STATS_PARAMS = ['days', 'start_date', 'end_date'] as const
 
 const invalid = (param: string, message: string) => gatewayErrors.invalidRequest(message, param, 'invalid_query_parameter')
@@ -128,6 +128,8 @@ export function parseAuditLogQuery(search: URLSearchParams, now = Date.now()): A
     if (!['true', 'false', '1', '0'].includes(stream.toLowerCase())) throw invalid('stream', `stream: expected true or false, got '${stream.slice(0, 40)}'.`)
     query.stream = stream.toLowerCase() === 'true' || stream === '1'
   }
+  const label = text(params, 'label', 256)
+  if (label !== undefined) query.label = label
   const term = text(params, 'search')
   if (term !== undefined) query.search = term
   return query

@@ -148,6 +148,7 @@ function heavyJson(heavy: HeavyPayload, texts: BodyTexts): string {
 
 export const auditRowId = (row: AuditRow): string => row[0]
 export const auditRowColumns = (row: AuditRow): AuditRowColumns => row.slice(0, AUDIT_ROW_COLUMN_COUNT) as AuditRowColumns
+export const auditRowData = (row: AuditRow): string => row[DATA] as string
 export const auditRowPayload = (row: AuditRow): string | null => row[PAYLOAD] as string | null
 export const auditRowSearchText = (row: AuditRow): string => row[SEARCH_TEXT] as string
 

@@ -44,7 +44,7 @@ export const logDataSchema = z.object({
   user_agent: z.string().optional(),
   temperature: z.number().optional(),
   max_tokens: z.number().int().optional(),
-  labels: z.array(z.string()).optional(),
+  labels: z.array(z.string()).optional().describe('Request labels from the configured tagging headers (docs/labels.md).'),
   error_code: z.string().optional(),
   error_message: z.string().optional(),
   error_provider: z.string().optional().describe('Upstream provider the error came from; empty when the gateway raised it.'),

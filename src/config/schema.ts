@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { FEATURE_IDS, type FeatureId } from '../pipeline/snapshots.ts'
+import { labelsConfigSchema } from '../labels/config.ts'
 import { budgetInputSchema, rateLimitInputSchema } from '../limits/definitions.ts'
 import { modelPriceSchema } from '../usage/pricing.ts'
 import { workflowInputSchema } from '../workflows/definition.ts'
@@ -92,6 +93,8 @@ export const gatewayConfigSchema = z.strictObject({
   rate_limits: z.array(rateLimitInputSchema).default([]),
   /** Price overrides in USD per million tokens, by `<provider>/<model>` or model id (prefixes match too). */
   pricing: z.record(z.string().min(1), modelPriceSchema).default({}),
+  /** Request labels from tagging headers (docs/labels.md): in every audit entry, an audit filter, a usage dimension. */
+  labels: labelsConfigSchema.prefault({}),
   /** Declared workflows; each change becomes a new version at start-up. */
   workflows: z.array(workflowInputSchema).default([]),
   logging: z

@@ -111,6 +111,8 @@ export class RequestContext {
   auditSuppressed = false
   userPath?: string
   sessionId?: string
+  /** From the tagging headers (src/labels), set before the pipeline runs. */
+  labels: string[] = []
 
   requestedModel?: string
   target?: ResolvedTarget

@@ -182,11 +182,15 @@ export interface UsageTotals {
 
 export type UsageBreakdownRow = UsageTotals & Record<string, string | number>
 
+export const USAGE_GROUPS = ['model', 'provider', 'key', 'user_path', 'label'] as const
+/** What usage sums can be grouped by; `label` counts a request under each of its labels ('' when it has none). */
+export type UsageGroup = (typeof USAGE_GROUPS)[number]
+
 /** Usage records (written in batches off the request path) and price overrides. */
 export interface UsageStore {
   writeBatch(records: readonly UsageRecord[]): Promise<void>
   totals(query: UsageQuery): Promise<UsageTotals>
-  breakdown(query: UsageQuery, by: 'model' | 'provider' | 'key' | 'user_path', interval?: 'day'): Promise<UsageBreakdownRow[]>
+  breakdown(query: UsageQuery, by: UsageGroup, interval?: 'day'): Promise<UsageBreakdownRow[]>
   priceOverrides(): Promise<Record<string, ModelPrice>>
   setPriceOverride(model: string, price: ModelPrice): Promise<void>
   deletePriceOverride(model: string): Promise<boolean>

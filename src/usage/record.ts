@@ -27,6 +27,8 @@ export interface UsageRecord {
   priced: boolean
   estimated: boolean
   cache_hit: boolean
+  /** The request's labels (docs/labels.md); absent means none. */
+  labels?: string[]
 }
 
 /** Characters per token assumed when estimating how much cached text a cached-token count stands for. */

@@ -35,6 +35,7 @@ const LIST_PARAMS: Param[] = [
   { name: 'error_type', type: 'string', description: 'provider_error, rate_limit_error, invalid_request_error, authentication_error or not_found_error.' },
   { name: 'status_code', type: 'integer', description: 'HTTP status code (100–599).' },
   { name: 'stream', type: 'boolean', description: 'true or false.' },
+  { name: 'label', type: 'string', description: 'Entries carrying this request label (exact), e.g. checkout or team:payments (docs/labels.md).' },
   {
     name: 'search',
     type: 'string',

@@ -7,6 +7,7 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { Gateway } from '../../app.ts'
 import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
+import { USAGE_GROUPS } from '../../stores/types.ts'
 import { modelPriceSchema } from '../../usage/pricing.ts'
 import { adminAnswer, adminDoc, readJsonBody } from './admin-http.ts'
 
@@ -19,7 +20,7 @@ export const usageRangeQuery = z.object({
   end_date: date.optional(),
 })
 const breakdownQuery = usageRangeQuery.extend({
-  by: z.enum(['model', 'provider', 'key', 'user_path']).default('model'),
+  by: z.enum(USAGE_GROUPS).default('model'),
   interval: z.enum(['day']).optional(),
 })
 
@@ -62,7 +63,7 @@ export function usageRoutes(gateway: Gateway) {
           await usage.flush()
           return Response.json({ start: range.start, end: range.end, by: q.by, interval: q.interval ?? null, data: await usage.store.breakdown(range, q.by, q.interval) })
         }),
-      { detail: adminDoc('usage', 'The same sums grouped by model, provider, key or user_path (interval=day for a time series)') },
+      { detail: adminDoc('usage', 'The same sums grouped by model, provider, key, user_path or label (a request counts under each of its labels; interval=day for a time series)') },
     )
     .get('/pricing', (context) => adminAnswer(gateway, context, async () => Response.json({ object: 'list', unit: 'USD per million tokens', data: usage.prices.entries() })), {
       detail: adminDoc('usage', 'The effective price table: bundled defaults and overrides'),

@@ -112,6 +112,10 @@ export function conditions(q: AuditLogQuery): { window: Clause[]; filters: Claus
   if (q.errorType !== undefined) add('error_type = ?', q.errorType)
   if (q.statusCode !== undefined) add('status_code = ?', q.statusCode)
   if (q.stream !== undefined) add('stream = ?', q.stream ? 1 : 0)
+  if (q.label !== undefined) {
+    const range = and([{ sql: 'label = ?', params: [q.label] }, ...searchRange(q, 'seq')])
+    add(`seq IN (SELECT seq FROM audit_log_labels WHERE ${range.sql})`, ...range.params)
+  }
   if (q.search === undefined) return { window, filters }
   const plan = planSearch(q.search)
   if (plan.kind === 'words') return { window, filters, match: `"${plan.words.join(' ')}"*` }

@@ -128,6 +128,29 @@ describe('filters', () => {
   })
 })
 
+describe('labels', () => {
+  test('label filter: exact, within the window, with other filters; entries without labels never match', async () => {
+    const a = makeEntry({ at: T0, data: { labels: ['checkout', 'team:payments'] } })
+    const b = makeEntry({ at: T0 + MIN, data: { labels: ['checkout'] }, status_code: 500 })
+    const c = makeEntry({ at: T0 + 2 * MIN, data: { labels: ['checkoutx'], user_agent: '"labels":["checkout"]' } })
+    const d = makeEntry({ at: T0 + 3 * MIN, data: { labels: [] } })
+    await write([a, b, c, d])
+    expect(await ids({ label: 'checkout' })).toEqual([b.id, a.id])
+    expect(await ids({ label: 'team:payments' })).toEqual([a.id])
+    expect(await ids({ label: 'checkout', statusCode: 500 })).toEqual([b.id])
+    expect(await ids({ label: 'checkout', from: T0 + 1 })).toEqual([b.id])
+    expect(await ids({ label: 'checkout', to: T0 + 1 })).toEqual([a.id])
+    expect(await ids({ label: 'check' })).toEqual([])
+    expect((await store.get(a.id))!.data.labels).toEqual(['checkout', 'team:payments'])
+  })
+
+  test('deleting entries removes their label rows', async () => {
+    await write([makeEntry({ at: T0 - 10, data: { labels: ['old'] } }), makeEntry({ at: T0, data: { labels: ['new'] } })])
+    expect(await store.deleteOlderThan(T0, 100)).toBe(1)
+    expect(db.query<{ label: string }, []>('SELECT label FROM audit_log_labels').all()).toEqual([{ label: 'new' }])
+  })
+})
+
 describe('search', () => {
   test('a UUID matches id, request_id or session_id exactly (any case)', async () => {
     const byId = makeEntry()

@@ -11,7 +11,7 @@
  */
 import type { Database } from 'bun:sqlite'
 import type { AuditConversation, AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
-import { AUDIT_ROW_COLUMNS, auditRowColumns, auditRowPayload, auditRowSearchText, type AuditRow } from '../../audit/record.ts'
+import { AUDIT_ROW_COLUMNS, auditRowColumns, auditRowData, auditRowPayload, auditRowSearchText, type AuditRow } from '../../audit/record.ts'
 import type { AuditStore } from '../types.ts'
 import { and, conditions, fullEntry, LIGHT_COLUMNS, listEntry, searchRange, SEQ_PER_MS, type Clause, type Param, type Row } from './audit-log-query.ts'
 import type { Migration } from './client.ts'
@@ -96,12 +96,29 @@ export const auditLogMigration: Migration = {
   ${NOMINAL_STATISTICS}`,
 }
 
+/**
+ * Labels (LogData.labels) as rows of their own, so `label=` is an index range read: (label, seq) serves the
+ * filter newest first within a time window, (seq) the cleanup when entries are deleted.
+ */
+export const auditLogLabelsMigration: Migration = {
+  id: '0009_audit_log_labels',
+  sql: `CREATE TABLE audit_log_labels (label TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (label, seq)) WITHOUT ROWID;
+  CREATE INDEX audit_log_labels_seq ON audit_log_labels (seq);
+  CREATE TRIGGER audit_log_labels_cleanup AFTER DELETE ON audit_log BEGIN
+    DELETE FROM audit_log_labels WHERE seq = old.seq;
+  END;`,
+}
+
+/** The light data JSON has labels only when this occurs in it (an empty list has `"labels":[]`). */
+const HAS_LABELS = '"labels":["'
+
 export class SqliteAuditStore implements AuditStore {
   private readonly maxSeqIn
   private readonly maxSeq
   private readonly insertEntry
   private readonly insertPayload
   private readonly insertSearch
+  private readonly insertLabels
   private readonly selectFull
   private readonly deleteOld
 
@@ -113,6 +130,8 @@ export class SqliteAuditStore implements AuditStore {
     )
     this.insertPayload = db.query('INSERT INTO audit_log_payloads (seq, payload) VALUES (?, ?)')
     this.insertSearch = db.query('INSERT INTO audit_log_search (rowid, text) VALUES (?, ?)')
+    // SQLite reads the labels out of the row's data JSON itself: the row format (and spill files) stay as they are.
+    this.insertLabels = db.query("INSERT OR IGNORE INTO audit_log_labels (label, seq) SELECT value, ? FROM json_each(?, '$.labels') WHERE type = 'text'")
     this.selectFull = db.query<Row, [string]>(`SELECT a.*, p.payload FROM audit_log a LEFT JOIN audit_log_payloads p ON p.seq = a.seq WHERE a.id = ?`)
     this.deleteOld = db.query('DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE ts < ? LIMIT ?)')
   }
@@ -136,6 +155,8 @@ export class SqliteAuditStore implements AuditStore {
     const payload = auditRowPayload(row)
     if (payload !== null) this.insertPayload.run(seq, payload)
     this.insertSearch.run(seq, auditRowSearchText(row))
+    const data = auditRowData(row)
+    if (data.includes(HAS_LABELS)) this.insertLabels.run(seq, data)
     return true
   }
 
