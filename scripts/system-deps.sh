@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Debian packages the test suite needs: Chromium (browser tests) and redis-server (the Redis store tests start a
-# throwaway server of their own). Installed only when missing;
+# Debian packages the test suite needs: Chromium (browser tests), redis-server and postgresql (the Redis and
+# PostgreSQL store tests start throwaway servers of their own). Installed only when missing;
 # needs root (as on CI) or is skipped with a note (the browser tests then skip themselves).
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# PostgreSQL: the tests create throwaway clusters of their own (test/helpers/postgres-server.ts).
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" -ne 0 ]; then
   echo "not root: cannot install ${missing[*]}; the tests that need them will be skipped" >&2
@@ -15,3 +17,7 @@ echo "installing ${missing[*]} from Debian"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The package creates (and may start) a default cluster on port 5432 that nothing uses: drop the one it just made.
+if [[ " ${missing[*]} " == *" postgresql "* ]] && command -v pg_lsclusters >/dev/null 2>&1; then
+  pg_lsclusters -h | while read -r version name _; do pg_dropcluster --stop "$version" "$name" || true; done
+fi

@@ -78,15 +78,16 @@ export class Gateway {
     this.catalog = new ModelCatalog(this.providers, this.config.virtual_models, this.log)
     this.stores = openStores(this.config, options.migrations ?? sqliteMigrations)
     const { sqlite } = this.stores
-    this.limits = new LimitRegistry(sqliteLimitStore(sqlite))
+    const { changes } = this.stores
+    this.limits = new LimitRegistry(sqliteLimitStore(sqlite), { changes, log: this.log })
     const usageStore = sqliteUsageStore(sqlite)
     const auditStore = new SqliteAuditStore(sqlite)
     const local: BatchWrites = { writeAudit: (e) => auditStore.writeBatch(e), writeUsage: (r) => usageStore.writeBatch(r), close: () => {} }
     // Audit entries and usage records are inserted on a thread of their own (an in-memory database cannot be shared with one).
     this.writes = this.config.database.path === ':memory:' ? local : startWriteThread(resolve(this.config.database.path), local, this.log, options.writeThreadUrl)
-    this.usage = new UsageService({ ...usageStore, writeBatch: (r) => this.writes.writeUsage(r) }, this.config.pricing, this.log)
+    this.usage = new UsageService({ ...usageStore, writeBatch: (r) => this.writes.writeUsage(r) }, this.config.pricing, this.log, changes)
     this.auditLog = createAuditLog(this.config, auditStore, { writeBatch: (e) => this.writes.writeAudit(e) }, this.log)
-    this.keys = new KeyDirectory(new SqliteKeyStore(sqlite), this.log)
+    this.keys = new KeyDirectory(new SqliteKeyStore(sqlite), this.log, { changes })
     // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
     this.keysLoaded = this.keys.start()
     this.authFailures.startReporting(this.log)
@@ -110,7 +111,7 @@ export class Gateway {
     this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys)
     this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
     this.plugins = options.plugins ?? pluginRegistry
-    this.workflows = new WorkflowRegistry(sqliteWorkflowStore(sqlite), this.plugins, this.deps, this.config.features, this.log)
+    this.workflows = new WorkflowRegistry(sqliteWorkflowStore(sqlite), this.plugins, this.deps, this.config.features, this.log, changes)
   }
 
   /** Loads workflows (declared ones become new versions when they changed); call before serving. */
@@ -139,6 +140,9 @@ export class Gateway {
   async shutdown(): Promise<void> {
     this.catalog.stop()
     this.keys.stop()
+    this.workflows.stop()
+    this.limits.stop()
+    this.usage.stopPrices()
     this.authFailures.stopReporting(this.log)
     for (const task of this.shutdownTasks) {
       try {

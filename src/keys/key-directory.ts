@@ -1,11 +1,14 @@
 /**
  * @module The managed keys a request is checked against: an in-memory snapshot (SHA-256 → record) loaded from
- * the KeyStore and refreshed in the background, so no request waits on the database and an outage never turns a
- * valid key into a 401. Writes go through here and update the snapshot before the admin call returns, so a
- * created, changed or revoked key takes effect on the very next request.
+ * the KeyStore and refreshed in the background (src/stores/snapshot.ts), so no request waits on the database and
+ * an outage never turns a valid key into a 401. Writes go through here and update the snapshot before the admin
+ * call returns, so a created, changed or revoked key takes effect on the very next request here, and the change
+ * feed makes every other replica reload within a second.
  */
 import { GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
+import type { Changes } from '../stores/changes.ts'
+import { Snapshot } from '../stores/snapshot.ts'
 import type { ApiKeyChanges, ApiKeyListQuery, ApiKeyPage, ApiKeyRecord, KeyStore } from '../stores/types.ts'
 import { generateKeySecret, hashKeySecret, redactKeySecret } from './key-secret.ts'
 
@@ -24,7 +27,9 @@ export type KeyStatus = 'active' | 'expired' | 'revoked'
 export type UpdateResult = { kind: 'updated'; record: ApiKeyRecord } | { kind: 'not_found' } | { kind: 'revoked'; record: ApiKeyRecord }
 
 export interface KeyDirectoryOptions {
-  /** Background reload of the snapshot (picks up changes made by other replicas). */
+  /** Tells other replicas about writes here, and this one about theirs. */
+  changes?: Changes
+  /** Background reload of the snapshot, a backstop for lost change messages. */
   refreshSeconds?: number
   /** Retry interval while the snapshot could not be loaded at all. */
   retrySeconds?: number
@@ -45,10 +50,8 @@ export class KeyDirectory {
   private byId = new Map<string, ApiKeyRecord>()
   private loaded = false
   private activeKeys = 0
-  private timer: ReturnType<typeof setTimeout> | undefined
-  private stopped = false
-  private readonly refreshMs: number
-  private readonly retryMs: number
+  private readonly snapshot: Snapshot<ApiKeyRecord[]>
+  private readonly changes: Changes | undefined
   readonly now: () => number
 
   constructor(
@@ -56,21 +59,32 @@ export class KeyDirectory {
     private readonly log: Logger,
     options: KeyDirectoryOptions = {},
   ) {
-    this.refreshMs = (options.refreshSeconds ?? 60) * 1000
-    this.retryMs = (options.retrySeconds ?? 5) * 1000
     this.now = options.now ?? Date.now
+    this.changes = options.changes
+    this.snapshot = new Snapshot({
+      name: 'keys',
+      load: () => this.store.loadAll(),
+      apply: (records) => this.merge(records),
+      changes: options.changes,
+      topic: 'keys',
+      log: this.log,
+      reconcileMs: (options.refreshSeconds ?? 30) * 1000,
+      retryMs: (options.retrySeconds ?? 2) * 1000,
+    })
   }
 
   /** Loads the snapshot and keeps it fresh. Resolves after the first attempt, whether or not it succeeded. */
   async start(): Promise<void> {
-    this.stopped = false
-    await this.refresh()
-    this.schedule()
+    await this.snapshot.start()
   }
 
   stop(): void {
-    this.stopped = true
-    clearTimeout(this.timer)
+    this.snapshot.stop()
+  }
+
+  /** Whether the copy in memory is current (false while the store is unreachable). */
+  snapshotStatus() {
+    return this.snapshot.status()
   }
 
   /** False until the snapshot was loaded once; until then a managed key's status is unknown. */
@@ -88,15 +102,13 @@ export class KeyDirectory {
     return this.activeKeys > 0
   }
 
-  /** Reloads from the store and merges: a key known here that the store lacks or holds older is kept. */
-  async refresh(): Promise<boolean> {
-    let records: ApiKeyRecord[]
-    try {
-      records = await this.store.loadAll()
-    } catch (err) {
-      this.log.error({ err: (err as Error).message, loaded_before: this.loaded }, 'could not load the API keys; keeping the last snapshot')
-      return false
-    }
+  /** Reloads from the store; false when it could not be read (the last snapshot stays). */
+  refresh(): Promise<boolean> {
+    return this.snapshot.refresh()
+  }
+
+  /** Merges a loaded set: a key known here that the store lacks or holds older is kept. */
+  private merge(records: readonly ApiKeyRecord[]): void {
     const merged = new Map(this.byId)
     for (const record of records) {
       const known = merged.get(record.id)
@@ -104,7 +116,6 @@ export class KeyDirectory {
     }
     this.replace(merged.values())
     this.loaded = true
-    return true
   }
 
   async create(input: NewApiKey): Promise<{ record: ApiKeyRecord; secret: string }> {
@@ -125,6 +136,7 @@ export class KeyDirectory {
       throw storeUnavailable(err)
     }
     this.put(record)
+    await this.changes?.publish('keys')
     return { record, secret }
   }
 
@@ -139,6 +151,7 @@ export class KeyDirectory {
         return again ? { kind: 'revoked', record: again } : { kind: 'not_found' }
       }
       this.put(record)
+      await this.changes?.publish('keys')
       return { kind: 'updated', record }
     } catch (err) {
       throw storeUnavailable(err)
@@ -160,6 +173,7 @@ export class KeyDirectory {
       throw storeUnavailable(err)
     }
     if (result) this.put(result.record)
+    if (result?.changed) await this.changes?.publish('keys')
     return result
   }
 
@@ -177,18 +191,6 @@ export class KeyDirectory {
     } catch (err) {
       throw storeUnavailable(err)
     }
-  }
-
-  private schedule(): void {
-    if (this.stopped) return
-    this.timer = setTimeout(
-      async () => {
-        await this.refresh()
-        this.schedule()
-      },
-      this.loaded ? this.refreshMs : this.retryMs,
-    )
-    this.timer.unref?.()
   }
 
   private put(record: ApiKeyRecord): void {

@@ -1,8 +1,12 @@
 /**
  * @module The budget and rate-limit definitions in memory. Declared ones (YAML) get stable ids derived from
- * their content, so restarts do not duplicate them; admin changes apply to the next request.
+ * their content, so restarts do not duplicate them; admin changes apply to the next request, on every replica
+ * (the change feed makes the others reload).
  */
 import { GatewayError } from '../errors/gateway-error.ts'
+import { silentLogger, type Logger } from '../log/logger.ts'
+import type { Changes } from '../stores/changes.ts'
+import { Snapshot } from '../stores/snapshot.ts'
 import type { LimitStore } from '../stores/types.ts'
 import { budgetInputSchema, rateLimitInputSchema, type Budget, type RateLimit } from './definitions.ts'
 
@@ -19,8 +23,27 @@ function declaredId(prefix: string, input: unknown): string {
 export class LimitRegistry {
   budgets: Budget[] = []
   rateLimits: RateLimit[] = []
+  private readonly snapshot: Snapshot<{ budgets: Budget[]; rateLimits: RateLimit[] }>
 
-  constructor(private readonly store: LimitStore) {}
+  constructor(
+    private readonly store: LimitStore,
+    options: { changes?: Changes; log?: Logger } = {},
+  ) {
+    this.changes = options.changes
+    this.snapshot = new Snapshot({
+      name: 'limits',
+      load: async () => ({ budgets: await store.budgets(), rateLimits: await store.rateLimits() }),
+      apply: (loaded) => {
+        this.budgets = loaded.budgets
+        this.rateLimits = loaded.rateLimits
+      },
+      changes: options.changes,
+      topic: 'limits',
+      log: options.log ?? silentLogger,
+    })
+  }
+
+  private readonly changes: Changes | undefined
 
   async load(declared: { budgets: unknown[]; rate_limits: unknown[] }): Promise<void> {
     const existing = new Set([...(await this.store.budgets()).map((b) => b.id), ...(await this.store.rateLimits()).map((r) => r.id)])
@@ -32,12 +55,21 @@ export class LimitRegistry {
       const id = declaredId('rl', raw)
       if (!existing.has(id)) await this.addRateLimit(raw, id)
     }
-    await this.reload()
+    if (!(await this.snapshot.start())) throw new Error(`could not load the limits: ${this.snapshot.status().lastError}`)
   }
 
-  async reload(): Promise<void> {
-    this.budgets = await this.store.budgets()
-    this.rateLimits = await this.store.rateLimits()
+  stop(): void {
+    this.snapshot.stop()
+  }
+
+  snapshotStatus() {
+    return this.snapshot.status()
+  }
+
+  /** Reloads now; tells the other replicas when this one changed a definition. */
+  async reload(changed = false): Promise<void> {
+    if (!(await this.snapshot.refresh())) throw new Error(`could not reload the limits: ${this.snapshot.status().lastError}`)
+    if (changed) await this.changes?.publish('limits')
   }
 
   async addBudget(raw: unknown, id = `bud_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`): Promise<Budget> {
@@ -45,7 +77,7 @@ export class LimitRegistry {
     if (!parsed.success) throw invalid(parsed.error)
     const budget: Budget = { ...parsed.data, id, created_at: new Date().toISOString() }
     await this.store.saveBudget(budget)
-    await this.reload()
+    await this.reload(true)
     return budget
   }
 
@@ -54,19 +86,19 @@ export class LimitRegistry {
     if (!parsed.success) throw invalid(parsed.error)
     const limit: RateLimit = { ...parsed.data, id, created_at: new Date().toISOString() }
     await this.store.saveRateLimit(limit)
-    await this.reload()
+    await this.reload(true)
     return limit
   }
 
   async deleteBudget(id: string): Promise<boolean> {
     const done = await this.store.deleteBudget(id)
-    await this.reload()
+    await this.reload(done)
     return done
   }
 
   async deleteRateLimit(id: string): Promise<boolean> {
     const done = await this.store.deleteRateLimit(id)
-    await this.reload()
+    await this.reload(done)
     return done
   }
 }

@@ -9,6 +9,7 @@ import type { Budget, RateLimit } from '../limits/definitions.ts'
 import type { ModelPrice } from '../usage/pricing.ts'
 import type { UsageRecord } from '../usage/record.ts'
 import type { WorkflowVersion } from '../workflows/definition.ts'
+import type { Changes } from './changes.ts'
 
 export interface Stores {
   /** The embedded SQLite database; store modules create their tables through `migrate`. */
@@ -17,6 +18,8 @@ export interface Stores {
   responseCache: ResponseCache
   /** Rate-limit and budget counters (in-process now; Redis for several replicas). */
   counters: Counters
+  /** Tells every replica that shared definitions changed (in-process, or Redis pub/sub with `REDIS_URL`). */
+  changes: Changes
   close(): void
 }
 

@@ -3,6 +3,8 @@
  * bounded queue of usage records written in batches, off the request path, drained on shutdown.
  */
 import type { Logger } from '../log/logger.ts'
+import type { Changes } from '../stores/changes.ts'
+import { Snapshot } from '../stores/snapshot.ts'
 import type { UsageStore } from '../stores/types.ts'
 import { PriceTable, type ModelPrice } from './pricing.ts'
 import type { UsageRecord } from './record.ts'
@@ -17,18 +19,36 @@ export class UsageService {
   private timer: ReturnType<typeof setTimeout> | undefined
   private writing: Promise<void> | undefined
   private dropped = 0
+  /** Price overrides in memory, reloaded when any replica changes one. */
+  private readonly priceSnapshot: Snapshot<Record<string, ModelPrice>>
 
   constructor(
     readonly store: UsageStore,
     private readonly declaredPrices: Record<string, ModelPrice>,
     private readonly log: Logger,
+    private readonly changes?: Changes,
   ) {
     this.prices = new PriceTable(declaredPrices)
+    // Admin overrides win over YAML ones, which win over the bundled defaults.
+    this.priceSnapshot = new Snapshot({
+      name: 'prices',
+      load: () => store.priceOverrides(),
+      apply: (stored) => this.prices.setOverrides({ ...declaredPrices, ...stored }),
+      changes,
+      topic: 'prices',
+      log,
+    })
   }
 
-  /** Admin overrides win over YAML ones, which win over the bundled defaults. */
-  async loadPrices(): Promise<void> {
-    this.prices.setOverrides({ ...this.declaredPrices, ...(await this.store.priceOverrides()) })
+  /** Loads the price overrides (first call: and keeps them current); `changed` tells the other replicas. */
+  async loadPrices(changed = false): Promise<void> {
+    const ok = await (this.priceSnapshot.status().loaded ? this.priceSnapshot.refresh() : this.priceSnapshot.start())
+    if (!ok) throw new Error(`could not load the price overrides: ${this.priceSnapshot.status().lastError}`)
+    if (changed) await this.changes?.publish('prices')
+  }
+
+  stopPrices(): void {
+    this.priceSnapshot.stop()
   }
 
   record(record: UsageRecord): void {

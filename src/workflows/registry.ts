@@ -10,6 +10,8 @@ import { buildPipeline, createPlugins, PluginConfigError, type BuiltPipeline, ty
 import type { RequestContext } from '../pipeline/context.ts'
 import type { WorkflowFeaturesSnapshot } from '../pipeline/snapshots.ts'
 import type { GatewayPlugin, PluginDeps } from '../pipeline/types.ts'
+import type { Changes } from '../stores/changes.ts'
+import { Snapshot } from '../stores/snapshot.ts'
 import type { WorkflowStore } from '../stores/types.ts'
 import { effectiveFeatures, resolveFlags, sameDefinition, workflowInputSchema, type WorkflowInput, type WorkflowScope, type WorkflowVersion } from './definition.ts'
 
@@ -26,6 +28,8 @@ export class WorkflowRegistry implements PipelineSelector {
   fallback: BuiltPipeline
   /** Every plugin's hooks, made once; each workflow's pipeline binds them to its own settings. */
   private readonly instances: readonly PluginInstance[]
+  /** The active versions in memory, reloaded when any replica changes a workflow. */
+  private readonly snapshot: Snapshot<WorkflowVersion[]>
 
   constructor(
     private readonly store: WorkflowStore,
@@ -33,20 +37,35 @@ export class WorkflowRegistry implements PipelineSelector {
     deps: PluginDeps,
     private readonly processSwitches: WorkflowFeaturesSnapshot,
     private readonly log: Logger,
+    private readonly changes?: Changes,
   ) {
     this.instances = createPlugins(plugins, deps)
     this.fallback = this.build(builtInDefault())
+    this.snapshot = new Snapshot({ name: 'workflows', load: () => this.store.listActive(), apply: (versions) => this.install(versions), changes, topic: 'workflows', log })
   }
 
   /** Loads the active versions, then applies the declared (YAML) workflows; each changed one becomes a new version. */
   async load(declared: readonly WorkflowInput[]): Promise<void> {
     for (const input of declared) await this.upsert(input, 'config')
     if (!(await this.store.latestByName(DEFAULT_WORKFLOW_NAME))) await this.upsert(workflowInputSchema.parse({ name: DEFAULT_WORKFLOW_NAME, description: 'Applies to every request no other workflow matches.' }), 'system')
-    await this.reload()
+    if (!(await this.snapshot.start())) throw new Error(`could not load the workflows: ${this.snapshot.status().lastError}`)
   }
 
-  async reload(): Promise<void> {
-    const versions = await this.store.listActive()
+  stop(): void {
+    this.snapshot.stop()
+  }
+
+  snapshotStatus() {
+    return this.snapshot.status()
+  }
+
+  /** Reloads the active versions now; tells the other replicas when this replica changed them. */
+  async reload(changed = false): Promise<void> {
+    if (!(await this.snapshot.refresh())) throw new Error(`could not reload the workflows: ${this.snapshot.status().lastError}`)
+    if (changed) await this.changes?.publish('workflows')
+  }
+
+  private install(versions: WorkflowVersion[]): void {
     const previous = new Map(this.active.map((a) => [a.version.versionId, a]))
     this.active = versions.map((version) => previous.get(version.versionId) ?? { version, pipeline: this.build(version), specificity: specificity(version.scope) })
     const globalDefault = this.active.find((a) => a.version.name === DEFAULT_WORKFLOW_NAME)
@@ -88,7 +107,7 @@ export class WorkflowRegistry implements PipelineSelector {
     }
     this.build(version) // a definition whose pipeline cannot be built is never stored
     await this.store.insertVersion(version)
-    await this.reload()
+    await this.reload(true)
     this.log.info({ workflow: version.name, version: version.version }, 'workflow version activated')
     return { version, created: true }
   }
@@ -99,7 +118,7 @@ export class WorkflowRegistry implements PipelineSelector {
       throw new GatewayError({ status: 400, type: 'invalid_request_error', code: 'default_workflow', message: 'The default workflow cannot be deactivated; change its features instead.' })
     }
     const done = await this.store.deactivate(id)
-    await this.reload()
+    await this.reload(done)
     return done
   }
 

@@ -1,6 +1,7 @@
 /**
  * @module Plain-object harness for plugin unit tests: a RequestContext and PluginDeps without any server.
  */
+import { MemoryChanges } from '../../src/stores/memory/changes.ts'
 import { Database } from 'bun:sqlite'
 import type { z } from 'zod'
 import { loadConfig } from '../../src/config/load.ts'
@@ -55,7 +56,7 @@ export function makeDeps(env: Record<string, string> = {}, adapters: Record<stri
     config,
     providers,
     catalog: new ModelCatalog(providers, config.virtual_models, silentLogger),
-    stores: { sqlite, responseCache: new MemoryResponseCache(config.cache.max_bytes), counters: new MemoryCounters(), close: () => sqlite.close() },
+    stores: { sqlite, responseCache: new MemoryResponseCache(config.cache.max_bytes), counters: new MemoryCounters(), changes: new MemoryChanges(), close: () => sqlite.close() },
     limits: new LimitRegistry(sqliteLimitStore(sqlite)),
     costModel: unpricedCostModel,
     usage: new UsageService(sqliteUsageStore(sqlite), {}, silentLogger),

@@ -80,7 +80,7 @@ export function usageRoutes(gateway: Gateway) {
             throw gatewayErrors.invalidRequest(`${param ?? 'body'}: ${issue.message}`, param)
           }
           await usage.store.setPriceOverride(model, parsed.data)
-          await usage.loadPrices()
+          await usage.loadPrices(true)
           return Response.json({ model, price: parsed.data, source: 'override' })
         }),
       { parse: 'none', detail: adminDoc('usage', 'Override the price of a model (or <provider>/<model>, or a prefix)', modelPriceSchema) },
@@ -91,7 +91,7 @@ export function usageRoutes(gateway: Gateway) {
         adminAnswer(gateway, context, async () => {
           const model = decodeURIComponent(context.params['*'])
           if (!(await usage.store.deletePriceOverride(model))) throw new GatewayError({ status: 404, type: 'not_found_error', param: 'model', code: 'price_not_found', message: `No price override for '${model}'.` })
-          await usage.loadPrices()
+          await usage.loadPrices(true)
           return Response.json({ model, deleted: true })
         }),
       { parse: 'none', detail: adminDoc('usage', 'Drop a price override') },
