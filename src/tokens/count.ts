@@ -3,7 +3,7 @@
  * an upstream reports no usage and to measure what rewriters save. Counts for other vendors' models are
  * estimates: their tokenizers differ by a few percent.
  */
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
+import { countO200kTokens as countTokens } from './tokenizer.ts'
 import { contentText } from '../protocols/content-text.ts'
 
 type Json = Record<string, unknown>
