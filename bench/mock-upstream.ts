@@ -38,6 +38,11 @@ const streamFrames: Uint8Array[] = [
   frame({}, 'stop'),
   encoder.encode('data: [DONE]\n\n'),
 ]
+/** With `stream_options.include_usage`, OpenAI sends one more chunk before [DONE]: `choices: []` and the usage. */
+const usageFrame = encoder.encode(
+  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: CREATED, model: MODEL, choices: [], usage: { prompt_tokens: 19, completion_tokens: chunks, total_tokens: 19 + chunks } })}\n\n`,
+)
+const streamFramesWithUsage: Uint8Array[] = [...streamFrames.slice(0, -1), usageFrame, streamFrames.at(-1)!]
 
 /** The same answer in Anthropic's and Gemini's wire formats, for the translated-provider rows. */
 const TEXT = 'Hello! How can I help you today?'
@@ -89,7 +94,7 @@ const server = Bun.serve({
     const path = new URL(req.url).pathname
     const gemini = /:(generateContent|streamGenerateContent)$/.exec(path)
     if (req.method === 'POST' && (path.endsWith('/chat/completions') || path.endsWith('/messages') || gemini)) {
-      let body: { stream?: unknown; messages?: unknown; contents?: unknown } | undefined
+      let body: { stream?: unknown; stream_options?: { include_usage?: unknown }; messages?: unknown; contents?: unknown } | undefined
       try {
         body = JSON.parse(await req.text())
       } catch {
@@ -104,7 +109,7 @@ const server = Bun.serve({
       if (stream) stats.stream++
       if (gemini) return stream ? pacedStream(geminiFrames) : new Response(geminiBody, { headers: jsonHeaders })
       if (path.endsWith('/messages')) return stream ? pacedStream(anthropicFrames) : new Response(anthropicBody, { headers: jsonHeaders })
-      return stream ? pacedStream() : new Response(completionBody, { headers: jsonHeaders })
+      return stream ? pacedStream(body.stream_options?.include_usage === true ? streamFramesWithUsage : streamFrames) : new Response(completionBody, { headers: jsonHeaders })
     }
     if (req.method === 'GET' && path.endsWith('/v1beta/models')) {
       stats.models++

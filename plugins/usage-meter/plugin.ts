@@ -8,13 +8,15 @@
 import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import type { TokenUsage } from '../../src/pipeline/snapshots.ts'
 import { CONTINUE, definePlugin, type Outcome } from '../../src/pipeline/types.ts'
+import { usageFromOpenAI } from '../../src/pipeline/usage.ts'
 import { countChatPromptTokens, countCompletionTokens } from '../../src/tokens/count.ts'
 import type { UsageRecord } from '../../src/usage/record.ts'
 import { usageMeterManifest } from './manifest.ts'
 import { withoutUsageChunk } from './usage-chunk.ts'
 
 /** Set when the gateway asked for the stream's usage chunk and the client did not: the chunk is hidden. */
-const hideUsageChunkSlot = requestSlot<true>('usage-meter')
+/** Set when the usage chunk is hidden from the client; holds its usage, which the pump after this plugin never sees. */
+const hiddenUsageSlot = requestSlot<{ usage?: TokenUsage }>('usage-meter')
 
 const METERED = new Set(['chat.completions', 'responses', 'messages'])
 
@@ -37,17 +39,21 @@ export const usageMeter = definePlugin({
         if (ctx.endpoint !== 'chat.completions' || !ctx.stream) return CONTINUE
         const options = (ctx.body.stream_options ?? {}) as Record<string, unknown>
         if (options.include_usage === true) return CONTINUE
-        ctx.setState(hideUsageChunkSlot, true)
+        ctx.setState(hiddenUsageSlot, {})
         ctx.body = { ...ctx.body, stream_options: { ...options, include_usage: true } }
         return CONTINUE
       },
       onResponse(ctx, response) {
-        if (!ctx.state(hideUsageChunkSlot) || !response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response
-        return new Response(withoutUsageChunk(response.body), { status: response.status, headers: response.headers })
+        const hidden = ctx.state(hiddenUsageSlot)
+        if (!hidden || !response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response
+        const body = withoutUsageChunk(response.body, (raw) => {
+          hidden.usage = usageFromOpenAI(raw)
+        })
+        return new Response(body, { status: response.status, headers: response.headers })
       },
       onComplete(ctx, outcome) {
-        if (!METERED.has(ctx.endpoint) || !ctx.target || outcome.status >= 400 || (outcome.clientAborted && !outcome.usage)) return
-        const tokens = outcome.usage ?? estimateUsage(ctx, outcome)
+        if (!METERED.has(ctx.endpoint) || !ctx.target || outcome.status >= 400 || (outcome.clientAborted && !outcome.usage && !ctx.state(hiddenUsageSlot)?.usage)) return
+        const tokens = outcome.usage ?? ctx.state(hiddenUsageSlot)?.usage ?? estimateUsage(ctx, outcome)
         const counts = { prompt: tokens.prompt_tokens, cachedPrompt: tokens.cached_tokens, cacheWrite: tokens.cache_write_tokens, completion: tokens.completion_tokens }
         const priced = usage.prices.cost(ctx.target, counts)
         const rewriteTokensSaved = ctx.revisions.reduce((sum, r) => sum + (r.tokens_saved || 0), 0)
@@ -75,7 +81,6 @@ export const usageMeter = definePlugin({
           priced: priced.priced,
           estimated: tokens.estimated,
           cache_hit: cacheHit,
-          labels: ctx.labels,
         }
         ctx.usageRecord = record
         usage.record(record)

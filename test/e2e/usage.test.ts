@@ -33,6 +33,8 @@ afterAll(async () => {
 })
 
 test('streams ask the upstream for usage; a client that did not ask never sees the usage chunk', async () => {
+  const summary = async () => (await (await admin('/usage/summary?days=1')).json()) as { requests: number; estimated_requests: number }
+  const before = await summary()
   const raw = await fetch(`${gw.baseURL}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
@@ -41,6 +43,11 @@ test('streams ask the upstream for usage; a client that did not ask never sees t
   expect(mock.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true })
   expect(raw).not.toContain('"usage"')
   expect(raw).toEndWith('data: [DONE]\n\n')
+  // The hidden chunk's usage is still the one recorded: not a tokenizer estimate.
+  let after = await summary()
+  for (let i = 0; i < 50 && after.requests === before.requests; i++) after = (await Bun.sleep(100), await summary())
+  expect(after.requests - before.requests).toBe(1)
+  expect(after.estimated_requests).toBe(before.estimated_requests)
   const asked = client.chat.completions.stream({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'echo:abc' }], stream_options: { include_usage: true } })
   expect((await asked.finalChatCompletion()).usage?.completion_tokens).toBe(3)
 })
