@@ -11,7 +11,7 @@ start_bench_gateway() {
   shift 4
   env "$@" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warn GATEWAY_DB_PATH="$db" GATEWAY_MASTER_KEY=$BENCH_KEY \
     OPENAI_API_KEY=sk-bench OPENAI_BASE_URL="http://127.0.0.1:$mock/v1" BUN_CONFIG_MAX_HTTP_REQUESTS=1024 \
-    bun src/main.ts >"$log" 2>&1 &
+    bun ${BENCH_BUN_FLAGS:-} src/main.ts >"$log" 2>&1 &
   GATEWAY_PID=$!
   for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && return 0; sleep 0.1; done
   echo "gateway on port $port did not start:" >&2
