@@ -81,6 +81,7 @@ export const usageMeter = definePlugin({
           priced: priced.priced,
           estimated: tokens.estimated,
           cache_hit: cacheHit,
+          labels: ctx.labels,
         }
         ctx.usageRecord = record
         usage.record(record)
