@@ -216,6 +216,28 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     await screenshot(page, 'usage')
   }, STEP_TIMEOUT_MS)
 
+  test('Labels: a labelled request shows them in the list and the entry; a label filters; Usage groups by label', async () => {
+    const labelled = crypto.randomUUID()
+    const headers = { 'x-request-id': labelled, 'x-gateway-labels': 'browser-run', 'x-gateway-tag-team': 'qa' }
+    await sdk(MASTER).chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:labelled' }] }, { headers })
+    await audit.entryFor(labelled)
+    await page.goto(`${gw.url}/dashboard#/audit`)
+    const chip = page.getByRole('link', { name: 'Filter by label team:qa' })
+    await visible(chip)
+    await screenshot(page, 'audit-labels')
+    await chip.click()
+    await page.waitForURL(/label=team%3Aqa/)
+    await visible(page.getByText('1–1 of 1'))
+    expect(await page.getByLabel('Label', { exact: true }).inputValue()).toBe('team:qa')
+    await page.getByRole('row', { name: /open details/ }).click()
+    await visible(page.getByRole('heading', { level: 1, name: /\/v1\/chat\/completions/ }))
+    await visible(page.getByRole('link', { name: 'Filter by label browser-run' }))
+    await openView('Usage')
+    await page.getByRole('button', { name: 'Label', exact: true }).click()
+    await visible(page.getByRole('cell', { name: 'team:qa' }))
+    await visible(page.getByRole('cell', { name: '(no label)' }))
+  }, STEP_TIMEOUT_MS)
+
   test('Workflows: turning a feature on and saving creates a new version', async () => {
     await openView('Workflows')
     const card = page.getByRole('article', { name: 'default' })

@@ -34,7 +34,7 @@ const usageSums = {
 }
 export const usageSummarySchema = z.object({ start: z.string(), end: z.string(), ...usageSums })
 
-export const USAGE_GROUPS = ['model', 'provider', 'key', 'user_path'] as const
+export const USAGE_GROUPS = ['model', 'provider', 'key', 'user_path', 'label'] as const
 export type UsageGroup = (typeof USAGE_GROUPS)[number]
 const usageRowSchema = z.object({
   ...usageSums,
@@ -42,6 +42,7 @@ const usageRowSchema = z.object({
   provider: z.string().optional(),
   key_id: z.string().optional(),
   user_path: z.string().optional(),
+  label: z.string().optional(),
   day: z.string().optional(),
 })
 export type UsageRow = z.infer<typeof usageRowSchema>

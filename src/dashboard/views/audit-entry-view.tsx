@@ -9,6 +9,7 @@ import { useAdmin } from '../api/admin-context.ts'
 import { auditLogEntrySchema, FEATURE_IDS, type AuditLogEntry } from '../api/schemas.ts'
 import { CopyButton } from '../components/copy-button.tsx'
 import { JsonBlock } from '../components/json-block.tsx'
+import { LabelChips } from '../components/label-chips.tsx'
 import { Loadable } from '../components/status.tsx'
 import { useRemote } from '../components/use-remote.ts'
 import { formatCount, formatDateTime, formatDurationNs, formatUsd } from '../format.ts'
@@ -143,6 +144,7 @@ function Summary({ entry }: { entry: AuditLogEntry }) {
       <Fact label="Cache">{entry.cache_type || 'none'}</Fact>
       <Fact label="Session">{entry.session_id ? <a href={sessionHref}>{entry.session_id}</a> : '–'}</Fact>
       <Fact label="User path">{entry.user_path}</Fact>
+      {!data.event_type && <Fact label="Labels">{data.labels && data.labels.length > 0 ? <LabelChips labels={data.labels} /> : '–'}</Fact>}
       <Fact label="Credential">
         {entry.auth_method}
         {entry.auth_key_id && <> · key {entry.auth_key_id}</>}

@@ -16,6 +16,7 @@ const TEXT_FILTERS = [
   { name: 'path', label: 'Path', placeholder: '/v1/chat/completions' },
   { name: 'user_path', label: 'User path', placeholder: '/acme/team-a' },
   { name: 'session_id', label: 'Session', placeholder: 'session id' },
+  { name: 'label', label: 'Label', placeholder: 'team:payments' },
 ] as const
 
 const CHOICE_FILTERS = [

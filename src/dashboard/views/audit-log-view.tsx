@@ -6,6 +6,7 @@ import { auditLogPageSchema, type AuditLogEntry } from '../api/schemas.ts'
 import { Pager } from '../components/pager.tsx'
 import { EmptyState, Loadable } from '../components/status.tsx'
 import { useRemote } from '../components/use-remote.ts'
+import { LabelChips } from '../components/label-chips.tsx'
 import { formatCount, formatDateTime, formatDurationNs } from '../format.ts'
 import { hrefOf, navigate } from '../router.ts'
 import { AuditFilters, auditParamsOf, type FilterChanges } from './audit-filters.tsx'
@@ -99,6 +100,11 @@ function AuditTable({ entries }: { entries: AuditLogEntry[] }) {
               <td>
                 <code>{entry.method}</code> {entry.path}
                 {entry.stream && <span class="badge">stream</span>}
+                {entry.data.labels && entry.data.labels.length > 0 && (
+                  <small class="block">
+                    <LabelChips labels={entry.data.labels} />
+                  </small>
+                )}
                 {(entry.data.error_message || entry.data.event_type) && <small class="muted block truncate">{entry.data.event_type ?? entry.data.error_message}</small>}
               </td>
               <td>{entry.requested_model || <span class="muted">–</span>}</td>

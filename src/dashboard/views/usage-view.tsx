@@ -1,5 +1,5 @@
 /** @jsxImportSource preact */
-/** @module Usage: totals over a range, requests / tokens / cost per day, and the sums by model, provider, key or user path. */
+/** @module Usage: totals over a range, requests / tokens / cost per day, and the sums by model, provider, key, user path or label. */
 import { useAdmin } from '../api/admin-context.ts'
 import type { QueryParams } from '../api/admin-client.ts'
 import { apiKeyPageSchema, USAGE_GROUPS, usageBreakdownSchema, usageSummarySchema, type UsageGroup, type UsageRow } from '../api/schemas.ts'
@@ -12,7 +12,7 @@ import { hrefOf, navigate } from '../router.ts'
 
 const DEFAULT_DAYS = 30
 const DAY_MS = 86_400_000
-const GROUP_LABELS: Record<UsageGroup, string> = { model: 'Model', provider: 'Provider', key: 'API key', user_path: 'User path' }
+const GROUP_LABELS: Record<UsageGroup, string> = { model: 'Model', provider: 'Provider', key: 'API key', user_path: 'User path', label: 'Label' }
 
 export function UsageView({ query }: { query: URLSearchParams }) {
   const admin = useAdmin()
@@ -97,6 +97,7 @@ function GroupTable({ group, rows, names }: { group: UsageGroup; rows: UsageRow[
   if (rows.length === 0) return <EmptyState>No usage in this range.</EmptyState>
   const labelOf = (row: UsageRow) => {
     const value = group === 'key' ? row.key_id : row[group]
+    if (group === 'label' && !value) return '(no label)'
     return (value && names?.get(value)) || value || '–'
   }
   return (
