@@ -2,7 +2,6 @@
  * @module The composition root: config in, a ready Gateway out (providers, model catalog, stores, the pipeline
  * built from the plugin registry). No web framework here; src/http mounts it.
  */
-import { resolve } from 'node:path'
 import type { GatewayConfig } from './config/schema.ts'
 import type { Logger } from './log/logger.ts'
 import { ModelCatalog } from './models/catalog.ts'
@@ -11,25 +10,17 @@ import { runPipeline } from './pipeline/run.ts'
 import type { GatewayPlugin, PluginDeps } from './pipeline/types.ts'
 import { ProviderRegistry } from './providers/registry.ts'
 import type { ProviderAdapter } from './providers/types.ts'
-import type { Migration } from './stores/sqlite/client.ts'
 import type { Stores } from './stores/types.ts'
 import { openStores } from './stores/open.ts'
-import { sqliteLimitStore } from './stores/sqlite/limits.ts'
 import { LimitRegistry } from './limits/registry.ts'
 import type { CostModel } from './limits/cost.ts'
 import { UsageService } from './usage/usage-service.ts'
-import { sqliteUsageStore } from './stores/sqlite/usage.ts'
-import { SqliteAuditStore } from './stores/sqlite/audit-log.ts'
-import { startWriteThread, type BatchWrites } from './stores/sqlite/write-thread.ts'
 import { localEndpoints } from './http/local-endpoints.ts'
 import { keyAdminAuthenticator, type AdminAuthenticator } from './http/admin/admin-auth.ts'
 import { AuthFailureLimiter } from './keys/failure-limiter.ts'
 import { KeyDirectory } from './keys/key-directory.ts'
-import { SqliteKeyStore } from './stores/sqlite/api-keys.ts'
 import { auditSecurityEventRecorder, type SecurityEventRecorder } from './audit/security-events.ts'
 import { createAuditLog, type AuditLog } from './audit/audit-log.ts'
-import { sqliteMigrations } from './stores/sqlite/migrations.ts'
-import { sqliteWorkflowStore } from './stores/sqlite/workflows.ts'
 import { WorkflowRegistry } from './workflows/registry.ts'
 import { applyRequestLabels } from './labels/apply.ts'
 import { pluginRegistry, providerAdapters } from '../plugins/index.ts'
@@ -39,7 +30,6 @@ export interface GatewayOptions {
   log: Logger
   plugins?: readonly GatewayPlugin[]
   adapters?: Readonly<Record<string, ProviderAdapter>>
-  migrations?: readonly Migration[]
   costModel?: CostModel
   /** Script of the write thread; the compiled binary needs it given relative to its entry (src/main.ts). */
   writeThreadUrl?: string
@@ -64,30 +54,26 @@ export class Gateway {
   readonly workflows: WorkflowRegistry
   adminAuth: AdminAuthenticator
   securityEvents: SecurityEventRecorder
-  /** The audit log: store, writer queue, spill files, retention. */
+  /** The audit log: the stores' reader and sink, conversation and stats reads, retention. */
   readonly auditLog: AuditLog
-  /** Where audit entries and usage records are inserted: the write thread, or this thread for an in-memory database. */
-  private readonly writes: BatchWrites
   private readonly shutdownTasks: (() => Promise<void> | void)[] = []
   private readonly keysLoaded: Promise<void>
 
-  constructor(options: GatewayOptions) {
+  /** Opens the stores (the backend the config names, migrated), then builds the gateway on them. */
+  static async open(options: GatewayOptions): Promise<Gateway> {
+    return new Gateway(options, await openStores(options.config, options.log, { writeThreadUrl: options.writeThreadUrl }))
+  }
+
+  constructor(options: GatewayOptions, stores: Stores) {
     this.config = options.config
     this.log = options.log
     this.providers = new ProviderRegistry(this.config, options.adapters ?? providerAdapters)
     this.catalog = new ModelCatalog(this.providers, this.config.virtual_models, this.log)
-    this.stores = openStores(this.config, options.migrations ?? sqliteMigrations)
-    const { sqlite } = this.stores
-    const { changes } = this.stores
-    this.limits = new LimitRegistry(sqliteLimitStore(sqlite), { changes, log: this.log })
-    const usageStore = sqliteUsageStore(sqlite)
-    const auditStore = new SqliteAuditStore(sqlite)
-    const local: BatchWrites = { writeAudit: (e) => auditStore.writeBatch(e), writeUsage: (r) => usageStore.writeBatch(r), close: () => {} }
-    // Audit entries and usage records are inserted on a thread of their own (an in-memory database cannot be shared with one).
-    this.writes = this.config.database.path === ':memory:' ? local : startWriteThread(resolve(this.config.database.path), local, this.log, options.writeThreadUrl)
-    this.usage = new UsageService({ ...usageStore, writeBatch: (r) => this.writes.writeUsage(r) }, this.config.pricing, this.log, changes)
-    this.auditLog = createAuditLog(this.config, auditStore, { writeBatch: (e) => this.writes.writeAudit(e) }, this.log)
-    this.keys = new KeyDirectory(new SqliteKeyStore(sqlite), this.log, { changes })
+    this.stores = stores
+    this.limits = new LimitRegistry(stores.limits, { changes: stores.changes, log: this.log })
+    this.usage = new UsageService(stores, this.config.pricing, this.log)
+    this.auditLog = createAuditLog(this.config, stores, this.log)
+    this.keys = new KeyDirectory(stores.keys, this.log, { changes: stores.changes })
     // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
     this.keysLoaded = this.keys.start()
     this.authFailures.startReporting(this.log)
@@ -107,11 +93,10 @@ export class Gateway {
     }
     this.deps.onShutdown(() => this.usage.drain())
     this.deps.onShutdown(() => this.auditLog.close())
-    this.deps.onShutdown(() => this.writes.close())
     this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys)
     this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
     this.plugins = options.plugins ?? pluginRegistry
-    this.workflows = new WorkflowRegistry(sqliteWorkflowStore(sqlite), this.plugins, this.deps, this.config.features, this.log, changes)
+    this.workflows = new WorkflowRegistry(stores.workflows, this.plugins, this.deps, this.config.features, this.log, stores.changes)
   }
 
   /** Loads workflows (declared ones become new versions when they changed); call before serving. */
@@ -151,6 +136,6 @@ export class Gateway {
         this.log.error({ err }, 'shutdown task failed')
       }
     }
-    this.stores.close()
+    await this.stores.close()
   }
 }

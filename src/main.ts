@@ -5,6 +5,7 @@ import { Gateway } from './app.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { createHttpApp } from './http/server.ts'
 import { createLogger } from './log/logger.ts'
+import { StoreConfigError } from './stores/open.ts'
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`)
@@ -27,7 +28,13 @@ if (!config.master_key) {
 }
 if (Object.keys(config.providers).length === 0) log.warn('No provider is configured; set e.g. OPENAI_API_KEY (see README).')
 
-const gateway = new Gateway({ config, log, writeThreadUrl: new URL('./stores/sqlite/write-thread-worker.ts', import.meta.url).href })
+let gateway: Gateway
+try {
+  gateway = await Gateway.open({ config, log, writeThreadUrl: new URL('./stores/sqlite/write-thread-worker.ts', import.meta.url).href })
+} catch (error) {
+  if (error instanceof StoreConfigError) fail(error.message)
+  throw error
+}
 try {
   await gateway.init()
 } catch (error) {

@@ -4,7 +4,7 @@ import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-ha
 import { apiKeyAuth } from './plugin.ts'
 
 const MASTER = 'master-key-for-tests'
-const deps = makeDeps({ GATEWAY_MASTER_KEY: MASTER })
+const deps = await makeDeps({ GATEWAY_MASTER_KEY: MASTER })
 const hooks = pluginHooks(apiKeyAuth, {}, deps)
 let plain: string
 let bound: string
@@ -94,7 +94,7 @@ describe('user path', () => {
 })
 
 test('without a master key and without managed keys the gateway runs open; a key that exists closes it', async () => {
-  const open = makeDeps({})
+  const open = await makeDeps({})
   await open.keys.refresh()
   const openHooks = pluginHooks(apiKeyAuth, {}, open)
   const ctx = makeContext({ body: { model: 'x', messages: [] } })

@@ -8,17 +8,17 @@ import type { Outcome } from '../../src/pipeline/types.ts'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { auditSink } from './plugin.ts'
 
-function setup(env: Record<string, string> = {}) {
+async function setup(env: Record<string, string> = {}) {
   const entries: AuditLogEntry[] = []
   let suppressed = 0
-  const deps = { ...makeDeps(env), audit: { record: (e: AuditLogEntry) => entries.push(e), recordSuppressed: () => suppressed++ } }
+  const deps = { ...await makeDeps(env), audit: { record: (e: AuditLogEntry) => entries.push(e), recordSuppressed: () => suppressed++ } }
   const hooks = pluginHooks(auditSink, {}, deps) as Required<Pick<BoundHooks, 'prepare' | 'onComplete'>>
   return { hooks, entries, suppressed: () => suppressed }
 }
 
 const outcome = (over: Partial<Outcome> = {}): Outcome => ({ status: 200, clientAborted: false, bytesOut: 20, responseHeaders: new Headers({ 'content-type': 'application/json' }), durationNs: 1_500_000, ...over })
 
-function complete(hooks: ReturnType<typeof setup>['hooks'], ctx: RequestContext, out: Outcome) {
+function complete(hooks: Awaited<ReturnType<typeof setup>>['hooks'], ctx: RequestContext, out: Outcome) {
   hooks.prepare(ctx)
   void hooks.onComplete(ctx, out)
 }
@@ -26,8 +26,8 @@ function complete(hooks: ReturnType<typeof setup>['hooks'], ctx: RequestContext,
 const chat = { model: 'fast', temperature: 0.2, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }
 
 describe('one entry per request', () => {
-  test('a successful request: ids, routing, identity, features', () => {
-    const { hooks, entries } = setup()
+  test('a successful request: ids, routing, identity, features', async () => {
+    const { hooks, entries } = await setup()
     const ctx = makeContext({ body: chat, headers: { 'user-agent': 'OpenAI/JS 7', 'x-request-id': 'req-client-1', 'x-session-id': 'sess-9' } })
     ctx.target = { providerName: 'azure-east', providerType: 'azure', model: 'gpt-4o', selector: 'azure-east/gpt-4o' }
     ctx.aliasUsed = true
@@ -63,8 +63,8 @@ describe('one entry per request', () => {
     expect(entries[0]!.id).not.toBe(entries[0]!.request_id)
   })
 
-  test('an entry skipped by the flood limiter is counted instead', () => {
-    const { hooks, entries, suppressed } = setup()
+  test('an entry skipped by the flood limiter is counted instead', async () => {
+    const { hooks, entries, suppressed } = await setup()
     const ctx = makeContext({ body: chat })
     ctx.auditSuppressed = true
     complete(hooks, ctx, outcome({ status: 401 }))
@@ -74,8 +74,8 @@ describe('one entry per request', () => {
 })
 
 describe('who raised the error', () => {
-  test('the gateway (authentication): the precise reason, an empty error_provider, the presented key hash', () => {
-    const { hooks, entries } = setup()
+  test('the gateway (authentication): the precise reason, an empty error_provider, the presented key hash', async () => {
+    const { hooks, entries } = await setup()
     const ctx = makeContext({ body: chat, headers: { authorization: 'Bearer sk-gw-wrong' } })
     ctx.authFailureReason = 'unknown API key'
     ctx.error = gatewayErrors.unauthenticated()
@@ -86,16 +86,16 @@ describe('who raised the error', () => {
     expect(entries[0]!.data.api_key_hash).toMatch(/^[0-9a-f]{16}$/)
   })
 
-  test('an upstream: error_provider names it', () => {
-    const { hooks, entries } = setup()
+  test('an upstream: error_provider names it', async () => {
+    const { hooks, entries } = await setup()
     const ctx = makeContext({ body: chat })
     const error = new GatewayError({ status: 429, type: 'rate_limit_error', message: 'Rate limit reached', code: 'rate_limit_exceeded', provider: 'openai' })
     complete(hooks, ctx, outcome({ status: 429, error }))
     expect(entries[0]).toMatchObject({ error_type: 'rate_limit_error', data: { error_code: 'rate_limit_exceeded', error_provider: 'openai', error_message: 'Rate limit reached' } })
   })
 
-  test('a client that went away mid-stream is noted without an error type', () => {
-    const { hooks, entries } = setup()
+  test('a client that went away mid-stream is noted without an error type', async () => {
+    const { hooks, entries } = await setup()
     const ctx = makeContext({ body: { ...chat, stream: true } })
     complete(hooks, ctx, outcome({ clientAborted: true }))
     expect(entries[0]).toMatchObject({ status_code: 200, stream: true, error_type: '', data: { error_code: 'client_closed_request' } })
@@ -103,8 +103,8 @@ describe('who raised the error', () => {
 })
 
 describe('capture switches', () => {
-  test('off by default: no headers, no bodies, no folded response asked for', () => {
-    const { hooks, entries } = setup()
+  test('off by default: no headers, no bodies, no folded response asked for', async () => {
+    const { hooks, entries } = await setup()
     const ctx = makeContext({ body: chat, headers: { authorization: 'Bearer sk-secret' } })
     hooks.prepare(ctx)
     expect([ctx.logBodies, ctx.logHeaders, ctx.captureResponseBody]).toEqual([false, false, false])
@@ -114,8 +114,8 @@ describe('capture switches', () => {
     expect(entries[0]!.data).not.toHaveProperty('response_body')
   })
 
-  test('LOGGING_LOG_HEADERS: request and response headers with every credential redacted', () => {
-    const { hooks, entries } = setup({ LOGGING_LOG_HEADERS: 'true' })
+  test('LOGGING_LOG_HEADERS: request and response headers with every credential redacted', async () => {
+    const { hooks, entries } = await setup({ LOGGING_LOG_HEADERS: 'true' })
     const ctx = makeContext({ body: chat, headers: { authorization: 'Bearer sk-live-123', 'x-api-key': 'sk-other-456', 'x-custom-token': 'tok-789', cookie: 'sid=abc', accept: 'application/json' } })
     complete(hooks, ctx, outcome({ responseHeaders: new Headers({ 'set-cookie': 'sid=def', 'x-ratelimit-remaining-requests': '9' }) }))
     const { request_headers, response_headers } = entries[0]!.data
@@ -124,8 +124,8 @@ describe('capture switches', () => {
     for (const secret of ['sk-live-123', 'sk-other-456', 'tok-789', 'sid=abc', 'sid=def']) expect(JSON.stringify(entries[0])).not.toContain(secret)
   })
 
-  test('LOGGING_LOG_BODIES: the original request body and the response body', () => {
-    const { hooks, entries } = setup({ LOGGING_LOG_BODIES: 'true' })
+  test('LOGGING_LOG_BODIES: the original request body and the response body', async () => {
+    const { hooks, entries } = await setup({ LOGGING_LOG_BODIES: 'true' })
     const ctx = makeContext({ body: chat })
     ctx.originalBodyText = JSON.stringify(chat)
     hooks.prepare(ctx)
@@ -136,8 +136,8 @@ describe('capture switches', () => {
     expect(entries[0]!.data.response_body).toEqual({ object: 'chat.completion', choices: [] })
   })
 
-  test('bodies over 1 MB are not stored; the flags say so', () => {
-    const { hooks, entries } = setup({ LOGGING_LOG_BODIES: 'true' })
+  test('bodies over 1 MB are not stored; the flags say so', async () => {
+    const { hooks, entries } = await setup({ LOGGING_LOG_BODIES: 'true' })
     const ctx = makeContext({ body: chat })
     ctx.requestBodyTooBig = true
     complete(hooks, ctx, outcome({ bytesOut: BODY_CAPTURE_LIMIT_BYTES + 1, responseText: 'x'.repeat(BODY_CAPTURE_LIMIT_BYTES + 1) }))
@@ -146,24 +146,24 @@ describe('capture switches', () => {
     expect(entries[0]!.data).not.toHaveProperty('response_body')
   })
 
-  test('a streamed answer whose frames pass 1 MB but whose folded body does not is kept', () => {
-    const { hooks, entries } = setup({ LOGGING_LOG_BODIES: 'true' })
+  test('a streamed answer whose frames pass 1 MB but whose folded body does not is kept', async () => {
+    const { hooks, entries } = await setup({ LOGGING_LOG_BODIES: 'true' })
     const ctx = makeContext({ body: { ...chat, stream: true } })
     complete(hooks, ctx, outcome({ bytesOut: BODY_CAPTURE_LIMIT_BYTES + 500, responseBody: { object: 'chat.completion', choices: [{ message: { content: 'x'.repeat(1000) } }] } }))
     expect(entries[0]!.data.response_body_too_big_to_handle).toBeUndefined()
     expect(entries[0]!.data.response_body).toMatchObject({ object: 'chat.completion' })
   })
 
-  test('a streamed answer whose folded body passes 1 MB is not stored', () => {
-    const { hooks, entries } = setup({ LOGGING_LOG_BODIES: 'true' })
+  test('a streamed answer whose folded body passes 1 MB is not stored', async () => {
+    const { hooks, entries } = await setup({ LOGGING_LOG_BODIES: 'true' })
     const ctx = makeContext({ body: { ...chat, stream: true } })
     complete(hooks, ctx, outcome({ bytesOut: 3 * BODY_CAPTURE_LIMIT_BYTES, responseBody: { object: 'chat.completion', choices: [{ message: { content: 'x'.repeat(BODY_CAPTURE_LIMIT_BYTES) } }] } }))
     expect(entries[0]!.data.response_body_too_big_to_handle).toBe(true)
     expect(entries[0]!.data).not.toHaveProperty('response_body')
   })
 
-  test('a body that is not JSON is kept as text', () => {
-    const { hooks, entries } = setup({ LOGGING_LOG_BODIES: 'true' })
+  test('a body that is not JSON is kept as text', async () => {
+    const { hooks, entries } = await setup({ LOGGING_LOG_BODIES: 'true' })
     const ctx = makeContext({ body: chat })
     ctx.originalBody = undefined
     ctx.originalBodyText = '{"model": '
@@ -175,8 +175,8 @@ describe('capture switches', () => {
 describe('usage summary', () => {
   const usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cached_tokens: 40, cache_write_tokens: 5, reasoning_tokens: 0, estimated: false }
 
-  test('computed from the upstream usage and the rewriters’ savings', () => {
-    const { hooks, entries } = setup()
+  test('computed from the upstream usage and the rewriters’ savings', async () => {
+    const { hooks, entries } = await setup()
     const ctx = makeContext({ body: chat })
     ctx.features = { ...ctx.features, usage: true }
     ctx.revisions.push({ seq: 1, rewriter: 'context-slimmer', bytes_before: 900, bytes_after: 400, tokens_saved: 70 }, { seq: 2, rewriter: 'system-prompt', bytes_before: 400, bytes_after: 450, tokens_saved: 3 })
@@ -196,8 +196,8 @@ describe('usage summary', () => {
     })
   })
 
-  test('absent without upstream usage or with the usage feature off', () => {
-    const { hooks, entries } = setup()
+  test('absent without upstream usage or with the usage feature off', async () => {
+    const { hooks, entries } = await setup()
     const ctx = makeContext({ body: chat })
     ctx.features = { ...ctx.features, usage: true }
     complete(hooks, ctx, outcome())

@@ -10,7 +10,7 @@ import { budget } from './plugin.ts'
 const costModel: CostModel = { costUsd: (_t, tokens) => (tokens.prompt + tokens.completion) / 1000 }
 
 async function setup(limitUsd: number) {
-  const deps = { ...makeDeps(), costModel }
+  const deps = { ...await makeDeps(), costModel }
   await deps.limits.addBudget({ scope: { key_id: 'key_1' }, window: 'day', limit_usd: limitUsd })
   return { deps, hooks: pluginHooks(budget, budgetConfig.parse({}), deps) }
 }

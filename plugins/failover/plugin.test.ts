@@ -30,9 +30,9 @@ function scriptedAdapter(script: Record<string, number[]>) {
 
 const env = { OPENAI_API_KEY: 'k', GROQ_API_KEY: 'k', MISTRAL_API_KEY: 'k', VIRTUAL_MODELS: JSON.stringify([{ source: 'spread', target: 'mistral/m', targets: [{ target: 'openai/a', weight: 1 }, { target: 'groq/b', weight: 3 }] }]) }
 
-function run(script: Record<string, number[]>, settings: Record<string, unknown> = {}, model = 'openai/a') {
+async function run(script: Record<string, number[]>, settings: Record<string, unknown> = {}, model = 'openai/a') {
   const { adapter, calls } = scriptedAdapter(script)
-  const deps = makeDeps(env, { 'openai-compatible': adapter })
+  const deps = await makeDeps(env, { 'openai-compatible': adapter })
   const hooks = pluginHooks(failover, failoverConfig.parse({ initial_backoff_ms: 1, max_backoff_ms: 2, targets: { 'openai/a': ['groq/b', 'mistral/m'] }, ...settings }), deps)
   const ctx = makeContext({ body: { model, messages: [] } })
   const r = deps.catalog.resolve(model)
@@ -44,14 +44,14 @@ function run(script: Record<string, number[]>, settings: Record<string, unknown>
 
 describe('failover', () => {
   test('the happy path makes one primary call and records no failover', async () => {
-    const { hooks, ctx, calls } = run({})
+    const { hooks, ctx, calls } = await run({})
     expect((await hooks.dispatch!(ctx)).status).toBe(200)
     expect(calls).toEqual(['primary:openai/a'])
     expect(ctx.failover).toBeUndefined()
   })
 
   test('retries the same target on 5xx and 429, then fails over in order', async () => {
-    const { hooks, ctx, calls } = run({ 'openai/a': [503, 429, 500], 'groq/b': [502] })
+    const { hooks, ctx, calls } = await run({ 'openai/a': [503, 429, 500], 'groq/b': [502] })
     await hooks.dispatch!(ctx)
     expect(calls).toEqual(['primary:openai/a', 'retry:openai/a', 'retry:openai/a', 'failover:groq/b', 'retry:groq/b'])
     expect(ctx.failover).toEqual({ target_model: 'groq/b' })
@@ -59,22 +59,22 @@ describe('failover', () => {
   })
 
   test('a refused provider credential goes straight to the next target; 4xx is not retried', async () => {
-    const auth = run({ 'openai/a': [401] })
+    const auth = await run({ 'openai/a': [401] })
     await auth.hooks.dispatch!(auth.ctx)
     expect(auth.calls).toEqual(['primary:openai/a', 'failover:groq/b'])
-    const bad = run({ 'openai/a': [400] })
+    const bad = await run({ 'openai/a': [400] })
     expect(bad.hooks.dispatch!(bad.ctx)).rejects.toMatchObject({ status: 400 })
     expect(bad.calls).toEqual(['primary:openai/a'])
   })
 
   test('when every target fails the last error is returned', async () => {
-    const { hooks, ctx, calls } = run({ 'openai/a': [500, 500, 500], 'groq/b': [503, 503, 503], 'mistral/m': [504, 504, 504] })
+    const { hooks, ctx, calls } = await run({ 'openai/a': [500, 500, 500], 'groq/b': [503, 503, 503], 'mistral/m': [504, 504, 504] })
     await expect(hooks.dispatch!(ctx)).rejects.toMatchObject({ status: 504 })
     expect(calls).toHaveLength(9)
   })
 
-  test('a weighted virtual model spreads by weight and fails over to its other targets', () => {
-    const deps = makeDeps(env)
+  test('a weighted virtual model spreads by weight and fails over to its other targets', async () => {
+    const deps = await makeDeps(env)
     const picks = { 'openai/a': 0, 'groq/b': 0 }
     for (let i = 0; i < 2000; i++) {
       const r = deps.catalog.resolve('spread')
@@ -82,13 +82,13 @@ describe('failover', () => {
     }
     expect(picks['groq/b'] / 2000).toBeGreaterThan(0.68)
     expect(picks['groq/b'] / 2000).toBeLessThan(0.82)
-    const { ctx } = run({}, {}, 'spread')
+    const { ctx } = await run({}, {}, 'spread')
     const candidates = candidateTargets(ctx, failoverConfig.parse({}), deps).map((t) => t.selector)
     expect(candidates.sort()).toEqual(['groq/b', 'mistral/m', 'openai/a'])
   })
 
   test('an open circuit skips the target until its cooldown ends', async () => {
-    const { hooks, ctx, calls } = run({ 'openai/a': [500, 500] }, { max_retries: 0, circuit_breaker: { failure_threshold: 2, cooldown_ms: 60_000 } })
+    const { hooks, ctx, calls } = await run({ 'openai/a': [500, 500] }, { max_retries: 0, circuit_breaker: { failure_threshold: 2, cooldown_ms: 60_000 } })
     await hooks.dispatch!(ctx)
     const again = () => {
       const next = makeContext({ body: { model: 'openai/a', messages: [] } })
@@ -102,7 +102,7 @@ describe('failover', () => {
 })
 
 describe('retry delays and the circuit breaker', () => {
-  test('Retry-After in ms, in seconds and as a date', () => {
+  test('Retry-After in ms, in seconds and as a date', async () => {
     const e = (headers: Record<string, string>) => new GatewayError({ status: 429, type: 'rate_limit_error', message: 'x', headers })
     expect(retryAfterMs(e({ 'retry-after-ms': '120' }))).toBe(120)
     expect(retryAfterMs(e({ 'retry-after': '2' }))).toBe(2000)
@@ -110,13 +110,13 @@ describe('retry delays and the circuit breaker', () => {
     expect(retryAfterMs(e({}))).toBeUndefined()
   })
 
-  test('backoff doubles, stays in the upper half of its ceiling, and is capped', () => {
+  test('backoff doubles, stays in the upper half of its ceiling, and is capped', async () => {
     expect(backoffMs(0, 100, 1000, () => 0)).toBe(50)
     expect(backoffMs(3, 100, 1000, () => 1)).toBe(800)
     expect(backoffMs(10, 100, 1000, () => 1)).toBe(1000)
   })
 
-  test('opens after the threshold, lets one trial through after the cooldown', () => {
+  test('opens after the threshold, lets one trial through after the cooldown', async () => {
     let now = 0
     const b = new CircuitBreaker(() => now)
     const policy = { failure_threshold: 2, cooldown_ms: 100 }

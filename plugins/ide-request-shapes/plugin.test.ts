@@ -3,7 +3,7 @@ import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-ha
 import { unwrapInput } from './custom-tool-calls.ts'
 import { ideRequestShapes, needsNormalising, normaliseChatBody } from './plugin.ts'
 
-const hooks = pluginHooks(ideRequestShapes, {}, makeDeps())
+const hooks = pluginHooks(ideRequestShapes, {}, await makeDeps())
 
 test('a plain chat body is left alone', () => {
   const body = { model: 'm', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'f' } }] }

@@ -5,7 +5,7 @@ import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-ha
 import { virtualModelResolver } from '../virtual-model-resolver/plugin.ts'
 import { modelAccess } from './plugin.ts'
 
-const deps = makeDeps({
+const deps = await makeDeps({
   OPENAI_API_KEY: 'k',
   OPENAI_MODELS: 'gpt-4o,gpt-4o-mini',
   GROQ_API_KEY: 'k',

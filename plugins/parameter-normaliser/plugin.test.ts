@@ -5,14 +5,14 @@ import { parameterNormaliser } from './plugin.ts'
 import { normaliseParameters } from './rules.ts'
 
 describe('normaliseParameters', () => {
-  test('OpenAI reasoning models take max_completion_tokens and default sampling', () => {
+  test('OpenAI reasoning models take max_completion_tokens and default sampling', async () => {
     const { body, changes } = normaliseParameters({ max_tokens: 100, temperature: 0.2, store: true }, 'openai', 'o3-mini', true)
     expect(body).toEqual({ max_completion_tokens: 100, store: true })
     expect(changes).toHaveLength(2)
     expect(normaliseParameters({ max_tokens: 100, temperature: 0.2 }, 'openai', 'gpt-4o', true).changes).toEqual([])
   })
 
-  test('compatible providers take max_tokens and lose OpenAI-only fields they reject', () => {
+  test('compatible providers take max_tokens and lose OpenAI-only fields they reject', async () => {
     const { body, changes } = normaliseParameters({ max_completion_tokens: 50, store: true, metadata: { a: 1 }, top_k: 3 }, 'mistral', 'mistral-large', true)
     expect(body).toEqual({ max_tokens: 50, top_k: 3 })
     expect(changes).toContain('store dropped: not supported by mistral')
@@ -20,13 +20,13 @@ describe('normaliseParameters', () => {
     expect(normaliseParameters({ store: true }, 'mistral', 'x', false).body).toEqual({ store: true })
   })
 
-  test('translated providers are left to their adapters', () => {
+  test('translated providers are left to their adapters', async () => {
     expect(normaliseParameters({ max_completion_tokens: 5, store: true }, 'anthropic', 'claude', true).changes).toEqual([])
   })
 })
 
-test('as a rewriter: a revision with the changes in detail, or a no-change revision', () => {
-  const hooks = pluginHooks(parameterNormaliser, parameterNormaliserConfig.parse({}), makeDeps())
+test('as a rewriter: a revision with the changes in detail, or a no-change revision', async () => {
+  const hooks = pluginHooks(parameterNormaliser, parameterNormaliserConfig.parse({}), await makeDeps())
   const ctx = makeContext({ body: { model: 'groq/llama', messages: [{ role: 'user', content: 'x' }], max_completion_tokens: 9 } })
   ctx.target = { providerName: 'groq', providerType: 'groq', model: 'llama', selector: 'groq/llama' }
   hooks.before!(ctx)

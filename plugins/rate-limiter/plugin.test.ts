@@ -5,7 +5,7 @@ import { rateLimiterConfig } from './manifest.ts'
 import { rateLimiter } from './plugin.ts'
 
 async function setup(limit: Record<string, unknown>) {
-  const deps = makeDeps()
+  const deps = await makeDeps()
   await deps.limits.addRateLimit({ scope: { key_id: 'key_1' }, ...limit })
   return { deps, hooks: pluginHooks(rateLimiter, rateLimiterConfig.parse({}), deps) }
 }
@@ -61,7 +61,7 @@ test('tokens per minute are settled with the real usage', async () => {
 })
 
 test('user path limits cover the subtree', async () => {
-  const deps = makeDeps()
+  const deps = await makeDeps()
   await deps.limits.addRateLimit({ scope: { user_path: '/acme' }, requests_per_minute: 1 })
   const hooks = pluginHooks(rateLimiter, rateLimiterConfig.parse({}), deps)
   expect(await hooks.before!(request('k1', '/acme/team-a'))).toEqual({ kind: 'continue' })
@@ -70,7 +70,7 @@ test('user path limits cover the subtree', async () => {
 })
 
 test('invalid definitions name the field', async () => {
-  const deps = makeDeps()
+  const deps = await makeDeps()
   await expect(deps.limits.addRateLimit({ scope: { key_id: 'k' } })).rejects.toMatchObject({ status: 400 })
   await expect(deps.limits.addRateLimit({ scope: {}, requests_per_minute: 1 })).rejects.toMatchObject({ param: 'scope' })
   await expect(deps.limits.addRateLimit({ scope: { key_id: 'k' }, requests_per_minute: -1 })).rejects.toMatchObject({ param: 'requests_per_minute' })

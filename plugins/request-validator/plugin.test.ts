@@ -3,7 +3,7 @@ import { gatewayErrors } from '../../src/errors/gateway-error.ts'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { requestValidator } from './plugin.ts'
 
-const hooks = pluginHooks(requestValidator, {}, makeDeps())
+const hooks = pluginHooks(requestValidator, {}, await makeDeps())
 
 test('a valid chat body continues, unknown fields included', () => {
   const ctx = makeContext({ body: { model: 'a/b', messages: [{ role: 'user', content: 'x' }], top_k: 3 } })

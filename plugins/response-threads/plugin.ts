@@ -7,7 +7,6 @@ import { GatewayError } from '../../src/errors/gateway-error.ts'
 import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
 import { responseThreadsManifest } from './manifest.ts'
-import { sqliteResponseThreadStore } from '../../src/stores/sqlite/response-threads.ts'
 
 type Json = Record<string, unknown>
 
@@ -35,8 +34,24 @@ function outputAsInput(output: unknown): unknown[] {
 export const responseThreads = definePlugin({
   manifest: responseThreadsManifest,
   create({ stores, providers }) {
-    const store = sqliteResponseThreadStore(stores.sqlite)
+    const store = stores.responseThreads
     const answeredNatively = (ctx: RequestContext) => providers.get(ctx.target?.providerName ?? '')?.instance.nativeResponses === true
+    /** Only a follow-up waits for the store; every other request continues synchronously. */
+    const continueThread = async (ctx: RequestContext, previousId: string, ownInput: unknown[]) => {
+      const previous = await store.get(previousId)
+      if (!previous) {
+        if (answeredNatively(ctx)) return CONTINUE // the provider may know its own response id
+        return respondWithError(ctx, new GatewayError({ status: 404, type: 'not_found_error', param: 'previous_response_id', code: 'previous_response_not_found', message: `Previous response '${previousId}' is not stored on this gateway.` }))
+      }
+      const items = [...previous.items, ...ownInput]
+      ctx.setState(threadInputSlot, items)
+      const sameNativeProvider = previous.native && previous.providerName === ctx.target?.providerName && answeredNatively(ctx) && ctx.body.store !== false
+      if (!sameNativeProvider) {
+        const { previous_response_id: _dropped, ...rest } = ctx.body
+        ctx.body = { ...rest, input: items }
+      }
+      return CONTINUE
+    }
     return {
       prepare(ctx) {
         if (ctx.endpoint === 'responses') ctx.captureResponseBody = true
@@ -49,25 +64,13 @@ export const responseThreads = definePlugin({
           ctx.setState(threadInputSlot, ownInput)
           return CONTINUE
         }
-        const previous = store.get(previousId)
-        if (!previous) {
-          if (answeredNatively(ctx)) return CONTINUE // the provider may know its own response id
-          return respondWithError(ctx, new GatewayError({ status: 404, type: 'not_found_error', param: 'previous_response_id', code: 'previous_response_not_found', message: `Previous response '${previousId}' is not stored on this gateway.` }))
-        }
-        const items = [...previous.items, ...ownInput]
-        ctx.setState(threadInputSlot, items)
-        const sameNativeProvider = previous.native && previous.providerName === ctx.target?.providerName && answeredNatively(ctx) && ctx.body.store !== false
-        if (!sameNativeProvider) {
-          const { previous_response_id: _dropped, ...rest } = ctx.body
-          ctx.body = { ...rest, input: items }
-        }
-        return CONTINUE
+        return continueThread(ctx, previousId, ownInput)
       },
       onComplete(ctx, outcome) {
         if (ctx.endpoint !== 'responses' || outcome.status >= 300 || !ctx.target) return
         const response = outcome.responseBody as Json | undefined
         if (typeof response?.id !== 'string') return
-        store.save({
+        return store.save({
           id: response.id,
           providerName: ctx.target.providerName,
           native: answeredNatively(ctx),

@@ -14,7 +14,7 @@ const fakeAdapter: ProviderAdapter = {
 }
 
 test('calls the target with the upstream model id and cleans the response headers', async () => {
-  const deps = makeDeps({ GROQ_API_KEY: 'k' }, { 'openai-compatible': fakeAdapter })
+  const deps = await makeDeps({ GROQ_API_KEY: 'k' }, { 'openai-compatible': fakeAdapter })
   const hooks = pluginHooks(singleTargetRouter, {}, deps)
   const ctx = makeContext({ body: { model: 'groq/llama', messages: [], extra: 1 } })
   ctx.target = { providerName: 'groq', providerType: 'groq', model: 'llama', selector: 'groq/llama' }
@@ -29,7 +29,7 @@ test('calls the target with the upstream model id and cleans the response header
 })
 
 test('a provider type without an adapter is a 501; Responses on a chat-only provider goes through chat', async () => {
-  const deps = makeDeps({ ANTHROPIC_API_KEY: 'k', MISTRAL_API_KEY: 'k' }, { 'openai-compatible': fakeAdapter })
+  const deps = await makeDeps({ ANTHROPIC_API_KEY: 'k', MISTRAL_API_KEY: 'k' }, { 'openai-compatible': fakeAdapter })
   const hooks = pluginHooks(singleTargetRouter, {}, deps)
   const ctx = makeContext({ body: { model: 'anthropic/claude', messages: [] } })
   ctx.target = { providerName: 'anthropic', providerType: 'anthropic', model: 'claude', selector: 'anthropic/claude' }

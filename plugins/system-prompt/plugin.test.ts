@@ -9,7 +9,7 @@ const messages = [
   { role: 'user', content: 'hi' },
 ]
 
-test('prepend, append and override', () => {
+test('prepend, append and override', async () => {
   expect(withSystemPrompt(messages, 'OP', 'prepend')[0]).toEqual({ role: 'system', content: 'OP\n\nclient system' })
   expect(withSystemPrompt(messages, 'OP', 'append')[0]).toEqual({ role: 'system', content: 'client system\n\nOP' })
   expect(withSystemPrompt(messages, 'OP', 'override')).toEqual([
@@ -19,8 +19,8 @@ test('prepend, append and override', () => {
   expect(withSystemPrompt([{ role: 'user', content: 'x' }], 'OP', 'append')[0]).toEqual({ role: 'system', content: 'OP' })
 })
 
-test('records a revision and keeps the original body; without a prompt it does not run', () => {
-  const hooks = pluginHooks(systemPrompt, systemPromptConfig.parse({ prompt: 'Be kind.', mode: 'override' }), makeDeps())
+test('records a revision and keeps the original body; without a prompt it does not run', async () => {
+  const hooks = pluginHooks(systemPrompt, systemPromptConfig.parse({ prompt: 'Be kind.', mode: 'override' }), await makeDeps())
   const original = { model: 'm', messages }
   const ctx = makeContext({ body: original })
   ctx.logBodies = true
@@ -36,6 +36,6 @@ test('records a revision and keeps the original body; without a prompt it does n
   expect(ctx.revisions[0]!.bytes_after).toBeLessThan(ctx.revisions[0]!.bytes_before)
 
   const off = makeContext({ body: { model: 'm', messages } })
-  pluginHooks(systemPrompt, systemPromptConfig.parse({}), makeDeps()).before!(off)
+  pluginHooks(systemPrompt, systemPromptConfig.parse({}), await makeDeps()).before!(off)
   expect(off.revisions).toHaveLength(0)
 })

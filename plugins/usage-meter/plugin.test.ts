@@ -15,24 +15,24 @@ const target = (selector: string) => {
 
 describe('prices', () => {
   const table = new PriceTable({ 'myco/special': { input: 1, output: 2 } })
-  test('exact, provider-qualified and longest-prefix lookups; overrides win', () => {
+  test('exact, provider-qualified and longest-prefix lookups; overrides win', async () => {
     expect(table.priceFor(target('openai/gpt-4o-mini-2024-07-18'))?.input).toBe(0.15)
     expect(table.priceFor(target('openai/gpt-4o'))?.input).toBe(2.5)
     expect(table.priceFor(target('myco/special'))?.output).toBe(2)
     expect(table.priceFor(target('openai/unknown-model'))).toBeUndefined()
   })
 
-  test('OpenAI shape: cached tokens are part of the prompt, at the cached price', () => {
+  test('OpenAI shape: cached tokens are part of the prompt, at the cached price', async () => {
     const c = table.cost(target('openai/gpt-4o'), { prompt: 1_000_000, cachedPrompt: 400_000, cacheWrite: 0, completion: 100_000 })
     expect(c.costUsd).toBeCloseTo(0.6 * 2.5 + 0.4 * 1.25 + 0.1 * 10, 9)
   })
 
-  test('Anthropic shape: cache reads and writes priced apart', () => {
+  test('Anthropic shape: cache reads and writes priced apart', async () => {
     const c = table.cost(target('anthropic/claude-sonnet-4-5'), { prompt: 1_000_000, cachedPrompt: 500_000, cacheWrite: 200_000, completion: 0 })
     expect(c.costUsd).toBeCloseTo(0.3 * 3 + 0.5 * 0.3 + 0.2 * 3.75, 9)
   })
 
-  test('Gemini shape: reasoning (thoughts) are output tokens', () => {
+  test('Gemini shape: reasoning (thoughts) are output tokens', async () => {
     const c = table.cost(target('gemini/gemini-2.5-flash'), { prompt: 1_000_000, cachedPrompt: 0, cacheWrite: 0, completion: 1_000_000 })
     expect(c.costUsd).toBeCloseTo(0.3 + 2.5, 9)
     expect(table.cost(target('x/nothing'), { prompt: 10, cachedPrompt: 0, cacheWrite: 0, completion: 10 })).toEqual({ costUsd: 0, priced: false })
@@ -40,16 +40,16 @@ describe('prices', () => {
 })
 
 describe('usage meter', () => {
-  test('asks streaming upstreams for usage and remembers to hide it', () => {
-    const hooks = pluginHooks(usageMeter, {}, makeDeps())
+  test('asks streaming upstreams for usage and remembers to hide it', async () => {
+    const hooks = pluginHooks(usageMeter, {}, await makeDeps())
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [], stream: true } })
     hooks.before!(ctx)
     expect(ctx.body.stream_options).toEqual({ include_usage: true })
     expect(ctx.originalBody).not.toHaveProperty('stream_options')
   })
 
-  test('records upstream usage with its cost; cache hits cost nothing but report the saving', () => {
-    const deps = makeDeps()
+  test('records upstream usage with its cost; cache hits cost nothing but report the saving', async () => {
+    const deps = await makeDeps()
     const hooks = pluginHooks(usageMeter, {}, deps)
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
     ctx.target = target('openai/gpt-4o')
@@ -65,8 +65,8 @@ describe('usage meter', () => {
     expect(hit.usageRecord!.saved_usd).toBeGreaterThan(0)
   })
 
-  test('without upstream usage the tokens are counted and marked estimated', () => {
-    const hooks = pluginHooks(usageMeter, {}, makeDeps())
+  test('without upstream usage the tokens are counted and marked estimated', async () => {
+    const hooks = pluginHooks(usageMeter, {}, await makeDeps())
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Count these words please' }] } })
     ctx.target = target('openai/gpt-4o')
     hooks.onComplete!(ctx, outcome(undefined, { choices: [{ message: { content: 'One two three four' } }] }))
@@ -74,8 +74,8 @@ describe('usage meter', () => {
     expect(ctx.usageRecord!.prompt_tokens).toBeGreaterThan(4)
   })
 
-  test('rewrite savings are priced at the input price', () => {
-    const hooks = pluginHooks(usageMeter, {}, makeDeps())
+  test('rewrite savings are priced at the input price', async () => {
+    const hooks = pluginHooks(usageMeter, {}, await makeDeps())
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
     ctx.target = target('openai/gpt-4o')
     ctx.revisions.push({ seq: 1, rewriter: 'context-slimmer', bytes_before: 10, bytes_after: 5, tokens_saved: 1_000_000 })

@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { virtualModelResolver } from './plugin.ts'
 
-const deps = makeDeps({
+const deps = await makeDeps({
   OPENAI_API_KEY: 'k',
   OPENAI_MODELS: 'gpt-4o,shared',
   GROQ_API_KEY: 'k',

@@ -1,40 +1,43 @@
 /**
- * @module The audit log as one service the composition root owns: the store (read by the admin API), the writer
- * (fed by the audit-sink plugin and the security event recorder), the spill files and retention.
+ * @module The audit log as one service the composition root owns: the backend's reader and sink (src/stores),
+ * the reads every backend shares (conversation walk, stats buckets) and retention (under the stores' lease).
  */
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { GatewayConfig } from '../config/schema.ts'
 import type { Logger } from '../log/logger.ts'
-import type { AuditStore } from '../stores/types.ts'
+import type { AuditReader, AuditSink, Stores } from '../stores/types.ts'
+import { auditConversation } from './conversation.ts'
+import type { AuditConversation, AuditStats, AuditStatsQuery } from './entry.ts'
 import { AuditRetention } from './retention.ts'
 import { SpillFiles } from './spill.ts'
-import { AuditWriter } from './writer.ts'
+import { auditStats } from './stats.ts'
+import { AuditWriter, type AuditBatchWriter } from './writer.ts'
 
 export interface AuditLog {
-  store: AuditStore
-  writer: AuditWriter
+  reader: AuditReader
+  writer: AuditSink
   retention: AuditRetention
-  spill: SpillFiles
+  conversation(anchorId: string, limit: number): Promise<AuditConversation | undefined>
+  stats(query: AuditStatsQuery): Promise<AuditStats>
   /** Replays spill files left by an earlier process and starts retention. */
   start(): void
   /** Stops retention and drains the writer (queue and spill files). */
   close(): Promise<void>
 }
 
-/** `<database>.audit-spill` beside the database file; a fresh temporary folder for an in-memory database. */
+/** `<database>.audit-spill` beside the database file; a fresh temporary folder for an in-memory database or a server database without `audit_spill_dir`. */
 export function spillDirFor(config: GatewayConfig): string {
   if (config.logging.audit_spill_dir) return resolve(config.logging.audit_spill_dir)
-  if (config.database.path === ':memory:') return join(tmpdir(), `gateway-audit-spill-${crypto.randomUUID()}`)
+  if (config.database.url || config.database.path === ':memory:') return join(tmpdir(), `gateway-audit-spill-${crypto.randomUUID()}`)
   return `${resolve(config.database.path)}.audit-spill`
 }
 
-/** `writes` stores batches (the composition root hands in the write thread); reads go to `store`. */
-export function createAuditLog(config: GatewayConfig, store: AuditStore, writes: Pick<AuditStore, 'writeBatch'>, log: Logger): AuditLog {
-  const spill = new SpillFiles(spillDirFor(config))
-  const writer = new AuditWriter(
-    writes,
-    spill,
+/** The queued, spilling writer every backend puts in front of its batch inserts (config.logging sizes it). */
+export function createAuditWriter(config: GatewayConfig, batches: AuditBatchWriter, log: Logger): AuditWriter {
+  return new AuditWriter(
+    batches,
+    new SpillFiles(spillDirFor(config)),
     {
       capacity: config.logging.audit_queue_size,
       maxBytes: config.logging.audit_queue_max_bytes,
@@ -43,12 +46,18 @@ export function createAuditLog(config: GatewayConfig, store: AuditStore, writes:
     },
     log,
   )
-  const retention = new AuditRetention(store, { retentionDays: config.logging.retention_days }, log)
+}
+
+export function createAuditLog(config: GatewayConfig, stores: Pick<Stores, 'audit' | 'auditSink' | 'lease'>, log: Logger): AuditLog {
+  const reader = stores.audit
+  const writer = stores.auditSink
+  const retention = new AuditRetention(reader, { retentionDays: config.logging.retention_days, lease: stores.lease }, log)
   return {
-    store,
+    reader,
     writer,
     retention,
-    spill,
+    conversation: (anchorId, limit) => auditConversation(reader, anchorId, limit),
+    stats: (query) => auditStats(reader, query),
     start() {
       writer.start()
       retention.start()

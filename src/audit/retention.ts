@@ -4,7 +4,7 @@
  * the database (and the event loop) for long.
  */
 import type { Logger } from '../log/logger.ts'
-import type { AuditStore } from '../stores/types.ts'
+import type { AuditReader, Lease } from '../stores/types.ts'
 
 export interface RetentionOptions {
   retentionDays: number
@@ -13,6 +13,8 @@ export interface RetentionOptions {
   /** Pause between two delete batches. */
   pauseMs?: number
   now?: () => number
+  /** Several replicas share one log: only the one holding this lease deletes. */
+  lease?: Lease
 }
 
 const DAY_MS = 86_400_000
@@ -27,7 +29,7 @@ export class AuditRetention {
   private readonly now: () => number
 
   constructor(
-    private readonly store: AuditStore,
+    private readonly store: Pick<AuditReader, 'deleteOlderThan'>,
     private readonly options: RetentionOptions,
     private readonly log: Logger,
   ) {
@@ -61,7 +63,9 @@ export class AuditRetention {
   /** Deletes every entry older than the window, batch by batch; resolves to how many. */
   runOnce(): Promise<number> {
     if (!this.enabled) return Promise.resolve(0)
-    this.running ??= this.deleteExpired().finally(() => {
+    const lease = this.options.lease
+    const run = lease ? () => lease.runExclusive('audit-retention', () => this.deleteExpired()).then((n) => n ?? 0) : () => this.deleteExpired()
+    this.running ??= run().finally(() => {
       this.running = undefined
     })
     return this.running

@@ -3,14 +3,13 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmS
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { silentLogger } from '../log/logger.ts'
-import type { AuditStore } from '../stores/types.ts'
 import { makeEntry, rowsOf } from '../../test/helpers/audit-entries.ts'
 import { auditRowId, encodeAuditEntry, type AuditRow } from './record.ts'
 import { SpillFiles } from './spill.ts'
-import { AuditWriter, type AuditWriterOptions } from './writer.ts'
+import { AuditWriter, type AuditBatchWriter, type AuditWriterOptions } from './writer.ts'
 
-/** An AuditStore that keeps entries in a Map and can be made slow or failing. */
-class FakeStore implements AuditStore {
+/** A batch writer that keeps entries in a Map and can be made slow or failing. */
+class FakeStore implements AuditBatchWriter {
   readonly rows = new Map<string, AuditRow>()
   batches: number[] = []
   failNext = 0
@@ -34,21 +33,6 @@ class FakeStore implements AuditStore {
       added++
     }
     return added
-  }
-  list(): never {
-    throw new Error('unused')
-  }
-  get(): never {
-    throw new Error('unused')
-  }
-  conversation(): never {
-    throw new Error('unused')
-  }
-  stats(): never {
-    throw new Error('unused')
-  }
-  deleteOlderThan(): never {
-    throw new Error('unused')
   }
 }
 

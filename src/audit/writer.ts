@@ -15,7 +15,7 @@
  *   cannot be written before the deadline is spilled, so the next start stores it.
  */
 import type { Logger } from '../log/logger.ts'
-import type { AuditStore } from '../stores/types.ts'
+import type { AuditSink } from '../stores/types.ts'
 import type { AuditLogEntry } from './entry.ts'
 import { auditRowBytes, auditRowId, encodeAuditEntry, type AuditRow, type BodyTexts } from './record.ts'
 import type { SpillFiles, SpillReader } from './spill.ts'
@@ -66,9 +66,14 @@ export interface AuditWriterStats {
   last_error: string | null
 }
 
+/** Stores encoded rows in one transaction, skipping ids already stored; resolves to how many were new. */
+export interface AuditBatchWriter {
+  writeBatch(rows: readonly AuditRow[]): Promise<number>
+}
+
 const ISOLATE_AFTER_FAILURES = 3
 
-export class AuditWriter implements AuditRecorder {
+export class AuditWriter implements AuditSink {
   private queue: AuditRow[] = []
   private weights: number[] = []
   private queueBytes = 0
@@ -87,7 +92,7 @@ export class AuditWriter implements AuditRecorder {
   private readonly retryMaxMs: number
 
   constructor(
-    private readonly store: Pick<AuditStore, 'writeBatch'>,
+    private readonly store: AuditBatchWriter,
     private readonly spill: SpillFiles,
     private readonly options: AuditWriterOptions,
     private readonly log: Logger,
@@ -158,17 +163,9 @@ export class AuditWriter implements AuditRecorder {
     this.draining = true
     clearTimeout(this.timer)
     this.timer = undefined
-    const deadline = Date.now() + deadlineMs
     this.replayWanted = this.spill.hasPending()
     try {
-      while (Date.now() < deadline) {
-        await this.running
-        if (this.queue.length === 0 && !this.replayWanted && !this.replay) break
-        const wait = this.retryAt - Date.now()
-        if (wait > 0) await Bun.sleep(Math.min(wait, deadline - Date.now()))
-        await this.run()
-      }
-      await this.running
+      await this.writeAll(Date.now() + deadlineMs)
       if (this.queue.length > 0) {
         this.log.error({ entries: this.queue.length }, 'audit drain deadline passed; the rest is spilled and stored at the next start')
         this.spillRows(this.take(this.queue.length))
@@ -182,6 +179,22 @@ export class AuditWriter implements AuditRecorder {
       this.draining = false
       this.report(true)
     }
+  }
+
+  /** Writes everything queued (and pending replays) until done or `deadlineMs` passed; nothing is spilled. */
+  async flush(deadlineMs = 30_000): Promise<void> {
+    await this.writeAll(Date.now() + deadlineMs)
+  }
+
+  private async writeAll(deadline: number): Promise<void> {
+    while (Date.now() < deadline) {
+      await this.running
+      if (this.queue.length === 0 && !this.replayWanted && !this.replay) break
+      const wait = this.retryAt - Date.now()
+      if (wait > 0) await Bun.sleep(Math.min(wait, deadline - Date.now()))
+      await this.run()
+    }
+    await this.running
   }
 
   private requestReplay(): void {

@@ -28,6 +28,7 @@ export const ENV_SETTINGS: Record<string, string[]> = {
   GATEWAY_IDLE_TIMEOUT_SECONDS: ['server', 'idle_timeout_seconds'],
   GATEWAY_MASTER_KEY: ['master_key'],
   GATEWAY_DB_PATH: ['database', 'path'],
+  DATABASE_URL: ['database', 'url'],
   UPSTREAM_TTFB_TIMEOUT_MS: ['upstream', 'ttfb_timeout_ms'],
   UPSTREAM_IDLE_TIMEOUT_MS: ['upstream', 'idle_timeout_ms'],
   MODELS_REFRESH_SECONDS: ['upstream', 'models_refresh_seconds'],

@@ -54,6 +54,8 @@ export const gatewayConfigSchema = z.strictObject({
     .strictObject({
       /** SQLite file of the embedded default store; relative paths resolve against the working directory. */
       path: z.string().min(1).default('./data/gateway.db'),
+      /** PostgreSQL server shared by several replicas (`postgres://…`); when set, it is used instead of `path`. */
+      url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL').optional(),
     })
     .prefault({}),
   providers: z

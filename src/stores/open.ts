@@ -1,35 +1,26 @@
 /**
- * @module Picks the store implementations for this process: the embedded SQLite file always; for counters and
- * the response cache either in-process ones (one machine) or Redis (several replicas, `REDIS_URL`).
+ * @module Picks the backend for this process: PostgreSQL when `DATABASE_URL` (YAML `database.url`) is set, the
+ * embedded SQLite file (`GATEWAY_DB_PATH`) otherwise. The only place that knows which backends exist.
  */
-import { RedisClient } from 'bun'
 import type { GatewayConfig } from '../config/schema.ts'
-import { MemoryChanges } from './memory/changes.ts'
-import { MemoryCounters } from './memory/counters.ts'
-import { MemoryResponseCache } from './memory/response-cache.ts'
-import { RedisChanges } from './redis/changes.ts'
-import { RedisCounters } from './redis/counters.ts'
-import { RedisResponseCache } from './redis/response-cache.ts'
-import { applyMigrations, openSqlite, type Migration } from './sqlite/client.ts'
+import type { Logger } from '../log/logger.ts'
+import { StoreConfigError } from './errors.ts'
+import { openPostgresStores } from './postgres/open.ts'
+import { openSqliteStores } from './sqlite/open.ts'
 import type { Stores } from './types.ts'
 
-export function openStores(config: GatewayConfig, migrations: readonly Migration[]): Stores {
-  const sqlite = openSqlite(config.database.path)
-  applyMigrations(sqlite, migrations)
-  if (!config.redis.url) {
-    return { sqlite, responseCache: new MemoryResponseCache(config.cache.max_bytes), counters: new MemoryCounters(), changes: new MemoryChanges(), close: () => sqlite.close() }
+export { StoreConfigError }
+
+export interface StoreOptions {
+  /** Script of the SQLite write thread; the compiled binary needs it given relative to its entry (src/main.ts). */
+  writeThreadUrl?: string
+}
+
+export async function openStores(config: GatewayConfig, log: Logger, options: StoreOptions = {}): Promise<Stores> {
+  if (config.database.url) return openPostgresStores(config, log, options)
+  // Without this, `GATEWAY_DB_PATH=postgres://…` silently created a directory called `postgres:`.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(config.database.path)) {
+    throw new StoreConfigError(`GATEWAY_DB_PATH (database.path) is a file path for the embedded SQLite database, but '${config.database.path.replace(/\/\/[^@/]*@/, '//***@')}' looks like a URL; set DATABASE_URL (database.url) to use a database server.`)
   }
-  const redis = new RedisClient(config.redis.url)
-  const changes = RedisChanges.open(config.redis.url, redis)
-  return {
-    sqlite,
-    responseCache: new RedisResponseCache(redis),
-    counters: new RedisCounters(redis),
-    changes,
-    close: () => {
-      void changes.close()
-      redis.close()
-      sqlite.close()
-    },
-  }
+  return openSqliteStores(config, log, options)
 }

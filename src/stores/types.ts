@@ -1,10 +1,10 @@
 /**
- * @module Store interfaces the plugins see. One implementation per backend, with the same file names in each
- * backend folder (sqlite now; postgres and redis for several replicas).
+ * @module Store interfaces the rest of the gateway sees. `openStores` (open.ts) returns one `Stores` per process;
+ * each backend lives in its own folder (sqlite, postgres; memory and redis for counters, the cache and the change
+ * feed) with the same file names, and nothing outside `src/stores/<backend>/` knows which one runs.
  */
-import type { Database } from 'bun:sqlite'
-import type { AuditRow } from '../audit/record.ts'
-import type { AuditConversation, AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStats, AuditStatsQuery } from '../audit/entry.ts'
+import type { AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStatsQuery } from '../audit/entry.ts'
+import type { AuditRecorder, AuditWriterStats } from '../audit/writer.ts'
 import type { Budget, RateLimit } from '../limits/definitions.ts'
 import type { ModelPrice } from '../usage/pricing.ts'
 import type { UsageRecord } from '../usage/record.ts'
@@ -12,15 +12,97 @@ import type { WorkflowVersion } from '../workflows/definition.ts'
 import type { Changes } from './changes.ts'
 
 export interface Stores {
-  /** The embedded SQLite database; store modules create their tables through `migrate`. */
-  sqlite: Database
-  /** Cached responses, shared by every workflow (in-process LRU now; Redis for several replicas). */
-  responseCache: ResponseCache
-  /** Rate-limit and budget counters (in-process now; Redis for several replicas). */
+  keys: KeyStore
+  workflows: WorkflowStore
+  limits: LimitStore
+  prices: PriceStore
+  /** Where audit entries go: takes entries, never waits; batching, encoding and spill files are the backend's. */
+  auditSink: AuditSink
+  /** The audit log as the admin API and retention read it. */
+  audit: AuditReader
+  /** Where usage records go: takes records, never waits; written in batches. */
+  usageSink: UsageSink
+  usage: UsageReader
+  /** Stored Responses threads, for `previous_response_id` on any provider. */
+  responseThreads: ResponseThreadStore
+  /** Rate-limit and budget counters (in-process for one replica; Redis for several). */
   counters: Counters
-  /** Tells every replica that shared definitions changed (in-process, or Redis pub/sub with `REDIS_URL`). */
+  /** Cached responses, shared by every workflow (in-process LRU for one replica; Redis for several). */
+  responseCache: ResponseCache
+  /** Tells every replica that shared definitions changed (src/stores/changes.ts). */
   changes: Changes
-  close(): void
+  /** Jobs that must run on one replica at a time (retention, migrations). */
+  lease: Lease
+  /** Closes connections; drain the sinks first (the composition root does, at shutdown). */
+  close(): Promise<void>
+}
+
+/** Mutual exclusion across replicas, by name (PostgreSQL advisory locks; one process needs none). */
+export interface Lease {
+  /** Runs `job` when this process obtains the lease `name`; resolves to undefined (job not run) when another holds it. */
+  runExclusive<T>(name: string, job: () => Promise<T>): Promise<T | undefined>
+}
+
+/** The audit sink as the composition root, the admin API and the tests use it. */
+export interface AuditSink extends AuditRecorder {
+  /** Replays spill files left by an earlier process and starts the periodic report. */
+  start(): void
+  stats(): AuditWriterStats
+  /** Resolves when everything recorded so far is stored (or spilled, when the store is down past the deadline). */
+  flush(deadlineMs?: number): Promise<void>
+  /** Writes the queue and the spill files, then stops; what cannot be written before the deadline stays spilled. */
+  drain(deadlineMs?: number): Promise<void>
+}
+
+/** An audit entry as a conversation view reads it: the entry (bodies, no attempts) and what links it to others. */
+export interface AuditThreadEntry {
+  entry: AuditLogEntry
+  /** The backend's order of entries with equal timestamps; opaque above the interface. */
+  position: number
+  responseId: string | null
+  previousResponseId: string | null
+}
+
+/** One stats bucket as the store aggregates it; src/audit/stats.ts fills the gaps and sums up. */
+export interface AuditStatsRow {
+  /** Bucket number: floor((ts - from) / bucketMs). */
+  bucket: number
+  requests: number
+  status_2xx: number
+  status_4xx: number
+  status_5xx: number
+  avg_duration_ns: number
+  max_duration_ns: number
+}
+
+/** Reads of the audit log (admin API, dashboard, retention). Requests never call it. */
+export interface AuditReader {
+  /** One page, newest first. List entries carry no heavy payloads (`bodies_omitted: true`). */
+  list(query: AuditLogQuery): Promise<AuditLogPage>
+  /** The full entry (bodies, attempts' error bodies, revision bodies) with its usage summary. */
+  get(id: string): Promise<AuditLogEntry | undefined>
+  /** The entry as a thread member; the walk itself is src/audit/conversation.ts. */
+  threadEntry(id: string): Promise<AuditThreadEntry | undefined>
+  /** Up to `limit` entries of the session strictly before (newest first) or after (oldest first) `from`. */
+  sessionEntries(sessionId: string, from: AuditThreadEntry, direction: 'before' | 'after', limit: number): Promise<AuditThreadEntry[]>
+  /** The newest entry that answered with this Responses id. */
+  byResponseId(responseId: string): Promise<AuditThreadEntry | undefined>
+  /** The oldest entry whose request continued this Responses id. */
+  byPreviousResponseId(responseId: string): Promise<AuditThreadEntry | undefined>
+  /** Request entries (no security events) in `[from, to)`, aggregated per bucket; empty buckets are absent. */
+  statsRows(query: AuditStatsQuery): Promise<AuditStatsRow[]>
+  /** Deletes up to `batch` entries that started before `cutoffMs` (epoch ms); resolves to how many. */
+  deleteOlderThan(cutoffMs: number, batch: number): Promise<number>
+}
+
+
+/** Where usage records go; batches are written off the request path. */
+export interface UsageSink {
+  record(record: UsageRecord): void
+  /** Resolves when every record handed over so far is stored (admin reads call it first). */
+  flush(): Promise<void>
+  /** Writes what is queued, then stops. */
+  drain(): Promise<void>
 }
 
 /** A cached response: the non-streamed document, replayed as a stream when a client streams. */
@@ -144,24 +226,6 @@ export interface LimitStore {
   deleteRateLimit(id: string): Promise<boolean>
 }
 
-/**
- * The audit log's persistence. Requests never call it: entries reach it in batches through the audit writer
- * (src/audit/writer.ts); the admin API reads it.
- */
-export interface AuditStore {
-  /** Stores the rows in one transaction; ids already stored are skipped, so replays are idempotent. Resolves to how many were new. */
-  writeBatch(rows: readonly AuditRow[]): Promise<number>
-  /** One page, newest first. List entries carry no heavy payloads (`bodies_omitted: true`). */
-  list(query: AuditLogQuery): Promise<AuditLogPage>
-  /** The full entry (bodies, attempts' error bodies, revision bodies) with its usage summary. */
-  get(id: string): Promise<AuditLogEntry | undefined>
-  /** The thread around an entry: its session, else its Responses `previous_response_id` chain. Undefined for an unknown id. */
-  conversation(anchorId: string, limit: number): Promise<AuditConversation | undefined>
-  stats(query: AuditStatsQuery): Promise<AuditStats>
-  /** Deletes up to `batch` entries that started before `cutoffMs` (epoch ms); resolves to how many. */
-  deleteOlderThan(cutoffMs: number, batch: number): Promise<number>
-}
-
 export interface UsageQuery {
   fromMs: number
   toMs: number
@@ -189,12 +253,29 @@ export const USAGE_GROUPS = ['model', 'provider', 'key', 'user_path', 'label'] a
 /** What usage sums can be grouped by; `label` counts a request under each of its labels ('' when it has none). */
 export type UsageGroup = (typeof USAGE_GROUPS)[number]
 
-/** Usage records (written in batches off the request path) and price overrides. */
-export interface UsageStore {
-  writeBatch(records: readonly UsageRecord[]): Promise<void>
+/** Sums of usage records over a time range. */
+export interface UsageReader {
   totals(query: UsageQuery): Promise<UsageTotals>
   breakdown(query: UsageQuery, by: UsageGroup, interval?: 'day'): Promise<UsageBreakdownRow[]>
-  priceOverrides(): Promise<Record<string, ModelPrice>>
-  setPriceOverride(model: string, price: ModelPrice): Promise<void>
-  deletePriceOverride(model: string): Promise<boolean>
+}
+
+/** Admin price overrides (USD per million tokens) by model selector. */
+export interface PriceStore {
+  all(): Promise<Record<string, ModelPrice>>
+  set(model: string, price: ModelPrice): Promise<void>
+  delete(model: string): Promise<boolean>
+}
+
+/** A stored Responses conversation: the whole thread as Responses input items (its input plus its output). */
+export interface ResponseThread {
+  id: string
+  providerName: string
+  /** Answered by the provider's own Responses API, which keeps its own copy. */
+  native: boolean
+  items: unknown[]
+}
+
+export interface ResponseThreadStore {
+  get(id: string): Promise<ResponseThread | undefined>
+  save(thread: ResponseThread): Promise<void>
 }

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { AuditLogEntry } from '../../src/audit/entry.ts'
 import { auditConversationSchema, auditLogPageSchema, auditStatsSchema, auditWriterStatsSchema } from '../../src/audit/schemas.ts'
-import { makeEntry, rowsOf } from '../helpers/audit-entries.ts'
+import { makeEntry, seedAudit } from '../helpers/audit-entries.ts'
 import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
 
@@ -30,7 +30,7 @@ const seeded = {
 beforeAll(async () => {
   gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' })
   audit = auditAdmin(gw.url, MASTER)
-  await gw.gateway.auditLog.store.writeBatch(rowsOf(Object.values(seeded)))
+  await seedAudit(gw.gateway.auditLog.writer, Object.values(seeded))
 })
 afterAll(async () => {
   await gw.stop()
@@ -122,7 +122,7 @@ describe('GET /admin/audit/log', () => {
 describe('GET /admin/audit/detail', () => {
   test('200: the full entry', async () => {
     const stored = makeEntry({ at: NOW, data: { request_body: { messages: [{ role: 'user', content: 'full body' }] } } })
-    await gw.gateway.auditLog.store.writeBatch(rowsOf([stored]))
+    await seedAudit(gw.gateway.auditLog.writer, [stored])
     expect(await audit.detail(stored.id)).toEqual(stored)
     const listed = (await list({ search: stored.id })).entries[0]!
     expect(listed.data.request_body).toBeUndefined()
@@ -191,7 +191,7 @@ describe('conversation, stats and writer counters', () => {
 
   // Last: it breaks the store on purpose.
   test('500 GatewayError when the store fails', async () => {
-    gw.gateway.stores.sqlite.exec('DROP TABLE audit_log_payloads')
+    gw.gateway.stores.audit.get = () => Promise.reject(new Error('no such table: audit_log_payloads'))
     const res = await audit.get(`/audit/detail?log_id=${seeded.today.id}`)
     expect(res.status).toBe(500)
     expect(res.body.error).toMatchObject({ type: 'provider_error', code: 'internal_error', status_code: 500 })

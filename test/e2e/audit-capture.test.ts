@@ -1,3 +1,4 @@
+import { Database } from 'bun:sqlite'
 /**
  * What the audit log captures, end to end: the official `openai` SDK against a real gateway in front of a mock
  * OpenAI upstream, with header and body logging on. Every request to /v1 gets exactly one entry, failed ones
@@ -171,8 +172,10 @@ describe('redaction and limits', () => {
     await client.chat.completions.create({ model: 'fast', messages }, { headers: { 'x-request-id': requestId, ...secrets } })
     const entry = await audit.entryFor(requestId)
     expect(entry.data.request_headers).toMatchObject({ 'x-upstream-secret': '[REDACTED]', 'proxy-authorization': '[REDACTED]', cookie: '[REDACTED]' })
-    const db = gw.gateway.stores.sqlite
+    // What is physically in the database file, read past the stores.
+    const db = new Database(gw.gateway.config.database.path, { readonly: true })
     const stored = JSON.stringify([db.query('SELECT * FROM audit_log').all(), db.query('SELECT * FROM audit_log_payloads').all()])
+    db.close()
     for (const value of [MASTER, 'sk-upstream-secret-0001', ...Object.values(secrets)]) expect(stored).not.toContain(value)
     expect(stored).toContain(requestId) // the rows are really there
   })

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
-import { makeEntry, rowsOf } from '../helpers/audit-entries.ts'
+import { makeEntry, seedAudit } from '../helpers/audit-entries.ts'
 import { auditAdmin } from '../helpers/audit-admin.ts'
 import { startGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
@@ -162,7 +162,7 @@ describe('in-process', () => {
     const day = 86_400_000
     const old = [makeEntry({ at: Date.now() - 10 * day }), makeEntry({ at: Date.now() - 8 * day })]
     const recent = makeEntry({ at: Date.now() - day })
-    await gw.gateway.auditLog.store.writeBatch(rowsOf([...old, recent]))
+    await seedAudit(gw.gateway.auditLog.writer, [...old, recent])
     expect(gw.gateway.auditLog.retention.enabled).toBe(true)
     expect(await gw.gateway.auditLog.retention.runOnce()).toBe(2)
     const page = await auditAdmin(gw.url, MASTER).list({ days: '30' })

@@ -1,6 +1,7 @@
 /**
  * @module Audit log entries for store and writer tests: every field filled with a plain default, overridable.
  */
+import type { AuditSink } from '../../src/stores/types.ts'
 import type { AuditLogEntry } from '../../src/audit/entry.ts'
 import { encodeAuditEntry, type AuditRow } from '../../src/audit/record.ts'
 
@@ -43,3 +44,9 @@ export function makeEntry(over: Partial<AuditLogEntry> & { at?: number } = {}): 
 
 /** Entries encoded as the writer queues them, for stores and spill files. */
 export const rowsOf = (entries: readonly AuditLogEntry[]): AuditRow[] => entries.map((e) => encodeAuditEntry(e))
+
+/** Hands entries to a gateway's audit sink and waits until they are stored. */
+export async function seedAudit(sink: AuditSink, entries: readonly AuditLogEntry[]): Promise<void> {
+  for (const e of entries) sink.record(e)
+  await sink.flush()
+}

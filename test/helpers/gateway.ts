@@ -22,7 +22,7 @@ export async function startGateway(env: Record<string, string>, options: Partial
   const config = loadConfig({ env: { PORT: '0', HOST: '127.0.0.1', GATEWAY_DB_PATH: join(dir, 'gateway.db'), ...env }, cwd: dir })
   // TEST_LOG=debug shows the gateway's own log on stderr while debugging a test.
   const log = process.env.TEST_LOG ? createLogger(process.env.TEST_LOG, pino.destination(2)) : silentLogger
-  const gateway = new Gateway({ config, log, ...options })
+  const gateway = await Gateway.open({ config, log, ...options })
   const app = createHttpApp(gateway)
   app.listen({ hostname: '127.0.0.1', port: 0 })
   await gateway.start()

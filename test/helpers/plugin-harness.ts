@@ -1,17 +1,11 @@
 /**
  * @module Plain-object harness for plugin unit tests: a RequestContext and PluginDeps without any server.
  */
-import { MemoryChanges } from '../../src/stores/memory/changes.ts'
-import { Database } from 'bun:sqlite'
 import type { z } from 'zod'
 import { loadConfig } from '../../src/config/load.ts'
-import { MemoryResponseCache } from '../../src/stores/memory/response-cache.ts'
-import { MemoryCounters } from '../../src/stores/memory/counters.ts'
-import { sqliteLimitStore } from '../../src/stores/sqlite/limits.ts'
 import { LimitRegistry } from '../../src/limits/registry.ts'
 import { unpricedCostModel } from '../../src/limits/cost.ts'
 import { UsageService } from '../../src/usage/usage-service.ts'
-import { sqliteUsageStore } from '../../src/stores/sqlite/usage.ts'
 import { AuthFailureLimiter } from '../../src/keys/failure-limiter.ts'
 import { KeyDirectory } from '../../src/keys/key-directory.ts'
 import { silentLogger } from '../../src/log/logger.ts'
@@ -21,9 +15,7 @@ import { bindHooks, pluginSettings, type BoundHooks } from '../../src/pipeline/b
 import type { GatewayPlugin, PluginDeps } from '../../src/pipeline/types.ts'
 import { ProviderRegistry } from '../../src/providers/registry.ts'
 import type { ProviderAdapter } from '../../src/providers/types.ts'
-import { SqliteKeyStore } from '../../src/stores/sqlite/api-keys.ts'
-import { applyMigrations } from '../../src/stores/sqlite/client.ts'
-import { sqliteMigrations } from '../../src/stores/sqlite/migrations.ts'
+import { openStores } from '../../src/stores/open.ts'
 
 export function makeContext(init: { endpoint?: EndpointId; body?: Record<string, unknown>; headers?: Record<string, string>; method?: string; path?: string } = {}): RequestContext {
   const ctx = new RequestContext({
@@ -44,22 +36,22 @@ export function makeContext(init: { endpoint?: EndpointId; body?: Record<string,
   return ctx
 }
 
-export function makeDeps(env: Record<string, string> = {}, adapters: Record<string, ProviderAdapter> = {}): PluginDeps {
+/** Plugin deps on real stores: the backend `openStores` picks for an in-memory database. */
+export async function makeDeps(env: Record<string, string> = {}, adapters: Record<string, ProviderAdapter> = {}): Promise<PluginDeps> {
   const config = loadConfig({ env: { GATEWAY_DB_PATH: ':memory:', ...env }, cwd: '/nonexistent-dir-for-tests' })
   const providers = new ProviderRegistry(config, adapters)
-  const sqlite = new Database(':memory:')
-  applyMigrations(sqlite, sqliteMigrations)
-  const keys = new KeyDirectory(new SqliteKeyStore(sqlite), silentLogger)
-  // The SQLite load settles within a microtask, before any test awaits; no refresh timer is left running.
-  void keys.start().then(() => keys.stop())
+  const stores = await openStores(config, silentLogger)
+  const keys = new KeyDirectory(stores.keys, silentLogger)
+  await keys.start()
+  keys.stop()
   return {
     config,
     providers,
     catalog: new ModelCatalog(providers, config.virtual_models, silentLogger),
-    stores: { sqlite, responseCache: new MemoryResponseCache(config.cache.max_bytes), counters: new MemoryCounters(), changes: new MemoryChanges(), close: () => sqlite.close() },
-    limits: new LimitRegistry(sqliteLimitStore(sqlite)),
+    stores,
+    limits: new LimitRegistry(stores.limits),
     costModel: unpricedCostModel,
-    usage: new UsageService(sqliteUsageStore(sqlite), {}, silentLogger),
+    usage: new UsageService(stores, {}, silentLogger),
     keys,
     authFailures: new AuthFailureLimiter(),
     log: silentLogger,

@@ -64,7 +64,7 @@ function doc(summary: string, params: Param[], ok: z.ZodType, errorCodes: number
 export function auditRoutes(gateway: Gateway) {
   const audit = gateway.auditLog
   return new Elysia({ name: 'gateway/admin/audit' })
-    .get('/audit/log', (context) => adminAnswer(gateway, context, async () => Response.json(await audit.store.list(parseAuditLogQuery(searchParams(context.request))))), {
+    .get('/audit/log', (context) => adminAnswer(gateway, context, async () => Response.json(await audit.reader.list(parseAuditLogQuery(searchParams(context.request))))), {
       detail: doc('Audit log entries, newest first, without bodies (bodies_omitted); filters and paging', LIST_PARAMS, auditLogPageSchema, [400, 401, 403, 500]),
     })
     .get(
@@ -72,7 +72,7 @@ export function auditRoutes(gateway: Gateway) {
       (context) =>
         adminAnswer(gateway, context, async () => {
           const id = parseLogId(searchParams(context.request))
-          const entry = await audit.store.get(id)
+          const entry = await audit.reader.get(id)
           if (!entry) throw notFound(id)
           return Response.json(entry)
         }),
@@ -83,7 +83,7 @@ export function auditRoutes(gateway: Gateway) {
       (context) =>
         adminAnswer(gateway, context, async () => {
           const { logId, limit } = parseConversationQuery(searchParams(context.request))
-          const thread = await audit.store.conversation(logId, limit)
+          const thread = await audit.conversation(logId, limit)
           if (!thread) throw notFound(logId)
           return Response.json(thread)
         }),
@@ -96,7 +96,7 @@ export function auditRoutes(gateway: Gateway) {
         ),
       },
     )
-    .get('/audit/stats', (context) => adminAnswer(gateway, context, async () => Response.json(await audit.store.stats(parseAuditStatsQuery(searchParams(context.request))))), {
+    .get('/audit/stats', (context) => adminAnswer(gateway, context, async () => Response.json(await audit.stats(parseAuditStatsQuery(searchParams(context.request))))), {
       detail: doc('Requests, status classes and latency per hour (spans under three days) or day', DATE_PARAMS, auditStatsSchema, [400, 401, 403, 500]),
     })
     .get('/audit/writer-stats', (context) => adminAnswer(gateway, context, async () => Response.json(audit.writer.stats())), {

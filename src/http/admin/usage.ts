@@ -50,7 +50,7 @@ export function usageRoutes(gateway: Gateway) {
         adminAnswer(gateway, context, async () => {
           const range = rangeOf(parseQuery(usageRangeQuery, context.request))
           await usage.flush()
-          return Response.json({ start: range.start, end: range.end, ...(await usage.store.totals(range)) })
+          return Response.json({ start: range.start, end: range.end, ...(await usage.reader.totals(range)) })
         }),
       { detail: adminDoc('usage', 'Requests, tokens and cost over a date range (days, or start_date/end_date inclusive)') },
     )
@@ -61,7 +61,7 @@ export function usageRoutes(gateway: Gateway) {
           const q = parseQuery(breakdownQuery, context.request)
           const range = rangeOf(q)
           await usage.flush()
-          return Response.json({ start: range.start, end: range.end, by: q.by, interval: q.interval ?? null, data: await usage.store.breakdown(range, q.by, q.interval) })
+          return Response.json({ start: range.start, end: range.end, by: q.by, interval: q.interval ?? null, data: await usage.reader.breakdown(range, q.by, q.interval) })
         }),
       { detail: adminDoc('usage', 'The same sums grouped by model, provider, key, user_path or label (a request counts under each of its labels; interval=day for a time series)') },
     )
@@ -79,7 +79,7 @@ export function usageRoutes(gateway: Gateway) {
             const param = issue.path.map(String).join('.') || null
             throw gatewayErrors.invalidRequest(`${param ?? 'body'}: ${issue.message}`, param)
           }
-          await usage.store.setPriceOverride(model, parsed.data)
+          await usage.overrides.set(model, parsed.data)
           await usage.loadPrices(true)
           return Response.json({ model, price: parsed.data, source: 'override' })
         }),
@@ -90,7 +90,7 @@ export function usageRoutes(gateway: Gateway) {
       (context) =>
         adminAnswer(gateway, context, async () => {
           const model = decodeURIComponent(context.params['*'])
-          if (!(await usage.store.deletePriceOverride(model))) throw new GatewayError({ status: 404, type: 'not_found_error', param: 'model', code: 'price_not_found', message: `No price override for '${model}'.` })
+          if (!(await usage.overrides.delete(model))) throw new GatewayError({ status: 404, type: 'not_found_error', param: 'model', code: 'price_not_found', message: `No price override for '${model}'.` })
           await usage.loadPrices(true)
           return Response.json({ model, deleted: true })
         }),

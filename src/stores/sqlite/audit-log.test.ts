@@ -6,6 +6,8 @@ import type { AuditLogEntry } from '../../audit/entry.ts'
 import { applyMigrations } from './client.ts'
 import { SEQ_PER_MS, SqliteAuditStore } from './audit-log.ts'
 import { sqliteMigrations } from './migrations.ts'
+import { auditConversation } from '../../audit/conversation.ts'
+import { auditStats } from '../../audit/stats.ts'
 
 const MIN = 60_000
 let db: Database
@@ -204,14 +206,14 @@ describe('conversation', () => {
   test('a session: the anchor with entries around it, oldest first, truncated when more exist', async () => {
     const session = Array.from({ length: 9 }, (_, i) => makeEntry({ session_id: 's-9', at: T0 + i * MIN }))
     await write([...session, makeEntry({ session_id: 'other' })])
-    const thread = (await store.conversation(session[4]!.id, 5))!
+    const thread = (await auditConversation(store, session[4]!.id, 5))!
     expect(thread.anchor_id).toBe(session[4]!.id)
     expect(thread.entries.map((e) => e.id)).toEqual(session.slice(2, 7).map((e) => e.id))
     expect(thread.truncated).toBe(true)
-    const whole = (await store.conversation(session[0]!.id, 40))!
+    const whole = (await auditConversation(store, session[0]!.id, 40))!
     expect(whole.entries).toHaveLength(9)
     expect(whole.truncated).toBe(false)
-    expect(await store.conversation('missing', 40)).toBeUndefined()
+    expect(await auditConversation(store, 'missing', 40)).toBeUndefined()
   })
 
   test('without a session: the previous_response_id chain both ways', async () => {
@@ -222,10 +224,10 @@ describe('conversation', () => {
     const third = respond('resp_3', 'resp_2', T0 + 2 * MIN)
     const unrelated = respond('resp_x', undefined, T0 + 3 * MIN)
     await write([first, second, third, unrelated])
-    const thread = (await store.conversation(second.id, 40))!
+    const thread = (await auditConversation(store, second.id, 40))!
     expect(thread.entries.map((e) => e.id)).toEqual([first.id, second.id, third.id])
     expect(thread.entries[1]!.data.request_body).toEqual({ input: 'hi', previous_response_id: 'resp_1' })
-    expect((await store.conversation(third.id, 2))!).toMatchObject({ truncated: true })
+    expect((await auditConversation(store, third.id, 2))!).toMatchObject({ truncated: true })
   })
 })
 
@@ -240,7 +242,7 @@ describe('stats and retention', () => {
       makeEntry({ at: from + hour + 6, status_code: 101 }),
       makeEntry({ at: from + 30, status_code: 401, data: { event_type: 'dashboard.sign_in_failed' } }),
     ])
-    const stats = await store.stats({ from, to: from + 3 * hour, bucketMs: hour })
+    const stats = await auditStats(store, { from, to: from + 3 * hour, bucketMs: hour })
     expect(stats.interval).toBe('hour')
     expect(stats.buckets).toHaveLength(3)
     expect(stats.buckets[0]).toMatchObject({ start: new Date(from).toISOString(), requests: 2, status_2xx: 1, status_4xx: 1, status_5xx: 0, status_other: 0, avg_duration_ms: 20, max_duration_ms: 30 })

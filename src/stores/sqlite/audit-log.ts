@@ -10,9 +10,10 @@
  * hand out a search's matches newest first within a time window (a rowid range) and stop after one page.
  */
 import type { Database } from 'bun:sqlite'
-import type { AuditConversation, AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
+import type { AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
 import { AUDIT_ROW_COLUMNS, auditRowColumns, auditRowData, auditRowPayload, auditRowSearchText, type AuditRow } from '../../audit/record.ts'
-import type { AuditStore } from '../types.ts'
+import type { AuditBatchWriter } from '../../audit/writer.ts'
+import type { AuditReader, AuditStatsRow, AuditThreadEntry } from '../types.ts'
 import { and, conditions, fullEntry, LIGHT_COLUMNS, listEntry, searchRange, SEQ_PER_MS, type Clause, type Param, type Row } from './audit-log-query.ts'
 import type { Migration } from './client.ts'
 
@@ -112,7 +113,17 @@ export const auditLogLabelsMigration: Migration = {
 /** The light data JSON has labels only when this occurs in it (an empty list has `"labels":[]`). */
 const HAS_LABELS = '"labels":["'
 
-export class SqliteAuditStore implements AuditStore {
+const FULL_SELECT = 'SELECT a.*, p.payload FROM audit_log a LEFT JOIN audit_log_payloads p ON p.seq = a.seq'
+
+/** A row as a thread member: full entry without attempts, and its links. */
+const threadEntry = (row: Row): AuditThreadEntry => ({
+  entry: fullEntry(row, { attempts: false }),
+  position: row.seq,
+  responseId: row.response_id ?? null,
+  previousResponseId: row.previous_response_id ?? null,
+})
+
+export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
   private readonly maxSeqIn
   private readonly maxSeq
   private readonly insertEntry
@@ -120,6 +131,8 @@ export class SqliteAuditStore implements AuditStore {
   private readonly insertSearch
   private readonly insertLabels
   private readonly selectFull
+  private readonly selectByResponseId
+  private readonly selectByPrevious
   private readonly deleteOld
 
   constructor(private readonly db: Database) {
@@ -132,7 +145,9 @@ export class SqliteAuditStore implements AuditStore {
     this.insertSearch = db.query('INSERT INTO audit_log_search (rowid, text) VALUES (?, ?)')
     // SQLite reads the labels out of the row's data JSON itself: the row format (and spill files) stay as they are.
     this.insertLabels = db.query("INSERT OR IGNORE INTO audit_log_labels (label, seq) SELECT value, ? FROM json_each(?, '$.labels') WHERE type = 'text'")
-    this.selectFull = db.query<Row, [string]>(`SELECT a.*, p.payload FROM audit_log a LEFT JOIN audit_log_payloads p ON p.seq = a.seq WHERE a.id = ?`)
+    this.selectFull = db.query<Row, [string]>(`${FULL_SELECT} WHERE a.id = ?`)
+    this.selectByResponseId = db.query<Row, [string]>(`${FULL_SELECT} WHERE a.response_id = ? ORDER BY a.ts DESC LIMIT 1`)
+    this.selectByPrevious = db.query<Row, [string]>(`${FULL_SELECT} WHERE a.previous_response_id = ? ORDER BY a.ts LIMIT 1`)
     this.deleteOld = db.query('DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE ts < ? LIMIT ?)')
   }
 
@@ -209,96 +224,36 @@ export class SqliteAuditStore implements AuditStore {
     return row ? fullEntry(row) : undefined
   }
 
-  async conversation(anchorId: string, limit: number): Promise<AuditConversation | undefined> {
-    const anchor = this.selectFull.get(anchorId)
-    if (!anchor) return undefined
-    const rows = anchor.session_id ? this.sessionAround(anchor, limit) : this.responseChain(anchor, limit)
-    return { anchor_id: anchor.id, entries: rows.rows.map((r) => fullEntry(r, { attempts: false })), truncated: rows.truncated }
+  async threadEntry(id: string) {
+    const row = this.selectFull.get(id)
+    return row ? threadEntry(row) : undefined
   }
 
-  /** The anchor with up to half the limit before it (more when fewer follow), oldest first. */
-  private sessionAround(anchor: Row, limit: number): { rows: Row[]; truncated: boolean } {
-    const select = `SELECT a.*, p.payload FROM audit_log a LEFT JOIN audit_log_payloads p ON p.seq = a.seq WHERE a.session_id = ?`
-    const before = this.db.query<Row, Param[]>(`${select} AND (a.ts < ? OR (a.ts = ? AND a.seq < ?)) ORDER BY a.ts DESC, a.seq DESC LIMIT ?`).all(anchor.session_id, anchor.ts, anchor.ts, anchor.seq, limit)
-    const after = this.db.query<Row, Param[]>(`${select} AND (a.ts > ? OR (a.ts = ? AND a.seq > ?)) ORDER BY a.ts, a.seq LIMIT ?`).all(anchor.session_id, anchor.ts, anchor.ts, anchor.seq, limit)
-    const room = limit - 1
-    const takeBefore = Math.min(before.length, Math.max(Math.floor(room / 2), room - after.length))
-    const takeAfter = Math.min(after.length, room - takeBefore)
-    return { rows: [...before.slice(0, takeBefore).reverse(), anchor, ...after.slice(0, takeAfter)], truncated: before.length > takeBefore || after.length > takeAfter }
+  async sessionEntries(sessionId: string, from: AuditThreadEntry, direction: 'before' | 'after', limit: number) {
+    const ts = Date.parse(from.entry.timestamp)
+    const where = direction === 'before' ? '(a.ts < ? OR (a.ts = ? AND a.seq < ?)) ORDER BY a.ts DESC, a.seq DESC' : '(a.ts > ? OR (a.ts = ? AND a.seq > ?)) ORDER BY a.ts, a.seq'
+    return this.db.query<Row, Param[]>(`${FULL_SELECT} WHERE a.session_id = ? AND ${where} LIMIT ?`).all(sessionId, ts, ts, from.position, limit).map(threadEntry)
   }
 
-  /** Follows `previous_response_id` back and forward from the anchor (first answer wins on a fork; cycle-safe). */
-  private responseChain(anchor: Row, limit: number): { rows: Row[]; truncated: boolean } {
-    const select = `SELECT a.*, p.payload FROM audit_log a LEFT JOIN audit_log_payloads p ON p.seq = a.seq`
-    const byResponseId = this.db.query<Row, [string]>(`${select} WHERE a.response_id = ? ORDER BY a.ts DESC LIMIT 1`)
-    const byPrevious = this.db.query<Row, [string]>(`${select} WHERE a.previous_response_id = ? ORDER BY a.ts LIMIT 1`)
-    const seen = new Set([anchor.seq])
-    const older: Row[] = []
-    const newer: Row[] = []
-    let truncated = false
-    for (let cur = anchor; cur.previous_response_id; ) {
-      const prev = byResponseId.get(cur.previous_response_id)
-      if (!prev || seen.has(prev.seq)) break
-      if (older.length + newer.length + 1 >= limit) {
-        truncated = true
-        break
-      }
-      seen.add(prev.seq)
-      older.push(prev)
-      cur = prev
-    }
-    for (let cur = anchor; cur.response_id; ) {
-      const next = byPrevious.get(cur.response_id)
-      if (!next || seen.has(next.seq)) break
-      if (older.length + newer.length + 1 >= limit) {
-        truncated = true
-        break
-      }
-      seen.add(next.seq)
-      newer.push(next)
-      cur = next
-    }
-    return { rows: [...older.reverse(), anchor, ...newer], truncated }
+  async byResponseId(responseId: string) {
+    const row = this.selectByResponseId.get(responseId)
+    return row ? threadEntry(row) : undefined
   }
 
-  async stats(q: AuditStatsQuery) {
-    const rows = this.db
-      .query<{ b: number; n: number; s2: number; s4: number; s5: number; avg_ns: number; max_ns: number }, Param[]>(
-        `SELECT (ts - ?) / ? AS b, COUNT(*) AS n,
-           SUM(status_code BETWEEN 200 AND 299) AS s2, SUM(status_code BETWEEN 400 AND 499) AS s4, SUM(status_code BETWEEN 500 AND 599) AS s5,
-           AVG(duration_ns) AS avg_ns, MAX(duration_ns) AS max_ns
-         FROM audit_log WHERE ts >= ? AND ts < ? AND event_type = '' GROUP BY b`,
+  async byPreviousResponseId(responseId: string) {
+    const row = this.selectByPrevious.get(responseId)
+    return row ? threadEntry(row) : undefined
+  }
+
+  async statsRows(q: AuditStatsQuery): Promise<AuditStatsRow[]> {
+    return this.db
+      .query<AuditStatsRow, Param[]>(
+        `SELECT (ts - ?) / ? AS bucket, COUNT(*) AS requests,
+           SUM(status_code BETWEEN 200 AND 299) AS status_2xx, SUM(status_code BETWEEN 400 AND 499) AS status_4xx, SUM(status_code BETWEEN 500 AND 599) AS status_5xx,
+           AVG(duration_ns) AS avg_duration_ns, MAX(duration_ns) AS max_duration_ns
+         FROM audit_log WHERE ts >= ? AND ts < ? AND event_type = '' GROUP BY bucket`,
       )
       .all(q.from, q.bucketMs, q.from, q.to)
-    const byBucket = new Map(rows.map((r) => [r.b, r]))
-    const buckets = []
-    let requests = 0
-    let errors = 0
-    let totalNs = 0
-    for (let b = 0; q.from + b * q.bucketMs < q.to; b++) {
-      const r = byBucket.get(b)
-      const n = r?.n ?? 0
-      requests += n
-      errors += (r?.s4 ?? 0) + (r?.s5 ?? 0)
-      totalNs += (r?.avg_ns ?? 0) * n
-      buckets.push({
-        start: new Date(q.from + b * q.bucketMs).toISOString(),
-        requests: n,
-        status_2xx: r?.s2 ?? 0,
-        status_4xx: r?.s4 ?? 0,
-        status_5xx: r?.s5 ?? 0,
-        status_other: n - (r?.s2 ?? 0) - (r?.s4 ?? 0) - (r?.s5 ?? 0),
-        avg_duration_ms: r ? r.avg_ns / 1e6 : 0,
-        max_duration_ms: r ? r.max_ns / 1e6 : 0,
-      })
-    }
-    return {
-      interval: q.bucketMs >= 86_400_000 ? ('day' as const) : ('hour' as const),
-      from: new Date(q.from).toISOString(),
-      to: new Date(q.to).toISOString(),
-      buckets,
-      summary: { requests, errors, success_rate: requests > 0 ? (requests - errors) / requests : 0, avg_duration_ms: requests > 0 ? totalNs / requests / 1e6 : 0 },
-    }
   }
 
   async deleteOlderThan(cutoffMs: number, batch: number): Promise<number> {

@@ -3,20 +3,8 @@
  * the whole thread as Responses input items (its input plus its output).
  */
 import type { Database } from 'bun:sqlite'
+import type { ResponseThreadStore } from '../types.ts'
 import type { Migration } from './client.ts'
-
-export interface ResponseThread {
-  id: string
-  providerName: string
-  /** Answered by the provider's own Responses API, which keeps its own copy. */
-  native: boolean
-  items: unknown[]
-}
-
-export interface ResponseThreadStore {
-  get(id: string): ResponseThread | undefined
-  save(thread: ResponseThread): void
-}
 
 export const responseThreadsMigration: Migration = {
   id: '0004_response_threads',
@@ -34,11 +22,11 @@ export function sqliteResponseThreadStore(db: Database): ResponseThreadStore {
   const select = db.query<{ id: string; provider_name: string; native: number; items: string }, { id: string }>('SELECT id, provider_name, native, items FROM response_threads WHERE id = $id')
   const insert = db.query('INSERT OR REPLACE INTO response_threads (id, created_at, provider_name, native, items) VALUES ($id, $created_at, $provider_name, $native, $items)')
   return {
-    get(id) {
+    async get(id) {
       const row = select.get({ id })
       return row ? { id: row.id, providerName: row.provider_name, native: row.native === 1, items: JSON.parse(row.items) } : undefined
     },
-    save(thread) {
+    async save(thread) {
       insert.run({ id: thread.id, created_at: new Date().toISOString(), provider_name: thread.providerName, native: thread.native ? 1 : 0, items: JSON.stringify(thread.items) })
     },
   }

@@ -3,7 +3,8 @@
  */
 import type { Database } from 'bun:sqlite'
 import type { UsageRecord } from '../../usage/record.ts'
-import type { UsageBreakdownRow, UsageQuery, UsageStore, UsageTotals } from '../types.ts'
+import type { UsageBatchWriter } from '../../usage/usage-writer.ts'
+import type { PriceStore, UsageBreakdownRow, UsageQuery, UsageReader, UsageTotals } from '../types.ts'
 import type { Migration } from './client.ts'
 
 export const usageMigration: Migration = {
@@ -50,7 +51,7 @@ const SUMS = `COUNT(*) AS requests, COALESCE(SUM(prompt_tokens),0) AS input_toke
 /** `label` is a column of the joined json_each rows: '' for requests without labels. */
 const GROUP_COLUMNS = { model: 'model', provider: 'provider_name', key: 'key_id', user_path: 'user_path', label: "COALESCE(l.value, '')" } as const
 
-export function sqliteUsageStore(db: Database): UsageStore {
+export function sqliteUsageStore(db: Database): UsageReader & UsageBatchWriter {
   const insert = db.query(
     `INSERT OR IGNORE INTO usage_records VALUES ($id, $ts, $key_id, $user_path, $provider_name, $provider_type, $model, $requested_model, $prompt_tokens, $completion_tokens, $total_tokens, $cached_tokens, $cache_write_tokens, $reasoning_tokens, $cost_usd, $saved_usd, $rewrite_tokens_saved, $rewrite_cost_saved, $priced, $estimated, $cache_hit, $labels)`,
   )
@@ -73,13 +74,18 @@ export function sqliteUsageStore(db: Database): UsageStore {
         .query<UsageBreakdownRow, [number, number]>(`SELECT ${column} AS ${by === 'key' ? 'key_id' : by}${day}, ${SUMS} FROM ${from} WHERE ts >= ? AND ts < ? GROUP BY ${group} ORDER BY ${interval === 'day' ? 'day, ' : ''}cost_usd DESC, requests DESC`)
         .all(q.fromMs, q.toMs)
     },
-    async priceOverrides() {
+  }
+}
+
+export function sqlitePriceStore(db: Database): PriceStore {
+  return {
+    async all() {
       return Object.fromEntries(db.query<{ model: string; price: string }, []>('SELECT model, price FROM price_overrides').all().map((r) => [r.model, JSON.parse(r.price)]))
     },
-    async setPriceOverride(model, price) {
+    async set(model, price) {
       db.query('INSERT OR REPLACE INTO price_overrides (model, price, updated_at) VALUES (?, ?, ?)').run(model, JSON.stringify(price), new Date().toISOString())
     },
-    async deletePriceOverride(model) {
+    async delete(model) {
       return db.query('DELETE FROM price_overrides WHERE model = ?').run(model).changes > 0
     },
   }

@@ -1,0 +1,56 @@
+/**
+ * @module The embedded SQLite backend as one unit: one database file, its migrations, every store on it, and the
+ * write thread that inserts audit entries and usage records off the thread serving requests. Counters, the
+ * response cache and the change feed are in-process, or Redis with `REDIS_URL` (src/stores/shared-caches.ts); the
+ * lease is the in-process one, since one SQLite file means one gateway process.
+ */
+import { resolve } from 'node:path'
+import { createAuditWriter } from '../../audit/audit-log.ts'
+import type { GatewayConfig } from '../../config/schema.ts'
+import type { Logger } from '../../log/logger.ts'
+import { UsageWriter } from '../../usage/usage-writer.ts'
+import { MemoryLease } from '../memory/lease.ts'
+import { sharedCaches } from '../shared-caches.ts'
+import type { StoreOptions } from '../open.ts'
+import type { Stores } from '../types.ts'
+import { SqliteKeyStore } from './api-keys.ts'
+import { SqliteAuditStore } from './audit-log.ts'
+import { applyMigrations, openSqlite } from './client.ts'
+import { sqliteLimitStore } from './limits.ts'
+import { sqliteMigrations } from './migrations.ts'
+import { sqliteResponseThreadStore } from './response-threads.ts'
+import { sqlitePriceStore, sqliteUsageStore } from './usage.ts'
+import { sqliteWorkflowStore } from './workflows.ts'
+import { startWriteThread, type BatchWrites } from './write-thread.ts'
+
+export async function openSqliteStores(config: GatewayConfig, log: Logger, options: StoreOptions = {}): Promise<Stores> {
+  const path = config.database.path
+  const db = openSqlite(path)
+  applyMigrations(db, sqliteMigrations)
+  const audit = new SqliteAuditStore(db)
+  const usage = sqliteUsageStore(db)
+  const local: BatchWrites = { writeAudit: (rows) => audit.writeBatch(rows), writeUsage: (records) => usage.writeBatch(records), close: () => {} }
+  // Audit entries and usage records are inserted on a thread of their own (an in-memory database cannot be shared with one).
+  const writes = path === ':memory:' ? local : startWriteThread(resolve(path), local, log, options.writeThreadUrl)
+  const caches = sharedCaches(config)
+  return {
+    keys: new SqliteKeyStore(db),
+    workflows: sqliteWorkflowStore(db),
+    limits: sqliteLimitStore(db),
+    prices: sqlitePriceStore(db),
+    audit,
+    auditSink: createAuditWriter(config, { writeBatch: (rows) => writes.writeAudit(rows) }, log),
+    usage,
+    usageSink: new UsageWriter({ writeBatch: (records) => writes.writeUsage(records) }, log),
+    responseThreads: sqliteResponseThreadStore(db),
+    counters: caches.counters,
+    responseCache: caches.responseCache,
+    changes: caches.changes,
+    lease: new MemoryLease(),
+    async close() {
+      writes.close()
+      await caches.close()
+      db.close()
+    },
+  }
+}
