@@ -1,6 +1,6 @@
 /**
  * @module The audit log's records, field for field as the service description names them (AuditLogEntry,
- * LogData, RequestUsageSummary, AuditLogPage), plus the query shapes the admin API hands to an AuditStore.
+ * LogData, RequestUsageSummary, AuditLogPage), plus the query shapes the admin API hands to the audit reader (src/stores/types.ts).
  */
 import type { AttemptSnapshot, FailoverSnapshot, RequestRevisionSnapshot, WorkflowFeaturesSnapshot } from '../pipeline/snapshots.ts'
 

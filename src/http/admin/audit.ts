@@ -1,7 +1,7 @@
 /**
  * @module /admin/audit: the list (slim entries, newest first), one entry in full, the thread around an entry,
  * dashboard statistics, and the writer's counters. Parameters are validated in src/audit/query.ts; reading is
- * the AuditStore's job.
+ * the audit reader's job (src/stores/types.ts).
  */
 import { Elysia } from 'elysia'
 import type { z } from 'zod'
