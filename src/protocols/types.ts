@@ -14,6 +14,8 @@ export interface IngressProtocol {
   fromChatResponse(completion: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> | Record<string, unknown>
   /** A chat chunk stream (SSE bytes) as the client's stream (SSE bytes); must end well-formed on upstream errors. */
   fromChatStream(chunks: ReadableStream<Uint8Array>, ctx: RequestContext): ReadableStream<Uint8Array>
+  /** Headers the translated answer carries (e.g. what the translation had to leave out). */
+  responseHeaders?(ctx: RequestContext): Record<string, string>
   /** The JSON error body in this protocol; defaults to `{"error": GatewayError}`. */
   errorBody?(error: GatewayError): unknown
 }

@@ -46,6 +46,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
   const chatBody = await protocol.toChatRequest(ctx.body, ctx)
   const upstream = await adapter.chatCompletions({ ...call, body: { ...chatBody, model: target.model } })
   const headers = clientHeadersFrom(upstream.headers, ctx.requestId)
+  for (const [name, value] of Object.entries(protocol.responseHeaders?.(ctx) ?? {})) headers.set(name, value)
   if ((upstream.headers.get('content-type') ?? '').startsWith('text/event-stream') && upstream.body) {
     headers.set('content-type', 'text/event-stream; charset=utf-8')
     return new Response(protocol.fromChatStream(upstream.body, ctx), { status: upstream.status, headers })

@@ -5,6 +5,7 @@
  * their statuses, `count_tokens` and the model list. The model name picks a behaviour; every request is recorded.
  */
 import { recordedRequest, type RecordedRequest } from './mock-openai-upstream.ts'
+import { AGENT_MODEL, resultText, scriptedTurn } from './scripted-agent.ts'
 
 const encoder = new TextEncoder()
 
@@ -88,6 +89,7 @@ function lastUserText(body: any): string {
 
 /** Content and stop reason for a model name. */
 function answerFor(model: string, body: any): { content: Block[]; stopReason: string } {
+  if (model === AGENT_MODEL) return agentAnswer(body)
   const last = Array.isArray(body?.messages) ? body.messages.at(-1) : undefined
   const toolResult = Array.isArray(last?.content) ? last.content.find((b: any) => b?.type === 'tool_result') : undefined
   if (toolResult) {
@@ -106,6 +108,18 @@ function answerFor(model: string, body: any): { content: Block[]; stopReason: st
       return { content: [{ type: 'text', text: text.startsWith('echo:') ? text.slice(5) : ANTHROPIC_TEXT }], stopReason: 'end_turn' }
     }
   }
+}
+
+function agentAnswer(body: any): { content: Block[]; stopReason: string } {
+  const blocks: any[] = (body?.messages ?? []).flatMap((m: any) => (m?.role !== 'user' ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content))
+  const result = blocks.findLast((b) => b?.type === 'tool_result')
+  const turn = scriptedTurn({
+    texts: blocks.filter((b) => b?.type === 'text').map((b) => b.text),
+    tools: (body?.tools ?? []).map((t: any) => t?.name).filter(Boolean),
+    toolResult: result ? resultText(result.content) : undefined,
+  })
+  if (turn.kind === 'text') return { content: [{ type: 'text', text: turn.text }], stopReason: 'end_turn' }
+  return { content: [{ type: 'tool_use', id: `toolu_agent${body.messages.length}`, name: turn.name, input: JSON.parse(turn.arguments) }], stopReason: 'tool_use' }
 }
 
 export interface MockAnthropic {

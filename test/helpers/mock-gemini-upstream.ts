@@ -9,6 +9,7 @@
  * replayed function call. The model name picks a behaviour; every request is recorded.
  */
 import { recordedRequest, type RecordedRequest } from './mock-openai-upstream.ts'
+import { AGENT_MODEL, resultText, scriptedTurn } from './scripted-agent.ts'
 
 const encoder = new TextEncoder()
 
@@ -67,6 +68,7 @@ function lastUserParts(body: Json): Part[] {
 
 /** The parts a model answers with, and its finish reason. */
 function reply(model: string, body: Json): { parts: Part[]; finishReason: string } {
+  if (model === AGENT_MODEL) return agentReply(body)
   const userParts = lastUserParts(body)
   const toolResult = userParts.find((p) => p.functionResponse)
   if (toolResult) return { parts: [{ text: `Result: ${JSON.stringify(toolResult.functionResponse.response)}` }], finishReason: 'STOP' }
@@ -80,6 +82,18 @@ function reply(model: string, body: Json): { parts: Part[]; finishReason: string
   if (model.includes('max-tokens')) return { parts: [{ text: 'Cut sh' }], finishReason: 'MAX_TOKENS' }
   const text = userParts.find((p) => typeof p.text === 'string')?.text ?? ''
   return { parts: [{ text: text.startsWith('echo:') ? text.slice(5) : GEMINI_TEXT }], finishReason: 'STOP' }
+}
+
+function agentReply(body: Json): { parts: Part[]; finishReason: string } {
+  const parts: Part[] = body.contents.flatMap((c: Json) => (c.role === 'user' ? c.parts : []))
+  const response = parts.findLast((p) => p.functionResponse)?.functionResponse?.response
+  const turn = scriptedTurn({
+    texts: parts.filter((p) => typeof p.text === 'string').map((p) => p.text),
+    tools: (body.tools ?? []).flatMap((t: Json) => (t.functionDeclarations ?? []).map((f: Json) => f.name)),
+    toolResult: response === undefined ? undefined : resultText(response.content ?? response.output ?? response.result ?? response),
+  })
+  if (turn.kind === 'text') return { parts: [{ text: turn.text }], finishReason: 'STOP' }
+  return { parts: [{ functionCall: { name: turn.name, args: JSON.parse(turn.arguments) }, thoughtSignature: GEMINI_SIGNATURE }], finishReason: 'STOP' }
 }
 
 /** Stream chunks: text cut into pieces across chunks, the finish reason and full usage on the last one only. */

@@ -34,6 +34,8 @@ export interface MockUpstream {
   stop(): void
 }
 
+import { AGENT_MODEL, resultText, scriptedTurn, type Turn } from './scripted-agent.ts'
+
 const encoder = new TextEncoder()
 const CREATED = 1769093783
 export const MOCK_MODELS = ['gpt-4o-mini', 'gpt-4o', 'shared-model']
@@ -174,18 +176,18 @@ function responsesStreamFrames(model: string, text: string): string[] {
 }
 
 /** A function call streamed the way the Responses API does: the item, argument deltas, then the item done. */
-function functionCallEvents(model: string): Record<string, unknown>[] {
-  const done = responseObject(model, '', [FUNCTION_CALL_ITEM])
+function functionCallEvents(model: string, call: typeof FUNCTION_CALL_ITEM = FUNCTION_CALL_ITEM): Record<string, unknown>[] {
+  const done = responseObject(model, '', [call])
   const inProgress = { ...done, status: 'in_progress', output: [], usage: null }
-  const args = FUNCTION_CALL_ITEM.arguments
+  const args = call.arguments
   return [
     { type: 'response.created', response: inProgress },
     { type: 'response.in_progress', response: inProgress },
-    { type: 'response.output_item.added', output_index: 0, item: { ...FUNCTION_CALL_ITEM, arguments: '', status: 'in_progress' } },
-    { type: 'response.function_call_arguments.delta', item_id: 'fc_mock1', output_index: 0, delta: args.slice(0, 6) },
-    { type: 'response.function_call_arguments.delta', item_id: 'fc_mock1', output_index: 0, delta: args.slice(6) },
-    { type: 'response.function_call_arguments.done', item_id: 'fc_mock1', output_index: 0, arguments: args },
-    { type: 'response.output_item.done', output_index: 0, item: FUNCTION_CALL_ITEM },
+    { type: 'response.output_item.added', output_index: 0, item: { ...call, arguments: '', status: 'in_progress' } },
+    { type: 'response.function_call_arguments.delta', item_id: call.id, output_index: 0, delta: args.slice(0, 6) },
+    { type: 'response.function_call_arguments.delta', item_id: call.id, output_index: 0, delta: args.slice(6) },
+    { type: 'response.function_call_arguments.done', item_id: call.id, output_index: 0, arguments: args },
+    { type: 'response.output_item.done', output_index: 0, item: call },
     { type: 'response.completed', response: done },
   ]
 }
@@ -228,6 +230,7 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
     const model: string = body?.model ?? ''
     const stream = body?.stream === true
     const includeUsage = body?.stream_options?.include_usage === true
+    if (model === AGENT_MODEL) return chatAgent(body, stream, includeUsage)
     const onCancel = () => {
       state.cancelledStreams++
     }
@@ -315,6 +318,7 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
 
   function responses(body: any): Response {
     const model: string = body?.model ?? ''
+    if (model === AGENT_MODEL) return responsesAgent(body)
     if (model === 'error-429') return openaiError(429, 'Rate limit reached', 'requests', 'rate_limit_exceeded', { 'retry-after': '1' })
     const toolOutput = Array.isArray(body?.input) ? body.input.findLast((i: any) => i?.type === 'function_call_output') : undefined
     if (model === 'tools' && !toolOutput) {
@@ -324,6 +328,50 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
     const text = toolOutput ? `Result: ${toolOutput.output}` : RESPONSES_TEXT
     if (body?.stream === true) return sseResponse(responsesStreamFrames(model, text), { split: true })
     return Response.json(responseObject(model, text))
+  }
+
+  function chatAgent(body: any, stream: boolean, includeUsage: boolean): Response {
+    const messages: any[] = Array.isArray(body?.messages) ? body.messages : []
+    const toolMessage = messages.findLast((m) => m?.role === 'tool')
+    const turn = scriptedTurn({
+      texts: messages.filter((m) => m?.role === 'user').map((m) => resultText(m.content)),
+      tools: (body?.tools ?? []).map((t: any) => t?.function?.name).filter(Boolean),
+      toolResult: toolMessage ? resultText(toolMessage.content) : undefined,
+    })
+    if (turn.kind === 'text') {
+      if (stream) return sseResponse(textStreamFrames(AGENT_MODEL, turn.text, includeUsage), { split: true })
+      return Response.json(chatCompletion(AGENT_MODEL, turn.text))
+    }
+    const call = { id: `call_agent${messages.length}`, type: 'function', function: { name: turn.name, arguments: turn.arguments } }
+    if (!stream) {
+      return Response.json(chatCompletion(AGENT_MODEL, '', { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call], refusal: null }, logprobs: null, finish_reason: 'tool_calls' }] }))
+    }
+    const frames = [
+      chunk(AGENT_MODEL, { role: 'assistant', content: null }),
+      chunk(AGENT_MODEL, { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: turn.name, arguments: '' } }] }),
+      chunk(AGENT_MODEL, { tool_calls: [{ index: 0, function: { arguments: turn.arguments.slice(0, 5) } }] }),
+      chunk(AGENT_MODEL, { tool_calls: [{ index: 0, function: { arguments: turn.arguments.slice(5) } }] }),
+      chunk(AGENT_MODEL, {}, 'tool_calls'),
+    ].map((f) => `data: ${JSON.stringify(f)}\n\n`)
+    if (includeUsage) frames.push(`data: ${JSON.stringify({ ...chunk(AGENT_MODEL, {}), choices: [], usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 } })}\n\n`)
+    return sseResponse([...frames, 'data: [DONE]\n\n'])
+  }
+
+  function responsesAgent(body: any): Response {
+    const input: any[] = Array.isArray(body?.input) ? body.input : [{ role: 'user', content: body?.input }]
+    const output = input.findLast((i) => i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output')
+    const turn: Turn = scriptedTurn({
+      texts: input.filter((i) => i?.role === 'user').map((i) => resultText(i.content)),
+      tools: (body?.tools ?? []).filter((t: any) => t?.type === 'function').map((t: any) => t.name),
+      toolResult: output ? resultText(output.output) : undefined,
+    })
+    if (turn.kind === 'text') {
+      if (body?.stream === true) return sseResponse(responsesStreamFrames(AGENT_MODEL, turn.text), { split: true })
+      return Response.json(responseObject(AGENT_MODEL, turn.text))
+    }
+    const item = { type: 'function_call', id: 'fc_agent1', call_id: `call_agent${input.length}`, name: turn.name, arguments: turn.arguments, status: 'completed' }
+    if (body?.stream === true) return sseResponse(responsesEventFrames(functionCallEvents(AGENT_MODEL, item)), { split: true })
+    return Response.json(responseObject(AGENT_MODEL, '', [item]))
   }
 
   return {

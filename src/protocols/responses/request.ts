@@ -1,10 +1,12 @@
 /**
  * @module Responses API request → Chat Completions request, for upstreams without a native Responses API.
  * Mapping per OpenAI's own field correspondences: instructions → leading system message, input items →
- * messages (consecutive function calls merged into one assistant turn), flat tools → nested function tools,
- * max_output_tokens → max_completion_tokens, text.format → response_format, reasoning.effort → reasoning_effort.
+ * messages (consecutive function calls merged into one assistant turn), flat tools → nested function tools
+ * (namespaces flattened, hosted tools dropped: see tools.ts), max_output_tokens → max_completion_tokens,
+ * text.format → response_format, reasoning.effort → reasoning_effort.
  */
 import { gatewayErrors } from '../../errors/gateway-error.ts'
+import { flatToolName, toolChoiceToChat, translateTools } from './tools.ts'
 
 type Json = Record<string, unknown>
 type ChatMessage = Json & { role: string }
@@ -17,18 +19,39 @@ const RESPONSES_ONLY = new Set([
   'store', 'include', 'truncation', 'background', 'conversation', 'prompt', 'stream_options', 'metadata', 'max_tool_calls',
 ])
 
+/** Input items with nothing a chat upstream can take: provider-private state, hosted tools' history, tool lists. */
+const SKIPPED_INPUT_ITEMS = new Set([
+  'reasoning', 'item_reference', 'compaction', 'additional_tools', 'web_search_call', 'file_search_call', 'code_interpreter_call',
+  'image_generation_call', 'tool_search_call', 'tool_search_output',
+])
+
+export interface TranslatedRequest {
+  chat: Json
+  /** Hosted tool types left out of the chat request (the target cannot run them). */
+  droppedTools: string[]
+}
+
 export function responsesRequestToChat(body: Json): Json {
+  return translateResponsesRequest(body).chat
+}
+
+export function translateResponsesRequest(body: Json): TranslatedRequest {
   const chat: Json = {}
   for (const [key, value] of Object.entries(body)) if (!RESPONSES_ONLY.has(key)) chat[key] = value
   chat.messages = inputToMessages(body.instructions, body.input)
-  if (Array.isArray(body.tools) && body.tools.length > 0) chat.tools = body.tools.map(toolToChat)
-  if (body.tool_choice !== undefined) chat.tool_choice = toolChoiceToChat(body.tool_choice)
+  const { tools, names, dropped } = translateTools(body)
+  if (tools.length > 0) {
+    chat.tools = tools
+    if (body.tool_choice !== undefined) chat.tool_choice = toolChoiceToChat(body.tool_choice, names)
+  } else if (body.tool_choice === 'none') chat.tool_choice = 'none'
   if (typeof body.max_output_tokens === 'number') chat.max_completion_tokens = body.max_output_tokens
   const format = isObject(body.text) ? body.text.format : undefined
   if (isObject(format)) chat.response_format = formatToChat(format)
   if (isObject(body.reasoning) && typeof body.reasoning.effort === 'string') chat.reasoning_effort = body.reasoning.effort
   if (body.stream === true) chat.stream_options = { include_usage: true }
-  return chat
+  // Without tools (all hosted ones dropped) chat upstreams reject parallel_tool_calls.
+  if (chat.tools === undefined) delete chat.parallel_tool_calls
+  return { chat, droppedTools: dropped }
 }
 
 function inputToMessages(instructions: unknown, input: unknown): ChatMessage[] {
@@ -51,17 +74,15 @@ function inputToMessages(instructions: unknown, input: unknown): ChatMessage[] {
         appendToolCall(messages, {
           id: String(item.call_id ?? item.id ?? `call_${i}`),
           type: 'function',
-          function: { name: String(item.name ?? ''), arguments: type === 'function_call' ? String(item.arguments ?? '') : JSON.stringify({ input: String(item.input ?? '') }) },
+          function: { name: flatToolName(typeof item.namespace === 'string' ? item.namespace : undefined, String(item.name ?? '')), arguments: type === 'function_call' ? String(item.arguments ?? '') : JSON.stringify({ input: String(item.input ?? '') }) },
         })
         break
       case 'function_call_output':
       case 'custom_tool_call_output':
         messages.push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content: outputText(item.output) })
         break
-      case 'reasoning':
-      case 'item_reference':
-        break // reasoning is provider-private state; nothing a chat upstream can take
       default:
+        if (SKIPPED_INPUT_ITEMS.has(String(type))) break
         throw gatewayErrors.invalidRequest(`input[${i}].type: '${String(type)}' items cannot be sent to this model`, `input[${i}].type`, 'unsupported_input_item')
     }
   })
@@ -118,38 +139,6 @@ function outputText(output: unknown): string {
   return JSON.stringify(output ?? '')
 }
 
-function toolToChat(tool: unknown, i: number): Json {
-  if (!isObject(tool)) throw gatewayErrors.invalidRequest(`tools[${i}]: expected an object`, `tools[${i}]`)
-  if (tool.type === 'function' && isObject(tool.function)) return tool // already chat-shaped (clients mix both)
-  if (tool.type === 'function') {
-    const fn: Json = { name: tool.name }
-    if (tool.description !== undefined) fn.description = tool.description
-    if (tool.parameters !== undefined) fn.parameters = tool.parameters
-    if (tool.strict !== undefined && tool.strict !== null) fn.strict = tool.strict
-    return { type: 'function', function: fn }
-  }
-  if (tool.type === 'custom') {
-    // A free-form tool: the model answers with raw text, carried as one string argument.
-    return {
-      type: 'function',
-      function: {
-        name: tool.name,
-        description: `${tool.description ?? ''}\nReturn the raw tool input as the "input" string.`.trim(),
-        parameters: { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] },
-      },
-    }
-  }
-  throw gatewayErrors.invalidRequest(`tools[${i}].type: built-in tool '${String(tool.type)}' needs a provider with a native Responses API`, `tools[${i}].type`, 'unsupported_tool')
-}
-
-function toolChoiceToChat(choice: unknown): unknown {
-  if (typeof choice === 'string') return choice
-  if (isObject(choice) && (choice.type === 'function' || choice.type === 'custom') && typeof choice.name === 'string') {
-    return { type: 'function', function: { name: choice.name } }
-  }
-  return choice
-}
-
 function formatToChat(format: Json): Json {
   if (format.type === 'json_schema') {
     const schema: Json = { name: format.name ?? 'response', schema: format.schema }
@@ -160,9 +149,9 @@ function formatToChat(format: Json): Json {
   return { type: String(format.type ?? 'text') }
 }
 
-/** Names of custom (free-form) tools, whose calls are reported back as custom tool calls. */
+/** Chat names of custom (free-form) tools, whose calls are reported back as custom tool calls. */
 export function customToolNames(body: Json): Set<string> {
   const names = new Set<string>()
-  if (Array.isArray(body.tools)) for (const t of body.tools) if (isObject(t) && t.type === 'custom' && typeof t.name === 'string') names.add(t.name)
+  for (const [flat, tool] of translateTools(body).names) if (tool.custom) names.add(flat)
   return names
 }

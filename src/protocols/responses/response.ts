@@ -2,6 +2,7 @@
  * @module Chat Completions answer → Responses API objects: the Response document, its output items and usage.
  * Shared by the non-stream translation and the stream translator (which emits the same items incrementally).
  */
+import { clientToolName, type ClientToolName, type ToolNames } from './tools.ts'
 
 type Json = Record<string, unknown>
 
@@ -39,8 +40,10 @@ export function messageItem(id: string, text: string, refusal: string | null, st
   return { type: 'message', id, status, role: 'assistant', content }
 }
 
-export function toolCallItem(call: { id: string; name: string; arguments: string }, custom: boolean, status = 'completed'): Json {
-  if (custom) {
+/** A chat tool call as the client's item, under the client's own name (and namespace, for namespaced tools). */
+export function toolCallItem(call: { id: string; name: string; arguments: string }, tool: ClientToolName, status = 'completed'): Json {
+  const namespace = tool.namespace ? { namespace: tool.namespace } : {}
+  if (tool.custom) {
     let input = call.arguments
     try {
       const parsed = JSON.parse(call.arguments)
@@ -48,9 +51,9 @@ export function toolCallItem(call: { id: string; name: string; arguments: string
     } catch {
       // the model sent raw text; keep it
     }
-    return { type: 'custom_tool_call', id: newId('ctc'), call_id: call.id, name: call.name, input, status }
+    return { type: 'custom_tool_call', id: newId('ctc'), call_id: call.id, name: tool.name, ...namespace, input, status }
   }
-  return { type: 'function_call', id: newId('fc'), call_id: call.id, name: call.name, arguments: call.arguments, status }
+  return { type: 'function_call', id: newId('fc'), call_id: call.id, name: tool.name, ...namespace, arguments: call.arguments, status }
 }
 
 /** The request fields a Response document echoes back. */
@@ -84,7 +87,7 @@ export function responseEnvelope(request: Json, id: string, model: string, creat
   }
 }
 
-export function chatCompletionToResponse(completion: Json, request: Json, customTools: Set<string>): Json {
+export function chatCompletionToResponse(completion: Json, request: Json, toolNames: ToolNames): Json {
   const choice = (Array.isArray(completion.choices) ? completion.choices[0] : undefined) as Json | undefined
   const message = (choice?.message ?? {}) as Json
   const created = typeof completion.created === 'number' ? completion.created : Math.floor(Date.now() / 1000)
@@ -100,7 +103,7 @@ export function chatCompletionToResponse(completion: Json, request: Json, custom
   for (const call of (Array.isArray(message.tool_calls) ? message.tool_calls : []) as Json[]) {
     const fn = (call.function ?? {}) as Json
     const name = String(fn.name ?? '')
-    output.push(toolCallItem({ id: String(call.id ?? newId('call')), name, arguments: String(fn.arguments ?? '') }, customTools.has(name)))
+    output.push(toolCallItem({ id: String(call.id ?? newId('call')), name, arguments: String(fn.arguments ?? '') }, clientToolName(name, toolNames)))
   }
   const { status, incomplete_details } = completionStatus(choice?.finish_reason)
   return { ...response, status, incomplete_details, completed_at: status === 'completed' ? Math.floor(Date.now() / 1000) : null, output, usage: responsesUsage(completion.usage) }

@@ -8,6 +8,7 @@
 import { GatewayError, toGatewayError } from '../../errors/gateway-error.ts'
 import { namedEventFrame, SseParser } from '../../pipeline/sse.ts'
 import { completionStatus, messageItem, newId, responseEnvelope, responsesUsage, toolCallItem } from './response.ts'
+import { clientToolName, type ClientToolName, type ToolNames } from './tools.ts'
 
 type Json = Record<string, unknown>
 
@@ -17,7 +18,7 @@ interface OpenToolCall {
   callId: string
   name: string
   arguments: string
-  custom: boolean
+  tool: ClientToolName
 }
 
 class ResponsesStreamWriter {
@@ -34,7 +35,7 @@ class ResponsesStreamWriter {
 
   constructor(
     private readonly request: Json,
-    private readonly customTools: Set<string>,
+    private readonly toolNames: ToolNames,
     private readonly emit: (frame: Uint8Array) => void,
   ) {
     this.response = responseEnvelope(request, newId('resp'), String(request.model ?? ''), Math.floor(Date.now() / 1000))
@@ -105,9 +106,9 @@ class ResponsesStreamWriter {
       this.closeMessage()
       this.closeTool()
       const name = String(fn.name ?? '')
-      const custom = this.customTools.has(name)
-      open = { outputIndex: this.output.length, itemId: '', callId: String(call.id ?? newId('call')), name, arguments: '', custom }
-      const item = toolCallItem({ id: open.callId, name, arguments: '' }, custom, 'in_progress')
+      const tool = clientToolName(name, this.toolNames)
+      open = { outputIndex: this.output.length, itemId: '', callId: String(call.id ?? newId('call')), name, arguments: '', tool }
+      const item = toolCallItem({ id: open.callId, name, arguments: '' }, tool, 'in_progress')
       open.itemId = String(item.id)
       this.output.push(item)
       this.toolCalls.set(index, open)
@@ -117,7 +118,7 @@ class ResponsesStreamWriter {
     if (typeof fn.arguments === 'string' && fn.arguments) {
       open.arguments += fn.arguments
       // Custom tools carry their raw input inside a JSON wrapper; their text is only known whole, at the end.
-      if (!open.custom) this.event('response.function_call_arguments.delta', { item_id: open.itemId, output_index: open.outputIndex, delta: fn.arguments })
+      if (!open.tool.custom) this.event('response.function_call_arguments.delta', { item_id: open.itemId, output_index: open.outputIndex, delta: fn.arguments })
     }
   }
 
@@ -125,12 +126,12 @@ class ResponsesStreamWriter {
     const t = this.currentTool
     if (!t) return
     this.currentTool = undefined
-    const item: Json = { ...toolCallItem({ id: t.callId, name: t.name, arguments: t.arguments }, t.custom), id: t.itemId }
-    if (t.custom) {
+    const item: Json = { ...toolCallItem({ id: t.callId, name: t.name, arguments: t.arguments }, t.tool), id: t.itemId }
+    if (t.tool.custom) {
       this.event('response.custom_tool_call_input.delta', { item_id: t.itemId, output_index: t.outputIndex, delta: item.input })
       this.event('response.custom_tool_call_input.done', { item_id: t.itemId, output_index: t.outputIndex, input: item.input })
     } else {
-      this.event('response.function_call_arguments.done', { item_id: t.itemId, output_index: t.outputIndex, name: t.name, arguments: t.arguments })
+      this.event('response.function_call_arguments.done', { item_id: t.itemId, output_index: t.outputIndex, name: t.tool.name, arguments: t.arguments })
     }
     this.output[t.outputIndex] = item
     this.event('response.output_item.done', { output_index: t.outputIndex, item })
@@ -164,7 +165,7 @@ class ResponsesStreamWriter {
   }
 }
 
-export function chatStreamToResponses(chunks: ReadableStream<Uint8Array>, request: Json, customTools: Set<string>): ReadableStream<Uint8Array> {
+export function chatStreamToResponses(chunks: ReadableStream<Uint8Array>, request: Json, toolNames: ToolNames): ReadableStream<Uint8Array> {
   const reader = chunks.getReader()
   const parser = new SseParser()
   let writer: ResponsesStreamWriter | undefined
@@ -188,7 +189,7 @@ export function chatStreamToResponses(chunks: ReadableStream<Uint8Array>, reques
   let emitted = 0
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      writer = new ResponsesStreamWriter(request, customTools, (frame) => {
+      writer = new ResponsesStreamWriter(request, toolNames, (frame) => {
         emitted++
         controller.enqueue(frame)
       })
