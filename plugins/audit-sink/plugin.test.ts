@@ -5,14 +5,14 @@ import { BODY_CAPTURE_LIMIT_BYTES } from '../../src/http/ingress.ts'
 import type { RequestContext } from '../../src/pipeline/context.ts'
 import type { BoundHooks } from '../../src/pipeline/build.ts'
 import type { Outcome } from '../../src/pipeline/types.ts'
-import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
+import { applyCapture, makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { auditSink } from './plugin.ts'
 
 async function setup(env: Record<string, string> = {}) {
   const entries: AuditLogEntry[] = []
   let suppressed = 0
   const deps = { ...await makeDeps(env), audit: { record: (e: AuditLogEntry) => entries.push(e), recordSuppressed: () => suppressed++ } }
-  const hooks = pluginHooks(auditSink, {}, deps) as Required<Pick<BoundHooks, 'prepare' | 'onComplete'>>
+  const hooks = { ...(pluginHooks(auditSink, {}, deps) as Required<Pick<BoundHooks, 'onComplete'>>), prepare: (ctx: RequestContext) => applyCapture(ctx, [auditSink], deps) }
   return { hooks, entries, suppressed: () => suppressed }
 }
 
@@ -107,7 +107,7 @@ describe('capture switches', () => {
     const { hooks, entries } = await setup()
     const ctx = makeContext({ body: chat, headers: { authorization: 'Bearer sk-secret' } })
     hooks.prepare(ctx)
-    expect([ctx.logBodies, ctx.logHeaders, ctx.captureResponseBody]).toEqual([false, false, false])
+    expect([ctx.capture.bodies, ctx.capture.headers, ctx.capture.responseBody]).toEqual([false, false, false])
     void hooks.onComplete(ctx, outcome({ responseBody: { choices: [] } }))
     expect(entries[0]!.data).not.toHaveProperty('request_headers')
     expect(entries[0]!.data).not.toHaveProperty('request_body')
@@ -129,7 +129,7 @@ describe('capture switches', () => {
     const ctx = makeContext({ body: chat })
     ctx.originalBodyText = JSON.stringify(chat)
     hooks.prepare(ctx)
-    expect(ctx.captureResponseBody).toBe(true)
+    expect(ctx.capture.responseBody).toBe(true)
     ctx.body = { ...chat, messages: [] } // a rewriter changed what went upstream
     void hooks.onComplete(ctx, outcome({ responseBody: { object: 'chat.completion', choices: [] } }))
     expect(entries[0]!.data.request_body).toEqual(chat)

@@ -1,7 +1,8 @@
 /**
- * @module The `audit` workflow feature: one audit entry per request. `prepare` switches on what the entry needs
- * captured (bodies, headers, the folded response); `onComplete`, which the pipeline calls exactly once however
- * the request ended, builds the entry and hands it to the writer queue (src/audit/writer.ts) without waiting.
+ * @module The `audit` workflow feature: one audit entry per request. The manifest asks for the audit detail
+ * (bodies and headers as LOGGING_LOG_BODIES / LOGGING_LOG_HEADERS say); `onComplete`, which the pipeline calls
+ * exactly once however the request ended, builds the entry and hands it to the writer queue
+ * (src/audit/writer.ts) without waiting.
  * Authentication failures over the flood limit (`ctx.auditSuppressed`) are counted instead of written.
  */
 import { captureRequest } from '../../src/audit/capture.ts'
@@ -10,14 +11,8 @@ import { auditSinkManifest } from './manifest.ts'
 
 export const auditSink = definePlugin({
   manifest: auditSinkManifest,
-  create({ config, audit }) {
-    const { log_bodies: logBodies, log_headers: logHeaders } = config.logging
+  create({ audit }) {
     return {
-      prepare(ctx) {
-        ctx.logBodies = logBodies
-        ctx.logHeaders = logHeaders
-        if (logBodies) ctx.captureResponseBody = true
-      },
       onComplete(ctx, outcome) {
         if (ctx.auditSuppressed) {
           audit.recordSuppressed()

@@ -12,5 +12,7 @@ export const budgetManifest = {
   order: 20,
   summary: 'USD budgets per key and user path subtree over hour/day/week/month windows: the estimated cost is reserved before the call and settled after it.',
   features: ['budget'],
+  /** Settled with the real usage. */
+  captures: { usage: 'all' },
   config: budgetConfig,
 } as const satisfies PluginManifest<typeof budgetConfig>

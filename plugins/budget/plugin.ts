@@ -49,9 +49,6 @@ export const budget = definePlugin({
     }
 
     return {
-      prepare(ctx) {
-        ctx.captureUsage = true // settled with the real usage
-      },
       async before(ctx, config) {
         const applicable = limits.budgets.filter((b) => inScope(b.scope, ctx.principal?.keyId, ctx.userPath))
         if (applicable.length === 0) return CONTINUE

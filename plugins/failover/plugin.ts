@@ -15,6 +15,7 @@ import { upstreamFailures } from '../../src/providers/upstream-errors.ts'
 import { CircuitBreaker } from './circuit-breaker.ts'
 import { failoverManifest, type FailoverConfig } from './manifest.ts'
 import { backoffMs, retryAfterMs } from './retry-delay.ts'
+import { isEventStream } from '../../src/pipeline/sse.ts'
 
 /** The primary target first, then each distinct fallback that resolves. */
 export function candidateTargets(ctx: RequestContext, config: FailoverConfig, deps: PluginDeps): ResolvedTarget[] {
@@ -50,7 +51,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** Reads a stream's first chunk so a failure before the first byte can still fail over. */
 function withFirstChunk(response: Response): Response | Promise<Response> {
-  if (!response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response
+  if (!response.body || !isEventStream(response)) return response
   return readFirstChunk(response, response.body)
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { GatewayError } from '../../src/errors/gateway-error.ts'
 import { makeContext } from '../../test/helpers/plugin-harness.ts'
 import { guardrailsConfig } from './manifest.ts'
 import { createGuardrails } from './plugin.ts'
@@ -43,11 +44,9 @@ describe('input rules', () => {
   test('words, input size and the tool allow-list', () => {
     expect((guard.before(chat('the Falcon plan')) as { kind: string }).kind).toBe('respond')
     const big = chat('word '.repeat(400))
-    guard.before(big)
-    expect(big.error?.message).toContain("'max_input_tokens'")
+    expect((guard.before(big) as { error?: Error }).error?.message).toContain("'max_input_tokens'")
     const tools = chat('hi', { tools: [{ type: 'function', function: { name: 'delete_everything' } }] })
-    guard.before(tools)
-    expect(tools.error?.message).toContain("'allowed_tools'")
+    expect((guard.before(tools) as { error?: Error }).error?.message).toContain("'allowed_tools'")
     const ok = chat('hi', { tools: [{ type: 'function', function: { name: 'get_weather' } }] })
     expect(guard.before(ok)).toEqual({ kind: 'continue' })
   })
@@ -65,13 +64,13 @@ describe('output rules', () => {
   const completion = (content: string) => new Response(JSON.stringify({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }), { headers: { 'content-type': 'application/json' } })
 
   test('mask and block on non-streamed responses', async () => {
-    const masked = await guard.onResponse(chat('x'), completion('reach me at eve@example.org'))
+    const masked = (await guard.onResponse(chat('x'), completion('reach me at eve@example.org'))) as Response
     expect(((await masked.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('reach me at [EMAIL]')
     const ctx = chat('x')
     const blocked = await guard.onResponse(ctx, completion('here: AKIAIOSFODNN7EXAMPLE'))
-    expect(blocked.status).toBe(400)
-    expect(await blocked.text()).not.toContain('AKIA')
-    expect(ctx.error?.code).toBe('guardrail_blocked')
+    expect(blocked).toBeInstanceOf(GatewayError)
+    expect(blocked).toMatchObject({ status: 400, code: 'guardrail_blocked' })
+    expect(JSON.stringify(blocked)).not.toContain('AKIA')
   })
 
   test('streams are not held back', async () => {

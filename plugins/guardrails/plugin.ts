@@ -88,16 +88,12 @@ export function createGuardrails(config: GuardrailsConfig) {
       if (Object.keys(result.masked).length > 0) applyRewrite(ctx, guardrailsManifest.id, () => ({ body: result.body, detail: { masked: result.masked } }))
       return CONTINUE
     },
-    async onResponse(ctx: RequestContext, response: Response): Promise<Response> {
+    async onResponse(ctx: RequestContext, response: Response): Promise<Response | GatewayError> {
       if (output.length === 0 || response.status >= 300 || ctx.stream) return response
       if (!(response.headers.get('content-type') ?? '').includes('json')) return response
       const body = (await response.json()) as Json
       const result = evaluate(body, output, mapResponseTexts, 'response')
-      if (result.blockedBy) {
-        const error = blocked(result.blockedBy, 'output')
-        ctx.error = error
-        return new Response(JSON.stringify(error.toJSON()), { status: error.status, headers: { 'content-type': 'application/json' } })
-      }
+      if (result.blockedBy) return blocked(result.blockedBy, 'output')
       return new Response(JSON.stringify(result.body), { status: response.status, headers: response.headers })
     },
   }

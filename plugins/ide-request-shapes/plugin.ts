@@ -10,6 +10,7 @@ import { CONTINUE, definePlugin } from '../../src/pipeline/types.ts'
 import { customToolNames, responsesRequestToChat } from '../../src/protocols/responses/request.ts'
 import { unwrapCompletion, unwrapStream } from './custom-tool-calls.ts'
 import { ideRequestShapesManifest } from './manifest.ts'
+import { isEventStream } from '../../src/pipeline/sse.ts'
 
 type Json = Record<string, unknown>
 
@@ -56,7 +57,7 @@ export const ideRequestShapes = definePlugin({
       onResponse(ctx, response) {
         const names = ctx.state(customToolsSlot)
         if (!names || response.status >= 300) return response
-        if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream') && response.body) {
+        if (isEventStream(response) && response.body) {
           return new Response(unwrapStream(response.body, names), { status: response.status, headers: response.headers })
         }
         return response.json().then((body) => new Response(JSON.stringify(unwrapCompletion(body as Json, names)), { status: response.status, headers: response.headers }))

@@ -12,5 +12,7 @@ export const rateLimiterManifest = {
   order: 10,
   summary: 'Requests and tokens per minute and per day, and concurrent requests, per key and per user path; 429 with Retry-After and x-ratelimit-* headers.',
   features: ['budget'],
+  /** Settled with the real usage. */
+  captures: { usage: 'all' },
   config: rateLimiterConfig,
 } as const satisfies PluginManifest<typeof rateLimiterConfig>

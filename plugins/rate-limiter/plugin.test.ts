@@ -36,7 +36,7 @@ test('successful answers carry the remaining counts', async () => {
   const { hooks } = await setup({ requests_per_minute: 5, tokens_per_minute: 1000 })
   const ctx = request()
   await hooks.before!(ctx)
-  const res = await hooks.onResponse!(ctx, new Response('{}'))
+  const res = (await hooks.onResponse!(ctx, new Response('{}'))) as Response
   expect(res.headers.get('x-ratelimit-remaining-requests')).toBe('4')
   expect(Number(res.headers.get('x-ratelimit-remaining-tokens'))).toBeLessThan(1000)
 })

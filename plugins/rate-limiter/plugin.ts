@@ -71,9 +71,6 @@ export const rateLimiter = definePlugin({
   create({ stores, limits }) {
     const counters = stores.counters
     return {
-      prepare(ctx) {
-        ctx.captureUsage = true // settled with the real usage
-      },
       async before(ctx, config) {
         const applicable = limits.rateLimits.filter((l) => inScope(l.scope, ctx.principal?.keyId, ctx.userPath))
         if (applicable.length === 0) return CONTINUE

@@ -18,5 +18,6 @@ export const responseCacheManifest = {
   order: 10,
   summary: 'Exact-match cache of successful chat completions (streams replayed), with request coalescing.',
   features: ['cache'],
+  captures: { responseBody: ['chat.completions'] },
   config: responseCacheConfig,
 } as const satisfies PluginManifest<typeof responseCacheConfig>

@@ -51,9 +51,6 @@ export const responseCache = definePlugin({
     }
 
     return {
-      prepare(ctx) {
-        if (ctx.endpoint === 'chat.completions') ctx.captureResponseBody = true
-      },
       async before(ctx, config) {
         if (ctx.endpoint !== 'chat.completions' || !ctx.target) return CONTINUE
         const directive = (ctx.headers.get('cache-control') ?? '').toLowerCase()

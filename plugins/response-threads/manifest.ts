@@ -9,5 +9,7 @@ export const responseThreadsManifest = {
   order: 40,
   summary: 'Stores Responses API threads so previous_response_id continues a conversation on any provider.',
   features: [],
+  /** The answer's output items join the stored thread. */
+  captures: { responseBody: ['responses'] },
   config: responseThreadsConfig,
 } as const satisfies PluginManifest<typeof responseThreadsConfig>

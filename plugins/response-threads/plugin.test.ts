@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
 import type { Outcome } from '../../src/pipeline/types.ts'
-import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
+import { applyCapture, makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { responseThreads } from './plugin.ts'
 
 const deps = await makeDeps({ OPENAI_API_KEY: 'k', MISTRAL_API_KEY: 'k' })
@@ -9,7 +9,7 @@ const hooks = pluginHooks(responseThreads, {}, deps)
 function request(provider: 'openai' | 'mistral', body: Record<string, unknown>) {
   const ctx = makeContext({ endpoint: 'responses', path: '/v1/responses', body: { model: `${provider}/m`, ...body } })
   ctx.target = { providerName: provider, providerType: provider, model: 'm', selector: `${provider}/m` }
-  hooks.prepare!(ctx)
+  applyCapture(ctx, [responseThreads], deps)
   return ctx
 }
 
@@ -20,7 +20,7 @@ async function answer(ctx: ReturnType<typeof makeContext>, id: string, text: str
 
 test('a follow-up on another provider gets the stored thread as input and loses previous_response_id', async () => {
   const first = request('openai', { input: 'first question' })
-  expect(first.captureResponseBody).toBe(true)
+  expect(first.capture.responseBody).toBe(true)
   expect(await hooks.before!(first)).toEqual({ kind: 'continue' })
   await answer(first, 'resp_native_1', 'first answer')
 

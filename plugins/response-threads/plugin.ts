@@ -53,9 +53,6 @@ export const responseThreads = definePlugin({
       return CONTINUE
     }
     return {
-      prepare(ctx) {
-        if (ctx.endpoint === 'responses') ctx.captureResponseBody = true
-      },
       before(ctx) {
         if (ctx.endpoint !== 'responses') return CONTINUE
         const previousId = ctx.body.previous_response_id

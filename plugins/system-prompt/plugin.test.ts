@@ -23,7 +23,7 @@ test('records a revision and keeps the original body; without a prompt it does n
   const hooks = pluginHooks(systemPrompt, systemPromptConfig.parse({ prompt: 'Be kind.', mode: 'override' }), await makeDeps())
   const original = { model: 'm', messages }
   const ctx = makeContext({ body: original })
-  ctx.logBodies = true
+  ctx.capture = { ...ctx.capture, bodies: true }
   hooks.before!(ctx)
   expect(ctx.originalBody).toBe(original)
   expect(ctx.body.messages).toEqual([

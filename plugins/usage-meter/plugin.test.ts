@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import type { Outcome } from '../../src/pipeline/types.ts'
 import { PriceTable } from '../../src/usage/pricing.ts'
+import { meterUsage } from '../../src/usage/meter.ts'
 import { summaryFromTokens } from '../../src/usage/record.ts'
-import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
+import { applyCapture, makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { usageMeter } from './plugin.ts'
 import { withoutUsageChunk } from './usage-chunk.ts'
 
@@ -48,40 +49,71 @@ describe('usage meter', () => {
     expect(ctx.originalBody).not.toHaveProperty('stream_options')
   })
 
-  test('records upstream usage with its cost; cache hits cost nothing but report the saving', async () => {
+  test('hands the priced usage record the pipeline made to the writer; nothing without one', async () => {
     const deps = await makeDeps()
+    const written: unknown[] = []
+    deps.usage.record = (r) => void written.push(r)
     const hooks = pluginHooks(usageMeter, {}, deps)
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
     ctx.target = target('openai/gpt-4o')
-    hooks.onComplete!(ctx, outcome(usage({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cached_tokens: 200 })))
-    expect(ctx.usageRecord).toMatchObject({ prompt_tokens: 1000, cached_tokens: 200, priced: true, estimated: false, cache_hit: false })
-    expect(ctx.usageRecord!.cost_usd).toBeCloseTo((800 * 2.5 + 200 * 1.25 + 500 * 10) / 1e6, 12)
+    const done = outcome(usage({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }))
+    done.usageRecord = meterUsage(ctx, done, deps.usage.prices)
+    hooks.onComplete!(ctx, done)
+    hooks.onComplete!(ctx, outcome())
+    expect(written).toEqual([done.usageRecord])
+  })
+
+  test('asks for priced usage on the metered endpoints only', async () => {
+    const deps = await makeDeps()
+    const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
+    applyCapture(ctx, [usageMeter], deps)
+    expect(ctx.capture).toMatchObject({ usage: true, pricedUsage: true, responseBody: false })
+    const list = makeContext({ endpoint: 'models.list', method: 'GET', path: '/v1/models' })
+    applyCapture(list, [usageMeter], deps)
+    expect(list.capture.pricedUsage).toBe(false)
+  })
+})
+
+describe('priced usage (src/usage/meter.ts)', () => {
+  const prices = new PriceTable({})
+  test('upstream usage with its cost; cache hits cost nothing but report the saving', () => {
+    const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
+    ctx.target = target('openai/gpt-4o')
+    const record = meterUsage(ctx, outcome(usage({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cached_tokens: 200 })), prices)
+    expect(record).toMatchObject({ prompt_tokens: 1000, cached_tokens: 200, priced: true, estimated: false, cache_hit: false })
+    expect(record!.cost_usd).toBeCloseTo((800 * 2.5 + 200 * 1.25 + 500 * 10) / 1e6, 12)
 
     const hit = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
     hit.target = target('openai/gpt-4o')
     hit.cacheType = 'exact'
-    hooks.onComplete!(hit, outcome(usage({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 })))
-    expect(hit.usageRecord).toMatchObject({ cost_usd: 0, cache_hit: true })
-    expect(hit.usageRecord!.saved_usd).toBeGreaterThan(0)
+    const hitRecord = meterUsage(hit, outcome(usage({ prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 })), prices)
+    expect(hitRecord).toMatchObject({ cost_usd: 0, cache_hit: true })
+    expect(hitRecord!.saved_usd).toBeGreaterThan(0)
   })
 
-  test('without upstream usage the tokens are counted and marked estimated', async () => {
-    const hooks = pluginHooks(usageMeter, {}, await makeDeps())
+  test('without upstream usage the tokens are counted and marked estimated', () => {
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Count these words please' }] } })
     ctx.target = target('openai/gpt-4o')
-    hooks.onComplete!(ctx, outcome(undefined, { choices: [{ message: { content: 'One two three four' } }] }))
-    expect(ctx.usageRecord).toMatchObject({ estimated: true, completion_tokens: 4 })
-    expect(ctx.usageRecord!.prompt_tokens).toBeGreaterThan(4)
+    const record = meterUsage(ctx, outcome(undefined, { choices: [{ message: { content: 'One two three four' } }] }), prices)
+    expect(record).toMatchObject({ estimated: true, completion_tokens: 4 })
+    expect(record!.prompt_tokens).toBeGreaterThan(4)
   })
 
-  test('rewrite savings are priced at the input price', async () => {
-    const hooks = pluginHooks(usageMeter, {}, await makeDeps())
+  test('rewrite savings are priced at the input price', () => {
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
     ctx.target = target('openai/gpt-4o')
     ctx.revisions.push({ seq: 1, rewriter: 'context-slimmer', bytes_before: 10, bytes_after: 5, tokens_saved: 1_000_000 })
-    hooks.onComplete!(ctx, outcome(usage({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 })))
-    expect(ctx.usageRecord).toMatchObject({ rewrite_tokens_saved: 1_000_000, rewrite_cost_saved: 2.5 })
-    expect(summaryFromTokens(ctx.usageRecord!, 1_000_000, 2.5)).toMatchObject({ rewrite_cost_saved: 2.5, entries: 1 })
+    const record = meterUsage(ctx, outcome(usage({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 })), prices)
+    expect(record).toMatchObject({ rewrite_tokens_saved: 1_000_000, rewrite_cost_saved: 2.5 })
+    expect(summaryFromTokens(record!, 1_000_000, 2.5)).toMatchObject({ rewrite_cost_saved: 2.5, entries: 1 })
+  })
+
+  test('failed, unrouted and aborted-without-usage requests are not metered', () => {
+    const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [] } })
+    expect(meterUsage(ctx, outcome(usage({ prompt_tokens: 1 })), prices)).toBeUndefined()
+    ctx.target = target('openai/gpt-4o')
+    expect(meterUsage(ctx, { ...outcome(usage({ prompt_tokens: 1 })), status: 502 }, prices)).toBeUndefined()
+    expect(meterUsage(ctx, { ...outcome(), clientAborted: true }, prices)).toBeUndefined()
   })
 })
 

@@ -52,11 +52,11 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedE
     data.error_provider = ''
   }
 
-  if (ctx.logHeaders) {
+  if (ctx.capture.headers) {
     data.request_headers = redactHeaders(ctx.headers)
     data.response_headers = redactHeaders(outcome.responseHeaders)
   }
-  if (ctx.logBodies) captureBodies(ctx, outcome, data, bodyTexts)
+  if (ctx.capture.bodies) captureBodies(ctx, outcome, data, bodyTexts)
 
   if (ctx.attempts.length > 0) data.attempts = ctx.attempts.slice()
   if (ctx.failover) data.failover = ctx.failover
@@ -77,7 +77,7 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedE
     status_code: outcome.status,
     stream: ctx.stream,
     error_type: error?.type ?? '',
-    session_id: ctx.sessionId ?? detectSessionId(ctx.headers, ctx.originalBody) ?? '',
+    session_id: detectSessionId(ctx.headers, ctx.originalBody) ?? '',
     user_path: ctx.userPath ?? '/',
     principal_id: ctx.principal?.id ?? '',
     auth_key_id: ctx.principal?.keyId ?? '',
@@ -88,7 +88,7 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedE
     workflow_version_id: ctx.workflowVersionId,
     data,
   }
-  if (ctx.usageRecord) entry.usage = usageSummaryOf(ctx.usageRecord)
+  if (outcome.usageRecord) entry.usage = usageSummaryOf(outcome.usageRecord)
   else if (ctx.features.usage && outcome.usage) entry.usage = usageSummary(outcome.usage, ctx)
   return { entry, bodyTexts }
 }

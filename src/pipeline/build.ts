@@ -1,11 +1,13 @@
 /**
  * @module Turns a workflow (its features and plugin settings) into an ordered, ready-to-run pipeline. Plugins are
  * created once per process (`createPlugins`); a pipeline binds their hooks to one workflow's settings, the way
- * a per-route configuration applies to one filter chain. Built when configuration changes, never per request.
+ * a per-route configuration applies to one filter chain, and works out once what its plugins need captured.
+ * Built when configuration changes, never per request.
  */
-import type { RequestContext } from './context.ts'
+import type { PriceTable } from '../usage/pricing.ts'
+import type { EndpointId, RequestContext } from './context.ts'
 import type { FeatureId, WorkflowFeaturesSnapshot } from './snapshots.ts'
-import { STAGES, type GatewayPlugin, type Outcome, type PluginDeps, type PluginHooks, type Stage } from './types.ts'
+import { STAGES, type Capture, type EndpointSelection, type GatewayPlugin, type Outcome, type PluginDeps, type PluginHooks, type ResponseOrError, type Stage } from './types.ts'
 
 export interface WorkflowDefinition {
   id: string
@@ -13,6 +15,13 @@ export interface WorkflowDefinition {
   features: WorkflowFeaturesSnapshot
   /** Settings per plugin id; validated by the plugin's own config schema. */
   plugins: Record<string, unknown>
+}
+
+/** What every pipeline of the process shares: the audit capture switches and the price table. */
+export interface PipelineCore {
+  /** LOGGING_LOG_BODIES / LOGGING_LOG_HEADERS: apply to plugins that capture the audit detail. */
+  logging: { log_bodies: boolean; log_headers: boolean }
+  prices: PriceTable
 }
 
 interface StageHook {
@@ -24,7 +33,6 @@ interface StageHook {
 export interface BuiltPipeline {
   workflow: WorkflowDefinition
   pluginIds: string[]
-  prepare: NonNullable<BoundHooks['prepare']>[]
   /** `before` hooks of the auth and resolve stages: they run before a workflow is chosen. */
   routingHooks: StageHook[]
   /** `before` hooks of the later stages. */
@@ -32,6 +40,9 @@ export interface BuiltPipeline {
   dispatch?: NonNullable<BoundHooks['dispatch']>
   onResponse: NonNullable<BoundHooks['onResponse']>[]
   onComplete: { pluginId: string; hook: NonNullable<BoundHooks['onComplete']> }[]
+  /** What this pipeline captures on an endpoint (the union of its plugins' `captures`). */
+  capture(endpoint: EndpointId): Capture
+  prices: PriceTable
 }
 
 export class PluginConfigError extends Error {}
@@ -48,10 +59,9 @@ export function createPlugins(registry: readonly GatewayPlugin[], deps: PluginDe
 
 /** The hooks of one plugin with one workflow's settings applied: what a pipeline runs. */
 export interface BoundHooks {
-  prepare?(ctx: RequestContext): void
   before?(ctx: RequestContext): ReturnType<NonNullable<PluginHooks['before']>>
   dispatch?(ctx: RequestContext): Promise<Response>
-  onResponse?(ctx: RequestContext, response: Response): Response | Promise<Response>
+  onResponse?(ctx: RequestContext, response: Response): ResponseOrError | Promise<ResponseOrError>
   onComplete?(ctx: RequestContext, outcome: Outcome): void | Promise<void>
 }
 
@@ -66,9 +76,8 @@ export function pluginSettings(plugin: GatewayPlugin, raw: unknown): unknown {
 }
 
 export function bindHooks(hooks: PluginHooks, settings: unknown): BoundHooks {
-  const { prepare, before, dispatch, onResponse, onComplete } = hooks
+  const { before, dispatch, onResponse, onComplete } = hooks
   return {
-    prepare: prepare && ((ctx) => prepare(ctx, settings)),
     before: before && ((ctx) => before(ctx, settings)),
     dispatch: dispatch && ((ctx) => dispatch(ctx, settings)),
     onResponse: onResponse && ((ctx, response) => onResponse(ctx, response, settings)),
@@ -78,7 +87,7 @@ export function bindHooks(hooks: PluginHooks, settings: unknown): BoundHooks {
 
 const ROUTING_STAGES: ReadonlySet<Stage> = new Set(['auth', 'resolve'])
 
-export function buildPipeline(workflow: WorkflowDefinition, plugins: readonly PluginInstance[]): BuiltPipeline {
+export function buildPipeline(workflow: WorkflowDefinition, plugins: readonly PluginInstance[], core: PipelineCore): BuiltPipeline {
   const enabled = plugins.filter((p) => isEnabled(p.plugin.manifest.features, workflow.features))
   const replaced = new Set(enabled.flatMap((p) => p.plugin.manifest.replaces ?? []))
   const active = enabled
@@ -88,16 +97,16 @@ export function buildPipeline(workflow: WorkflowDefinition, plugins: readonly Pl
   const built: BuiltPipeline = {
     workflow,
     pluginIds: active.map((p) => p.plugin.manifest.id),
-    prepare: [],
     routingHooks: [],
     policyHooks: [],
     onResponse: [],
     onComplete: [],
+    capture: captureOf(active.map((p) => p.plugin), core.logging),
+    prices: core.prices,
   }
   for (const { plugin, hooks: unbound } of active) {
     const { id, stage } = plugin.manifest
     const hooks = bindHooks(unbound, pluginSettings(plugin, workflow.plugins[id]))
-    if (hooks.prepare) built.prepare.push(hooks.prepare)
     if (hooks.before) (ROUTING_STAGES.has(stage) ? built.routingHooks : built.policyHooks).push({ pluginId: id, stage, before: hooks.before })
     if (hooks.dispatch) {
       if (built.dispatch) throw new PluginConfigError(`two route plugins are active in workflow '${workflow.id}'`)
@@ -107,6 +116,30 @@ export function buildPipeline(workflow: WorkflowDefinition, plugins: readonly Pl
     if (hooks.onComplete) built.onComplete.push({ pluginId: id, hook: hooks.onComplete })
   }
   return built
+}
+
+/** The union of the plugins' capture needs, one frozen answer per endpoint, computed on first use. */
+export function captureOf(plugins: readonly GatewayPlugin[], logging: PipelineCore['logging']): (endpoint: EndpointId) => Capture {
+  const needs = plugins.map((p) => p.manifest.captures ?? {})
+  const covers = (selection: EndpointSelection | undefined, endpoint: EndpointId) => selection === 'all' || (selection?.includes(endpoint) ?? false)
+  const auditDetail = needs.some((n) => n.auditDetail)
+  const bodies = auditDetail && logging.log_bodies
+  const headers = auditDetail && logging.log_headers
+  const byEndpoint = new Map<EndpointId, Capture>()
+  return (endpoint) => {
+    let capture = byEndpoint.get(endpoint)
+    if (!capture) {
+      capture = Object.freeze({
+        responseBody: bodies || needs.some((n) => covers(n.responseBody, endpoint)),
+        usage: needs.some((n) => covers(n.usage, endpoint) || covers(n.pricedUsage, endpoint)),
+        pricedUsage: needs.some((n) => covers(n.pricedUsage, endpoint)),
+        bodies,
+        headers,
+      })
+      byEndpoint.set(endpoint, capture)
+    }
+    return capture
+  }
 }
 
 function isEnabled(required: readonly FeatureId[], features: WorkflowFeaturesSnapshot): boolean {

@@ -1,16 +1,18 @@
 /**
  * @module Everything one request carries through the pipeline: ids, timings, the parsed ingress body, who
  * called, where it is routed, and the records plugins leave for the audit log. Built by src/http, read and
- * written by plugins; plugins never see the web framework.
+ * written by plugins; plugins never see the web framework. Each field says who writes it; everyone else reads.
+ * What a plugin keeps for itself between its hooks goes into its own slot (`ctx.state(slot)`), not here.
  */
 import type { GatewayError } from '../errors/gateway-error.ts'
-import type { UsageRecord } from '../usage/record.ts'
 import type { Logger } from '../log/logger.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
+import type { Capture } from './types.ts'
 import type {
   AttemptSnapshot,
   FailoverSnapshot,
   RequestRevisionSnapshot,
+  TokenUsage,
   WorkflowFeaturesSnapshot,
 } from './snapshots.ts'
 
@@ -54,6 +56,8 @@ export interface RequestSlot<State> {
 
 let slotCount = 0
 
+const NO_CAPTURE: Capture = Object.freeze({ responseBody: false, usage: false, pricedUsage: false, bodies: false, headers: false })
+
 export function requestSlot<State>(name: string): RequestSlot<State> {
   return { name, index: slotCount++ }
 }
@@ -89,57 +93,72 @@ export class RequestContext {
   readonly pathParam?: string
   /** The client's X-Request-ID when it sent one, else the gateway id. Echoed as `x-request-id`. */
   readonly requestId: string
-  log: Logger
 
-  /** Parsed JSON body of a POST, as the client sent it (plugins that rewrite it keep `originalBody` intact). */
+  /**
+   * The request body on its way upstream. Set by src/http/ingress.ts; then replaced, in stage order, by the
+   * plugins that rewrite requests (through `applyRewrite` in src/pipeline/rewrite.ts where a revision is due).
+   */
   body: Record<string, unknown> = {}
-  /** The client's body text exactly as received (kept for the audit log). */
+  /** The client's body text exactly as received (kept for the audit log). Ingress. */
   originalBodyText = ''
+  /** The parsed body as the client sent it. Ingress. */
   originalBody: unknown = undefined
+  /** Ingress. */
   requestBodyTooBig = false
-  /** A problem found while reading the body (invalid JSON, too large); raised after authentication. */
+  /** A problem found while reading the body (invalid JSON, too large); raised after authentication. Ingress. */
   ingressError?: GatewayError
+  /** Ingress. */
   stream = false
+  /** The `model` the client asked for. Ingress. */
+  requestedModel?: string
 
+  /** Who called. The auth plugin (api-key-auth). */
   principal?: Principal
-  /** Precise reason of an authentication failure; goes to the audit entry, never to the client. */
+  /** Precise reason of an authentication failure; goes to the audit entry, never to the client. Auth plugin. */
   authFailureReason?: string
   /**
    * True when this authentication failure is one of a burst over the failure limit: the client still gets its
-   * 401, but the audit sink skips the entry so a flood cannot fill the audit store.
+   * 401, but the audit sink skips the entry so a flood cannot fill the audit store. Auth plugin.
    */
   auditSuppressed = false
+  /** Auth plugin. */
   userPath?: string
-  sessionId?: string
   /** From the tagging headers (src/labels), set before the pipeline runs. */
   labels: string[] = []
 
-  requestedModel?: string
+  /** Where the request goes: the resolver; the route stage replaces it with the target that answered. */
   target?: ResolvedTarget
+  /** The resolver. */
   aliasUsed = false
-  /** Other targets of a weighted virtual model, in the order failover should try them. */
+  /** Other targets of a weighted virtual model, in the order failover should try them. The resolver. */
   alternativeTargets: string[] = []
+  /** The failover plugin, when a fallback answered. */
   failover?: FailoverSnapshot
 
+  /** One per upstream call, appended by src/providers/upstream-fetch.ts. */
   readonly attempts: AttemptSnapshot[] = []
+  /** One per rewriter that ran, appended by src/pipeline/rewrite.ts. */
   readonly revisions: RequestRevisionSnapshot[] = []
-  workflowVersionId = ''
-  features: WorkflowFeaturesSnapshot = { audit: true, budget: false, cache: false, failover: false, guardrails: false, usage: false }
-  /** Set by plugins that need the response folded into one JSON document at completion (audit bodies, usage, cache). */
-  captureResponseBody = false
-  /** Set by plugins that need the upstream's usage from streams (cheaper than folding the whole body). */
-  captureUsage = false
+  /** The response cache, on a hit. */
   cacheType = ''
-  /** Audit capture switches in effect for this request (LOGGING_LOG_BODIES / LOGGING_LOG_HEADERS with audit on). */
-  logBodies = false
-  logHeaders = false
+  /** Usage from a stream's usage chunk hidden from the client (the usage meter); the pump never sees it. */
+  hiddenStreamUsage?: TokenUsage
 
+  /** The workflow version whose pipeline runs the request. src/pipeline/run.ts. */
+  workflowVersionId = ''
+  /** That workflow's features. src/pipeline/run.ts. */
+  features: WorkflowFeaturesSnapshot = { audit: true, budget: false, cache: false, failover: false, guardrails: false, usage: false }
+  /** What the running pipeline captures for this endpoint (its plugins' `captures`). src/pipeline/run.ts. */
+  capture: Capture = NO_CAPTURE
+  /** The request's error, from a refusing hook, a failed upstream or a broken stream. src/pipeline/run.ts. */
   error?: GatewayError
-  /** The request's usage and cost, set by the usage meter before the audit entry is built. */
-  usageRecord?: UsageRecord
 
   /** Per-request plugin state, by slot index (see `requestSlot`). */
   private readonly slots: unknown[] = []
+  /** The process logger; `log` is made from it on first use. */
+  private readonly baseLog: Logger
+  private logFields: Record<string, string>
+  private childLog?: Logger
 
   constructor(init: RequestContextInit) {
     this.endpoint = init.endpoint
@@ -151,7 +170,23 @@ export class RequestContext {
     this.pathParam = init.pathParam
     const clientRequestId = init.headers.get('x-request-id')
     this.requestId = clientRequestId && clientRequestId.length <= 200 ? clientRequestId : this.id
-    this.log = init.log
+    this.baseLog = init.log
+    this.logFields = { request_id: this.requestId }
+  }
+
+  /**
+   * The request's logger: every line carries `request_id`, and the key id, model and workflow version once the
+   * pipeline knows them. Made on first use, so a request that logs nothing pays nothing.
+   */
+  get log(): Logger {
+    return (this.childLog ??= this.baseLog.child(this.logFields))
+  }
+
+  /** Adds fields to the request's later log lines. src/pipeline/run.ts, when the workflow is chosen. */
+  addLogFields(fields: Record<string, string | undefined>): void {
+    for (const k in fields) if (fields[k]) this.logFields[k] = fields[k]
+    // A logger made earlier keeps its fields; the next use makes one with the new ones.
+    this.childLog = undefined
   }
 
   state<State>(slot: RequestSlot<State>): State | undefined {

@@ -36,7 +36,7 @@ export function applyRewrite(ctx: RequestContext, rewriter: string, rewrite: (bo
     bytes_before: bytesBefore,
     bytes_after: bytesAfter,
     tokens_saved: tokensSaved,
-    ...(ctx.logBodies && bytesAfter <= CAPTURE_LIMIT_BYTES ? { body: result.body } : {}),
+    ...(ctx.capture.bodies && bytesAfter <= CAPTURE_LIMIT_BYTES ? { body: result.body } : {}),
     ...(result.detail !== undefined ? { detail: result.detail } : {}),
   })
 }

@@ -8,9 +8,10 @@ import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../e
 import { ingressProtocolFor } from '../protocols/index.ts'
 import type { BuiltPipeline, PipelineSelector } from './build.ts'
 import type { RequestContext } from './context.ts'
-import { KEEPALIVE_FRAME, SseParser } from './sse.ts'
+import { isEventStream, KEEPALIVE_FRAME, SseParser } from './sse.ts'
 import { streamCodecFor, type StreamFold } from './stream-codecs.ts'
 import type { Outcome } from './types.ts'
+import { meterUsage } from '../usage/meter.ts'
 import { usageFromOpenAI } from './usage.ts'
 
 export interface RunOptions {
@@ -21,7 +22,7 @@ export interface RunOptions {
 
 export async function runPipeline(ctx: RequestContext, selector: PipelineSelector, options: RunOptions): Promise<Response> {
   let pipeline = selector.fallback
-  applyPrepare(ctx, pipeline)
+  applyPipeline(ctx, pipeline)
   let response: Response
   try {
     response = (await runHooks(ctx, pipeline.routingHooks)) ?? (await routeAndRespond())
@@ -35,8 +36,9 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
     const selected = selector.select(ctx)
     if (selected !== pipeline) {
       pipeline = selected
-      applyPrepare(ctx, pipeline)
+      applyPipeline(ctx, pipeline)
     }
+    ctx.addLogFields({ key_id: ctx.principal?.keyId, model: ctx.target?.selector ?? ctx.requestedModel, workflow_version: pipeline.workflow.versionId })
     const early = await runHooks(ctx, pipeline.policyHooks)
     if (early) return early
     const local = await options.localHandler(ctx)
@@ -45,21 +47,19 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
     let upstream = await pipeline.dispatch(ctx)
     for (const wrap of pipeline.onResponse) {
       const wrapped = wrap(ctx, upstream)
-      upstream = wrapped instanceof Promise ? await wrapped : wrapped
+      const next = wrapped instanceof Promise ? await wrapped : wrapped
+      if (next instanceof GatewayError) return failWith(ctx, next)
+      upstream = next
     }
     return upstream
   }
 }
 
-function applyPrepare(ctx: RequestContext, pipeline: BuiltPipeline): void {
+/** The pipeline that runs the request decides its workflow, features and what is captured. */
+function applyPipeline(ctx: RequestContext, pipeline: BuiltPipeline): void {
   ctx.workflowVersionId = pipeline.workflow.versionId
   ctx.features = pipeline.workflow.features
-  // Capture switches belong to the pipeline that runs: a workflow without the audit feature captures nothing.
-  ctx.logBodies = false
-  ctx.logHeaders = false
-  ctx.captureResponseBody = false
-  ctx.captureUsage = false
-  for (const prepare of pipeline.prepare) prepare(ctx)
+  ctx.capture = pipeline.capture(ctx.endpoint)
 }
 
 /** Most hooks are synchronous; awaiting only real promises saves a microtask turn per hook on every request. */
@@ -67,7 +67,10 @@ async function runHooks(ctx: RequestContext, hooks: BuiltPipeline['routingHooks'
   for (const hook of hooks) {
     const result = hook.before(ctx)
     const decision = result instanceof Promise ? await result : result
-    if (decision.kind === 'respond') return decision.response
+    if (decision.kind === 'respond') {
+      if (decision.error) ctx.error = decision.error
+      return decision.response
+    }
   }
   return undefined
 }
@@ -81,7 +84,7 @@ function failWith(ctx: RequestContext, error: GatewayError): Response {
 async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, keepaliveMs: number): Promise<Response> {
   const headers = new Headers(response.headers)
   headers.set('x-request-id', ctx.requestId)
-  const isStream = (headers.get('content-type') ?? '').startsWith('text/event-stream')
+  const isStream = isEventStream(headers)
   if (isStream && response.body) return new Response(pumpStream(ctx, pipeline, response, headers, keepaliveMs), { status: response.status, headers })
 
   let text = ''
@@ -102,9 +105,10 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
   outcome.bytesOut = Buffer.byteLength(text)
   outcome.ttfbMs = ctx.elapsedNs() / 1e6
   // The answer is parsed only for plugins that asked (bodies for audit or cache, usage for metering and limits).
-  if (ctx.captureResponseBody || (ctx.captureUsage && status < 300)) {
+  const capture = ctx.capture
+  if (capture.responseBody || (capture.usage && status < 300)) {
     const parsed = parseJson(text)
-    if (ctx.captureResponseBody) {
+    if (capture.responseBody) {
       if (parsed === undefined) outcome.responseText = text
       else {
         outcome.responseBody = parsed
@@ -120,8 +124,9 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
 function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, headers: Headers, keepaliveMs: number): ReadableStream<Uint8Array> {
   const reader = response.body!.getReader()
   const codec = streamCodecFor(ctx.endpoint)
-  const parser = ctx.captureResponseBody || ctx.captureUsage || codec.foldAlways ? new SseParser() : undefined
-  const fold: StreamFold | undefined = parser ? codec.createFold(!ctx.captureResponseBody) : undefined
+  const capture = ctx.capture
+  const parser = capture.responseBody || capture.usage || codec.foldAlways ? new SseParser() : undefined
+  const fold: StreamFold | undefined = parser ? codec.createFold(!capture.responseBody) : undefined
   const outcome = baseOutcome(ctx, response.status, headers)
   let pending: ReturnType<typeof reader.read> | undefined
   let ended = false
@@ -135,7 +140,7 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
     if (parser && fold) for (const event of parser.end()) fold.add(event)
     Object.assign(outcome, extra)
     if (fold) {
-      if (ctx.captureResponseBody) outcome.responseBody = fold.result()
+      if (capture.responseBody) outcome.responseBody = fold.result()
       outcome.usage ??= usageFromOpenAI(fold.usage())
       const streamError = fold.error()
       if (streamError && !outcome.error) outcome.error = errorFromStream(streamError, ctx)
@@ -207,6 +212,8 @@ function baseOutcome(ctx: RequestContext, status: number, headers: Headers): Out
 
 function complete(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome): void {
   outcome.durationNs = ctx.elapsedNs()
+  if (ctx.capture.usage) outcome.usage ??= ctx.hiddenStreamUsage
+  if (ctx.capture.pricedUsage) outcome.usageRecord = meterUsage(ctx, outcome, pipeline.prices)
   for (const { pluginId, hook } of pipeline.onComplete) {
     try {
       const result = hook(ctx, outcome)

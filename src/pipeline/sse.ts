@@ -3,6 +3,12 @@
  * UTF-8 character split across network reads is decoded whole; `\n`, `\r\n` and `\r` line ends all work.
  */
 
+/** Whether a response (or its headers) is a Server-Sent Events stream. */
+export function isEventStream(message: { headers: Headers } | Headers): boolean {
+  const headers = message instanceof Headers ? message : message.headers
+  return (headers.get('content-type') ?? '').startsWith('text/event-stream')
+}
+
 export interface SseEvent {
   event?: string
   data: string

@@ -16,7 +16,8 @@ import type { LimitRegistry } from '../limits/registry.ts'
 import type { ModelCatalog } from '../models/catalog.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Stores } from '../stores/types.ts'
-import type { RequestContext } from './context.ts'
+import type { UsageRecord } from '../usage/record.ts'
+import type { EndpointId, RequestContext } from './context.ts'
 import type { FeatureId, TokenUsage } from './snapshots.ts'
 
 /** Fixed execution order; plugins sort by stage, then by `order`. */
@@ -34,16 +35,46 @@ export interface PluginManifest<Config extends z.ZodType = z.ZodType> {
   features: readonly FeatureId[]
   /** Plugin ids this one supersedes when both are on (e.g. failover replaces the single-target router). */
   replaces?: readonly string[]
+  /** What the plugin reads at completion; the pipeline captures the union of its plugins' needs, once. */
+  captures?: CaptureNeeds
   config: Config
 }
 
-export type Decision = { kind: 'continue' } | { kind: 'respond'; response: Response }
+/** Which endpoints a capture applies to: every one, or those listed. */
+export type EndpointSelection = 'all' | readonly EndpointId[]
+
+export interface CaptureNeeds {
+  /** The response as one JSON document (`Outcome.responseBody`; a stream is folded). */
+  responseBody?: EndpointSelection
+  /** The upstream's own token usage (`Outcome.usage`), also from streams. */
+  usage?: EndpointSelection
+  /** The usage priced into a usage record (`Outcome.usageRecord`), estimated when the upstream sent none. */
+  pricedUsage?: EndpointSelection
+  /**
+   * Bodies and headers for the audit detail, as LOGGING_LOG_BODIES / LOGGING_LOG_HEADERS say: request and
+   * response bodies, rewritten bodies in revisions, failed attempts' bodies and headers.
+   */
+  auditDetail?: boolean
+}
+
+/** What one pipeline captures for one endpoint: worked out once per pipeline and endpoint, read per request. */
+export interface Capture {
+  responseBody: boolean
+  usage: boolean
+  pricedUsage: boolean
+  /** Bodies are kept for the audit entry (attempts, revisions, request and response). */
+  bodies: boolean
+  /** Headers are kept for the audit entry. */
+  headers: boolean
+}
+
+/** A `respond` carrying an error makes it the request's error (audit entry, protocol-shaped error body). */
+export type Decision = { kind: 'continue' } | { kind: 'respond'; response: Response; error?: GatewayError }
 export const CONTINUE: Decision = Object.freeze({ kind: 'continue' })
 
-/** Short-circuits with a GatewayError; the error is kept on the context for the audit entry. */
-export function respondWithError(ctx: RequestContext, error: GatewayError): Decision {
-  ctx.error = error
-  return { kind: 'respond', response: errorResponse(error) }
+/** Short-circuits with a GatewayError; the pipeline records it as the request's error. */
+export function respondWithError(_ctx: RequestContext, error: GatewayError): Decision {
+  return { kind: 'respond', response: errorResponse(error), error }
 }
 
 /** How a request ended, handed to every `onComplete` hook. */
@@ -53,8 +84,10 @@ export interface Outcome {
   error?: GatewayError
   /** The client went away before the body ended. */
   clientAborted: boolean
-  /** Upstream usage as reported (or estimated), when the response carried it. */
+  /** Upstream usage as reported, when the response carried it and a plugin captures usage. */
   usage?: TokenUsage
+  /** The usage priced (estimated when the upstream sent none); when a plugin captures priced usage. */
+  usageRecord?: UsageRecord
   /** The response as one JSON document (a stream is folded into its non-stream equivalent); only when captured. */
   responseBody?: unknown
   /** Raw response text when it is not JSON; only when captured. */
@@ -76,17 +109,17 @@ export interface Outcome {
  * plugin's closure.
  */
 export interface PluginHooks<Settings = unknown> {
-  /** Called when this plugin's pipeline is chosen for a request; sets per-request switches such as capture. */
-  prepare?(ctx: RequestContext, settings: Settings): void
   /** Runs in stage order; the first `respond` short-circuits the rest (auth failure, cache hit, budget denial). */
   before?(ctx: RequestContext, settings: Settings): Decision | Promise<Decision>
   /** Route stage only: produce the response for an upstream-bound endpoint. */
   dispatch?(ctx: RequestContext, settings: Settings): Promise<Response>
-  /** Upstream headers arrived; may replace or wrap the response. */
-  onResponse?(ctx: RequestContext, response: Response, settings: Settings): Response | Promise<Response>
+  /** Upstream headers arrived; may replace or wrap the response, or answer with an error instead. */
+  onResponse?(ctx: RequestContext, response: Response, settings: Settings): ResponseOrError | Promise<ResponseOrError>
   /** Exactly once per request: after the body ended, was cancelled, or failed. Errors are logged, not sent. */
   onComplete?(ctx: RequestContext, outcome: Outcome, settings: Settings): void | Promise<void>
 }
+
+export type ResponseOrError = Response | GatewayError
 
 export interface PluginDeps {
   config: GatewayConfig

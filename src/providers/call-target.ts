@@ -13,6 +13,7 @@ import type { PluginDeps } from '../pipeline/types.ts'
 import { countTokensResponse } from '../protocols/anthropic-messages/count-tokens.ts'
 import { ingressProtocolFor } from '../protocols/index.ts'
 import type { AdapterCall, ProviderAdapter, ResolvedTarget } from './types.ts'
+import { isEventStream } from '../pipeline/sse.ts'
 
 export async function callTarget(ctx: RequestContext, target: ResolvedTarget, kind: AttemptKind, deps: PluginDeps): Promise<Response> {
   const registered = deps.providers.get(target.providerName)
@@ -47,7 +48,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
   const upstream = await adapter.chatCompletions({ ...call, body: { ...chatBody, model: target.model } })
   const headers = clientHeadersFrom(upstream.headers, ctx.requestId)
   for (const [name, value] of Object.entries(protocol.responseHeaders?.(ctx) ?? {})) headers.set(name, value)
-  if ((upstream.headers.get('content-type') ?? '').startsWith('text/event-stream') && upstream.body) {
+  if (isEventStream(upstream) && upstream.body) {
     headers.set('content-type', 'text/event-stream; charset=utf-8')
     return new Response(protocol.fromChatStream(upstream.body, ctx), { status: upstream.status, headers })
   }

@@ -8,6 +8,7 @@ import { redactHeaders } from '../pipeline/headers.ts'
 import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
 import type { AdapterCall } from './types.ts'
 import { upstreamError, upstreamFailures } from './upstream-errors.ts'
+import { isEventStream } from '../pipeline/sse.ts'
 
 export interface UpstreamHttpRequest {
   url: string
@@ -85,12 +86,12 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     const body = parseJsonOrUndefined(text)
     const toError = request.toError ?? ((status, b, t, h) => upstreamError({ provider: provider.name, status, body: b, text: t, headers: h, secrets: limits.secrets }))
     const error = toError(response.status, body, text, response.headers)
-    if (ctx.logBodies) attempt.response_body = body ?? text
-    if (ctx.logHeaders) attempt.response_headers = redactHeaders(response.headers)
+    if (ctx.capture.bodies) attempt.response_body = body ?? text
+    if (ctx.capture.headers) attempt.response_headers = redactHeaders(response.headers)
     throw failAttempt(attempt, t0, error)
   }
 
-  if (ctx.logHeaders) attempt.response_headers = redactHeaders(response.headers)
+  if (ctx.capture.headers) attempt.response_headers = redactHeaders(response.headers)
   attempt.success = true
   attempt.duration_ns = Bun.nanoseconds() - t0
   if (!response.body) {
@@ -98,7 +99,7 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     return response
   }
   const inFlight: InFlight = { call, attempt, t0, abort, firstByteTimer, release }
-  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return readWhole(response, inFlight)
+  if (!isEventStream(response)) return readWhole(response, inFlight)
   return new Response(watchBody(response.body, inFlight), {
     status: response.status,
     statusText: response.statusText,

@@ -6,7 +6,7 @@
  */
 import { GatewayError } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
-import { buildPipeline, createPlugins, PluginConfigError, type BuiltPipeline, type PipelineSelector, type PluginInstance } from '../pipeline/build.ts'
+import { buildPipeline, createPlugins, PluginConfigError, type BuiltPipeline, type PipelineCore, type PipelineSelector, type PluginInstance } from '../pipeline/build.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 import type { WorkflowFeaturesSnapshot } from '../pipeline/snapshots.ts'
 import type { GatewayPlugin, PluginDeps } from '../pipeline/types.ts'
@@ -30,6 +30,7 @@ export class WorkflowRegistry implements PipelineSelector {
   private readonly instances: readonly PluginInstance[]
   /** The active versions in memory, reloaded when any replica changes a workflow. */
   private readonly snapshot: Snapshot<WorkflowVersion[]>
+  private readonly core: PipelineCore
 
   constructor(
     private readonly store: WorkflowStore,
@@ -40,6 +41,7 @@ export class WorkflowRegistry implements PipelineSelector {
     private readonly changes?: Changes,
   ) {
     this.instances = createPlugins(plugins, deps)
+    this.core = { logging: deps.config.logging, prices: deps.usage.prices }
     this.fallback = this.build(builtInDefault())
     this.snapshot = new Snapshot({ name: 'workflows', load: () => this.store.listActive(), apply: (versions) => this.install(versions), changes, topic: 'workflows', log })
   }
@@ -147,7 +149,7 @@ export class WorkflowRegistry implements PipelineSelector {
 
   private build(version: Pick<WorkflowVersion, 'id' | 'versionId' | 'features' | 'plugins'>): BuiltPipeline {
     try {
-      return buildPipeline({ id: version.id, versionId: version.versionId, features: effectiveFeatures(version.features, this.processSwitches), plugins: version.plugins }, this.instances)
+      return buildPipeline({ id: version.id, versionId: version.versionId, features: effectiveFeatures(version.features, this.processSwitches), plugins: version.plugins }, this.instances, this.core)
     } catch (error) {
       if (error instanceof PluginConfigError) throw new GatewayError({ status: 400, type: 'invalid_request_error', code: 'invalid_workflow', message: error.message })
       throw error

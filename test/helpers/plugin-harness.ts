@@ -11,8 +11,8 @@ import { KeyDirectory } from '../../src/keys/key-directory.ts'
 import { silentLogger } from '../../src/log/logger.ts'
 import { ModelCatalog } from '../../src/models/catalog.ts'
 import { RequestContext, type EndpointId } from '../../src/pipeline/context.ts'
-import { bindHooks, pluginSettings, type BoundHooks } from '../../src/pipeline/build.ts'
-import type { GatewayPlugin, PluginDeps } from '../../src/pipeline/types.ts'
+import { bindHooks, captureOf, pluginSettings, type BoundHooks } from '../../src/pipeline/build.ts'
+import type { Decision, GatewayPlugin, PluginDeps } from '../../src/pipeline/types.ts'
 import { ProviderRegistry } from '../../src/providers/registry.ts'
 import type { ProviderAdapter } from '../../src/providers/types.ts'
 import { openStores } from '../../src/stores/open.ts'
@@ -60,8 +60,29 @@ export async function makeDeps(env: Record<string, string> = {}, adapters: Recor
   }
 }
 
-/** A plugin's hooks as one workflow's pipeline runs them: created with `deps`, bound to the settings `config`. */
+/** Sets what a pipeline of these plugins captures for the request, as src/pipeline/run.ts does. */
+export function applyCapture(ctx: RequestContext, plugins: readonly GatewayPlugin<any, any>[], deps: PluginDeps): void {
+  ctx.capture = captureOf(plugins as readonly GatewayPlugin[], deps.config.logging)(ctx.endpoint)
+}
+
+/**
+ * A plugin's hooks as one workflow's pipeline runs them: created with `deps`, bound to the settings `config`; a
+ * refusal's error becomes `ctx.error`, as src/pipeline/run.ts records it.
+ */
 export function pluginHooks<Config extends z.ZodType, Settings>(plugin: GatewayPlugin<Config, Settings>, config: z.input<Config> | Record<string, never>, deps: PluginDeps): BoundHooks {
   const generic = plugin as unknown as GatewayPlugin
-  return bindHooks(generic.create(deps), pluginSettings(generic, config))
+  const hooks = bindHooks(generic.create(deps), pluginSettings(generic, config))
+  const before = hooks.before
+  if (!before) return hooks
+  const record = (ctx: RequestContext, decision: Decision) => {
+    if (decision.kind === 'respond' && decision.error) ctx.error = decision.error
+    return decision
+  }
+  return {
+    ...hooks,
+    before(ctx) {
+      const result = before(ctx)
+      return result instanceof Promise ? result.then((d) => record(ctx, d)) : record(ctx, result)
+    },
+  }
 }

@@ -12,6 +12,7 @@ import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/
 import { chatToAnthropicRequest } from './request.ts'
 import { anthropicToChatCompletion } from './response.ts'
 import { anthropicStreamToChat } from './stream.ts'
+import { isEventStream } from '../../../src/pipeline/sse.ts'
 
 export const ANTHROPIC_VERSION = '2023-06-01'
 
@@ -55,7 +56,7 @@ async function chatCompletions(call: AdapterCall): Promise<Response> {
     body: JSON.stringify(chatToAnthropicRequest(call.body, call.target.model)),
     toError: anthropicUpstreamError(call),
   })
-  if (stream && res.body && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+  if (stream && res.body && isEventStream(res)) {
     const includeUsage = (call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
     return new Response(anthropicStreamToChat(res.body, includeUsage), { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
   }

@@ -13,6 +13,7 @@ import { chatToGeminiRequest } from './request.ts'
 import { blockedPromptError, geminiToChatCompletion } from './response.ts'
 import { GeminiStreamTranslator, geminiStreamToChat } from './stream.ts'
 import { toolCallMemory } from './tool-call-memory.ts'
+import { isEventStream } from '../../../src/pipeline/sse.ts'
 
 type Json = Record<string, unknown>
 
@@ -59,7 +60,7 @@ async function chatCompletions(call: AdapterCall): Promise<Response> {
     body: JSON.stringify(chatToGeminiRequest(call.body, call.target.model, toolCallMemory)),
     toError: geminiUpstreamError(call),
   })
-  if (stream && res.body && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+  if (stream && res.body && isEventStream(res)) {
     const includeUsage = (call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
     const translator = new GeminiStreamTranslator(includeUsage, call.target.model, toolCallMemory)
     return new Response(geminiStreamToChat(res.body, translator), { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' } })

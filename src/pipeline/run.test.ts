@@ -1,0 +1,161 @@
+import { describe, expect, test } from 'bun:test'
+import { GatewayError } from '../errors/gateway-error.ts'
+import { createLogger } from '../log/logger.ts'
+import { makeDeps } from '../../test/helpers/plugin-harness.ts'
+import { fakePlugin, noteSlot } from '../../test/helpers/fake-plugins.ts'
+import { buildPipeline, createPlugins, type BuiltPipeline, type PipelineCore, type PluginInstance } from './build.ts'
+import { RequestContext } from './context.ts'
+import { runPipeline } from './run.ts'
+import { CONTINUE, respondWithError, type PluginHooks } from './types.ts'
+
+const deps = await makeDeps()
+const core: PipelineCore = { logging: { log_bodies: false, log_headers: false }, prices: deps.usage.prices }
+const features = { audit: true, budget: false, cache: false, failover: false, guardrails: false, usage: true }
+type Settings = { label: string }
+
+function request(lines: Record<string, unknown>[] = []) {
+  const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) })
+  return new RequestContext({ endpoint: 'chat.completions', method: 'POST', path: '/v1/chat/completions', headers: new Headers({ 'x-request-id': 'req-1' }), clientIp: '127.0.0.1', log, clientSignal: new AbortController().signal })
+}
+
+/** A default and a selected pipeline over the same plugin instances, with different settings. */
+function pipelines(plugins: PluginInstance[]) {
+  const settings = (label: string) => Object.fromEntries(plugins.map((p) => [p.plugin.manifest.id, { label }]))
+  const fallback = buildPipeline({ id: 'wf_default', versionId: 'wfv_default', features, plugins: settings('default') }, plugins, core)
+  const selected = buildPipeline({ id: 'wf_scoped', versionId: 'wfv_scoped', features, plugins: settings('scoped') }, plugins, core)
+  return { fallback, selected }
+}
+
+function run(ctx: RequestContext, fallback: BuiltPipeline, selected: BuiltPipeline = fallback) {
+  return runPipeline(ctx, { fallback, select: () => selected }, { localHandler: () => undefined, keepaliveMs: 60_000 })
+}
+
+const route = (journal: string[], answer: (ctx: RequestContext) => Promise<Response>) =>
+  fakePlugin('route', journal, {
+    stage: 'route',
+    hooks: (j) => ({
+      dispatch: answer,
+      onComplete(_ctx, outcome, s: Settings) {
+        j.push(`route.onComplete(${s.label}, ${outcome.status})`)
+      },
+    }),
+  })
+
+const completions = (journal: string[]) => journal.filter((line) => line.includes('onComplete'))
+
+describe('runPipeline', () => {
+  test('routing hooks run with the default workflow, later hooks with the selected one; slot state carries over', async () => {
+    const journal: string[] = []
+    const remembering = fakePlugin('remember', journal, {
+      stage: 'resolve',
+      hooks: (j) => ({
+        before(ctx, s: Settings) {
+          ctx.setState(noteSlot, `noted under ${s.label}`)
+          return CONTINUE
+        },
+        onComplete(ctx, _outcome, s: Settings) {
+          j.push(`remember.onComplete(${s.label}): ${ctx.state(noteSlot)}`)
+        },
+      }),
+    })
+    const plugins = createPlugins([fakePlugin('auth', journal, { stage: 'auth' }), remembering, fakePlugin('rewrite', journal), route(journal, async () => Response.json({ ok: true }))], deps)
+    const { fallback, selected } = pipelines(plugins)
+    const ctx = request()
+    const res = await run(ctx, fallback, selected)
+    expect(res.status).toBe(200)
+    expect(ctx.workflowVersionId).toBe('wfv_scoped')
+    expect(journal).toEqual(['auth.before(default)', 'rewrite.before(scoped)', 'auth.onComplete(scoped, 200)', 'remember.onComplete(scoped): noted under default', 'rewrite.onComplete(scoped, 200)', 'route.onComplete(scoped, 200)'])
+  })
+
+  test('every onComplete runs exactly once: answered, refused early, failed upstream, stream read to the end, stream cancelled', async () => {
+    const cases: [string, (j: string[]) => PluginInstance[], (res: Response) => Promise<unknown>][] = [
+      ['answered', (j) => createPlugins([fakePlugin('a', j), route(j, async () => Response.json({}))], deps), (r) => r.text()],
+      [
+        'refused',
+        (j) =>
+          createPlugins(
+            [fakePlugin('refuse', j, { stage: 'auth', hooks: () => ({ before: (ctx) => respondWithError(ctx, new GatewayError({ status: 401, type: 'authentication_error', message: 'no' })), onComplete: () => void j.push('refuse.onComplete') }) }), fakePlugin('a', j), route(j, async () => Response.json({}))],
+            deps,
+          ),
+        (r) => r.text(),
+      ],
+      ['upstream failed', (j) => createPlugins([fakePlugin('a', j), route(j, async () => Promise.reject(new GatewayError({ status: 502, type: 'provider_error', message: 'down' })))], deps), (r) => r.text()],
+      ['stream ended', (j) => createPlugins([fakePlugin('a', j), route(j, async () => new Response('data: {"choices":[]}\n\ndata: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } }))], deps), (r) => r.text()],
+      [
+        'stream cancelled',
+        (j) => createPlugins([fakePlugin('a', j), route(j, async () => new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('data: {}\n\n')) }), { headers: { 'content-type': 'text/event-stream' } }))], deps),
+        async (r) => {
+          const reader = r.body!.getReader()
+          await reader.read()
+          await reader.cancel()
+        },
+      ],
+    ]
+    for (const [name, make, consume] of cases) {
+      const journal: string[] = []
+      const { fallback } = pipelines(make(journal))
+      const ctx = request()
+      await consume(await run(ctx, fallback))
+      await Bun.sleep(1)
+      const done = completions(journal)
+      expect({ name, count: done.length }).toEqual({ name, count: fallback.onComplete.length })
+      expect(new Set(done).size).toBe(done.length)
+    }
+  })
+
+  test('a hook that throws is a 500 that still completes and is logged with the request id', async () => {
+    const journal: string[] = []
+    const lines: Record<string, unknown>[] = []
+    const thrower = fakePlugin('thrower', journal, {
+      hooks: () => ({
+        before() {
+          throw new Error('bug in a plugin')
+        },
+      }),
+    })
+    const plugins = createPlugins([fakePlugin('auth', journal, { stage: 'auth' }), thrower, route(journal, async () => Response.json({}))], deps)
+    const { fallback } = pipelines(plugins)
+    const ctx = request(lines)
+    const res = await run(ctx, fallback)
+    expect(res.status).toBe(500)
+    expect(ctx.error?.status).toBe(500)
+    expect(completions(journal)).toEqual(['auth.onComplete(default, 500)', 'route.onComplete(default, 500)'])
+    const failure = lines.find((l) => l.msg === 'pipeline failed')!
+    expect(failure).toMatchObject({ request_id: 'req-1', workflow_version: 'wfv_default' })
+  })
+
+  test('an onComplete that throws is logged; the others still run', async () => {
+    const journal: string[] = []
+    const lines: Record<string, unknown>[] = []
+    const failing = fakePlugin('failing', journal, {
+      hooks: () =>
+        ({
+          onComplete() {
+            throw new Error('sink broke')
+          },
+        }) satisfies PluginHooks<Settings>,
+    })
+    const plugins = createPlugins([failing, fakePlugin('after', journal, { stage: 'observe' }), route(journal, async () => Response.json({}))], deps)
+    const { fallback } = pipelines(plugins)
+    const ctx = request(lines)
+    await (await run(ctx, fallback)).text()
+    expect(completions(journal)).toEqual(['route.onComplete(default, 200)', 'after.onComplete(default, 200)'])
+    expect(lines.find((l) => l.msg === 'onComplete failed')).toMatchObject({ plugin: 'failing', request_id: 'req-1' })
+  })
+
+  test('an onResponse that returns an error answers with it and records it', async () => {
+    const journal: string[] = []
+    const blocker = fakePlugin('blocker', journal, {
+      stage: 'guard',
+      hooks: () => ({ onResponse: () => new GatewayError({ status: 400, type: 'invalid_request_error', code: 'blocked', message: 'blocked' }) }),
+    })
+    const plugins = createPlugins([blocker, route(journal, async () => Response.json({ ok: true }))], deps)
+    const { fallback } = pipelines(plugins)
+    const ctx = request()
+    const res = await run(ctx, fallback)
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('blocked')
+    expect(ctx.error?.code).toBe('blocked')
+    expect(completions(journal)).toEqual(['route.onComplete(default, 400)'])
+  })
+})

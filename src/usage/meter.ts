@@ -1,0 +1,55 @@
+/**
+ * @module The request's usage, priced: made once by the pipeline at completion (src/pipeline/run.ts) for
+ * pipelines whose plugins asked for priced usage, and handed to every `onComplete` in `Outcome.usageRecord`.
+ * The upstream's own usage is used when it sent one; otherwise the tokens are counted and marked estimated.
+ * Cache hits cost nothing; what they saved is recorded.
+ */
+import type { RequestContext } from '../pipeline/context.ts'
+import type { TokenUsage } from '../pipeline/snapshots.ts'
+import type { Outcome } from '../pipeline/types.ts'
+import { countChatPromptTokens, countCompletionTokens } from '../tokens/count.ts'
+import type { PriceTable } from './pricing.ts'
+import type { UsageRecord } from './record.ts'
+
+/** Usage counted by the gateway when the upstream reported none. */
+export function estimateUsage(ctx: RequestContext, outcome: Outcome): TokenUsage {
+  const prompt = countChatPromptTokens(ctx.body)
+  const body = outcome.responseBody as Record<string, unknown> | undefined
+  const completion = body ? countCompletionTokens(body) : Math.ceil(outcome.bytesOut / 4)
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated: true }
+}
+
+/** The priced usage record of a finished request, or undefined when it used nothing billable. */
+export function meterUsage(ctx: RequestContext, outcome: Outcome, prices: PriceTable): UsageRecord | undefined {
+  if (!ctx.target || outcome.status >= 400 || (outcome.clientAborted && !outcome.usage)) return undefined
+  const tokens = outcome.usage ?? estimateUsage(ctx, outcome)
+  const counts = { prompt: tokens.prompt_tokens, cachedPrompt: tokens.cached_tokens, cacheWrite: tokens.cache_write_tokens, completion: tokens.completion_tokens }
+  const priced = prices.cost(ctx.target, counts)
+  const rewriteTokensSaved = ctx.revisions.reduce((sum, r) => sum + (r.tokens_saved || 0), 0)
+  const inputPrice = prices.priceFor(ctx.target)?.input ?? 0
+  const cacheHit = ctx.cacheType !== ''
+  return {
+    id: ctx.id,
+    ts: ctx.startedAt.getTime(),
+    key_id: ctx.principal?.keyId ?? ctx.principal?.id ?? '',
+    user_path: ctx.userPath ?? '/',
+    provider_name: ctx.target.providerName,
+    provider_type: ctx.target.providerType,
+    model: ctx.target.model,
+    requested_model: ctx.requestedModel ?? '',
+    prompt_tokens: tokens.prompt_tokens,
+    completion_tokens: tokens.completion_tokens,
+    total_tokens: tokens.total_tokens,
+    cached_tokens: tokens.cached_tokens,
+    cache_write_tokens: tokens.cache_write_tokens,
+    reasoning_tokens: tokens.reasoning_tokens,
+    cost_usd: cacheHit ? 0 : priced.costUsd,
+    saved_usd: cacheHit ? priced.costUsd : 0,
+    rewrite_tokens_saved: rewriteTokensSaved,
+    rewrite_cost_saved: (rewriteTokensSaved * inputPrice) / 1_000_000,
+    priced: priced.priced,
+    estimated: tokens.estimated,
+    cache_hit: cacheHit,
+    labels: ctx.labels,
+  }
+}
