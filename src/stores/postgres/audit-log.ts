@@ -1,0 +1,194 @@
+/**
+ * @module The audit log in PostgreSQL (tables in migrations.ts: partitioned by day, bodies in a table of their
+ * own that only the detail view reads). A batch is one statement: the rows travel as one JSON array (the encoded
+ * AuditRow tuples as they are) and PostgreSQL unpacks them, inserts the light rows idempotently (ON CONFLICT on
+ * (id, ts): a replayed entry is skipped), and the payloads and labels of the rows that were new.
+ *
+ * Every filter of the list has a `(column, ts DESC)` index; the search is a `tsvector` of the searchable text
+ * with a GIN index (words in order, the last one a prefix: `rate <-> limit:*`).
+ */
+import type { SQL } from 'bun'
+import type { AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
+import { AUDIT_ROW_COLUMNS, type AuditRow } from '../../audit/record.ts'
+import { planSearch } from '../../audit/search.ts'
+import { fullEntry, listEntry, type Row } from '../sqlite/audit-log-query.ts'
+
+/** How a tuple element becomes a column value (the JSON element is text; these cast it). */
+const CASTS: Partial<Record<(typeof AUDIT_ROW_COLUMNS)[number], string>> = {
+  ts: '::bigint',
+  duration_ns: '::bigint',
+  status_code: '::int',
+  stream: "::int = 1",
+  alias_used: "::int = 1",
+  conversation_payload: "::int = 1",
+}
+const COLUMN_COUNT = AUDIT_ROW_COLUMNS.length
+const INSERT_COLUMNS = AUDIT_ROW_COLUMNS.map((c, i) => `(r->>${i})${CASTS[c] ?? ''}`).join(', ')
+
+const WRITE_BATCH = `WITH src AS (SELECT value AS r FROM json_array_elements($1::text::json)),
+  ins AS (
+    INSERT INTO audit_log (${AUDIT_ROW_COLUMNS.join(', ')}, search)
+    SELECT ${INSERT_COLUMNS}, to_tsvector('simple', r->>${COLUMN_COUNT + 1}) FROM src
+    ON CONFLICT (id, ts) DO NOTHING RETURNING id, ts, data),
+  pay AS (
+    INSERT INTO audit_log_payloads (id, ts, payload)
+    SELECT ins.id, ins.ts, s.r->>${COLUMN_COUNT} FROM src s JOIN ins ON ins.id = s.r->>0 AND ins.ts = (s.r->>1)::bigint
+    WHERE s.r->>${COLUMN_COUNT} IS NOT NULL ON CONFLICT DO NOTHING),
+  lab AS (
+    INSERT INTO audit_log_labels (label, ts, id)
+    SELECT DISTINCT l, ins.ts, ins.id FROM ins, json_array_elements_text(CASE WHEN json_typeof(ins.data::json->'labels') = 'array' THEN ins.data::json->'labels' END) l
+    ON CONFLICT DO NOTHING)
+  SELECT count(*)::int AS n FROM ins`
+
+/** The columns as the shared row mapping reads them (flags as 0/1, as SQLite keeps them). */
+const LIGHT = `a.seq::float8 AS seq, a.id, a.ts::float8 AS ts, a.duration_ns::float8 AS duration_ns, a.request_id, a.requested_model, a.resolved_model, a.provider,
+  a.provider_name, a.method, a.path, a.status_code, a.stream::int AS stream, a.error_type, a.session_id, a.user_path, a.principal_id, a.auth_key_id,
+  a.auth_method, a.client_ip, a.cache_type, a.alias_used::int AS alias_used, a.workflow_version_id, a.conversation_payload::int AS conversation_payload,
+  a.data, a.usage, a.response_id, a.previous_response_id`
+const FULL = `SELECT ${LIGHT}, p.payload FROM audit_log a LEFT JOIN audit_log_payloads p ON p.id = a.id AND p.ts = a.ts`
+
+export interface AuditThreadEntryRow {
+  entry: AuditLogEntry
+  position: number
+  responseId: string | null
+  previousResponseId: string | null
+}
+
+const threadEntry = (row: Row): AuditThreadEntryRow => ({
+  entry: fullEntry(row, { attempts: false }),
+  position: row.seq,
+  responseId: row.response_id ?? null,
+  previousResponseId: row.previous_response_id ?? null,
+})
+
+type Param = string | number | boolean
+
+/** Collects a query's conditions with numbered parameters. */
+class Where {
+  readonly parts: string[] = []
+  readonly params: Param[] = []
+  add(sql: string, ...values: Param[]): void {
+    let text = sql
+    for (const v of values) {
+      this.params.push(v)
+      text = text.replace('?', `$${this.params.length}`)
+    }
+    this.parts.push(text)
+  }
+  get sql(): string {
+    return this.parts.length ? this.parts.join(' AND ') : 'true'
+  }
+}
+
+function conditions(q: AuditLogQuery): Where {
+  const w = new Where()
+  if (q.from !== undefined) w.add('a.ts >= ?', q.from)
+  if (q.to !== undefined) w.add('a.ts < ?', q.to)
+  if (q.requestedModel !== undefined) w.add('a.requested_model = ?', q.requestedModel)
+  if (q.provider !== undefined) w.add('(a.provider = ? OR a.provider_name = ?)', q.provider, q.provider)
+  if (q.method !== undefined) w.add('a.method = ?', q.method)
+  if (q.path !== undefined) w.add('a.path = ?', q.path)
+  // A subtree as a range on a "C"-collated column ('0' follows '/'), so the (user_path, ts) index serves it.
+  if (q.userPath !== undefined && q.userPath !== '/') w.add('(a.user_path = ? OR (a.user_path >= ? AND a.user_path < ?))', q.userPath, `${q.userPath}/`, `${q.userPath}0`)
+  if (q.sessionId !== undefined) w.add('a.session_id = ?', q.sessionId)
+  if (q.errorType !== undefined) w.add('a.error_type = ?', q.errorType)
+  if (q.statusCode !== undefined) w.add('a.status_code = ?', q.statusCode)
+  if (q.stream !== undefined) w.add('a.stream = ?', q.stream)
+  if (q.label !== undefined) {
+    const window = `${q.from !== undefined ? ' AND l.ts >= ?' : ''}${q.to !== undefined ? ' AND l.ts < ?' : ''}`
+    w.add(`(a.id, a.ts) IN (SELECT l.id, l.ts FROM audit_log_labels l WHERE l.label = ?${window})`, q.label, ...[q.from, q.to].filter((v): v is number => v !== undefined))
+  }
+  if (q.search === undefined) return w
+  const plan = planSearch(q.search)
+  if (plan.kind === 'words') w.add(`a.search @@ to_tsquery('simple', ?)`, `${plan.words.join(' <-> ')}:*`)
+  else if (plan.kind === 'uuid') {
+    const marks = plan.values.map(() => '?').join(', ')
+    w.add(`(a.id IN (${marks}) OR (a.request_id IN (${marks}) AND a.request_id <> a.id) OR a.session_id IN (${marks}))`, ...plan.values, ...plan.values, ...plan.values)
+  } else {
+    // Only punctuation (e.g. "/"): no words to look up, so scan the hot columns of the window.
+    const like = `%${q.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    w.add("(a.request_id || ' ' || a.requested_model || ' ' || a.provider_name || ' ' || a.method || ' ' || a.path || ' ' || a.session_id || ' ' || a.error_type) LIKE ?", like)
+  }
+  return w
+}
+
+export class PostgresAuditStore {
+  constructor(private readonly sql: SQL) {}
+
+  /** Stores the rows in one statement; ids already stored are skipped. Resolves to how many were new. */
+  async writeBatch(rows: readonly AuditRow[]): Promise<number> {
+    if (rows.length === 0) return 0
+    const [result] = await this.sql.unsafe(WRITE_BATCH, [JSON.stringify(rows)])
+    return Number(result?.n ?? 0)
+  }
+
+  async list(q: AuditLogQuery): Promise<AuditLogPage> {
+    const w = conditions(q)
+    const n = w.params.length
+    const [rows, counted] = await Promise.all([
+      this.sql.unsafe(`SELECT ${LIGHT} FROM audit_log a WHERE ${w.sql} ORDER BY a.ts DESC, a.seq DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [...w.params, q.limit, q.offset]),
+      this.sql.unsafe(`SELECT count(*)::int AS n FROM audit_log a WHERE ${w.sql}`, w.params),
+    ])
+    return { entries: (rows as Row[]).map(listEntry), limit: q.limit, offset: q.offset, total: Number(counted[0]?.n ?? 0) }
+  }
+
+  private async fullRow(where: string, params: Param[], order = ''): Promise<Row | undefined> {
+    const [row] = await this.sql.unsafe(`${FULL} WHERE ${where} ${order} LIMIT 1`, params)
+    return row as Row | undefined
+  }
+
+  async get(id: string): Promise<AuditLogEntry | undefined> {
+    const row = await this.fullRow('a.id = $1', [id])
+    return row ? fullEntry(row) : undefined
+  }
+
+  async threadEntry(id: string): Promise<AuditThreadEntryRow | undefined> {
+    const row = await this.fullRow('a.id = $1', [id])
+    return row ? threadEntry(row) : undefined
+  }
+
+  async sessionEntries(sessionId: string, from: AuditThreadEntryRow, direction: 'before' | 'after', limit: number): Promise<AuditThreadEntryRow[]> {
+    const ts = Date.parse(from.entry.timestamp)
+    const where = direction === 'before' ? '(a.ts < $2 OR (a.ts = $2 AND a.seq < $3)) ORDER BY a.ts DESC, a.seq DESC' : '(a.ts > $2 OR (a.ts = $2 AND a.seq > $3)) ORDER BY a.ts, a.seq'
+    const rows = await this.sql.unsafe(`${FULL} WHERE a.session_id = $1 AND ${where} LIMIT $4`, [sessionId, ts, from.position, limit])
+    return (rows as Row[]).map(threadEntry)
+  }
+
+  async byResponseId(responseId: string): Promise<AuditThreadEntryRow | undefined> {
+    const row = await this.fullRow('a.response_id = $1', [responseId], 'ORDER BY a.ts DESC')
+    return row ? threadEntry(row) : undefined
+  }
+
+  async byPreviousResponseId(responseId: string): Promise<AuditThreadEntryRow | undefined> {
+    const row = await this.fullRow('a.previous_response_id = $1', [responseId], 'ORDER BY a.ts')
+    return row ? threadEntry(row) : undefined
+  }
+
+  async statsRows(q: AuditStatsQuery) {
+    return (await this.sql.unsafe(
+      `SELECT ((ts - $1) / $2)::float8 AS bucket, count(*)::float8 AS requests,
+         count(*) FILTER (WHERE status_code BETWEEN 200 AND 299)::float8 AS status_2xx,
+         count(*) FILTER (WHERE status_code BETWEEN 400 AND 499)::float8 AS status_4xx,
+         count(*) FILTER (WHERE status_code BETWEEN 500 AND 599)::float8 AS status_5xx,
+         avg(duration_ns)::float8 AS avg_duration_ns, max(duration_ns)::float8 AS max_duration_ns
+       FROM audit_log WHERE ts >= $1 AND ts < $3 AND event_type = '' GROUP BY 1`,
+      [q.from, q.bucketMs, q.to],
+    )) as { bucket: number; requests: number; status_2xx: number; status_4xx: number; status_5xx: number; avg_duration_ns: number; max_duration_ns: number }[]
+  }
+
+  /**
+   * Deletes up to `batch` entries older than the cutoff that are not in a partition retention drops whole
+   * (partitions.ts does those): the DEFAULT partition's, and the day the cutoff falls in.
+   */
+  async deleteOlderThan(cutoffMs: number, batch: number): Promise<number> {
+    const rows = await this.sql.unsafe(
+      `WITH gone AS (
+         DELETE FROM audit_log WHERE (id, ts) IN (SELECT id, ts FROM audit_log WHERE ts < $1 LIMIT $2) RETURNING id, ts),
+       p AS (DELETE FROM audit_log_payloads x USING gone WHERE x.id = gone.id AND x.ts = gone.ts),
+       l AS (DELETE FROM audit_log_labels x USING gone WHERE x.id = gone.id AND x.ts = gone.ts)
+       SELECT count(*)::int AS n FROM gone`,
+      [cutoffMs, batch],
+    )
+    return Number(rows[0]?.n ?? 0)
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * @module The PostgreSQL tables as drizzle `pg-core` definitions: the query layer's types. The DDL that creates
+ * them is in migrations.ts (the audit log is partitioned by time, which drizzle's table builder cannot express).
+ * Timestamps are RFC 3339 text where the SQLite store keeps them so (keys, workflows), epoch milliseconds as
+ * bigint where ranges are queried (audit, usage).
+ */
+import { bigint, boolean, doublePrecision, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+
+export const apiKeys = pgTable('api_keys', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  keyHash: text('key_hash').notNull().unique(),
+  redactedKey: text('redacted_key').notNull(),
+  userPath: text('user_path'),
+  allowedModels: jsonb('allowed_models').$type<string[] | null>(),
+  dashboardEnabled: boolean('dashboard_enabled').notNull().default(false),
+  expiresAt: text('expires_at'),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+  revokedAt: text('revoked_at'),
+  createdBy: text('created_by').notNull(),
+})
+
+export const workflowVersions = pgTable('workflow_versions', {
+  versionId: text('version_id').primaryKey(),
+  workflowId: text('workflow_id').notNull(),
+  version: integer('version').notNull(),
+  name: text('name').notNull(),
+  description: text('description').notNull(),
+  scope: jsonb('scope').notNull(),
+  features: jsonb('features').notNull(),
+  plugins: jsonb('plugins').notNull(),
+  active: boolean('active').notNull(),
+  createdAt: text('created_at').notNull(),
+  createdBy: text('created_by').notNull(),
+})
+
+export const limitDefinitions = pgTable('limit_definitions', {
+  id: text('id').primaryKey(),
+  kind: text('kind').notNull(),
+  definition: jsonb('definition').notNull(),
+  createdAt: text('created_at').notNull(),
+})
+
+export const priceOverrides = pgTable('price_overrides', {
+  model: text('model').primaryKey(),
+  price: jsonb('price').notNull(),
+  updatedAt: text('updated_at').notNull(),
+})
+
+export const responseThreads = pgTable('response_threads', {
+  id: text('id').primaryKey(),
+  createdAt: text('created_at').notNull(),
+  providerName: text('provider_name').notNull(),
+  native: boolean('native').notNull(),
+  items: jsonb('items').notNull(),
+})
+
+export const usageRecords = pgTable('usage_records', {
+  id: text('id').primaryKey(),
+  ts: bigint('ts', { mode: 'number' }).notNull(),
+  key_id: text('key_id').notNull(),
+  user_path: text('user_path').notNull(),
+  provider_name: text('provider_name').notNull(),
+  provider_type: text('provider_type').notNull(),
+  model: text('model').notNull(),
+  requested_model: text('requested_model').notNull(),
+  prompt_tokens: integer('prompt_tokens').notNull(),
+  completion_tokens: integer('completion_tokens').notNull(),
+  total_tokens: integer('total_tokens').notNull(),
+  cached_tokens: integer('cached_tokens').notNull(),
+  cache_write_tokens: integer('cache_write_tokens').notNull(),
+  reasoning_tokens: integer('reasoning_tokens').notNull(),
+  cost_usd: doublePrecision('cost_usd').notNull(),
+  saved_usd: doublePrecision('saved_usd').notNull(),
+  rewrite_tokens_saved: integer('rewrite_tokens_saved').notNull(),
+  rewrite_cost_saved: doublePrecision('rewrite_cost_saved').notNull(),
+  priced: boolean('priced').notNull(),
+  estimated: boolean('estimated').notNull(),
+  cache_hit: boolean('cache_hit').notNull(),
+  labels: text('labels').array().notNull().default([]),
+})
+
+/** Audit log rows (partitioned by `ts`); columns as in src/audit/record.ts, plus the search vector. */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: text('id').notNull(),
+    ts: bigint('ts', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.id, t.ts] })],
+)

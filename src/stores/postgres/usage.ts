@@ -1,0 +1,62 @@
+/**
+ * @module Usage records and price overrides in PostgreSQL, and the sums the admin API reports over a time range.
+ * Sums are cast to float8 so the driver hands back numbers, not strings.
+ */
+import type { SQL } from 'bun'
+import { eq } from 'drizzle-orm'
+import type { ModelPrice } from '../../usage/pricing.ts'
+import type { UsageRecord } from '../../usage/record.ts'
+import type { UsageBreakdownRow, UsageQuery, UsageTotals } from '../types.ts'
+import type { PgDb } from './client.ts'
+import { priceOverrides, usageRecords } from './schema.ts'
+
+const SUMS = `COUNT(*)::float8 AS requests, COALESCE(SUM(prompt_tokens),0)::float8 AS input_tokens, COALESCE(SUM(completion_tokens),0)::float8 AS output_tokens,
+  COALESCE(SUM(total_tokens),0)::float8 AS total_tokens, COALESCE(SUM(cached_tokens),0)::float8 AS cached_input_tokens,
+  COALESCE(SUM(cache_write_tokens),0)::float8 AS cache_write_input_tokens, COALESCE(SUM(reasoning_tokens),0)::float8 AS reasoning_tokens,
+  COALESCE(SUM(cost_usd),0)::float8 AS cost_usd, COALESCE(SUM(saved_usd),0)::float8 AS saved_usd, COALESCE(SUM(rewrite_tokens_saved),0)::float8 AS rewrite_tokens_saved,
+  COALESCE(SUM(rewrite_cost_saved),0)::float8 AS rewrite_cost_saved, COUNT(*) FILTER (WHERE estimated)::float8 AS estimated_requests, COUNT(*) FILTER (WHERE cache_hit)::float8 AS cache_hits`
+
+/** `label` unnests the labels array: '' for requests without labels. */
+const GROUP_COLUMNS = { model: 'model', provider: 'provider_name', key: 'key_id', user_path: 'user_path', label: "COALESCE(l.label, '')" } as const
+type Group = keyof typeof GROUP_COLUMNS
+
+export function postgresUsageStore(db: PgDb, sql: SQL) {
+  return {
+    async writeBatch(records: readonly UsageRecord[]): Promise<void> {
+      if (records.length === 0) return
+      await db
+        .insert(usageRecords)
+        .values(records.map((r) => ({ ...r, labels: r.labels ?? [] })))
+        .onConflictDoNothing({ target: usageRecords.id })
+    },
+    async totals(q: UsageQuery): Promise<UsageTotals> {
+      const [row] = await sql.unsafe(`SELECT ${SUMS} FROM usage_records WHERE ts >= $1 AND ts < $2`, [q.fromMs, q.toMs])
+      return row as UsageTotals
+    },
+    async breakdown(q: UsageQuery, by: Group, interval?: 'day'): Promise<UsageBreakdownRow[]> {
+      const column = GROUP_COLUMNS[by]
+      const day = interval === 'day' ? `, to_char(to_timestamp(ts / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day` : ''
+      const group = interval === 'day' ? `1, day` : '1'
+      const from = by === 'label' ? 'usage_records LEFT JOIN LATERAL unnest(usage_records.labels) AS l(label) ON true' : 'usage_records'
+      return (await sql.unsafe(
+        `SELECT ${column} AS ${by === 'key' ? 'key_id' : by}${day}, ${SUMS} FROM ${from} WHERE ts >= $1 AND ts < $2 GROUP BY ${group} ORDER BY ${interval === 'day' ? 'day, ' : ''}cost_usd DESC, requests DESC`,
+        [q.fromMs, q.toMs],
+      )) as UsageBreakdownRow[]
+    },
+  }
+}
+
+export function postgresPriceStore(db: PgDb) {
+  return {
+    async all(): Promise<Record<string, ModelPrice>> {
+      return Object.fromEntries((await db.select().from(priceOverrides)).map((r) => [r.model, r.price as ModelPrice]))
+    },
+    async set(model: string, price: ModelPrice): Promise<void> {
+      const values = { model, price, updatedAt: new Date().toISOString() }
+      await db.insert(priceOverrides).values(values).onConflictDoUpdate({ target: priceOverrides.model, set: values })
+    },
+    async delete(model: string): Promise<boolean> {
+      return (await db.delete(priceOverrides).where(eq(priceOverrides.model, model)).returning({ m: priceOverrides.model })).length > 0
+    },
+  }
+}

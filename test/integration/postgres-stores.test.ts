@@ -1,0 +1,150 @@
+/**
+ * The PostgreSQL stores against a real server (a throwaway cluster): migrations under the advisory lock (two
+ * replicas starting together), keys, workflows, limits, prices, usage, threads, and the audit log (idempotent
+ * batches, every filter, the search, detail with bodies, partitions dropped by retention).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { SQL } from 'bun'
+import { silentLogger } from '../../src/log/logger.ts'
+import { PostgresAuditStore } from '../../src/stores/postgres/audit-log.ts'
+import { PostgresKeyStore } from '../../src/stores/postgres/api-keys.ts'
+import { applyPgMigrations, connectPostgres, drizzleOn } from '../../src/stores/postgres/client.ts'
+import { postgresLimitStore } from '../../src/stores/postgres/limits.ts'
+import { postgresMigrations } from '../../src/stores/postgres/migrations.ts'
+import { dropPartitionsBefore, ensurePartitions } from '../../src/stores/postgres/partitions.ts'
+import { postgresResponseThreadStore } from '../../src/stores/postgres/response-threads.ts'
+import { postgresPriceStore, postgresUsageStore } from '../../src/stores/postgres/usage.ts'
+import { postgresWorkflowStore } from '../../src/stores/postgres/workflows.ts'
+import { makeEntry, rowsOf, T0 } from '../helpers/audit-entries.ts'
+import { postgresAvailable, sharedPostgres } from '../helpers/postgres-server.ts'
+
+const DAY = 86_400_000
+let sql: SQL
+const open: SQL[] = []
+
+beforeAll(async () => {
+  if (!postgresAvailable()) return
+  const url = await (await sharedPostgres()).freshDatabase()
+  // Two replicas migrate at once: the advisory lock makes one apply, the other find nothing to do.
+  const [a, b] = [connectPostgres({ url, poolSize: 4, tls: undefined }), connectPostgres({ url, poolSize: 4, tls: undefined })]
+  open.push(a, b)
+  const [doneA, doneB] = await Promise.all([applyPgMigrations(a, postgresMigrations, silentLogger), applyPgMigrations(b, postgresMigrations, silentLogger)])
+  expect([...doneA, ...doneB].sort()).toEqual(postgresMigrations.map((m) => m.id))
+  sql = a
+}, 60_000)
+afterAll(async () => {
+  for (const s of open) await s.close()
+})
+
+describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
+  test('keys: insert, list with search and user path, update, revoke once', async () => {
+    const keys = new PostgresKeyStore(drizzleOn(sql))
+    const base = { description: 'ci bot', keyHash: '', redactedKey: 'sk-gw-...abcd', userPath: '/team/a', allowedModels: ['gpt-4o'], dashboardEnabled: false, expiresAt: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', revokedAt: null, createdBy: 'master' }
+    await keys.insert({ ...base, id: 'k1', name: 'one', keyHash: 'h1' })
+    await keys.insert({ ...base, id: 'k2', name: 'two_50%', keyHash: 'h2', userPath: '/team/b', allowedModels: null, createdAt: '2026-01-02T00:00:00.000Z' })
+    expect((await keys.loadAll()).length).toBe(2)
+    expect((await keys.list({ limit: 10, offset: 0, includeRevoked: false, search: '50%' })).keys.map((k) => k.id)).toEqual(['k2'])
+    expect((await keys.list({ limit: 10, offset: 0, includeRevoked: false, userPath: '/team/a' })).total).toBe(1)
+    const updated = await keys.update('k1', { name: 'uno', allowedModels: null }, '2026-01-03T00:00:00.000Z')
+    expect(updated).toMatchObject({ name: 'uno', allowedModels: null, updatedAt: '2026-01-03T00:00:00.000Z' })
+    expect(await keys.revoke('k1', '2026-01-04T00:00:00.000Z')).toMatchObject({ changed: true })
+    expect(await keys.revoke('k1', '2026-01-05T00:00:00.000Z')).toMatchObject({ changed: false, record: { revokedAt: '2026-01-04T00:00:00.000Z' } })
+    expect(await keys.update('k1', { name: 'x' }, '2026-01-06T00:00:00.000Z')).toBeUndefined()
+    expect((await keys.list({ limit: 10, offset: 0, includeRevoked: false })).keys.map((k) => k.id)).toEqual(['k2'])
+    expect(await keys.revoke('nope', '2026-01-05T00:00:00.000Z')).toBeUndefined()
+  })
+
+  test('workflows: a new version deactivates the previous one', async () => {
+    const wf = postgresWorkflowStore(drizzleOn(sql))
+    const v = (version: number) => ({ id: 'wf_1', versionId: `wfv_${version}`, version, name: 'main', description: '', scope: { model: 'fast' }, features: { audit: true }, plugins: {}, active: true, createdAt: `2026-01-0${version}T00:00:00.000Z`, createdBy: 'master' })
+    await wf.insertVersion(v(1) as never)
+    await wf.insertVersion(v(2) as never)
+    expect((await wf.listActive()).map((x) => x.versionId)).toEqual(['wfv_2'])
+    expect((await wf.history('wf_1')).map((x) => [x.version, x.active])).toEqual([[2, true], [1, false]])
+    expect((await wf.latestByName('main'))?.scope).toEqual({ model: 'fast' })
+    expect(await wf.deactivate('wf_1')).toBe(true)
+    expect(await wf.listActive()).toEqual([])
+  })
+
+  test('limits, prices and Responses threads', async () => {
+    const db = drizzleOn(sql)
+    const limits = postgresLimitStore(db)
+    await limits.saveBudget({ id: 'b1', scope: { type: 'global' }, window: 'day', limit_usd: 5, created_at: '2026-01-01T00:00:00.000Z' } as never)
+    expect((await limits.budgets()).map((b) => b.id)).toEqual(['b1'])
+    expect(await limits.deleteBudget('b1')).toBe(true)
+    expect(await limits.deleteBudget('b1')).toBe(false)
+    const prices = postgresPriceStore(db)
+    await prices.set('openai/gpt-4o', { input: 1, output: 2 })
+    await prices.set('openai/gpt-4o', { input: 3, output: 4 })
+    expect(await prices.all()).toEqual({ 'openai/gpt-4o': { input: 3, output: 4 } })
+    expect(await prices.delete('openai/gpt-4o')).toBe(true)
+    const threads = postgresResponseThreadStore(db)
+    await threads.save({ id: 'resp_1', providerName: 'openai', native: false, items: [{ role: 'user', content: 'hi' }] })
+    expect(await threads.get('resp_1')).toEqual({ id: 'resp_1', providerName: 'openai', native: false, items: [{ role: 'user', content: 'hi' }] })
+  })
+
+  test('usage: idempotent batches, totals and breakdowns (labels counted once each)', async () => {
+    const usage = postgresUsageStore(drizzleOn(sql), sql)
+    const record = (id: string, over: object = {}) => ({ id, ts: T0, key_id: 'k1', user_path: '/a', provider_name: 'openai', provider_type: 'openai', model: 'gpt-4o', requested_model: 'fast', prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, cost_usd: 0.5, saved_usd: 0, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, priced: true, estimated: false, cache_hit: false, ...over })
+    await usage.writeBatch([record('u1', { labels: ['x', 'y'] }), record('u2', { model: 'gpt-4o-mini', cache_hit: true })])
+    await usage.writeBatch([record('u1')])
+    const totals = await usage.totals({ fromMs: T0 - 1, toMs: T0 + 1 })
+    expect(totals).toMatchObject({ requests: 2, input_tokens: 20, total_tokens: 30, cost_usd: 1, cache_hits: 1 })
+    const byModel = await usage.breakdown({ fromMs: T0 - 1, toMs: T0 + 1 }, 'model')
+    expect(byModel.map((r) => [r.model, r.requests])).toEqual([['gpt-4o', 1], ['gpt-4o-mini', 1]])
+    const byLabel = await usage.breakdown({ fromMs: T0 - 1, toMs: T0 + 1 }, 'label', 'day')
+    expect(byLabel.map((r) => [r.label, r.day, r.requests]).sort()).toEqual([['', '2026-11-20', 1], ['x', '2026-11-20', 1], ['y', '2026-11-20', 1]])
+  })
+
+  test('audit: idempotent batches, filters, search, detail with bodies, conversation lookups', async () => {
+    const audit = new PostgresAuditStore(sql)
+    await ensurePartitions(sql, T0, T0 - 3 * DAY)
+    const entries = [
+      makeEntry({ at: T0, requested_model: 'fast', status_code: 200, user_path: '/team/a', session_id: 's1', data: { labels: ['nightly'], request_body: { model: 'fast', messages: [{ role: 'user', content: 'hello' }] } } as never }),
+      makeEntry({ at: T0 + 1000, requested_model: 'smart', status_code: 429, error_type: 'rate_limit_error', data: { error_message: 'Rate limit reached for requests' } as never, stream: true, session_id: 's1' }),
+      makeEntry({ at: T0 + 2000, requested_model: 'gpt-4o-mini', provider: 'anthropic', provider_name: 'claude', user_path: '/team/ab', path: '/v1/messages' }),
+      makeEntry({ at: T0 - 2 * DAY, requested_model: 'old' }),
+    ]
+    expect(await audit.writeBatch(rowsOf(entries))).toBe(4)
+    expect(await audit.writeBatch(rowsOf(entries))).toBe(0) // a replay stores nothing twice
+    const ids = async (q: object) => (await audit.list({ limit: 50, offset: 0, ...q })).entries.map((e) => e.requested_model)
+    expect(await ids({})).toEqual(['gpt-4o-mini', 'smart', 'fast', 'old'])
+    expect(await ids({ requestedModel: 'smart' })).toEqual(['smart'])
+    expect(await ids({ provider: 'claude' })).toEqual(['gpt-4o-mini'])
+    expect(await ids({ statusCode: 429 })).toEqual(['smart'])
+    expect(await ids({ errorType: 'rate_limit_error' })).toEqual(['smart'])
+    expect(await ids({ stream: true })).toEqual(['smart'])
+    expect(await ids({ userPath: '/team/a' })).toEqual(['fast'])
+    expect(await ids({ sessionId: 's1' })).toEqual(['smart', 'fast'])
+    expect(await ids({ path: '/v1/messages' })).toEqual(['gpt-4o-mini'])
+    expect(await ids({ label: 'nightly' })).toEqual(['fast'])
+    expect(await ids({ from: T0 - DAY, to: T0 + 1500 })).toEqual(['smart', 'fast'])
+    expect(await ids({ search: 'rate limit' })).toEqual(['smart'])
+    expect(await ids({ search: 'gpt-4' })).toEqual(['gpt-4o-mini'])
+    expect(await ids({ search: entries[2]!.id })).toEqual(['gpt-4o-mini'])
+    expect(await ids({ search: '/' })).toHaveLength(4)
+    const page = await audit.list({ limit: 1, offset: 1 })
+    expect(page.total).toBe(4)
+    expect(page.entries[0]).toMatchObject({ requested_model: 'smart', bodies_omitted: true, stream: true })
+    expect(JSON.stringify((await audit.list({ limit: 10, offset: 0, requestedModel: 'fast' })).entries)).not.toContain('hello')
+    const detail = await audit.get(entries[0]!.id)
+    expect(detail?.data.request_body).toEqual({ model: 'fast', messages: [{ role: 'user', content: 'hello' }] })
+    const anchor = await audit.threadEntry(entries[1]!.id)
+    expect((await audit.sessionEntries('s1', anchor!, 'before', 10)).map((t) => t.entry.requested_model)).toEqual(['fast'])
+    const stats = await audit.statsRows({ from: T0, to: T0 + 3000, bucketMs: 1000 })
+    expect(stats.map((r) => [r.bucket, r.requests, r.status_4xx]).sort()).toEqual([[0, 1, 0], [1, 1, 1], [2, 1, 0]])
+  })
+
+  test('retention: whole partitions past the cutoff are dropped, the rest deleted row by row', async () => {
+    const audit = new PostgresAuditStore(sql)
+    const before = (await audit.list({ limit: 50, offset: 0 })).total
+    // The entry two days before T0 lies in its own day's partition: dropped whole.
+    expect(await dropPartitionsBefore(sql, T0 - DAY)).toBe(1)
+    expect((await audit.list({ limit: 50, offset: 0 })).total).toBe(before - 1)
+    // Rows before a cutoff inside a day are deleted, with their payloads and labels.
+    expect(await audit.deleteOlderThan(T0 + 500, 100)).toBe(1)
+    expect((await audit.list({ limit: 50, offset: 0, label: 'nightly' })).total).toBe(0)
+    const [orphans] = await sql`SELECT count(*)::int AS n FROM audit_log_payloads p WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.id = p.id)`
+    expect(orphans.n).toBe(0)
+  })
+})
