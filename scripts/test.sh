@@ -13,5 +13,14 @@ bun test "$@" 2>&1 | tee "$log" || status=$?
 passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 rm -f "$log"
+# The real agent CLIs (Claude Code, Codex) as clients, on full runs only; their cases count in the closing line.
+if [ "$#" -eq 0 ]; then
+  clients_log=$(mktemp)
+  scripts/test-clients.sh 2>&1 | tee "$clients_log" || status=1
+  summary=$(grep -E '^agent CLIs .*: [0-9]+ passed, [0-9]+ failed$' "$clients_log" | tail -1 || true)
+  passed=$((passed + $(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)))
+  failed=$((failed + $(echo "$summary" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)))
+  rm -f "$clients_log"
+fi
 echo "tests: ${passed} passed, ${failed} failed"
 exit "$status"

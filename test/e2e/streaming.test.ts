@@ -91,7 +91,8 @@ describe('streaming', () => {
       expect(raw).not.toContain('keep-alive')
       expect(raw).toEndWith('data: [DONE]\n\n')
     })
-  })
+    // The pause alone is 4.5 s: the default 5 s leaves no room on a loaded machine.
+  }, 15_000)
 
   test('an error event inside the upstream stream reaches the client as an APIError', async () => {
     await withGateway({}, async (_gw, client) => {

@@ -3,6 +3,7 @@
  * so a real agent CLI can run a whole tool-using task against a mock. The prompt scripts the call:
  * `call tool <name> <json arguments>`; the tool must be among the request's tools (a flattened namespaced name
  * `<namespace>__<name>` counts). Once the conversation holds a tool result the answer is `Tool said: <result>`.
+ * `reply with <word>` answers the word, without tools.
  * Each mock reads its own wire format into a `Conversation` and writes the `Turn` back in it.
  */
 
@@ -21,10 +22,13 @@ export interface Conversation {
 export type Turn = { kind: 'call'; name: string; arguments: string } | { kind: 'text'; text: string }
 
 const TRIGGER = /call tool (\S+) (\{.*\})/
+const REPLY = /reply with (\S+)/
 
 export function scriptedTurn(conversation: Conversation): Turn {
   if (conversation.toolResult !== undefined) return { kind: 'text', text: `${AGENT_ANSWER_PREFIX}${conversation.toolResult.trim()}` }
   for (const text of conversation.texts) {
+    const reply = REPLY.exec(text)
+    if (reply) return { kind: 'text', text: reply[1]! }
     const match = TRIGGER.exec(text)
     if (!match) continue
     const [, wanted, args] = match as unknown as [string, string, string]
