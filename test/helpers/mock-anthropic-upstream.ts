@@ -6,6 +6,7 @@
  */
 import { recordedRequest, type RecordedRequest } from './mock-openai-upstream.ts'
 import { AGENT_MODEL, resultText, scriptedTurn } from './scripted-agent.ts'
+import { schemaInstance } from './schema-instance.ts'
 
 const encoder = new TextEncoder()
 
@@ -87,9 +88,24 @@ function lastUserText(body: any): string {
   return typeof text === 'string' ? text : ''
 }
 
+/** Top-level fields of a Messages request; the real API refuses others ("Extra inputs are not permitted"). */
+const MESSAGES_FIELDS = new Set(['model', 'messages', 'max_tokens', 'system', 'metadata', 'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k', 'tools', 'tool_choice', 'thinking', 'service_tier', 'container', 'mcp_servers', 'context_management', 'output_config', 'output_format', 'inference_geo', 'cache_control'])
+
+/** Models older than structured outputs answer 400 when asked for it, as the real API does. */
+const NO_STRUCTURED_OUTPUT = /^claude-(3|2|instant|opus-4-0|opus-4-1|opus-4-2025|sonnet-4-0|sonnet-4-2025)/
+
+function structuredSchema(body: any): Record<string, unknown> | undefined {
+  const format = body?.output_config?.format ?? body?.output_format
+  return format?.type === 'json_schema' && typeof format.schema === 'object' ? format.schema : undefined
+}
+
 /** Content and stop reason for a model name. */
 function answerFor(model: string, body: any): { content: Block[]; stopReason: string } {
   if (model === AGENT_MODEL) return agentAnswer(body)
+  const schema = structuredSchema(body)
+  if (schema) return { content: [{ type: 'text', text: JSON.stringify(schemaInstance(schema)) }], stopReason: 'end_turn' }
+  // Like a real model, it follows a system instruction to answer with a JSON object.
+  if (typeof body?.system === 'string' && /JSON object/.test(body.system)) return { content: [{ type: 'text', text: '{"answer":"Paris"}' }], stopReason: 'end_turn' }
   const last = Array.isArray(body?.messages) ? body.messages.at(-1) : undefined
   const toolResult = Array.isArray(last?.content) ? last.content.find((b: any) => b?.type === 'tool_result') : undefined
   if (toolResult) {
@@ -146,6 +162,9 @@ export function startMockAnthropic(apiKey = 'sk-ant-test'): MockAnthropic {
       if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') return Response.json({ input_tokens: NATIVE_TOKEN_COUNT })
       if (req.method !== 'POST' || url.pathname !== '/v1/messages') return anthropicError(404, 'not_found_error', `Not found: ${req.method} ${url.pathname}`)
       if (typeof body?.max_tokens !== 'number') return anthropicError(400, 'invalid_request_error', 'max_tokens: Field required')
+      const extra = Object.keys(body).find((key) => !MESSAGES_FIELDS.has(key))
+      if (extra) return anthropicError(400, 'invalid_request_error', `${extra}: Extra inputs are not permitted`)
+      if (structuredSchema(body) && NO_STRUCTURED_OUTPUT.test(String(body.model))) return anthropicError(400, 'invalid_request_error', `'${body.model}' does not support output format.`)
 
       const model: string = body.model ?? ''
       const stream = body.stream === true

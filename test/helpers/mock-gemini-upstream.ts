@@ -10,6 +10,7 @@
  */
 import { recordedRequest, type RecordedRequest } from './mock-openai-upstream.ts'
 import { AGENT_MODEL, resultText, scriptedTurn } from './scripted-agent.ts'
+import { schemaInstance } from './schema-instance.ts'
 
 const encoder = new TextEncoder()
 
@@ -69,6 +70,10 @@ function lastUserParts(body: Json): Part[] {
 /** The parts a model answers with, and its finish reason. */
 function reply(model: string, body: Json): { parts: Part[]; finishReason: string } {
   if (model === AGENT_MODEL) return agentReply(body)
+  const config = (body.generationConfig ?? {}) as Json
+  const schema = config.responseJsonSchema ?? config.responseSchema
+  if (schema) return { parts: [{ text: JSON.stringify(schemaInstance(schema)) }], finishReason: 'STOP' }
+  if (config.responseMimeType === 'application/json') return { parts: [{ text: '{"answer":"Paris"}' }], finishReason: 'STOP' }
   const userParts = lastUserParts(body)
   const toolResult = userParts.find((p) => p.functionResponse)
   if (toolResult) return { parts: [{ text: `Result: ${JSON.stringify(toolResult.functionResponse.response)}` }], finishReason: 'STOP' }

@@ -4,6 +4,7 @@
  * every scenario; every request it receives is recorded for assertions.
  */
 import { gzipSync } from 'node:zlib'
+import { schemaInstance } from './schema-instance.ts'
 
 export interface RecordedRequest {
   method: string
@@ -127,6 +128,14 @@ function sseResponse(frames: string[], opts: { split?: boolean; delayMs?: number
     },
   })
   return new Response(stream, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_upstream_1' } })
+}
+
+/** The answer to `response_format` (chat) or `text.format` (Responses) asking for JSON; undefined for plain text. */
+function structuredText(format: any): string | undefined {
+  if (format?.type === 'json_object') return '{"answer":"Paris"}'
+  if (format?.type !== 'json_schema') return undefined
+  const schema = format.json_schema?.schema ?? format.schema
+  return JSON.stringify(schema ? schemaInstance(schema) : {})
 }
 
 function openaiError(status: number, message: string, type: string, code: string | null, headers: Record<string, string> = {}) {
@@ -308,8 +317,9 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
         return sseResponse([`data: ${JSON.stringify(chunk(model, { role: 'assistant', content: 'par' }))}\n\n`, `data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } })}\n\n`])
       default: {
         const last = Array.isArray(body?.messages) ? body.messages.at(-1) : undefined
+        const structured = structuredText(body?.response_format)
         const echo =
-          last?.role === 'tool' ? `Result: ${last.content}` : typeof last?.content === 'string' && last.content.startsWith('echo:') ? last.content.slice(5) : TRICKY_TEXT
+          structured ?? (last?.role === 'tool' ? `Result: ${last.content}` : typeof last?.content === 'string' && last.content.startsWith('echo:') ? last.content.slice(5) : TRICKY_TEXT)
         if (stream) return sseResponse(textStreamFrames(model, echo, includeUsage), { split: true, onCancel })
         return Response.json(chatCompletion(model, echo))
       }
@@ -325,7 +335,7 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
       if (body?.stream === true) return sseResponse(responsesEventFrames(functionCallEvents(model)), { split: true })
       return Response.json(responseObject(model, '', [FUNCTION_CALL_ITEM]))
     }
-    const text = toolOutput ? `Result: ${toolOutput.output}` : RESPONSES_TEXT
+    const text = structuredText(body?.text?.format) ?? (toolOutput ? `Result: ${toolOutput.output}` : RESPONSES_TEXT)
     if (body?.stream === true) return sseResponse(responsesStreamFrames(model, text), { split: true })
     return Response.json(responseObject(model, text))
   }

@@ -6,8 +6,56 @@ import { ANTHROPIC_TEXT, NATIVE_TOKEN_COUNT, startMockAnthropic, type MockAnthro
 import { makeContext } from '../../../test/helpers/plugin-harness.ts'
 import { ANTHROPIC_VERSION, anthropicAdapter, anthropicUpstreamError } from './adapter.ts'
 import { chatToAnthropicRequest, DEFAULT_MAX_TOKENS } from './request.ts'
+import { JSON_OBJECT_INSTRUCTION } from './structured-output.ts'
 import { anthropicToChatCompletion, chatUsage, finishReason } from './response.ts'
 import { AnthropicStreamTranslator, anthropicStreamToChat } from './stream.ts'
+
+describe('chat response_format → Anthropic structured output', () => {
+  const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false }
+  const request = (response_format: unknown, model = 'claude-sonnet-4-5') => chatToAnthropicRequest({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }], response_format }, model)
+
+  test('json_schema → output_config.format with the schema as given', () => {
+    const req = request({ type: 'json_schema', json_schema: { name: 'x', strict: true, schema } })
+    expect(req.output_config).toEqual({ format: { type: 'json_schema', schema } })
+    expect(req.system).toBe('Be brief.')
+    expect(req).not.toHaveProperty('response_format')
+  })
+
+  test('json_object, and json_schema without a schema → a JSON instruction after the system prompt', () => {
+    for (const format of [{ type: 'json_object' }, { type: 'json_schema', json_schema: { name: 'x' } }]) {
+      const req = request(format)
+      expect(req.system).toBe(`Be brief.\n\n${JSON_OBJECT_INSTRUCTION}`)
+      expect(req).not.toHaveProperty('output_config')
+    }
+  })
+
+  test('text or nothing → neither', () => {
+    for (const format of [undefined, { type: 'text' }]) {
+      const req = request(format)
+      expect(req.system).toBe('Be brief.')
+      expect(req).not.toHaveProperty('output_config')
+    }
+  })
+
+  test('a schema for a model older than structured outputs is a 400 unsupported_parameter', () => {
+    for (const model of ['claude-3-5-sonnet-20241022', 'claude-3-7-sonnet-latest', 'claude-opus-4-1-20250805', 'claude-sonnet-4-20250514', 'claude-opus-4-0']) {
+      let error: unknown
+      try {
+        request({ type: 'json_schema', json_schema: { name: 'x', schema } }, model)
+      } catch (e) {
+        error = e
+      }
+      expect(error).toBeInstanceOf(GatewayError)
+      expect((error as GatewayError).status).toBe(400)
+      expect((error as GatewayError).code).toBe('unsupported_parameter')
+      expect((error as GatewayError).param).toBe('response_format')
+    }
+    expect(request({ type: 'json_object' }, 'claude-3-5-haiku-latest').system).toContain(JSON_OBJECT_INSTRUCTION)
+    for (const model of ['claude-sonnet-4-5', 'claude-haiku-4-5-20251001', 'claude-opus-4-6', 'claude-sonnet-4-6']) {
+      expect(request({ type: 'json_schema', json_schema: { name: 'x', schema } }, model).output_config).toBeDefined()
+    }
+  })
+})
 
 describe('chat → Messages request', () => {
   test('system extraction, images, tool calls and merged tool results', () => {

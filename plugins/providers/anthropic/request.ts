@@ -1,11 +1,12 @@
 /**
  * @module OpenAI chat request → Anthropic Messages request. System and developer messages become `system`; tool
  * calls become `tool_use` blocks and tool results `tool_result` blocks, consecutive results merged into one user
- * turn ahead of any text; `max_tokens` is required by Anthropic, so a default is set. Fields with no Anthropic
- * counterpart (`n`, `logprobs`, `seed`, `logit_bias`, penalties, `response_format`) and parts it cannot read
- * (audio, files by id) are dropped.
+ * turn ahead of any text; `max_tokens` is required by Anthropic, so a default is set. `response_format` becomes
+ * structured output (structured-output.ts). Fields with no Anthropic counterpart (`n`, `logprobs`, `seed`,
+ * `logit_bias`, penalties) and parts it cannot read (audio, files by id) are dropped.
  */
 import { contentText } from '../../../src/protocols/content-text.ts'
+import { structuredOutputFor } from './structured-output.ts'
 type Json = Record<string, unknown>
 type Block = Json & { type: string }
 interface Turn {
@@ -62,6 +63,7 @@ function push(turns: Turn[], role: Turn['role'], blocks: Block[]): void {
 }
 
 export function chatToAnthropicRequest(body: Json, model: string): Json {
+  const structured = structuredOutputFor(body.response_format, model)
   const system: string[] = []
   const turns: Turn[] = []
   for (const m of (Array.isArray(body.messages) ? body.messages : []) as Json[]) {
@@ -95,7 +97,9 @@ export function chatToAnthropicRequest(body: Json, model: string): Json {
     messages: turns,
     max_tokens: (body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS) as number,
   }
+  if (structured.kind === 'instruction') system.push(structured.system)
   if (system.length > 0) out.system = system.join('\n\n')
+  if (structured.kind === 'schema') out.output_config = structured.outputConfig
   if (typeof body.temperature === 'number') out.temperature = Math.min(1, body.temperature)
   if (typeof body.top_p === 'number') out.top_p = body.top_p
   const stop = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop : []
