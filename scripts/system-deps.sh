@@ -8,6 +8,7 @@ missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 # PostgreSQL: the tests create throwaway clusters of their own (test/helpers/postgres-server.ts).
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" -ne 0 ]; then
   echo "not root: cannot install ${missing[*]}; the tests that need them will be skipped" >&2

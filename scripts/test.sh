@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # One command from a fresh checkout to the whole test suite: installs Bun, the packages and the system
-# packages the tests need (Chromium for the dashboard tests), type-checks, then runs `bun test`.
+# packages the tests need (Chromium for the dashboard tests), the Python venv (scripts/python-venv.sh), type-checks,
+# then runs `bun test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/system-deps.sh
+scripts/python-venv.sh
 bun run check
 log=$(mktemp)
 status=0

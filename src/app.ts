@@ -24,6 +24,10 @@ import { createAuditLog, type AuditLog } from './audit/audit-log.ts'
 import { WorkflowRegistry } from './workflows/registry.ts'
 import { applyRequestLabels } from './labels/apply.ts'
 import { pluginRegistry, providerAdapters } from '../plugins/index.ts'
+import { GatewayMetrics } from './observability/metrics.ts'
+import { RequestTelemetry } from './observability/request-telemetry.ts'
+import { Tracing } from './observability/tracing.ts'
+import type { TracingSettings } from './observability/tracing-config.ts'
 
 export interface GatewayOptions {
   config: GatewayConfig
@@ -33,6 +37,8 @@ export interface GatewayOptions {
   costModel?: CostModel
   /** Script of the write thread; the compiled binary needs it given relative to its entry (src/main.ts). */
   writeThreadUrl?: string
+  /** OpenTelemetry tracing (src/main.ts reads it from the OTEL_* variables); off when absent. */
+  tracing?: TracingSettings
 }
 
 export class Gateway {
@@ -56,6 +62,11 @@ export class Gateway {
   securityEvents: SecurityEventRecorder
   /** The audit log: the stores' reader and sink, conversation and stats reads, retention. */
   readonly auditLog: AuditLog
+  /** Prometheus metrics (undefined when switched off). */
+  readonly metrics?: GatewayMetrics
+  readonly tracing?: Tracing
+  /** What the request path reports to metrics, traces and the access log; undefined when all are off. */
+  readonly telemetry?: RequestTelemetry
   private readonly shutdownTasks: (() => Promise<void> | void)[] = []
   private readonly keysLoaded: Promise<void>
 
@@ -70,6 +81,8 @@ export class Gateway {
     this.providers = new ProviderRegistry(this.config, options.adapters ?? providerAdapters)
     this.catalog = new ModelCatalog(this.providers, this.config.virtual_models, this.log)
     this.stores = stores
+    // The audit writer's counters are read when /metrics is scraped.
+    this.metrics = this.config.metrics.enabled ? new GatewayMetrics(() => stores.auditSink.stats()) : undefined
     this.limits = new LimitRegistry(stores.limits, { changes: stores.changes, log: this.log })
     this.usage = new UsageService(stores, this.config.pricing, this.log)
     this.auditLog = createAuditLog(this.config, stores, this.log)
@@ -89,12 +102,15 @@ export class Gateway {
       authFailures: this.authFailures,
       log: this.log,
       audit: this.auditLog.writer,
+      metrics: this.metrics,
       onShutdown: (task) => this.shutdownTasks.push(task),
     }
     this.deps.onShutdown(() => this.usage.drain())
     this.deps.onShutdown(() => this.auditLog.close())
     this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys)
     this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
+    this.tracing = options.tracing ? new Tracing(options.tracing, this.log) : undefined
+    this.telemetry = this.requestTelemetry()
     this.plugins = options.plugins ?? pluginRegistry
     this.workflows = new WorkflowRegistry(stores.workflows, this.plugins, this.deps, this.config.features, this.log, stores.changes)
   }
@@ -118,6 +134,22 @@ export class Gateway {
     return runPipeline(ctx, this.workflows, {
       localHandler: (c) => localEndpoints(c, this.catalog),
       keepaliveMs: this.config.upstream.keepalive_seconds * 1000,
+      telemetry: this.telemetry,
+    })
+  }
+
+  private requestTelemetry(): RequestTelemetry | undefined {
+    const { metrics, tracing, config } = this
+    // The audit log already has a line per request; the access log is for when it is off (or asked for).
+    const accessLog = config.logging.access_log ?? !config.features.audit
+    const overheadHeader = config.metrics.overhead_header
+    if (!metrics && !tracing && !accessLog && !overheadHeader) return undefined
+    return new RequestTelemetry({
+      metrics,
+      tracing,
+      accessLog: accessLog ? this.log.child({ log: 'access' }) : undefined,
+      overheadHeader,
+      isListedModel: (provider, model) => this.catalog.lists(provider, model),
     })
   }
 
@@ -135,6 +167,12 @@ export class Gateway {
       } catch (err) {
         this.log.error({ err }, 'shutdown task failed')
       }
+    }
+    this.metrics?.stop()
+    try {
+      await this.tracing?.shutdown()
+    } catch (err) {
+      this.log.warn({ err }, 'could not send the last spans')
     }
     await this.stores.close()
   }

@@ -4,7 +4,8 @@
 import { Gateway } from './app.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { createHttpApp } from './http/server.ts'
-import { createLogger } from './log/logger.ts'
+import { announce, createLogger, flushLog, stdoutDestination } from './log/logger.ts'
+import { TracingConfigError, tracingSettingsFromEnv } from './observability/tracing-config.ts'
 import { StoreConfigError } from './stores/open.ts'
 
 function fail(message: string): never {
@@ -20,7 +21,15 @@ try {
   throw error
 }
 
-const log = createLogger(config.logging.level)
+let tracing
+try {
+  tracing = tracingSettingsFromEnv(process.env)
+} catch (error) {
+  if (error instanceof TracingConfigError) fail(error.message)
+  throw error
+}
+
+const log = createLogger(config.logging.level, stdoutDestination(config.logging.format))
 if (!config.master_key) {
   log.warn(
     'GATEWAY_MASTER_KEY is not set: the admin API (/admin) is CLOSED, and /v1 is OPEN to anyone who can reach this port unless managed API keys exist in the database. Set GATEWAY_MASTER_KEY before exposing the gateway.',
@@ -30,7 +39,7 @@ if (Object.keys(config.providers).length === 0) log.warn('No provider is configu
 
 let gateway: Gateway
 try {
-  gateway = await Gateway.open({ config, log, writeThreadUrl: new URL('./stores/sqlite/write-thread-worker.ts', import.meta.url).href })
+  gateway = await Gateway.open({ config, log, tracing, writeThreadUrl: new URL('./stores/sqlite/write-thread-worker.ts', import.meta.url).href })
 } catch (error) {
   if (error instanceof StoreConfigError) fail(error.message)
   throw error
@@ -43,18 +52,41 @@ try {
 const app = createHttpApp(gateway)
 app.listen({ hostname: config.server.host, port: config.server.port })
 const port = app.server?.port
-log.info({ host: config.server.host, port, providers: Object.keys(config.providers) }, 'gateway listening')
-void gateway.start()
+const shownHost = ['0.0.0.0', '::', ''].includes(config.server.host) ? 'localhost' : config.server.host
+const baseUrl = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`
+announce(
+  log,
+  {
+    host: config.server.host,
+    port,
+    url: baseUrl,
+    dashboard: `${baseUrl}/dashboard`,
+    providers: Object.fromEntries(Object.entries(config.providers).map(([name, p]) => [name, p.type])),
+    metrics: config.metrics.enabled ? (config.metrics.public ? 'public' : 'admin credential') : 'off',
+    tracing: tracing ? tracing.url : 'off',
+  },
+  `gateway listening on ${baseUrl} (dashboard ${baseUrl}/dashboard)`,
+)
+void gateway.start().then(
+  () => {
+    const sources = gateway.catalog.listSources()
+    const notFetched = Object.keys(sources).filter((p) => sources[p] !== 'upstream')
+    const fields = { fetched: Object.keys(sources).filter((p) => sources[p] === 'upstream'), not_fetched: notFetched, models: gateway.catalog.list().length }
+    if (notFetched.length > 0) log.warn(fields, `model lists loaded; could not fetch: ${notFetched.join(', ')} (their static lists are used)`)
+    else announce(log, fields, 'model lists loaded')
+  },
+  (err) => log.error({ err }, 'start-up failed'),
+)
 
 let stopping = false
 async function stop(signal: string) {
   if (stopping) return
   stopping = true
-  log.info({ signal }, 'shutting down: finishing in-flight requests')
+  announce(log, { signal }, 'shutting down: finishing in-flight requests')
   await app.server?.stop(false)
   await gateway.shutdown()
   log.info('stopped')
-  log.flush()
+  flushLog(log)
   process.exit(0)
 }
 process.on('SIGTERM', () => void stop('SIGTERM'))

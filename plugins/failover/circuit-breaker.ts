@@ -42,6 +42,15 @@ export class CircuitBreaker {
     this.circuits.set(target, c)
   }
 
+  /**
+   * Every target that failed since its last success, with its state as the policy of its last failure left it
+   * (for the metrics scrape, which knows no workflow).
+   */
+  *states(): Iterable<[string, 'closed' | 'open' | 'half-open']> {
+    const now = this.now()
+    for (const [target, c] of this.circuits) yield [target, c.openUntil === 0 ? 'closed' : now < c.openUntil ? 'open' : 'half-open']
+  }
+
   state(target: string, policy: CircuitPolicy): 'closed' | 'open' | 'half-open' {
     const c = this.circuits.get(target)
     if (!c || c.failures < policy.failure_threshold) return 'closed'

@@ -79,6 +79,7 @@ export const failover = definePlugin({
   manifest: failoverManifest,
   create(deps) {
     const breaker = new CircuitBreaker()
+    deps.metrics?.watchCircuits(breaker)
 
     return {
       async dispatch(ctx, config) {

@@ -62,6 +62,7 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedE
   if (ctx.failover) data.failover = ctx.failover
   if (ctx.revisions.length > 0) data.request_revisions = ctx.revisions.slice()
   data.workflow_features = { ...ctx.features }
+  if (ctx.traceId) data.trace_id = ctx.traceId
 
   const entry: AuditLogEntry = {
     id: ctx.id,

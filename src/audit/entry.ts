@@ -31,6 +31,8 @@ export interface LogData {
   failover?: FailoverSnapshot
   request_revisions?: RequestRevisionSnapshot[]
   workflow_features?: WorkflowFeaturesSnapshot
+  /** OpenTelemetry trace id, when the request was traced. */
+  trace_id?: string
 }
 
 export interface RequestUsageSummary {

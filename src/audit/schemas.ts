@@ -61,6 +61,7 @@ export const logDataSchema = z.object({
   failover: failoverSnapshotSchema.optional(),
   request_revisions: z.array(requestRevisionSnapshotSchema).optional(),
   workflow_features: workflowFeaturesSnapshotSchema.optional(),
+  trace_id: z.string().optional().describe('OpenTelemetry trace id (32 hex characters), when the request was traced.'),
 })
 
 export const requestUsageSummarySchema = z.object({

@@ -113,6 +113,19 @@ export const gatewayConfigSchema = z.strictObject({
       audit_flush_interval_ms: integer(1).default(200),
       /** Overflow (spill) files; default `<database.path>.audit-spill`. */
       audit_spill_dir: z.string().min(1).optional(),
+      /** `json`, `pretty` (human-readable), or `auto`: pretty when stdout is a terminal. */
+      format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+      /** One log line per request (status, duration, model, key id); default: on only when the audit feature is off. */
+      access_log: booleanFromEnv.optional(),
+    })
+    .prefault({}),
+  /** Prometheus `/metrics` and the `x-gateway-overhead-ms` response header (README, "Run in production"). */
+  metrics: z
+    .strictObject({
+      enabled: booleanFromEnv.default(true),
+      /** Serve /metrics without credentials, for a scraper on a private network; otherwise it takes an admin credential. */
+      public: booleanFromEnv.default(false),
+      overhead_header: booleanFromEnv.default(true),
     })
     .prefault({}),
 })

@@ -13,6 +13,7 @@ import type { EndpointId } from '../pipeline/context.ts'
 import { buildRequestContext } from './ingress.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { dashboardRoutes } from './dashboard.ts'
+import { metricsRoutes } from './metrics.ts'
 
 type BunServer = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void } | null
 
@@ -91,6 +92,7 @@ export function createHttpApp(gateway: Gateway) {
       detail: { summary: 'Anthropic token count: native on Anthropic, an estimate elsewhere', tags: ['anthropic'], requestBody: jsonBody(countTokensRequest, 'Anthropic count_tokens request.') },
     })
     .use(dashboardRoutes())
+    .use(metricsRoutes(gateway))
     .use(adminRoutes(gateway))
     .all('/v1/*', ({ request, server }) => handleV1(request, server, 'not_found'), { parse: 'none', detail: { hide: true } })
 }

@@ -92,6 +92,16 @@ export class ModelCatalog {
     return out
   }
 
+  /** Where each provider's model list came from: its upstream, or its static list when fetching failed. */
+  listSources(): Record<string, 'pending' | 'upstream' | 'static'> {
+    return Object.fromEntries([...this.models].map(([provider, m]) => [provider, m.source]))
+  }
+
+  /** Whether the provider's model list names this model (cheap; metrics labels use it to bound cardinality). */
+  lists(providerName: string, model: string): boolean {
+    return this.models.get(providerName)?.ids.has(model) ?? false
+  }
+
   find(id: string): ModelEntry | undefined {
     return this.list().find((m) => m.id === id)
   }

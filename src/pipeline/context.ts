@@ -93,6 +93,8 @@ export class RequestContext {
   readonly pathParam?: string
   /** The client's X-Request-ID when it sent one, else the gateway id. Echoed as `x-request-id`. */
   readonly requestId: string
+  /** OpenTelemetry trace id of this request when it is traced (sampled); recorded in the audit entry. Telemetry. */
+  traceId?: string
 
   /**
    * The request body on its way upstream. Set by src/http/ingress.ts; then replaced, in stage order, by the

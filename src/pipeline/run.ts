@@ -6,6 +6,7 @@
  */
 import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../errors/gateway-error.ts'
 import { ingressProtocolFor } from '../protocols/index.ts'
+import type { RequestTelemetry } from '../observability/request-telemetry.ts'
 import type { BuiltPipeline, PipelineSelector } from './build.ts'
 import type { RequestContext } from './context.ts'
 import { isEventStream, KEEPALIVE_FRAME, SseParser } from './sse.ts'
@@ -18,9 +19,12 @@ export interface RunOptions {
   /** Answers endpoints served by the gateway itself (model list, unknown routes) after auth. */
   localHandler: (ctx: RequestContext) => Response | Promise<Response> | undefined
   keepaliveMs: number
+  /** Metrics, traces and the access log; told when a request begins, when its headers leave and when it ends. */
+  telemetry?: RequestTelemetry
 }
 
 export async function runPipeline(ctx: RequestContext, selector: PipelineSelector, options: RunOptions): Promise<Response> {
+  options.telemetry?.begin(ctx)
   let pipeline = selector.fallback
   applyPipeline(ctx, pipeline)
   let response: Response
@@ -30,7 +34,7 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
     response = failWith(ctx, toGatewayError(error))
     if (!(error instanceof GatewayError)) ctx.log.error({ err: error }, 'pipeline failed')
   }
-  return deliver(ctx, pipeline, response, options.keepaliveMs)
+  return deliver(ctx, pipeline, response, options)
 
   async function routeAndRespond(): Promise<Response> {
     const selected = selector.select(ctx)
@@ -81,11 +85,15 @@ function failWith(ctx: RequestContext, error: GatewayError): Response {
 }
 
 /** Hands the response to the client and schedules completion; streams go through the pump. */
-async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, keepaliveMs: number): Promise<Response> {
+async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, options: RunOptions): Promise<Response> {
   const headers = new Headers(response.headers)
   headers.set('x-request-id', ctx.requestId)
+  const { telemetry } = options
   const isStream = isEventStream(headers)
-  if (isStream && response.body) return new Response(pumpStream(ctx, pipeline, response, headers, keepaliveMs), { status: response.status, headers })
+  if (isStream && response.body) {
+    telemetry?.headersReady(ctx, headers, true)
+    return new Response(pumpStream(ctx, pipeline, response, headers, options), { status: response.status, headers })
+  }
 
   let text = ''
   let status = response.status
@@ -101,6 +109,7 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
   // Every error body is shaped here, once, in the protocol of the endpoint (Anthropic clients expect their own).
   const errorBody = status >= 400 && ctx.error ? ingressProtocolFor(ctx.endpoint)?.errorBody?.(ctx.error) : undefined
   if (errorBody !== undefined) text = JSON.stringify(errorBody)
+  telemetry?.headersReady(ctx, headers, false)
   const outcome = baseOutcome(ctx, status, headers)
   outcome.bytesOut = Buffer.byteLength(text)
   outcome.ttfbMs = ctx.elapsedNs() / 1e6
@@ -117,11 +126,11 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
     }
     if (status < 300 && parsed && typeof parsed === 'object') outcome.usage = usageFromOpenAI((parsed as Record<string, unknown>).usage)
   }
-  complete(ctx, pipeline, outcome)
+  complete(ctx, pipeline, outcome, telemetry, false)
   return new Response(text, { status, headers })
 }
 
-function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, headers: Headers, keepaliveMs: number): ReadableStream<Uint8Array> {
+function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, headers: Headers, { keepaliveMs, telemetry }: RunOptions): ReadableStream<Uint8Array> {
   const reader = response.body!.getReader()
   const codec = streamCodecFor(ctx.endpoint)
   const capture = ctx.capture
@@ -146,7 +155,7 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
       if (streamError && !outcome.error) outcome.error = errorFromStream(streamError, ctx)
     }
     if (outcome.error) ctx.error = outcome.error
-    complete(ctx, pipeline, outcome)
+    complete(ctx, pipeline, outcome, telemetry, true)
   }
 
   return new ReadableStream<Uint8Array>({
@@ -210,7 +219,7 @@ function baseOutcome(ctx: RequestContext, status: number, headers: Headers): Out
   return { status, error: ctx.error, clientAborted: false, bytesOut: 0, responseHeaders: headers, durationNs: 0 }
 }
 
-function complete(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome): void {
+function complete(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome, telemetry: RequestTelemetry | undefined, wasStream: boolean): void {
   outcome.durationNs = ctx.elapsedNs()
   if (ctx.capture.usage) outcome.usage ??= ctx.hiddenStreamUsage
   if (ctx.capture.pricedUsage) outcome.usageRecord = meterUsage(ctx, outcome, pipeline.prices)
@@ -221,6 +230,11 @@ function complete(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome
     } catch (err) {
       ctx.log.error({ err, plugin: pluginId }, 'onComplete failed')
     }
+  }
+  try {
+    telemetry?.complete(ctx, outcome, wasStream)
+  } catch (err) {
+    ctx.log.error({ err }, 'request telemetry failed')
   }
 }
 

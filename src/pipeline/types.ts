@@ -8,6 +8,7 @@ import type { AuditRecorder } from '../audit/writer.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import { errorResponse, type GatewayError } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
+import type { GatewayMetrics } from '../observability/metrics.ts'
 import type { AuthFailureLimiter } from '../keys/failure-limiter.ts'
 import type { KeyDirectory } from '../keys/key-directory.ts'
 import type { CostModel } from '../limits/cost.ts'
@@ -139,6 +140,8 @@ export interface PluginDeps {
   log: Logger
   /** The audit log's writer queue: `record` never waits (src/audit/writer.ts). */
   audit: AuditRecorder
+  /** Prometheus metrics, when enabled; plugins register state read at scrape time (circuit breakers). */
+  metrics?: GatewayMetrics
   /** Work to finish before the process exits (e.g. draining a write queue); runs after the server stopped. */
   onShutdown(task: () => Promise<void> | void): void
 }

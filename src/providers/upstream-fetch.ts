@@ -4,6 +4,7 @@
  * passed on, one AttemptSnapshot recorded per call, and non-2xx answers turned into GatewayErrors.
  */
 import type { GatewayError } from '../errors/gateway-error.ts'
+import { traceUpstreamAttempt } from '../observability/trace-context.ts'
 import { redactHeaders } from '../pipeline/headers.ts'
 import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
 import type { AdapterCall } from './types.ts'
@@ -50,6 +51,8 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     status_code: 0,
   }
   ctx.attempts.push(attempt)
+  // A traced request's attempt gets a span of its own, and the upstream its `traceparent`.
+  const endSpan = traceUpstreamAttempt(ctx, attempt, request.headers)
   const t0 = Bun.nanoseconds()
   const abort = new AbortController()
   const onClientGone = () => abort.abort(upstreamFailures.clientClosed())
@@ -59,6 +62,7 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
   const release = () => {
     clearTimeout(firstByteTimer)
     ctx.clientSignal.removeEventListener('abort', onClientGone)
+    endSpan?.()
   }
 
   let response: Response

@@ -128,6 +128,11 @@ function Summary({ entry }: { entry: AuditLogEntry }) {
       <Fact label="Entry ID">
         <code>{entry.id}</code>
       </Fact>
+      {data.trace_id && (
+        <Fact label="Trace ID">
+          <code>{data.trace_id}</code> <CopyButton text={data.trace_id} />
+        </Fact>
+      )}
       <Fact label="Duration">{formatDurationNs(entry.duration_ns)}</Fact>
       {data.event_type && (
         <Fact label="Event">

@@ -1,0 +1,25 @@
+/**
+ * @module `GET /metrics` in the Prometheus text format. It takes an admin credential (the master key or a
+ * dashboard-enabled key, as /admin does) unless `metrics.public` opens it for a scraper on a private network;
+ * 404 when metrics are switched off.
+ */
+import { Elysia } from 'elysia'
+import type { Gateway } from '../app.ts'
+import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
+
+export function metricsRoutes(gateway: Gateway) {
+  return new Elysia({ name: 'gateway/metrics' }).get(
+    '/metrics',
+    async ({ request }) => {
+      const { metrics } = gateway
+      if (!metrics) return errorResponse(gatewayErrors.routeNotFound('GET', '/metrics'))
+      if (!gateway.config.metrics.public) {
+        const auth = gateway.adminAuth.authenticate(request.headers)
+        if (!auth.ok) return errorResponse(auth.error)
+      }
+      const { text, contentType } = await metrics.expose()
+      return new Response(text, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } })
+    },
+    { detail: { summary: 'Prometheus metrics (admin credential unless METRICS_PUBLIC=true)', tags: ['health'] } },
+  )
+}
