@@ -9,7 +9,7 @@ import { ingressProtocolFor } from '../protocols/index.ts'
 import type { RequestTelemetry } from '../observability/request-telemetry.ts'
 import type { BuiltPipeline, PipelineSelector } from './build.ts'
 import type { RequestContext } from './context.ts'
-import { isEventStream, KEEPALIVE_FRAME, SseParser } from './sse.ts'
+import { endsEvent, isEventStream, KEEPALIVE_FRAME, SseParser } from './sse.ts'
 import { streamCodecFor, type StreamFold } from './stream-codecs.ts'
 import type { Outcome } from './types.ts'
 import { meterUsage } from '../usage/meter.ts'
@@ -134,18 +134,37 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
   const reader = response.body!.getReader()
   const codec = streamCodecFor(ctx.endpoint)
   const capture = ctx.capture
-  const parser = capture.responseBody || capture.usage || codec.foldAlways ? new SseParser() : undefined
-  const fold: StreamFold | undefined = parser ? codec.createFold(!capture.responseBody) : undefined
+  const fold: StreamFold | undefined = capture.responseBody || capture.usage || codec.foldAlways ? codec.createFold(!capture.responseBody) : undefined
+  const parser = fold ? new SseParser(fold.only) : undefined
   const outcome = baseOutcome(ctx, response.status, headers)
-  let pending: ReturnType<typeof reader.read> | undefined
   let ended = false
   // The gateway's own frames (keep-alives, the error frame) may only go between two upstream events: upstream
   // reads can end in the middle of one, and a frame dropped into it corrupts both.
   let betweenEvents = true
+  // Keep-alives: one timer per stream, not one per read (a timer and a promise race per chunk cost more than the
+  // rest of the pump). Reads only note the time; the timer sends a comment once the stream has been quiet for
+  // `keepaliveMs` while waiting for the upstream between two events.
+  let waiting = false
+  let lastActivity = performance.now()
+  let keepalive: ReturnType<typeof setTimeout> | undefined
+  const armKeepalive = (controller: ReadableStreamDefaultController<Uint8Array>, delayMs: number) => {
+    keepalive = setTimeout(() => {
+      if (ended) return
+      const quiet = performance.now() - lastActivity
+      if (quiet < keepaliveMs) return armKeepalive(controller, keepaliveMs - quiet)
+      if (waiting && betweenEvents) {
+        controller.enqueue(KEEPALIVE_FRAME)
+        lastActivity = performance.now()
+      }
+      armKeepalive(controller, keepaliveMs)
+    }, delayMs)
+    keepalive.unref?.()
+  }
 
   const end = (extra: Partial<Outcome>) => {
     if (ended) return
     ended = true
+    clearTimeout(keepalive)
     if (parser && fold) for (const event of parser.end()) fold.add(event)
     Object.assign(outcome, extra)
     if (fold) {
@@ -159,15 +178,15 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
   }
 
   return new ReadableStream<Uint8Array>({
+    start(controller) {
+      armKeepalive(controller, keepaliveMs)
+    },
     async pull(controller) {
       try {
-        const read = (pending ??= reader.read())
-        const result = betweenEvents ? await raceKeepalive(read, keepaliveMs) : await read
-        if (result === 'keepalive') {
-          controller.enqueue(KEEPALIVE_FRAME)
-          return
-        }
-        pending = undefined
+        waiting = true
+        const result = await reader.read()
+        waiting = false
+        lastActivity = performance.now()
         if (result.done) {
           controller.close()
           end({})
@@ -195,25 +214,6 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
 }
 
 const NEWLINE = new Uint8Array([10])
-
-/** Whether a chunk ends with a blank line (`\n\n`, `\r\n\r\n` or `\r\r`), i.e. between two SSE events. */
-function endsEvent(chunk: Uint8Array): boolean {
-  const n = chunk.length
-  if (chunk[n - 1] === 13) return chunk[n - 2] === 13
-  return chunk[n - 1] === 10 && (chunk[n - 2] === 10 || (chunk[n - 2] === 13 && chunk[n - 3] === 10))
-}
-
-async function raceKeepalive<T>(read: Promise<T>, keepaliveMs: number): Promise<T | 'keepalive'> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const tick = new Promise<'keepalive'>((resolve) => {
-    timer = setTimeout(resolve, keepaliveMs, 'keepalive')
-  })
-  try {
-    return await Promise.race([read, tick])
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 function baseOutcome(ctx: RequestContext, status: number, headers: Headers): Outcome {
   return { status, error: ctx.error, clientAborted: false, bytesOut: 0, responseHeaders: headers, durationNs: 0 }

@@ -50,3 +50,42 @@ describe('SseParser', () => {
     )
   })
 })
+
+describe('a parser told which events matter', () => {
+  const events = [
+    'data: {"choices":[{"delta":{"content":"h\u00e9llo"}}]}',
+    'event: x\ndata: {"choices":[{"delta":{"content":"w"}}]}',
+    'data: {"choices":[],"usage":{"total_tokens":3}}',
+    'data: {"error":{"message":"boom"}}',
+    'data: [DONE]',
+  ]
+  const kept = (list: { data: string }[]) => list.map((e) => e.data).filter((d) => d.includes('"usage"') || d.includes('"error"'))
+
+  for (const eol of ['\n', '\r\n', '\r']) {
+    test(`returns the same matching events as a full parse, however the bytes are split (${JSON.stringify(eol)})`, () => {
+      const bytes = new TextEncoder().encode(events.map((e) => e.replaceAll('\n', eol) + eol + eol).join(''))
+      const expected = kept(new SseParser().push(bytes))
+      expect(expected).toHaveLength(2)
+      for (let seed = 1; seed <= 200; seed++) {
+        const parser = new SseParser(['"usage"', '"error"'])
+        const out: { data: string }[] = []
+        let at = 0
+        let r = seed
+        while (at < bytes.length) {
+          r = (r * 1103515245 + 12345) % 2 ** 31
+          const next = Math.min(bytes.length, at + 1 + (r % 90))
+          out.push(...parser.push(bytes.subarray(at, next)))
+          at = next
+        }
+        out.push(...parser.end())
+        expect(kept(out)).toEqual(expected)
+      }
+    })
+  }
+
+  test('a read of whole events without a marker is skipped unparsed', () => {
+    const parser = new SseParser(['"usage"'])
+    expect(parser.push(new TextEncoder().encode('data: {"a":1}\n\ndata: {"b":2}\n\n'))).toEqual([])
+    expect(parser.push(new TextEncoder().encode('data: {"usage":1}\n\n'))).toEqual([{ event: undefined, data: '{"usage":1}' }])
+  })
+})

@@ -20,9 +20,26 @@ export class SseParser {
   private dataLines: string[] = []
   private eventName: string | undefined
   private lastWasCr = false
+  private readonly only: Buffer[] | undefined
+  /** The bytes fed so far ended with a whole event: nothing is buffered. */
+  private atEventEnd = true
 
-  /** Feeds raw bytes; returns the events completed by them. */
+  /**
+   * `only`: the caller ignores events that contain none of these strings (e.g. `"usage"`), so a read of whole
+   * events without any of them is skipped unread: no decoding, no lines, no strings.
+   */
+  constructor(only?: readonly string[]) {
+    this.only = only?.map((marker) => Buffer.from(marker))
+  }
+
+  /** Feeds raw bytes; returns the events completed by them (or none of the events `only` would keep). */
   push(chunk: Uint8Array): SseEvent[] {
+    const wholeEvents = endsEvent(chunk)
+    if (this.only && this.atEventEnd && wholeEvents && !containsAny(chunk, this.only)) {
+      this.lastWasCr = chunk[chunk.length - 1] === 13
+      return []
+    }
+    this.atEventEnd = wholeEvents
     return this.pushText(this.decoder.decode(chunk, { stream: true }))
   }
 
@@ -76,6 +93,19 @@ export class SseParser {
     else if (field === 'event') this.eventName = value
     return undefined
   }
+}
+
+/** Whether a chunk ends with a blank line (`\n\n`, `\r\n\r\n` or `\r\r`), i.e. between two SSE events. */
+export function endsEvent(chunk: Uint8Array): boolean {
+  const n = chunk.length
+  if (chunk[n - 1] === 13) return chunk[n - 2] === 13
+  return chunk[n - 1] === 10 && (chunk[n - 2] === 10 || (chunk[n - 2] === 13 && chunk[n - 3] === 10))
+}
+
+function containsAny(chunk: Uint8Array, markers: readonly Buffer[]): boolean {
+  const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+  for (const marker of markers) if (bytes.indexOf(marker) >= 0) return true
+  return false
 }
 
 /** An event's data as a JSON object; undefined for anything else (`[DONE]`, a torn or foreign payload). */

@@ -15,6 +15,8 @@ export interface StreamFold {
   usage(): unknown
   /** An error the stream itself carried (`data: {"error":…}`), if any. */
   error(): unknown
+  /** `add` ignores events containing none of these strings; the parser then skips reads without them unread. */
+  readonly only?: readonly string[]
 }
 
 export interface StreamCodec {
@@ -34,14 +36,18 @@ function parseJson(data: string): Record<string, unknown> | undefined {
   }
 }
 
+/** In usage-only mode the chat fold needs only the events that can carry usage or an error. */
+const USAGE_ONLY_MARKERS = ['"usage"', '"error"']
+
 const chatCodec: StreamCodec = {
   foldAlways: false,
   createFold(usageOnly = false) {
     const fold = new ChatStreamFold()
     return {
+      only: usageOnly ? USAGE_ONLY_MARKERS : undefined,
       add(event) {
         if (event.data === '[DONE]') return
-        if (usageOnly && !event.data.includes('"usage"') && !event.data.includes('"error"')) return
+        if (usageOnly && !USAGE_ONLY_MARKERS.some((marker) => event.data.includes(marker))) return
         const chunk = parseJson(event.data)
         if (chunk) fold.add(chunk)
       },
