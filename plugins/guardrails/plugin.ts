@@ -8,7 +8,7 @@ import { GatewayError } from '../../src/errors/gateway-error.ts'
 import type { RequestContext } from '../../src/pipeline/context.ts'
 import { applyRewrite } from '../../src/pipeline/rewrite.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
-import { countChatPromptTokens, countTextTokens } from '../../src/tokens/count.ts'
+import { countChatPromptTokens, countTextsTokens } from '../../src/tokens/count.ts'
 import { detectors, maskSpans, patternDetector, type Detector } from './detectors.ts'
 import { guardrailsManifest, type GuardrailRule, type GuardrailsConfig } from './manifest.ts'
 import { collectTexts, mapRequestTexts, mapResponseTexts } from './text-walk.ts'
@@ -67,7 +67,7 @@ function toolNames(body: Json): string[] {
 
 function inputTokens(ctx: RequestContext): number {
   if (ctx.endpoint === 'chat.completions') return countChatPromptTokens(ctx.body)
-  return collectTexts(ctx.body, 'request').reduce((sum, t) => sum + countTextTokens(t), 0)
+  return countTextsTokens(collectTexts(ctx.body, 'request'))
 }
 
 export function createGuardrails(config: GuardrailsConfig) {
