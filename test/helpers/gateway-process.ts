@@ -1,0 +1,65 @@
+/**
+ * @module Runs the real entry point (`bun src/main.ts`) as a child process on a free port, for tests that need
+ * the gateway on an event loop of its own (latency under hostile load), or a real process to signal.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const ROOT = join(import.meta.dir, '../..')
+
+export interface GatewayProcess {
+  proc: ReturnType<typeof Bun.spawn>
+  url: string
+  dbPath: string
+  /** Everything the process wrote to stderr so far (its log at LOG_LEVEL, JSON lines). */
+  stderr(): string
+  /** SIGTERM, then waits for the exit code. */
+  stop(): Promise<number>
+}
+
+export function freePort(): number {
+  const server = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = server.port
+  server.stop(true)
+  return port
+}
+
+export async function spawnGateway(env: Record<string, string>, dbPath = join(mkdtempSync(join(tmpdir(), 'gw-proc-')), 'gateway.db')): Promise<GatewayProcess> {
+  const port = freePort()
+  const proc = Bun.spawn(['bun', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), GATEWAY_DB_PATH: dbPath, LOG_LEVEL: 'warn', GATEWAY_CONFIG: '', ...env },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
+  let stderr = ''
+  void (async () => {
+    const decoder = new TextDecoder()
+    for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) stderr += decoder.decode(chunk, { stream: true })
+  })()
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/ready`)).status === 200) break
+    } catch {
+      // not listening yet
+    }
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill('SIGKILL')
+      throw new Error(`gateway did not start: ${stderr}`)
+    }
+    await Bun.sleep(50)
+  }
+  return {
+    proc,
+    url,
+    dbPath,
+    stderr: () => stderr,
+    async stop() {
+      proc.kill('SIGTERM')
+      return proc.exited
+    },
+  }
+}
