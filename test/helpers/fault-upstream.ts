@@ -221,3 +221,18 @@ export async function slowestHealthDuring(url: string, work: Promise<unknown>, {
   }
   return slowest
 }
+
+/**
+ * Runs `work` up to `attempts` times and returns the best of the slowest `/health` answers seen during each run
+ * (stopping early below `goodMs`). A machine shared with other jobs can deschedule the gateway for a moment during
+ * any one run; a gateway whose event loop is really blocked is slow in every run.
+ */
+export async function healthDuringAttempts(url: string, work: () => Promise<unknown>, { attempts = 3, goodMs = 100, afterMs = 300 } = {}): Promise<number> {
+  let best = Infinity
+  for (let i = 0; i < attempts && best >= goodMs; i++) {
+    const run = work()
+    best = Math.min(best, await slowestHealthDuring(url, run, { afterMs }))
+    await run.catch(() => {})
+  }
+  return best
+}
