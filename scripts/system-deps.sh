@@ -8,6 +8,8 @@ missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 # PostgreSQL: the tests create throwaway clusters of their own (test/helpers/postgres-server.ts).
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+# Python with venv (Debian ships ensurepip separately): scripts/python-venv.sh makes .venv for the Python tests.
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" -ne 0 ]; then
