@@ -23,7 +23,7 @@ if [ "$#" -eq 0 ]; then
   passed=$((passed + $(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)))
   failed=$((failed + $(echo "$summary" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)))
   rm -f "$clients_log"
-  # The Python SDKs (openai, anthropic) as clients, in a venv the script creates.
+  # The Python SDKs (openai, anthropic) as clients, with pytest in .venv.
   python_log=$(mktemp)
   scripts/test-python.sh 2>&1 | tee "$python_log" || status=1
   summary=$(grep -E '^python SDKs .*: [0-9]+ passed, [0-9]+ failed$' "$python_log" | tail -1 || true)
