@@ -157,6 +157,35 @@ export function auditRowBytes(row: AuditRow): number {
   return ROW_OVERHEAD_BYTES + (row[DATA] as string).length + (auditRowPayload(row)?.length ?? 0)
 }
 
+/** The row's fields in tuple order: the columns, then the heavy payload and the search text. */
+export const AUDIT_ROW_FIELDS: readonly string[] = [...AUDIT_ROW_COLUMNS, 'payload', 'search_text']
+
+/**
+ * The fields of spill files written before they carried a header (spill format 1): frozen, so a file an older
+ * release spilled is read by name even after the current row gains or reorders fields.
+ */
+export const SPILL_FORMAT_1_FIELDS: readonly string[] = [
+  ...['id', 'ts', 'duration_ns', 'request_id', 'requested_model', 'resolved_model', 'provider', 'provider_name', 'method', 'path', 'status_code', 'stream'],
+  ...['error_type', 'session_id', 'user_path', 'principal_id', 'auth_key_id', 'auth_method', 'client_ip', 'cache_type', 'alias_used', 'workflow_version_id'],
+  ...['event_type', 'response_id', 'previous_response_id', 'conversation_payload', 'data', 'usage', 'payload', 'search_text'],
+]
+
+/** What a field missing from an older spill file becomes: null where the row allows it, else empty or zero. */
+const FIELD_DEFAULTS: Record<string, string | number | null> = { response_id: null, previous_response_id: null, usage: null, payload: null, user_path: '/' }
+const NUMERIC_FIELDS = new Set(['duration_ns', 'status_code', 'stream', 'alias_used', 'conversation_payload'])
+
+/**
+ * A row from a tuple whose fields are named by `fields` (a spill file's header, or format 1's list): fields are
+ * matched by name, unknown ones dropped, missing ones defaulted. Undefined when it cannot be a row.
+ */
+export function auditRowFromFields(fields: readonly string[], values: readonly unknown[]): AuditRow | undefined {
+  if (values.length !== fields.length) return undefined
+  const byName = new Map<string, unknown>()
+  for (let i = 0; i < fields.length; i++) byName.set(fields[i]!, values[i])
+  const row = AUDIT_ROW_FIELDS.map((name) => (byName.has(name) ? byName.get(name) : name in FIELD_DEFAULTS ? FIELD_DEFAULTS[name] : NUMERIC_FIELDS.has(name) ? 0 : ''))
+  return isAuditRow(row) ? row : undefined
+}
+
 /** True when `value` has a row's shape (a spill file line read back). */
 export function isAuditRow(value: unknown): value is AuditRow {
   return (

@@ -4,17 +4,24 @@
  * process, not a power cut) and replayed into the store later. Replay first moves the active file aside, so new
  * overflow never mixes with a file being read; a file is deleted only after every entry in it was stored, and
  * stores skip ids they already have, so a crash mid-replay replays the file again without duplicates.
+ *
+ * Format: each file this release writes starts with a header line, `{"audit_spill":2,"fields":[…]}`, naming the
+ * row's fields in order; replay matches fields by name, so entries spilled before an upgrade that added or moved
+ * a field are stored, not dead-lettered. A file without a header is format 1 (rows in SPILL_FORMAT_1_FIELDS
+ * order, or whole entries from releases before rows).
  */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { AuditLogEntry } from './entry.ts'
-import { encodeAuditEntry, isAuditRow, type AuditRow } from './record.ts'
+import { AUDIT_ROW_FIELDS, auditRowFromFields, encodeAuditEntry, SPILL_FORMAT_1_FIELDS, type AuditRow } from './record.ts'
 
 const ACTIVE = 'audit-spill.jsonl'
 const REPLAY = /^audit-spill-(\d+)-(\d+)\.replay\.jsonl$/
 const DEAD_LETTER = 'audit-dead-letter.jsonl'
 const READ_CHUNK_BYTES = 256 * 1024
+export const SPILL_FORMAT = 2
+const HEADER = `${JSON.stringify({ audit_spill: SPILL_FORMAT, fields: AUDIT_ROW_FIELDS })}\n`
 
 export class SpillFiles {
   private fd: number | undefined
@@ -25,8 +32,9 @@ export class SpillFiles {
   /** Appends rows, one JSON line each; returns the bytes written. */
   append(rows: readonly AuditRow[]): number {
     if (rows.length === 0) return 0
-    this.fd ??= this.open(ACTIVE)
-    const text = rows.map((row) => JSON.stringify(row)).join('\n') + '\n'
+    this.fd ??= this.openActive()
+    let text = rows.map((row) => JSON.stringify(row)).join('\n') + '\n'
+    if (fstatSync(this.fd).size === 0) text = HEADER + text
     const bytes = Buffer.from(text)
     let written = 0
     while (written < bytes.length) written += writeSync(this.fd, bytes, written)
@@ -97,6 +105,12 @@ export class SpillFiles {
     return existsSync(path) ? statSync(path).size : 0
   }
 
+  /** The active file, fresh: one an earlier process left (perhaps in an older format) is moved aside for replay first. */
+  private openActive(): number {
+    if (this.activeSize() > 0) this.rotate()
+    return this.open(ACTIVE)
+  }
+
   private open(name: string): number {
     mkdirSync(this.dir, { recursive: true })
     return openSync(join(this.dir, name), 'a')
@@ -123,6 +137,8 @@ export class SpillReader {
   private position = 0
   private carry = ''
   private eof = false
+  /** Field names of the file's rows: its header's, else format 1's. */
+  private fields: readonly string[] | undefined
   private readonly decoder = new StringDecoder('utf8')
   private readonly buffer = Buffer.alloc(READ_CHUNK_BYTES)
 
@@ -148,7 +164,11 @@ export class SpillReader {
     }
     const chunk: SpillChunk = { rows: [], corrupt: [], done: this.eof && this.carry === '' }
     for (const line of lines) {
-      const row = parseRow(line)
+      if (this.fields === undefined) {
+        this.fields = headerFields(line) ?? SPILL_FORMAT_1_FIELDS
+        if (this.fields !== SPILL_FORMAT_1_FIELDS) continue
+      }
+      const row = parseRow(line, this.fields)
       if (row) chunk.rows.push(row)
       else chunk.corrupt.push(line)
     }
@@ -167,11 +187,21 @@ export class SpillReader {
   }
 }
 
-/** A row line, or an entry line as versions before rows wrote them (encoded now). */
-function parseRow(line: string): AuditRow | undefined {
+/** The field names of a header line; undefined when the line is not a header (a format 1 file). */
+function headerFields(line: string): readonly string[] | undefined {
+  if (!line.startsWith('{"audit_spill"')) return undefined
+  try {
+    const header = JSON.parse(line) as { audit_spill?: unknown; fields?: unknown }
+    if (typeof header.audit_spill === 'number' && Array.isArray(header.fields) && header.fields.every((f) => typeof f === 'string')) return header.fields as string[]
+  } catch {}
+  return undefined
+}
+
+/** A row line (fields named by the file's header), or an entry line as versions before rows wrote them (encoded now). */
+function parseRow(line: string, fields: readonly string[]): AuditRow | undefined {
   try {
     const value = JSON.parse(line) as unknown
-    if (isAuditRow(value)) return value
+    if (Array.isArray(value)) return auditRowFromFields(fields, value)
     const entry = value as AuditLogEntry
     if (typeof entry?.id !== 'string' || typeof entry.timestamp !== 'string' || typeof entry.data !== 'object' || entry.data === null) return undefined
     return encodeAuditEntry(entry)

@@ -97,7 +97,9 @@ describe('overflow', () => {
     for (const e of all) writer.record(e)
     expect(performance.now() - t0).toBeLessThan(200)
     expect(writer.stats().spilled).toBe(45)
-    expect(readFileSync(join(dir, 'audit-spill.jsonl'), 'utf8').trim().split('\n')).toHaveLength(45)
+    const [header, ...lines] = readFileSync(join(dir, 'audit-spill.jsonl'), 'utf8').trim().split('\n')
+    expect(JSON.parse(header!)).toMatchObject({ audit_spill: 2 })
+    expect(lines).toHaveLength(45)
     release()
     store.gate = undefined
     await until(() => store.rows.size === 50)
