@@ -10,9 +10,9 @@ import { existsSync, rmSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import type { AuditLogEntry } from '../src/audit/entry.ts'
 import { encodeAuditEntry, type AuditRow } from '../src/audit/record.ts'
-import { applyMigrations, openSqlite } from '../src/stores/sqlite/client.ts'
+import { openSqlite } from '../src/stores/sqlite/client.ts'
 import { SqliteAuditStore } from '../src/stores/sqlite/audit-log.ts'
-import { sqliteMigrations } from '../src/stores/sqlite/migrations.ts'
+import { migrateSqlite } from '../src/stores/sqlite/migrate.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -141,7 +141,7 @@ function entry(ts: number, withBodies: boolean): AuditLogEntry {
 if (existsSync(args.file)) for (const suffix of ['', '-wal', '-shm']) rmSync(args.file + suffix, { force: true })
 const db = openSqlite(args.file)
 db.exec('PRAGMA synchronous = OFF') // seeding only: the gateway keeps NORMAL
-applyMigrations(db, sqliteMigrations)
+migrateSqlite(db)
 const store = new SqliteAuditStore(db)
 
 const end = Date.now()

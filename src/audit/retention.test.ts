@@ -1,9 +1,8 @@
 import { expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { silentLogger } from '../log/logger.ts'
-import { applyMigrations } from '../stores/sqlite/client.ts'
 import { SqliteAuditStore } from '../stores/sqlite/audit-log.ts'
-import { sqliteMigrations } from '../stores/sqlite/migrations.ts'
+import { migrateSqlite } from '../stores/sqlite/migrate.ts'
 import { makeEntry, rowsOf } from '../../test/helpers/audit-entries.ts'
 import { AuditRetention } from './retention.ts'
 
@@ -20,7 +19,7 @@ class CountingStore extends SqliteAuditStore {
 
 async function storeWithAges(daysOld: number[]) {
   const db = new Database(':memory:', { strict: true })
-  applyMigrations(db, sqliteMigrations)
+  migrateSqlite(db)
   const store = new CountingStore(db)
   await store.writeBatch(rowsOf(daysOld.map((d) => makeEntry({ at: NOW - d * DAY }))))
   const count = async () => (await store.list({ limit: 1, offset: 0 })).total

@@ -2,8 +2,8 @@ import { Database } from 'bun:sqlite'
 import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { silentLogger } from '../log/logger.ts'
-import { apiKeysMigration, SqliteKeyStore } from '../stores/sqlite/api-keys.ts'
-import { applyMigrations } from '../stores/sqlite/client.ts'
+import { SqliteKeyStore } from '../stores/sqlite/api-keys.ts'
+import { migrateSqlite } from '../stores/sqlite/migrate.ts'
 import type { KeyStore } from '../stores/types.ts'
 import { KeyAuthenticator } from './authenticator.ts'
 import { KeyDirectory, type NewApiKey } from './key-directory.ts'
@@ -13,7 +13,7 @@ const NEW_KEY: NewApiKey = { name: 'k', description: '', userPath: '/acme', allo
 
 function directory(now = () => Date.now()) {
   const db = new Database(':memory:')
-  applyMigrations(db, [apiKeysMigration])
+  migrateSqlite(db)
   return new KeyDirectory(new SqliteKeyStore(db), silentLogger, { now })
 }
 const bearer = (key: string) => new Headers({ authorization: `Bearer ${key}` })

@@ -1,8 +1,8 @@
 import { Database } from 'bun:sqlite'
 import { expect, test } from 'bun:test'
 import { silentLogger } from '../log/logger.ts'
-import { apiKeysMigration, SqliteKeyStore } from '../stores/sqlite/api-keys.ts'
-import { applyMigrations } from '../stores/sqlite/client.ts'
+import { SqliteKeyStore } from '../stores/sqlite/api-keys.ts'
+import { migrateSqlite } from '../stores/sqlite/migrate.ts'
 import type { KeyStore } from '../stores/types.ts'
 import { KeyDirectory, keyStatus, type NewApiKey } from './key-directory.ts'
 import { hashKeySecret, KEY_PREFIX } from './key-secret.ts'
@@ -12,7 +12,7 @@ const NEW_KEY: NewApiKey = { name: 'ide', description: '', userPath: null, allow
 /** A SQLite store whose calls can be made to fail, as during a database outage. */
 function flakyStore() {
   const db = new Database(':memory:')
-  applyMigrations(db, [apiKeysMigration])
+  migrateSqlite(db)
   const real = new SqliteKeyStore(db)
   const state = { down: false }
   const guard =

@@ -1,8 +1,8 @@
 import { Database } from 'bun:sqlite'
 import { expect, test } from 'bun:test'
 import type { ApiKeyRecord } from '../types.ts'
-import { apiKeysMigration, SqliteKeyStore } from './api-keys.ts'
-import { applyMigrations } from './client.ts'
+import { SqliteKeyStore } from './api-keys.ts'
+import { migrateSqlite } from './migrate.ts'
 
 function record(i: number, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   const at = new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString()
@@ -26,7 +26,7 @@ function record(i: number, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
 
 function store() {
   const db = new Database(':memory:', { strict: true })
-  applyMigrations(db, [apiKeysMigration])
+  migrateSqlite(db)
   return new SqliteKeyStore(db)
 }
 

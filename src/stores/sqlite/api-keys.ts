@@ -3,157 +3,69 @@
  * written; the secret itself never reaches this file.
  */
 import type { Database } from 'bun:sqlite'
+import { and, count, desc, eq, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { ApiKeyChanges, ApiKeyListQuery, ApiKeyPage, ApiKeyRecord, KeyStore } from '../types.ts'
-import type { Migration } from './client.ts'
+import { orm, type Orm } from './client.ts'
+import { apiKeys } from './schema.ts'
 
-export const apiKeysMigration: Migration = {
-  id: '0002_api_keys',
-  sql: `
-    CREATE TABLE api_keys (
-      id TEXT PRIMARY KEY,
-      name TEXT NOT NULL,
-      description TEXT NOT NULL DEFAULT '',
-      key_hash TEXT NOT NULL UNIQUE,
-      redacted_key TEXT NOT NULL,
-      user_path TEXT,
-      allowed_models TEXT,
-      dashboard_enabled INTEGER NOT NULL DEFAULT 0,
-      expires_at TEXT,
-      created_at TEXT NOT NULL,
-      updated_at TEXT NOT NULL,
-      revoked_at TEXT,
-      created_by TEXT NOT NULL
-    );
-    CREATE INDEX api_keys_created_at ON api_keys (created_at);
-  `,
-}
+type Row = typeof apiKeys.$inferSelect
 
-interface Row {
-  id: string
-  name: string
-  description: string
-  key_hash: string
-  redacted_key: string
-  user_path: string | null
-  /** JSON array, or NULL for every model. */
-  allowed_models: string | null
-  dashboard_enabled: number
-  expires_at: string | null
-  created_at: string
-  updated_at: string
-  revoked_at: string | null
-  created_by: string
-}
-
-const COLUMNS = 'id, name, description, key_hash, redacted_key, user_path, allowed_models, dashboard_enabled, expires_at, created_at, updated_at, revoked_at, created_by'
-
-function fromRow(row: Row): ApiKeyRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    keyHash: row.key_hash,
-    redactedKey: row.redacted_key,
-    userPath: row.user_path,
-    allowedModels: row.allowed_models === null ? null : (JSON.parse(row.allowed_models) as string[]),
-    dashboardEnabled: row.dashboard_enabled === 1,
-    expiresAt: row.expires_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    revokedAt: row.revoked_at,
-    createdBy: row.created_by,
-  }
-}
-
-const modelsColumn = (models: readonly string[] | null) => (models === null ? null : JSON.stringify(models))
+const fromRow = (row: Row): ApiKeyRecord => ({ ...row, allowedModels: row.allowedModels ?? null })
 
 /** `%` and `_` in a search are literal characters, not wildcards. */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+const likeLiteralIn = (column: SQLiteColumn, pattern: string) => sql`${column} LIKE ${pattern} ESCAPE '\\'`
 
 export class SqliteKeyStore implements KeyStore {
-  constructor(private readonly db: Database) {}
+  private readonly orm: Orm
+
+  constructor(private readonly db: Database) {
+    this.orm = orm(db)
+  }
 
   async loadAll(): Promise<ApiKeyRecord[]> {
-    return this.db.query<Row, []>(`SELECT ${COLUMNS} FROM api_keys`).all().map(fromRow)
+    return this.orm.select().from(apiKeys).all().map(fromRow)
   }
 
   async list(query: ApiKeyListQuery): Promise<ApiKeyPage> {
-    const where: string[] = []
-    const params: Record<string, string | number> = {}
-    if (!query.includeRevoked) where.push('revoked_at IS NULL')
+    const where: SQL[] = []
+    if (!query.includeRevoked) where.push(isNull(apiKeys.revokedAt))
     if (query.search) {
-      where.push(`(name LIKE $search ESCAPE '\\' OR description LIKE $search ESCAPE '\\')`)
-      params.search = `%${likeLiteral(query.search)}%`
+      const pattern = `%${likeLiteral(query.search)}%`
+      where.push(or(likeLiteralIn(apiKeys.name, pattern), likeLiteralIn(apiKeys.description, pattern))!)
     }
-    if (query.userPath) {
-      if (query.userPath === '/') where.push('user_path IS NOT NULL')
-      else {
-        where.push(`(user_path = $userPath OR user_path LIKE $userPathBelow ESCAPE '\\')`)
-        params.userPath = query.userPath
-        params.userPathBelow = `${likeLiteral(query.userPath)}/%`
-      }
-    }
-    const filter = where.length ? `WHERE ${where.join(' AND ')}` : ''
-    const total = this.db.query<{ n: number }, typeof params>(`SELECT COUNT(*) AS n FROM api_keys ${filter}`).get(params)?.n ?? 0
-    const rows = this.db
-      .query<Row, typeof params>(`SELECT ${COLUMNS} FROM api_keys ${filter} ORDER BY created_at DESC, id LIMIT $limit OFFSET $offset`)
-      .all({ ...params, limit: query.limit, offset: query.offset })
+    if (query.userPath === '/') where.push(isNotNull(apiKeys.userPath))
+    else if (query.userPath) where.push(or(eq(apiKeys.userPath, query.userPath), likeLiteralIn(apiKeys.userPath, `${likeLiteral(query.userPath)}/%`))!)
+    const filter = where.length > 0 ? and(...where) : undefined
+    const total = this.orm.select({ n: count() }).from(apiKeys).where(filter).get()?.n ?? 0
+    const rows = this.orm.select().from(apiKeys).where(filter).orderBy(desc(apiKeys.createdAt), apiKeys.id).limit(query.limit).offset(query.offset).all()
     return { keys: rows.map(fromRow), total }
   }
 
   async get(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = this.db.query<Row, { id: string }>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $id`).get({ id })
+    const row = this.orm.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
     return row ? fromRow(row) : undefined
   }
 
-  async insert(r: ApiKeyRecord): Promise<void> {
-    this.db
-      .query(
-        `INSERT INTO api_keys (${COLUMNS}) VALUES ($id, $name, $description, $keyHash, $redactedKey, $userPath, $allowedModels, $dashboardEnabled, $expiresAt, $createdAt, $updatedAt, $revokedAt, $createdBy)`,
-      )
-      .run({
-        id: r.id,
-        name: r.name,
-        description: r.description,
-        keyHash: r.keyHash,
-        redactedKey: r.redactedKey,
-        userPath: r.userPath,
-        allowedModels: modelsColumn(r.allowedModels),
-        dashboardEnabled: r.dashboardEnabled ? 1 : 0,
-        expiresAt: r.expiresAt,
-        createdAt: r.createdAt,
-        updatedAt: r.updatedAt,
-        revokedAt: r.revokedAt,
-        createdBy: r.createdBy,
-      })
+  async insert(record: ApiKeyRecord): Promise<void> {
+    this.orm.insert(apiKeys).values({ ...record, allowedModels: record.allowedModels === null ? null : [...record.allowedModels] }).run()
   }
 
   async update(id: string, changes: ApiKeyChanges, updatedAt: string): Promise<ApiKeyRecord | undefined> {
-    const sets = ['updated_at = $updatedAt']
-    const params: Record<string, string | number | null> = { id, updatedAt }
-    const set = (column: string, value: string | number | null) => {
-      sets.push(`${column} = $${column}`)
-      params[column] = value
-    }
-    if (changes.name !== undefined) set('name', changes.name)
-    if (changes.description !== undefined) set('description', changes.description)
-    if (changes.userPath !== undefined) set('user_path', changes.userPath)
-    if (changes.allowedModels !== undefined) set('allowed_models', modelsColumn(changes.allowedModels))
-    if (changes.dashboardEnabled !== undefined) set('dashboard_enabled', changes.dashboardEnabled ? 1 : 0)
-    if (changes.expiresAt !== undefined) set('expires_at', changes.expiresAt)
-    const row = this.db
-      .query<Row, typeof params>(`UPDATE api_keys SET ${sets.join(', ')} WHERE id = $id AND revoked_at IS NULL RETURNING ${COLUMNS}`)
-      .get(params)
+    const { allowedModels, ...rest } = changes
+    const set: Partial<typeof apiKeys.$inferInsert> = { ...rest, updatedAt }
+    if (allowedModels !== undefined) set.allowedModels = allowedModels === null ? null : [...allowedModels]
+    const row = this.orm.update(apiKeys).set(set).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning().get()
     return row ? fromRow(row) : undefined
   }
 
   async revoke(id: string, revokedAt: string): Promise<{ record: ApiKeyRecord; changed: boolean } | undefined> {
     const revoke = this.db.transaction(() => {
-      const { changes } = this.db
-        .query('UPDATE api_keys SET revoked_at = $revokedAt, updated_at = $revokedAt WHERE id = $id AND revoked_at IS NULL')
-        .run({ id, revokedAt })
-      const row = this.db.query<Row, { id: string }>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $id`).get({ id })
-      return row ? { record: fromRow(row), changed: changes > 0 } : undefined
+      const revoked = this.orm.update(apiKeys).set({ revokedAt, updatedAt: revokedAt }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning().get()
+      if (revoked) return { record: fromRow(revoked), changed: true }
+      const row = this.orm.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
+      return row ? { record: fromRow(row), changed: false } : undefined
     })
     return revoke.immediate()
   }

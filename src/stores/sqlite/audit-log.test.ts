@@ -3,9 +3,8 @@ import { Database } from 'bun:sqlite'
 import type { AuditLogQuery } from '../../audit/entry.ts'
 import { makeEntry, rowsOf, T0 } from '../../../test/helpers/audit-entries.ts'
 import type { AuditLogEntry } from '../../audit/entry.ts'
-import { applyMigrations } from './client.ts'
 import { SEQ_PER_MS, SqliteAuditStore } from './audit-log.ts'
-import { sqliteMigrations } from './migrations.ts'
+import { migrateSqlite } from './migrate.ts'
 import { auditConversation } from '../../audit/conversation.ts'
 import { auditStats } from '../../audit/stats.ts'
 
@@ -16,7 +15,7 @@ const write = (entries: readonly AuditLogEntry[]) => store.writeBatch(rowsOf(ent
 
 beforeEach(() => {
   db = new Database(':memory:', { strict: true })
-  applyMigrations(db, sqliteMigrations)
+  migrateSqlite(db)
   store = new SqliteAuditStore(db)
 })
 

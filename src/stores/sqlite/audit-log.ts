@@ -8,6 +8,10 @@
  *
  * The row key `seq` is time-ordered (start time in ms × 1024 + a counter), so the FTS index, keyed by it, can
  * hand out a search's matches newest first within a time window (a rowid range) and stop after one page.
+ *
+ * Raw prepared statements rather than drizzle, on purpose: inserts are the measured hot path (bench/audit-overhead.sh;
+ * the write thread only binds values), and list reads are tuned query plans over FTS5 and the covering indexes
+ * (bench/audit-queries.ts). The tables themselves are declared in schema.ts like every other.
  */
 import type { Database } from 'bun:sqlite'
 import type { AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
@@ -15,100 +19,8 @@ import { AUDIT_ROW_COLUMNS, auditRowColumns, auditRowData, auditRowPayload, audi
 import type { AuditBatchWriter } from '../../audit/writer.ts'
 import type { AuditReader, AuditStatsRow, AuditThreadEntry } from '../types.ts'
 import { and, conditions, fullEntry, LIGHT_COLUMNS, listEntry, searchRange, SEQ_PER_MS, type Clause, type Param, type Row } from './audit-log-query.ts'
-import type { Migration } from './client.ts'
 
 export { SEQ_PER_MS }
-
-/**
- * Planner statistics for a typical large log (1M entries: ~20 models, a few status codes and providers,
- * hundreds of user paths, sessions of tens of requests). Without statistics SQLite guesses, and picked the
- * status index over the model index for `model + status` (98 ms instead of 16 ms at 1M rows); a real ANALYZE
- * would hold the database for seconds, and `PRAGMA optimize`'s sampled one guessed just as badly. These rows
- * only rank the indexes; a later ANALYZE replaces them with measured ones.
- */
-const NOMINAL_STATISTICS = `ANALYZE audit_log;
-  DELETE FROM sqlite_stat1 WHERE tbl = 'audit_log';
-  INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES
-    ('audit_log', NULL, '1000000'),
-    ('audit_log', 'sqlite_autoindex_audit_log_1', '1000000 1'),
-    ('audit_log', 'audit_log_ts', '1000000 2 2 2 2 2 2 2 2 2'),
-    ('audit_log', 'audit_log_model_ts', '1000000 50000 2'),
-    ('audit_log', 'audit_log_provider_ts', '1000000 150000 2'),
-    ('audit_log', 'audit_log_provider_name_ts', '1000000 150000 2'),
-    ('audit_log', 'audit_log_user_path_ts', '1000000 5000 2'),
-    ('audit_log', 'audit_log_session_ts', '1000000 50 2'),
-    ('audit_log', 'audit_log_status_ts', '1000000 150000 2'),
-    ('audit_log', 'audit_log_error_type_ts', '1000000 150000 2'),
-    ('audit_log', 'audit_log_request_id', '1000000 1'),
-    ('audit_log', 'audit_log_response_id', '1000 1'),
-    ('audit_log', 'audit_log_previous_response_id', '1000 1');
-  ANALYZE sqlite_schema;`
-
-export const auditLogMigration: Migration = {
-  id: '0003_audit_log',
-  sql: `CREATE TABLE audit_log (
-    seq INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    ts INTEGER NOT NULL,
-    duration_ns INTEGER NOT NULL DEFAULT 0,
-    request_id TEXT NOT NULL DEFAULT '',
-    requested_model TEXT NOT NULL DEFAULT '',
-    resolved_model TEXT NOT NULL DEFAULT '',
-    provider TEXT NOT NULL DEFAULT '',
-    provider_name TEXT NOT NULL DEFAULT '',
-    method TEXT NOT NULL DEFAULT '',
-    path TEXT NOT NULL DEFAULT '',
-    status_code INTEGER NOT NULL DEFAULT 0,
-    stream INTEGER NOT NULL DEFAULT 0,
-    error_type TEXT NOT NULL DEFAULT '',
-    session_id TEXT NOT NULL DEFAULT '',
-    user_path TEXT NOT NULL DEFAULT '/',
-    principal_id TEXT NOT NULL DEFAULT '',
-    auth_key_id TEXT NOT NULL DEFAULT '',
-    auth_method TEXT NOT NULL DEFAULT '',
-    client_ip TEXT NOT NULL DEFAULT '',
-    cache_type TEXT NOT NULL DEFAULT '',
-    alias_used INTEGER NOT NULL DEFAULT 0,
-    workflow_version_id TEXT NOT NULL DEFAULT '',
-    event_type TEXT NOT NULL DEFAULT '',
-    response_id TEXT,
-    previous_response_id TEXT,
-    conversation_payload INTEGER NOT NULL DEFAULT 0,
-    data TEXT NOT NULL,
-    usage TEXT
-  );
-  CREATE TABLE audit_log_payloads (seq INTEGER PRIMARY KEY, payload TEXT NOT NULL);
-  CREATE VIRTUAL TABLE audit_log_search USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
-  CREATE INDEX audit_log_ts ON audit_log (ts, status_code, duration_ns, event_type, stream, method, path, provider, provider_name);
-  CREATE INDEX audit_log_model_ts ON audit_log (requested_model, ts);
-  CREATE INDEX audit_log_provider_ts ON audit_log (provider, ts);
-  CREATE INDEX audit_log_provider_name_ts ON audit_log (provider_name, ts);
-  CREATE INDEX audit_log_user_path_ts ON audit_log (user_path, ts);
-  CREATE INDEX audit_log_session_ts ON audit_log (session_id, ts);
-  CREATE INDEX audit_log_status_ts ON audit_log (status_code, ts);
-  CREATE INDEX audit_log_error_type_ts ON audit_log (error_type, ts);
-  CREATE INDEX audit_log_request_id ON audit_log (request_id) WHERE request_id <> id;
-  CREATE INDEX audit_log_response_id ON audit_log (response_id) WHERE response_id IS NOT NULL;
-  CREATE INDEX audit_log_previous_response_id ON audit_log (previous_response_id) WHERE previous_response_id IS NOT NULL;
-  CREATE TRIGGER audit_log_cleanup AFTER DELETE ON audit_log BEGIN
-    DELETE FROM audit_log_payloads WHERE seq = old.seq;
-    DELETE FROM audit_log_search WHERE rowid = old.seq;
-  END;
-  ${NOMINAL_STATISTICS}`,
-}
-
-/**
- * Labels (LogData.labels) as rows of their own, so `label=` is an index range read: (label, seq) serves the
- * filter newest first within a time window, (seq) the cleanup when entries are deleted.
- */
-export const auditLogLabelsMigration: Migration = {
-  id: '0009_audit_log_labels',
-  sql: `CREATE TABLE audit_log_labels (label TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (label, seq)) WITHOUT ROWID;
-  CREATE INDEX audit_log_labels_seq ON audit_log_labels (seq);
-  CREATE TRIGGER audit_log_labels_cleanup AFTER DELETE ON audit_log BEGIN
-    DELETE FROM audit_log_labels WHERE seq = old.seq;
-  END;`,
-}
 
 /** The light data JSON has labels only when this occurs in it (an empty list has `"labels":[]`). */
 const HAS_LABELS = '"labels":["'

@@ -1,8 +1,9 @@
 /**
- * @module Opens the embedded SQLite store (16 KiB pages, WAL, NORMAL sync) and applies the migrations every store module
- * registers. Migrations are SQL strings inside the code, so the compiled binary needs no files beside it.
+ * @module Opens the embedded SQLite store (16 KiB pages, WAL, NORMAL sync), the drizzle query layer over a connection,
+ * and the legacy migration runner (legacy-migrations.ts; new databases get the drizzle migrations, migrate.ts).
  */
 import { Database } from 'bun:sqlite'
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 
@@ -38,4 +39,15 @@ export function applyMigrations(db: Database, migrations: readonly Migration[]):
     done.push(m.id)
   }
   return done
+}
+
+export type Orm = BunSQLiteDatabase
+
+const orms = new WeakMap<Database, Orm>()
+
+/** The drizzle query layer over a connection (one per connection, made on first use). */
+export function orm(db: Database): Orm {
+  let o = orms.get(db)
+  if (!o) orms.set(db, (o = drizzle({ client: db })))
+  return o
 }

@@ -2,24 +2,22 @@
  * @module Budget and rate-limit definitions in SQLite (one JSON document per row).
  */
 import type { Database } from 'bun:sqlite'
+import { and, eq } from 'drizzle-orm'
 import type { Budget, RateLimit } from '../../limits/definitions.ts'
 import type { LimitStore } from '../types.ts'
-import type { Migration } from './client.ts'
+import { orm } from './client.ts'
+import { limitDefinitions } from './schema.ts'
 
-export const limitsMigration: Migration = {
-  id: '0007_limits',
-  sql: `CREATE TABLE limit_definitions (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('budget', 'rate_limit')),
-    definition TEXT NOT NULL,
-    created_at TEXT NOT NULL
-  );`,
-}
+type Kind = 'budget' | 'rate_limit'
 
 export function sqliteLimitStore(db: Database): LimitStore {
-  const all = (kind: string) => db.query<{ definition: string }, { kind: string }>('SELECT definition FROM limit_definitions WHERE kind = $kind ORDER BY created_at').all({ kind }).map((r) => JSON.parse(r.definition))
-  const put = db.query('INSERT OR REPLACE INTO limit_definitions (id, kind, definition, created_at) VALUES ($id, $kind, $definition, $created_at)')
-  const remove = db.query('DELETE FROM limit_definitions WHERE id = $id AND kind = $kind')
+  const o = orm(db)
+  const all = (kind: Kind) => o.select({ definition: limitDefinitions.definition }).from(limitDefinitions).where(eq(limitDefinitions.kind, kind)).orderBy(limitDefinitions.createdAt).all().map((r) => JSON.parse(r.definition))
+  const put = (kind: Kind, d: Budget | RateLimit) => {
+    const row = { id: d.id, kind, definition: JSON.stringify(d), createdAt: d.created_at }
+    o.insert(limitDefinitions).values(row).onConflictDoUpdate({ target: limitDefinitions.id, set: row }).run()
+  }
+  const remove = (kind: Kind, id: string) => o.delete(limitDefinitions).where(and(eq(limitDefinitions.id, id), eq(limitDefinitions.kind, kind))).returning({ id: limitDefinitions.id }).all().length > 0
   return {
     async budgets() {
       return all('budget') as Budget[]
@@ -28,16 +26,16 @@ export function sqliteLimitStore(db: Database): LimitStore {
       return all('rate_limit') as RateLimit[]
     },
     async saveBudget(b) {
-      put.run({ id: b.id, kind: 'budget', definition: JSON.stringify(b), created_at: b.created_at })
+      put('budget', b)
     },
     async saveRateLimit(r) {
-      put.run({ id: r.id, kind: 'rate_limit', definition: JSON.stringify(r), created_at: r.created_at })
+      put('rate_limit', r)
     },
     async deleteBudget(id) {
-      return remove.run({ id, kind: 'budget' }).changes > 0
+      return remove('budget', id)
     },
     async deleteRateLimit(id) {
-      return remove.run({ id, kind: 'rate_limit' }).changes > 0
+      return remove('rate_limit', id)
     },
   }
 }

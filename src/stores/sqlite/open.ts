@@ -15,9 +15,9 @@ import type { StoreOptions } from '../open.ts'
 import type { Stores } from '../types.ts'
 import { SqliteKeyStore } from './api-keys.ts'
 import { SqliteAuditStore } from './audit-log.ts'
-import { applyMigrations, openSqlite } from './client.ts'
+import { openSqlite } from './client.ts'
 import { sqliteLimitStore } from './limits.ts'
-import { sqliteMigrations } from './migrations.ts'
+import { migrateSqlite } from './migrate.ts'
 import { sqliteResponseThreadStore } from './response-threads.ts'
 import { sqlitePriceStore, sqliteUsageStore } from './usage.ts'
 import { sqliteWorkflowStore } from './workflows.ts'
@@ -26,7 +26,7 @@ import { startWriteThread, type BatchWrites } from './write-thread.ts'
 export async function openSqliteStores(config: GatewayConfig, log: Logger, options: StoreOptions = {}): Promise<Stores> {
   const path = config.database.path
   const db = openSqlite(path)
-  applyMigrations(db, sqliteMigrations)
+  migrateSqlite(db)
   const audit = new SqliteAuditStore(db)
   const usage = sqliteUsageStore(db)
   const local: BatchWrites = { writeAudit: (rows) => audit.writeBatch(rows), writeUsage: (records) => usage.writeBatch(records), close: () => {} }

@@ -2,8 +2,9 @@ import { expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import type { UsageRecord } from '../../usage/record.ts'
 import { applyMigrations } from './client.ts'
-import { sqliteMigrations } from './migrations.ts'
-import { sqliteUsageStore, usageLabelsMigration } from './usage.ts'
+import { legacyMigrations, usageLabelsMigration } from './legacy-migrations.ts'
+import { migrateSqlite } from './migrate.ts'
+import { sqliteUsageStore } from './usage.ts'
 
 const T0 = Date.UTC(2026, 0, 10, 12)
 const record = (id: string, labels?: string[], total = 10): UsageRecord => ({
@@ -16,7 +17,7 @@ const range = { fromMs: T0 - 1, toMs: T0 + 1 }
 
 test('by=label: a request counts under each of its labels; records without labels under ""', async () => {
   const db = new Database(':memory:', { strict: true })
-  applyMigrations(db, sqliteMigrations)
+  migrateSqlite(db)
   const store = sqliteUsageStore(db)
   await store.writeBatch([record('a', ['x', 'y'], 10), record('b', ['y'], 20), record('c', [], 40), record('d', undefined, 80)])
   const rows = await store.breakdown(range, 'label')
@@ -27,9 +28,10 @@ test('by=label: a request counts under each of its labels; records without label
 
 test('upgrade in place: records written before the labels migration count as unlabelled', async () => {
   const db = new Database(':memory:', { strict: true })
-  applyMigrations(db, sqliteMigrations.filter((m) => m.id !== usageLabelsMigration.id))
+  applyMigrations(db, legacyMigrations.filter((m) => m.id !== usageLabelsMigration.id))
   db.query("INSERT INTO usage_records (id, ts, key_id, user_path, provider_name, provider_type, model, requested_model, prompt_tokens, completion_tokens, total_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, cost_usd, saved_usd, rewrite_tokens_saved, rewrite_cost_saved, priced, estimated, cache_hit) VALUES ('old', ?, 'k', '/', 'openai', 'openai', 'm', 'm', 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0)").run(T0)
-  expect(applyMigrations(db, sqliteMigrations)).toEqual([usageLabelsMigration.id])
+  expect(migrateSqlite(db)).toEqual([])
+  expect(db.query('SELECT id FROM schema_migrations ORDER BY id DESC LIMIT 1').get()).toEqual({ id: usageLabelsMigration.id })
   const store = sqliteUsageStore(db)
   await store.writeBatch([record('new', ['z'])])
   const rows = await store.breakdown(range, 'label')

@@ -4,89 +4,104 @@
 import type { Database } from 'bun:sqlite'
 import type { UsageRecord } from '../../usage/record.ts'
 import type { UsageBatchWriter } from '../../usage/usage-writer.ts'
-import type { PriceStore, UsageBreakdownRow, UsageQuery, UsageReader, UsageTotals } from '../types.ts'
-import type { Migration } from './client.ts'
+import { and, eq, gte, lt, sql } from 'drizzle-orm'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
+import type { PriceStore, UsageBreakdownRow, UsageGroup, UsageQuery, UsageReader, UsageTotals } from '../types.ts'
+import { orm } from './client.ts'
+import { priceOverrides, usageRecords } from './schema.ts'
 
-export const usageMigration: Migration = {
-  id: '0008_usage',
-  sql: `CREATE TABLE usage_records (
-    id TEXT PRIMARY KEY,
-    ts INTEGER NOT NULL,
-    key_id TEXT NOT NULL,
-    user_path TEXT NOT NULL,
-    provider_name TEXT NOT NULL,
-    provider_type TEXT NOT NULL,
-    model TEXT NOT NULL,
-    requested_model TEXT NOT NULL,
-    prompt_tokens INTEGER NOT NULL,
-    completion_tokens INTEGER NOT NULL,
-    total_tokens INTEGER NOT NULL,
-    cached_tokens INTEGER NOT NULL,
-    cache_write_tokens INTEGER NOT NULL,
-    reasoning_tokens INTEGER NOT NULL,
-    cost_usd REAL NOT NULL,
-    saved_usd REAL NOT NULL,
-    rewrite_tokens_saved INTEGER NOT NULL,
-    rewrite_cost_saved REAL NOT NULL,
-    priced INTEGER NOT NULL,
-    estimated INTEGER NOT NULL,
-    cache_hit INTEGER NOT NULL
-  );
-  CREATE INDEX usage_records_ts ON usage_records (ts);
-  CREATE TABLE price_overrides (model TEXT PRIMARY KEY, price TEXT NOT NULL, updated_at TEXT NOT NULL);`,
+const u = usageRecords
+const total = (column: SQLiteColumn) => sql<number>`COALESCE(SUM(${column}), 0)`
+/** The sums every usage answer reports, by their API names. */
+const SUMS = {
+  requests: sql<number>`COUNT(*)`.as('requests'),
+  input_tokens: total(u.promptTokens).as('input_tokens'),
+  output_tokens: total(u.completionTokens).as('output_tokens'),
+  total_tokens: total(u.totalTokens).as('total_tokens'),
+  cached_input_tokens: total(u.cachedTokens).as('cached_input_tokens'),
+  cache_write_input_tokens: total(u.cacheWriteTokens).as('cache_write_input_tokens'),
+  reasoning_tokens: total(u.reasoningTokens).as('reasoning_tokens'),
+  cost_usd: total(u.costUsd).as('cost_usd'),
+  saved_usd: total(u.savedUsd).as('saved_usd'),
+  rewrite_tokens_saved: total(u.rewriteTokensSaved).as('rewrite_tokens_saved'),
+  rewrite_cost_saved: total(u.rewriteCostSaved).as('rewrite_cost_saved'),
+  estimated_requests: total(u.estimated).as('estimated_requests'),
+  cache_hits: total(u.cacheHit).as('cache_hits'),
 }
 
-/** A request's labels as a JSON array; `by=label` counts a request once under each of its labels. */
-export const usageLabelsMigration: Migration = {
-  id: '0010_usage_labels',
-  sql: `ALTER TABLE usage_records ADD COLUMN labels TEXT NOT NULL DEFAULT '[]';`,
-}
+/** One label per joined json_each row; '' for requests without labels. */
+const label = sql<string>`COALESCE(l.value, '')`.as('label')
+const GROUP_COLUMNS = { model: u.model, provider: u.providerName, key: u.keyId, user_path: u.userPath } as const
+const GROUP_NAMES = { model: 'model', provider: 'provider', key: 'key_id', user_path: 'user_path', label: 'label' } as const
 
-const SUMS = `COUNT(*) AS requests, COALESCE(SUM(prompt_tokens),0) AS input_tokens, COALESCE(SUM(completion_tokens),0) AS output_tokens,
-  COALESCE(SUM(total_tokens),0) AS total_tokens, COALESCE(SUM(cached_tokens),0) AS cached_input_tokens,
-  COALESCE(SUM(cache_write_tokens),0) AS cache_write_input_tokens, COALESCE(SUM(reasoning_tokens),0) AS reasoning_tokens,
-  COALESCE(SUM(cost_usd),0) AS cost_usd, COALESCE(SUM(saved_usd),0) AS saved_usd, COALESCE(SUM(rewrite_tokens_saved),0) AS rewrite_tokens_saved,
-  COALESCE(SUM(rewrite_cost_saved),0) AS rewrite_cost_saved, COALESCE(SUM(estimated),0) AS estimated_requests, COALESCE(SUM(cache_hit),0) AS cache_hits`
+/** Rows per INSERT: 22 bound columns each stays well under SQLite's limit of bound parameters. */
+const INSERT_CHUNK = 500
 
-/** `label` is a column of the joined json_each rows: '' for requests without labels. */
-const GROUP_COLUMNS = { model: 'model', provider: 'provider_name', key: 'key_id', user_path: 'user_path', label: "COALESCE(l.value, '')" } as const
+const toRow = (r: UsageRecord): typeof usageRecords.$inferInsert => ({
+  id: r.id,
+  ts: r.ts,
+  keyId: r.key_id,
+  userPath: r.user_path,
+  providerName: r.provider_name,
+  providerType: r.provider_type,
+  model: r.model,
+  requestedModel: r.requested_model,
+  promptTokens: r.prompt_tokens,
+  completionTokens: r.completion_tokens,
+  totalTokens: r.total_tokens,
+  cachedTokens: r.cached_tokens,
+  cacheWriteTokens: r.cache_write_tokens,
+  reasoningTokens: r.reasoning_tokens,
+  costUsd: r.cost_usd,
+  savedUsd: r.saved_usd,
+  rewriteTokensSaved: r.rewrite_tokens_saved,
+  rewriteCostSaved: r.rewrite_cost_saved,
+  priced: r.priced,
+  estimated: r.estimated,
+  cacheHit: r.cache_hit,
+  labels: JSON.stringify(r.labels ?? []),
+})
 
 export function sqliteUsageStore(db: Database): UsageReader & UsageBatchWriter {
-  const insert = db.query(
-    `INSERT OR IGNORE INTO usage_records VALUES ($id, $ts, $key_id, $user_path, $provider_name, $provider_type, $model, $requested_model, $prompt_tokens, $completion_tokens, $total_tokens, $cached_tokens, $cache_write_tokens, $reasoning_tokens, $cost_usd, $saved_usd, $rewrite_tokens_saved, $rewrite_cost_saved, $priced, $estimated, $cache_hit, $labels)`,
-  )
-  const toRow = (r: UsageRecord) => ({ ...r, priced: r.priced ? 1 : 0, estimated: r.estimated ? 1 : 0, cache_hit: r.cache_hit ? 1 : 0, labels: JSON.stringify(r.labels ?? []) })
+  const o = orm(db)
+  const inRange = (q: UsageQuery) => and(gte(u.ts, q.fromMs), lt(u.ts, q.toMs))
   return {
     async writeBatch(records) {
       db.transaction(() => {
-        for (const r of records) insert.run(toRow(r))
+        for (let i = 0; i < records.length; i += INSERT_CHUNK) o.insert(u).values(records.slice(i, i + INSERT_CHUNK).map(toRow)).onConflictDoNothing().run()
       }).immediate()
     },
-    async totals(q: UsageQuery) {
-      return db.query<UsageTotals, [number, number]>(`SELECT ${SUMS} FROM usage_records WHERE ts >= ? AND ts < ?`).get(q.fromMs, q.toMs)!
+    async totals(q: UsageQuery): Promise<UsageTotals> {
+      return o.select(SUMS).from(u).where(inRange(q)).get()!
     },
-    async breakdown(q: UsageQuery, by: keyof typeof GROUP_COLUMNS, interval?: 'day') {
-      const column = GROUP_COLUMNS[by]
-      const day = interval === 'day' ? `, strftime('%Y-%m-%d', ts / 1000, 'unixepoch') AS day` : ''
-      const group = interval === 'day' ? `${column}, day` : column
-      const from = by === 'label' ? 'usage_records LEFT JOIN json_each(usage_records.labels) l' : 'usage_records'
-      return db
-        .query<UsageBreakdownRow, [number, number]>(`SELECT ${column} AS ${by === 'key' ? 'key_id' : by}${day}, ${SUMS} FROM ${from} WHERE ts >= ? AND ts < ? GROUP BY ${group} ORDER BY ${interval === 'day' ? 'day, ' : ''}cost_usd DESC, requests DESC`)
-        .all(q.fromMs, q.toMs)
+    async breakdown(q: UsageQuery, by: UsageGroup, interval?: 'day') {
+      const group = by === 'label' ? label : GROUP_COLUMNS[by]
+      const day = sql<string>`strftime('%Y-%m-%d', ${u.ts} / 1000, 'unixepoch')`.as('day')
+      const columns = { [GROUP_NAMES[by]]: group, ...(interval === 'day' ? { day } : {}), ...SUMS }
+      const from = by === 'label' ? o.select(columns).from(u).leftJoin(sql`json_each(${u.labels}) l`, sql`1`) : o.select(columns).from(u)
+      const order = [sql`cost_usd DESC`, sql`requests DESC`]
+      const rows = from
+        .where(inRange(q))
+        .groupBy(...(by === 'label' ? [sql`label`] : [GROUP_COLUMNS[by]]), ...(interval === 'day' ? [sql`day`] : []))
+        .orderBy(...(interval === 'day' ? [sql`day`, ...order] : order))
+        .all()
+      return rows as UsageBreakdownRow[]
     },
   }
 }
 
 export function sqlitePriceStore(db: Database): PriceStore {
+  const o = orm(db)
   return {
     async all() {
-      return Object.fromEntries(db.query<{ model: string; price: string }, []>('SELECT model, price FROM price_overrides').all().map((r) => [r.model, JSON.parse(r.price)]))
+      return Object.fromEntries(o.select().from(priceOverrides).all().map((r) => [r.model, JSON.parse(r.price)]))
     },
     async set(model, price) {
-      db.query('INSERT OR REPLACE INTO price_overrides (model, price, updated_at) VALUES (?, ?, ?)').run(model, JSON.stringify(price), new Date().toISOString())
+      const row = { model, price: JSON.stringify(price), updatedAt: new Date().toISOString() }
+      o.insert(priceOverrides).values(row).onConflictDoUpdate({ target: priceOverrides.model, set: row }).run()
     },
     async delete(model) {
-      return db.query('DELETE FROM price_overrides WHERE model = ?').run(model).changes > 0
+      return o.delete(priceOverrides).where(eq(priceOverrides.model, model)).returning({ model: priceOverrides.model }).all().length > 0
     },
   }
 }

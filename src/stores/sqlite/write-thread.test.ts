@@ -7,8 +7,8 @@ import { auditRowId } from '../../audit/record.ts'
 import { silentLogger } from '../../log/logger.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import { SqliteAuditStore } from './audit-log.ts'
-import { applyMigrations, openSqlite } from './client.ts'
-import { sqliteMigrations } from './migrations.ts'
+import { openSqlite } from './client.ts'
+import { migrateSqlite } from './migrate.ts'
 import { sqliteUsageStore } from './usage.ts'
 import { startWriteThread, type BatchWrites } from './write-thread.ts'
 
@@ -22,7 +22,7 @@ function database() {
   dirs.push(dir)
   const path = join(dir, 'gateway.db')
   const db = openSqlite(path)
-  applyMigrations(db, sqliteMigrations)
+  migrateSqlite(db)
   return { path, db }
 }
 

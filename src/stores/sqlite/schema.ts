@@ -1,0 +1,177 @@
+/**
+ * @module The SQLite schema as drizzle tables: what queries are written against and what drizzle-kit generates the
+ * migrations in ./drizzle from (`bun run db:generate`, see docs/migrations.md). Column for column the schema that
+ * databases made before drizzle have (legacy-migrations.ts), so both upgrade the same way.
+ *
+ * Not expressible here and added by hand to the baseline migration: the audit search index (an FTS5 virtual table),
+ * the cleanup triggers, `WITHOUT ROWID` for the labels table and the planner statistics.
+ */
+import { sql } from 'drizzle-orm'
+import { check, index, integer, primaryKey, real, sqliteTable, text, unique } from 'drizzle-orm/sqlite-core'
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    keyHash: text('key_hash').notNull().unique(),
+    redactedKey: text('redacted_key').notNull(),
+    userPath: text('user_path'),
+    /** JSON array, or NULL for every model. */
+    allowedModels: text('allowed_models', { mode: 'json' }).$type<string[]>(),
+    dashboardEnabled: integer('dashboard_enabled', { mode: 'boolean' }).notNull().default(false),
+    expiresAt: text('expires_at'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+    revokedAt: text('revoked_at'),
+    createdBy: text('created_by').notNull(),
+  },
+  (t) => [index('api_keys_created_at').on(t.createdAt)],
+)
+
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    /** Time-ordered row key: start time in ms × 1024 + a counter (see audit-log.ts). */
+    seq: integer('seq').primaryKey(),
+    id: text('id').notNull().unique(),
+    ts: integer('ts').notNull(),
+    durationNs: integer('duration_ns').notNull().default(0),
+    requestId: text('request_id').notNull().default(''),
+    requestedModel: text('requested_model').notNull().default(''),
+    resolvedModel: text('resolved_model').notNull().default(''),
+    provider: text('provider').notNull().default(''),
+    providerName: text('provider_name').notNull().default(''),
+    method: text('method').notNull().default(''),
+    path: text('path').notNull().default(''),
+    statusCode: integer('status_code').notNull().default(0),
+    stream: integer('stream').notNull().default(0),
+    errorType: text('error_type').notNull().default(''),
+    sessionId: text('session_id').notNull().default(''),
+    userPath: text('user_path').notNull().default('/'),
+    principalId: text('principal_id').notNull().default(''),
+    authKeyId: text('auth_key_id').notNull().default(''),
+    authMethod: text('auth_method').notNull().default(''),
+    clientIp: text('client_ip').notNull().default(''),
+    cacheType: text('cache_type').notNull().default(''),
+    aliasUsed: integer('alias_used').notNull().default(0),
+    workflowVersionId: text('workflow_version_id').notNull().default(''),
+    eventType: text('event_type').notNull().default(''),
+    responseId: text('response_id'),
+    previousResponseId: text('previous_response_id'),
+    conversationPayload: integer('conversation_payload').notNull().default(0),
+    /** JSON of the light LogData. */
+    data: text('data').notNull(),
+    /** JSON of the RequestUsageSummary. */
+    usage: text('usage'),
+  },
+  (t) => [
+    index('audit_log_ts').on(t.ts, t.statusCode, t.durationNs, t.eventType, t.stream, t.method, t.path, t.provider, t.providerName),
+    index('audit_log_model_ts').on(t.requestedModel, t.ts),
+    index('audit_log_provider_ts').on(t.provider, t.ts),
+    index('audit_log_provider_name_ts').on(t.providerName, t.ts),
+    index('audit_log_user_path_ts').on(t.userPath, t.ts),
+    index('audit_log_session_ts').on(t.sessionId, t.ts),
+    index('audit_log_status_ts').on(t.statusCode, t.ts),
+    index('audit_log_error_type_ts').on(t.errorType, t.ts),
+    index('audit_log_request_id').on(t.requestId).where(sql`request_id <> id`),
+    index('audit_log_response_id').on(t.responseId).where(sql`response_id IS NOT NULL`),
+    index('audit_log_previous_response_id').on(t.previousResponseId).where(sql`previous_response_id IS NOT NULL`),
+  ],
+)
+
+/** The heavy part of an entry's LogData (bodies, attempts' error bodies, revision bodies), read by the detail view only. */
+export const auditLogPayloads = sqliteTable('audit_log_payloads', {
+  seq: integer('seq').primaryKey(),
+  payload: text('payload').notNull(),
+})
+
+/** Labels (LogData.labels) as rows of their own, so `label=` is an index range read. */
+export const auditLogLabels = sqliteTable(
+  'audit_log_labels',
+  {
+    label: text('label').notNull(),
+    seq: integer('seq').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.label, t.seq] }), index('audit_log_labels_seq').on(t.seq)],
+)
+
+export const responseThreads = sqliteTable(
+  'response_threads',
+  {
+    id: text('id').primaryKey(),
+    createdAt: text('created_at').notNull(),
+    providerName: text('provider_name').notNull(),
+    native: integer('native', { mode: 'boolean' }).notNull(),
+    items: text('items', { mode: 'json' }).notNull().$type<unknown[]>(),
+  },
+  (t) => [index('response_threads_created_at').on(t.createdAt)],
+)
+
+export const workflowVersions = sqliteTable(
+  'workflow_versions',
+  {
+    versionId: text('version_id').primaryKey(),
+    workflowId: text('workflow_id').notNull(),
+    version: integer('version').notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    scope: text('scope', { mode: 'json' }).notNull(),
+    features: text('features', { mode: 'json' }).notNull(),
+    plugins: text('plugins', { mode: 'json' }).notNull(),
+    active: integer('active', { mode: 'boolean' }).notNull(),
+    createdAt: text('created_at').notNull(),
+    createdBy: text('created_by').notNull(),
+  },
+  (t) => [unique().on(t.workflowId, t.version), index('workflow_versions_active').on(t.active, t.workflowId)],
+)
+
+/** Budgets and rate limits, one JSON document per row. */
+export const limitDefinitions = sqliteTable(
+  'limit_definitions',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['budget', 'rate_limit'] }).notNull(),
+    definition: text('definition').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [check('limit_definitions_kind', sql`${t.kind} IN ('budget', 'rate_limit')`)],
+)
+
+export const usageRecords = sqliteTable(
+  'usage_records',
+  {
+    id: text('id').primaryKey(),
+    ts: integer('ts').notNull(),
+    keyId: text('key_id').notNull(),
+    userPath: text('user_path').notNull(),
+    providerName: text('provider_name').notNull(),
+    providerType: text('provider_type').notNull(),
+    model: text('model').notNull(),
+    requestedModel: text('requested_model').notNull(),
+    promptTokens: integer('prompt_tokens').notNull(),
+    completionTokens: integer('completion_tokens').notNull(),
+    totalTokens: integer('total_tokens').notNull(),
+    cachedTokens: integer('cached_tokens').notNull(),
+    cacheWriteTokens: integer('cache_write_tokens').notNull(),
+    reasoningTokens: integer('reasoning_tokens').notNull(),
+    costUsd: real('cost_usd').notNull(),
+    savedUsd: real('saved_usd').notNull(),
+    rewriteTokensSaved: integer('rewrite_tokens_saved').notNull(),
+    rewriteCostSaved: real('rewrite_cost_saved').notNull(),
+    priced: integer('priced', { mode: 'boolean' }).notNull(),
+    estimated: integer('estimated', { mode: 'boolean' }).notNull(),
+    cacheHit: integer('cache_hit', { mode: 'boolean' }).notNull(),
+    /** JSON array of the request's labels. */
+    labels: text('labels').notNull().default('[]'),
+  },
+  (t) => [index('usage_records_ts').on(t.ts)],
+)
+
+export const priceOverrides = sqliteTable('price_overrides', {
+  model: text('model').primaryKey(),
+  /** JSON of the ModelPrice. */
+  price: text('price').notNull(),
+  updatedAt: text('updated_at').notNull(),
+})
