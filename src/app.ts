@@ -131,6 +131,17 @@ export class Gateway {
     await Promise.all([this.catalog.start(this.config.upstream.models_refresh_seconds), this.keysLoaded])
   }
 
+  /** The shared database's health and whether each snapshot is current, for /ready. */
+  readiness() {
+    const store = this.stores.health?.() ?? { backend: 'sqlite' as const, reachable: true }
+    const snapshots = [this.keys.snapshotStatus(), this.workflows.snapshotStatus(), this.limits.snapshotStatus(), this.usage.priceSnapshotStatus()].map((s) => ({
+      name: s.name,
+      fresh: s.fresh,
+      loaded_at: s.loadedAt ? new Date(s.loadedAt).toISOString() : null,
+    }))
+    return { degraded: !store.reachable || snapshots.some((s) => !s.fresh), store, snapshots }
+  }
+
   handle(ctx: RequestContext): Promise<Response> {
     applyRequestLabels(ctx, this.config.labels)
     return runPipeline(ctx, this.workflows, {

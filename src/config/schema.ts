@@ -56,6 +56,12 @@ export const gatewayConfigSchema = z.strictObject({
       path: z.string().min(1).default('./data/gateway.db'),
       /** PostgreSQL server shared by several replicas (`postgres://…`); when set, it is used instead of `path`. */
       url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL').optional(),
+      /** Connections each replica keeps to PostgreSQL (requests never wait on them; admin calls, writers and reloads do). */
+      pool_size: integer(1, 1000).default(10),
+      /** TLS to PostgreSQL: `disable`, `require` (encrypted) or `verify-full` (certificate and host checked); unset follows the URL's sslmode. */
+      tls: z.enum(['disable', 'require', 'verify-full']).optional(),
+      /** PEM file of the certificate authorities to trust with `verify-full` (default: the system's). */
+      tls_ca_file: z.string().min(1).optional(),
     })
     .prefault({}),
   providers: z

@@ -65,9 +65,12 @@ export function createHttpApp(gateway: Gateway) {
       '/ready',
       () => {
         const ready = gateway.catalog.isReady()
-        return Response.json({ status: ready ? 'ready' : 'starting', models_loaded: ready }, { status: ready ? 200 : 503 })
+        const readiness = gateway.readiness()
+        // Degraded still answers 200: requests are served from the snapshots, so the load balancer keeps this replica.
+        const status = !ready ? 'starting' : readiness.degraded ? 'degraded' : 'ready'
+        return Response.json({ status, models_loaded: ready, store: readiness.store, snapshots: readiness.snapshots }, { status: ready ? 200 : 503 })
       },
-      { detail: { summary: 'Readiness: the model lists are loaded', tags: ['health'], security: [] } },
+      { detail: { summary: 'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots)', tags: ['health'], security: [] } },
     )
     .get('/v1/models', ({ request, server }) => handleV1(request, server, 'models.list'), {
       detail: { summary: 'List the models this key may use as <provider>/<model> selectors and virtual models', tags: ['openai'] },

@@ -33,8 +33,18 @@ export interface Stores {
   changes: Changes
   /** Jobs that must run on one replica at a time (retention, migrations). */
   lease: Lease
+  /** Whether the shared database answers (a server backend watches it; the embedded one has none to lose). */
+  health?(): StoreHealth
   /** Closes connections; drain the sinks first (the composition root does, at shutdown). */
   close(): Promise<void>
+}
+
+export interface StoreHealth {
+  backend: 'sqlite' | 'postgres'
+  reachable: boolean
+  /** When it became unreachable (RFC 3339). */
+  unreachableSince?: string
+  error?: string
 }
 
 /** Mutual exclusion across replicas, by name (PostgreSQL advisory locks; one process needs none). */

@@ -45,6 +45,10 @@ export class UsageService {
     if (changed) await this.stores.changes.publish('prices')
   }
 
+  priceSnapshotStatus() {
+    return this.priceSnapshot.status()
+  }
+
   stopPrices(): void {
     this.priceSnapshot.stop()
   }

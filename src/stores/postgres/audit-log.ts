@@ -12,6 +12,7 @@ import type { AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStatsQuery } from
 import { AUDIT_ROW_COLUMNS, type AuditRow } from '../../audit/record.ts'
 import { planSearch } from '../../audit/search.ts'
 import { fullEntry, listEntry, type Row } from '../sqlite/audit-log-query.ts'
+import { dropPartitionsBefore } from './partitions.ts'
 
 /** How a tuple element becomes a column value (the JSON element is text; these cast it). */
 const CASTS: Partial<Record<(typeof AUDIT_ROW_COLUMNS)[number], string>> = {
@@ -177,10 +178,12 @@ export class PostgresAuditStore {
   }
 
   /**
-   * Deletes up to `batch` entries older than the cutoff that are not in a partition retention drops whole
-   * (partitions.ts does those): the DEFAULT partition's, and the day the cutoff falls in.
+   * Drops the day partitions that end before the cutoff (whole, no row deletes), then deletes up to `batch` of
+   * the remaining older entries row by row (the day the cutoff falls in, the DEFAULT partition).
    */
   async deleteOlderThan(cutoffMs: number, batch: number): Promise<number> {
+    const dropped = await dropPartitionsBefore(this.sql, cutoffMs)
+    if (dropped > 0) return dropped
     const rows = await this.sql.unsafe(
       `WITH gone AS (
          DELETE FROM audit_log WHERE (id, ts) IN (SELECT id, ts FROM audit_log WHERE ts < $1 LIMIT $2) RETURNING id, ts),

@@ -1,13 +1,124 @@
 /**
  * @module The PostgreSQL backend as one unit (`DATABASE_URL`): every store on one shared database, so several
- * replicas can run. Filled in by issue #15 §3–§5; until then start-up stops with a clear message.
+ * replicas can run. Migrations run at start-up under an advisory lock; the change feed is LISTEN/NOTIFY (or Redis
+ * pub/sub when `REDIS_URL` is set, which also carries counters and the cache); jobs that must run once take the
+ * advisory-lock lease. Audit entries and usage records go through the same queued writers as on SQLite: while
+ * PostgreSQL is unreachable they wait in memory, audit entries spill to disk past the queue's bound, and both are
+ * written when it is back.
+ *
+ * Every store call that fails because the server cannot be reached is turned into a StoreUnavailableError (an
+ * admin call answers 503), and marks the database unreachable for /ready until a probe succeeds again.
  */
+import { createAuditWriter } from '../../audit/audit-log.ts'
 import type { GatewayConfig } from '../../config/schema.ts'
 import type { Logger } from '../../log/logger.ts'
-import { StoreConfigError } from '../errors.ts'
+import { UsageWriter } from '../../usage/usage-writer.ts'
+import { StoreUnavailableError } from '../errors.ts'
 import type { StoreOptions } from '../open.ts'
-import type { Stores } from '../types.ts'
+import { sharedCaches } from '../shared-caches.ts'
+import type { StoreHealth, Stores } from '../types.ts'
+import { PostgresKeyStore } from './api-keys.ts'
+import { PostgresAuditStore } from './audit-log.ts'
+import { PostgresChanges } from './changes.ts'
+import { applyPgMigrations, connectPostgres, drizzleOn } from './client.ts'
+import { PostgresLease } from './lease.ts'
+import { postgresLimitStore } from './limits.ts'
+import { postgresMigrations } from './migrations.ts'
+import { ensurePartitions } from './partitions.ts'
+import { postgresResponseThreadStore } from './response-threads.ts'
+import { postgresPriceStore, postgresUsageStore } from './usage.ts'
+import { postgresWorkflowStore } from './workflows.ts'
 
-export async function openPostgresStores(_config: GatewayConfig, _log: Logger, _options: StoreOptions = {}): Promise<Stores> {
-  throw new StoreConfigError('DATABASE_URL is set, but this build has no PostgreSQL backend yet; unset DATABASE_URL to use the embedded SQLite database (GATEWAY_DB_PATH).')
+const PROBE_MS = 2_000
+const PARTITIONS_MS = 60 * 60_000
+
+/** True for failures to reach the server (as opposed to an error the server reported about the statement). */
+export function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; errno?: string | number }
+  if (e?.code === 'ERR_POSTGRES_SERVER_ERROR') {
+    // Server-reported, but about the connection: class 08 (connection exception), 57P01-03 (shutting down, starting).
+    return typeof e.errno === 'string' && (e.errno.startsWith('08') || /^57P0[123]$/.test(e.errno))
+  }
+  return true
+}
+
+export async function openPostgresStores(config: GatewayConfig, log: Logger, _options: StoreOptions = {}): Promise<Stores> {
+  const url = config.database.url!
+  const sql = connectPostgres({ url, poolSize: config.database.pool_size, tls: config.database.tls, tlsCaFile: config.database.tls_ca_file })
+  await applyPgMigrations(sql, postgresMigrations, log)
+  const db = drizzleOn(sql)
+  const lease = new PostgresLease(sql)
+
+  const health: StoreHealth = { backend: 'postgres', reachable: true }
+  const down = (err: unknown) => {
+    if (!health.reachable) return
+    health.reachable = false
+    health.unreachableSince = new Date().toISOString()
+    health.error = (err as Error)?.message ?? String(err)
+    log.error({ err: health.error }, 'PostgreSQL is unreachable; serving from snapshots, audit and usage wait to be written')
+  }
+  const up = () => {
+    if (health.reachable) return
+    log.info({ unreachable_since: health.unreachableSince }, 'PostgreSQL is reachable again')
+    health.reachable = true
+    health.unreachableSince = undefined
+    health.error = undefined
+  }
+  /** Wraps every method: connection failures become StoreUnavailableError and mark the database down. */
+  const guarded = <T extends object>(store: T): T =>
+    new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver)
+        if (typeof value !== 'function') return value
+        return async (...args: unknown[]) => {
+          try {
+            const result = await value.apply(target, args)
+            up()
+            return result
+          } catch (err) {
+            if (!isConnectionError(err)) throw err
+            down(err)
+            throw new StoreUnavailableError('PostgreSQL', err)
+          }
+        }
+      },
+    })
+
+  const probe = setInterval(() => {
+    sql`SELECT 1`.then(up, down)
+  }, PROBE_MS)
+  probe.unref?.()
+  const makePartitions = () => lease.runExclusive('audit-partitions', () => ensurePartitions(sql, Date.now())).catch((err) => log.warn({ err: (err as Error).message }, 'could not create audit partitions; entries go to the default partition meanwhile'))
+  await makePartitions()
+  const partitions = setInterval(makePartitions, PARTITIONS_MS)
+  partitions.unref?.()
+
+  const caches = sharedCaches(config)
+  // Without Redis the change feed is PostgreSQL's own LISTEN/NOTIFY.
+  const changes = config.redis.url ? caches.changes : await PostgresChanges.open(sql)
+  const audit = guarded(new PostgresAuditStore(sql))
+  const usage = guarded(postgresUsageStore(db, sql))
+  return {
+    keys: guarded(new PostgresKeyStore(db)),
+    workflows: guarded(postgresWorkflowStore(db)),
+    limits: guarded(postgresLimitStore(db)),
+    prices: guarded(postgresPriceStore(db)),
+    audit,
+    auditSink: createAuditWriter(config, { writeBatch: (rows) => audit.writeBatch(rows) }, log),
+    usage,
+    usageSink: new UsageWriter({ writeBatch: (records) => usage.writeBatch(records) }, log),
+    responseThreads: guarded(postgresResponseThreadStore(db)),
+    counters: caches.counters,
+    responseCache: caches.responseCache,
+    changes,
+    lease,
+    health: () => ({ ...health }),
+    async close() {
+      clearInterval(probe)
+      clearInterval(partitions)
+      if (changes !== caches.changes) await changes.close()
+      await caches.close()
+      await sql.close()
+    },
+  }
 }
