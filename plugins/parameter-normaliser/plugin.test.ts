@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { parameterNormaliserConfig } from './manifest.ts'
 import { parameterNormaliser } from './plugin.ts'
-import { normaliseParameters } from './rules.ts'
+import { clampOutputTokens, normaliseParameters } from './rules.ts'
+import { outputLimitFor } from '../../src/models/catalog.ts'
 
 describe('normaliseParameters', () => {
   test('OpenAI reasoning models take max_completion_tokens and default sampling', async () => {
@@ -37,4 +38,44 @@ test('as a rewriter: a revision with the changes in detail, or a no-change revis
   hooks.before!(plain)
   expect(plain.revisions[0]).toMatchObject({ no_change: true })
   expect(plain.body).toBe(plain.originalBody as Record<string, unknown>)
+})
+
+describe('output tokens clamped to the model limit', () => {
+  const route = (ctx: ReturnType<typeof makeContext>, providerType: 'openai' | 'anthropic' | 'groq', model: string) => {
+    ctx.target = { providerName: providerType, providerType, model, selector: `${providerType}/${model}` }
+    return ctx
+  }
+
+  test('clampOutputTokens: every field above the limit, nothing else', () => {
+    const { body, changes } = clampOutputTokens({ max_tokens: 32000, max_output_tokens: 100, temperature: 1 }, 16384, 'openai/gpt-4o')
+    expect(body).toEqual({ max_tokens: 16384, max_output_tokens: 100, temperature: 1 })
+    expect(changes).toEqual(['max_tokens clamped from 32000 to 16384 (output limit of openai/gpt-4o)'])
+    const same = { max_tokens: 5 }
+    expect(clampOutputTokens(same, 10, 'x').body).toBe(same)
+  })
+
+  test('on /v1/messages (Claude Code asks for 32000) and /v1/responses, with a revision naming the clamp', async () => {
+    const hooks = parameterNormaliser.create(await makeDeps())
+    const settings = parameterNormaliserConfig.parse({})
+    const messages = route(makeContext({ endpoint: 'messages', body: { model: 'cc', max_tokens: 32000, messages: [{ role: 'user', content: 'x' }] } }), 'openai', 'gpt-4o-mini-2024-07-18')
+    hooks.before!(messages, settings)
+    expect(messages.body.max_tokens).toBe(16384)
+    expect(messages.revisions[0]).toMatchObject({ rewriter: 'parameter-normaliser', detail: { changes: ['max_tokens clamped from 32000 to 16384 (output limit of openai/gpt-4o-mini-2024-07-18)'] } })
+    const responses = route(makeContext({ endpoint: 'responses', body: { model: 'x', input: 'hi', max_output_tokens: 50000 } }), 'anthropic', 'claude-3-5-haiku-latest')
+    hooks.before!(responses, settings)
+    expect(responses.body.max_output_tokens).toBe(8192)
+  })
+
+  test('unknown models and requests within the limit are left alone; config overrides the table; the switch turns it off', async () => {
+    const hooks = parameterNormaliser.create(await makeDeps({ GATEWAY_CONFIG: '' }))
+    const settings = parameterNormaliserConfig.parse({})
+    const unknown = route(makeContext({ endpoint: 'messages', body: { model: 'x', max_tokens: 999999, messages: [] } }), 'groq', 'brand-new-model')
+    hooks.before!(unknown, settings)
+    expect(unknown.body.max_tokens).toBe(999999)
+    const off = route(makeContext({ body: { model: 'x', max_tokens: 32000, messages: [] } }), 'openai', 'gpt-4o')
+    hooks.before!(off, parameterNormaliserConfig.parse({ clamp_max_tokens: false }))
+    expect(off.body.max_tokens).toBe(32000)
+    expect(outputLimitFor({ selector: 'openai/gpt-4o', model: 'gpt-4o' }, { 'openai/gpt-4o': 4096 })).toBe(4096)
+    expect(outputLimitFor({ selector: 'openai/gpt-4o', model: 'gpt-4o' })).toBe(16384)
+  })
 })

@@ -66,3 +66,21 @@ export function normaliseParameters(body: Record<string, unknown>, providerType:
   }
   return { body: out, changes }
 }
+
+/** The output-token fields of the three ingress APIs (chat has two). */
+const OUTPUT_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const
+
+/** Lowers every output-token field above `limit` to it; each change names the field, both values and the model. */
+export function clampOutputTokens(body: Record<string, unknown>, limit: number, selector: string): NormaliseOutcome {
+  const changes: string[] = []
+  let out = body
+  for (const field of OUTPUT_TOKEN_FIELDS) {
+    const value = body[field]
+    if (typeof value === 'number' && value > limit) {
+      if (out === body) out = { ...body }
+      out[field] = limit
+      changes.push(`${field} clamped from ${value} to ${limit} (output limit of ${selector})`)
+    }
+  }
+  return { body: out, changes }
+}

@@ -101,6 +101,8 @@ export const gatewayConfigSchema = z.strictObject({
   rate_limits: z.array(rateLimitInputSchema).default([]),
   /** Price overrides in USD per million tokens, by `<provider>/<model>` or model id (prefixes match too). */
   pricing: z.record(z.string().min(1), modelPriceSchema).default({}),
+  /** Output token limits by `<provider>/<model>` or model id, over the bundled table (src/models/catalog.ts). */
+  model_output_limits: z.record(z.string().min(1), z.number().int().positive()).default({}),
   /** Request labels from tagging headers (docs/labels.md): in every audit entry, an audit filter, a usage dimension. */
   labels: labelsConfigSchema.prefault({}),
   /** Declared workflows; each change becomes a new version at start-up. */

@@ -94,7 +94,7 @@ export const gatewayErrors = {
     new GatewayError({
       status: 401,
       type: 'authentication_error',
-      message: 'Invalid or missing API key. Send it as "Authorization: Bearer <key>".',
+      message: 'Invalid or missing API key. Send it as "Authorization: Bearer <key>" or as "x-api-key: <key>".',
       code: 'invalid_api_key',
     }),
   forbidden: (message: string, code: string) =>

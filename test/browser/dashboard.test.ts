@@ -75,8 +75,8 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     mock?.stop()
   })
 
-  test('/ redirects to /dashboard, which is served without credentials', async () => {
-    const root = await fetch(`${gw.url}/`, { redirect: 'manual' })
+  test('/ redirects a browser to /dashboard, which is served without credentials', async () => {
+    const root = await fetch(`${gw.url}/`, { headers: { accept: 'text/html' }, redirect: 'manual' })
     expect(root.status).toBe(302)
     expect(root.headers.get('location')).toBe('/dashboard')
     const html = await fetch(`${gw.url}/dashboard`)

@@ -20,6 +20,8 @@ import { AGENT_ANSWER_PREFIX, AGENT_MODEL } from '../helpers/scripted-agent.ts'
 const CLIS_DIR = process.env.AGENT_CLIS_DIR ?? ''
 /** What Claude Code 2.1.330 asks for when nothing chooses a model; a virtual model of that name catches it. */
 const CLAUDE_CODE_DEFAULT_MODEL = process.env.CLAUDE_CODE_DEFAULT_MODEL ?? 'claude-opus-5-5'
+/** A model Codex 0.169 has bundled settings for (tools in an `additional_tools` input item, code mode). */
+const CODEX_KNOWN_MODEL = 'gpt-6.1-sol'
 const MASTER = 'master-key-for-cli-tests'
 const RUN_TIMEOUT_MS = 90_000
 const FAMILIES = ['openai', 'anthropic', 'gemini'] as const
@@ -79,31 +81,44 @@ function workdir(name: string, note: string): string {
   return dir
 }
 
-/** `claude -p` with the key in ANTHROPIC_API_KEY and, optionally, a model chosen by ANTHROPIC_MODEL. */
-function claude(family: Family, prompt: string, cwd: string, model?: string): Promise<Run> {
+interface ClaudeOptions {
+  /** ANTHROPIC_MODEL */
+  model?: string
+  /** `modelOverrides` in ~/.claude/settings.json */
+  modelOverrides?: Record<string, string>
+  /** The key as ANTHROPIC_AUTH_TOKEN (Authorization: Bearer) instead of ANTHROPIC_API_KEY (x-api-key). */
+  bearer?: boolean
+}
+
+/** `claude -p`, configured only through its environment and, optionally, ~/.claude/settings.json. */
+function claude(family: Family, prompt: string, cwd: string, options: ClaudeOptions = {}): Promise<Run> {
   const home = mkdtempSync(join(work, 'claude-home-'))
+  if (options.modelOverrides) {
+    mkdirSync(join(home, '.claude'))
+    writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ modelOverrides: options.modelOverrides }))
+  }
   const env = {
     ...baseEnv(home),
     ANTHROPIC_BASE_URL: gateways[family].url,
-    ANTHROPIC_API_KEY: MASTER,
+    ...(options.bearer ? { ANTHROPIC_AUTH_TOKEN: MASTER } : { ANTHROPIC_API_KEY: MASTER }),
     DISABLE_TELEMETRY: '1',
     DISABLE_AUTOUPDATER: '1',
     DISABLE_ERROR_REPORTING: '1',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    ...(model ? { ANTHROPIC_MODEL: model } : {}),
+    ...(options.model ? { ANTHROPIC_MODEL: options.model } : {}),
   }
   return run([claudeBinary(), '-p', prompt, '--allowedTools', 'Read'], env, cwd)
 }
 
 /** `codex exec` through a custom model provider that points at the gateway's Responses API. */
-function codex(family: Family, prompt: string, cwd: string): Promise<Run> {
+function codex(family: Family, prompt: string, cwd: string, model = `${family}/${AGENT_MODEL}`): Promise<Run> {
   const home = mkdtempSync(join(work, 'codex-home-'))
   const codexHome = join(home, '.codex')
   mkdirSync(codexHome)
   writeFileSync(
     join(codexHome, 'config.toml'),
     [
-      `model = "${family}/${AGENT_MODEL}"`,
+      `model = "${model}"`,
       'model_provider = "gateway"',
       'check_for_update_on_startup = false',
       '[analytics]',
@@ -148,6 +163,8 @@ beforeAll(async () => {
       VIRTUAL_MODELS: JSON.stringify([
         { source: CLAUDE_CODE_DEFAULT_MODEL, target: `${family}/${AGENT_MODEL}` },
         { source: 'cc-agent', target: `${family}/${AGENT_MODEL}` },
+        // A name Codex has its own model settings for: it then sends its tools in an additional_tools item.
+        { source: CODEX_KNOWN_MODEL, target: `${family}/${AGENT_MODEL}` },
       ]),
     })
   }
@@ -179,8 +196,18 @@ for (const family of FAMILIES) {
 
     test('tool use: with a virtual model (ANTHROPIC_MODEL=cc-agent)', async () => {
       const dir = workdir(`claude-vm-${family}`, `vm-note-${family}`)
-      const result = await claude(family, `call tool Read {"file_path":"${join(dir, 'note.txt')}"}`, dir, 'cc-agent')
+      const result = await claude(family, `call tool Read {"file_path":"${join(dir, 'note.txt')}"}`, dir, { model: 'cc-agent' })
       expectSuccess(result, `vm-note-${family}`)
+    }, RUN_TIMEOUT_MS + 10_000)
+
+    test('streaming: modelOverrides in settings.json, key sent as a bearer token (ANTHROPIC_AUTH_TOKEN)', async () => {
+      const before = upstreamOf(family).requests.length
+      const result = await claude(family, `reply with OVERRIDE-${family}`, workdir(`claude-override-${family}`, 'unused'), {
+        modelOverrides: { [CLAUDE_CODE_DEFAULT_MODEL]: 'cc-agent' },
+        bearer: true,
+      })
+      expectSuccess(result, `OVERRIDE-${family}`)
+      expect(upstreamOf(family).requests.length).toBeGreaterThan(before)
     }, RUN_TIMEOUT_MS + 10_000)
   })
 
@@ -195,6 +222,13 @@ for (const family of FAMILIES) {
       const result = await codex(family, 'call tool exec_command {"cmd":"cat note.txt"}', dir)
       expectSuccess(result, `note-for-codex-${family}`)
       expect(result.stdout).toContain(AGENT_ANSWER_PREFIX)
+    }, RUN_TIMEOUT_MS + 10_000)
+
+    test(`streaming: a model name Codex knows (${CODEX_KNOWN_MODEL}, a virtual model): its additional_tools item is accepted`, async () => {
+      const before = upstreamOf(family).requests.length
+      const result = await codex(family, `reply with KNOWN-${family}`, workdir(`codex-known-${family}`, 'unused'), CODEX_KNOWN_MODEL)
+      expectSuccess(result, `KNOWN-${family}`)
+      if (family === 'openai') expect(upstreamOf(family).requests.slice(before).some((r) => JSON.stringify(r.body?.input ?? '').includes('additional_tools'))).toBe(true)
     }, RUN_TIMEOUT_MS + 10_000)
   })
 }

@@ -95,6 +95,8 @@ describe('role "system" inside messages', () => {
     expect(sent.headers['anthropic-beta']).toBeUndefined()
     expect(sent.body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'system'])
     expect(sent.body.messages[2].content).toBe('# Environment\nPrimary working directory: /tmp')
+    // Claude Code's max_tokens 32000 is more than gpt-4o answers (16,384): clamped instead of a 400.
+    expect(sent.body.max_completion_tokens).toBe(16384)
   })
 
   test('OpenAI target, streamed', async () => {
@@ -145,5 +147,39 @@ describe('refusals in Anthropic wording', () => {
     const err = await res.json()
     expect(err.error.type).toBe('invalid_request_error')
     expect(claudeCodeRecognises(err.error.message)).toBe(true)
+  })
+})
+
+describe('what API clients see besides /v1', () => {
+  test('HEAD / and GET / from API clients answer 200 without a redirect; browsers are sent to the dashboard', async () => {
+    const head = await fetch(`${gw.url}/`, { method: 'HEAD', redirect: 'manual' })
+    expect(head.status).toBe(200)
+    const api = await fetch(`${gw.url}/`, { headers: { accept: 'application/json' }, redirect: 'manual' })
+    expect(api.status).toBe(200)
+    expect(await api.json()).toMatchObject({ api: '/v1' })
+    const any = await fetch(`${gw.url}/`, { headers: { accept: '*/*' }, redirect: 'manual' })
+    expect(any.status).toBe(200)
+    const browser = await fetch(`${gw.url}/`, { headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' }, redirect: 'manual' })
+    expect(browser.status).toBe(302)
+    expect(browser.headers.get('location')).toBe('/dashboard')
+  })
+
+  test('the 401 on /v1/messages names both ways to send the key', async () => {
+    const res = await post('/messages', claudeCodeBody('cc-main'), { 'x-api-key': 'wrong' })
+    expect(res.status).toBe(401)
+    const err = await res.json()
+    expect(err.error.type).toBe('authentication_error')
+    expect(err.error.message).toContain('x-api-key')
+    expect(err.error.message).toContain('Bearer')
+  })
+
+  test('model in answers: the upstream model id, never the virtual name (one rule, translated and native)', async () => {
+    const translated = await (await post('/messages', claudeCodeBody('cc-main'))).json()
+    expect(translated.model).toBe('gpt-4o')
+    const streamed = await (await post('/messages', claudeCodeBody('cc-main', { stream: true }))).text()
+    expect(streamed).toContain('"model":"gpt-4o"')
+    expect(streamed).not.toContain('cc-main')
+    const native = await (await post('/messages', claudeCodeBody('anthropic/claude-sonnet-4-5'))).json()
+    expect(native.model).toBe('claude-sonnet-4-5')
   })
 })

@@ -122,7 +122,8 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
       stop_sequences: ['END'],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'echo:hello there' }] }],
     })
-    expect(msg).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-on-gpt', stop_reason: 'end_turn', content: [{ type: 'text', text: 'hello there' }] })
+    // `model` is the upstream's model id on every path (docs/clients.md), not the virtual name asked for.
+    expect(msg).toMatchObject({ type: 'message', role: 'assistant', model: 'gpt-4o', stop_reason: 'end_turn', content: [{ type: 'text', text: 'hello there' }] })
     expect(msg.id).toStartWith('msg_')
     // Mock usage: 12 prompt tokens of which 2 cached.
     expect(msg.usage).toMatchObject({ input_tokens: 10, cache_read_input_tokens: 2, output_tokens: 5 })

@@ -217,7 +217,7 @@ describe('chat completion → Messages response', () => {
     expect(toolInput('{"a":')).toEqual({ input: '{"a":' })
   })
 
-  test('text, refusal and tool calls become blocks; reasoning is dropped; the requested model is reported', () => {
+  test('text, refusal and tool calls become blocks; reasoning is dropped; the upstream model is reported', () => {
     const message = chatCompletionToMessage(
       {
         id: 'chatcmpl-abc',
@@ -231,13 +231,13 @@ describe('chat completion → Messages response', () => {
         ],
         usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
       },
-      'claude-on-gpt',
+      'gpt-4o',
     )
     expect(message).toEqual({
       id: 'msg_abc',
       type: 'message',
       role: 'assistant',
-      model: 'claude-on-gpt',
+      model: 'gpt-4o-2024-08-06',
       content: [
         { type: 'text', text: 'Sure.' },
         { type: 'tool_use', id: 'call_1', name: 'f', input: { x: 1 } },

@@ -9,12 +9,13 @@ import { messagesRequestToChat } from './request.ts'
 import { chatCompletionToMessage } from './response.ts'
 import { chatStreamToMessages } from './stream.ts'
 
-const requestedModel = (body: Record<string, unknown>) => (typeof body.model === 'string' ? body.model : '')
+/** The target's model id: what an answer reports when the upstream has not said (see docs/clients.md, "model"). */
+const targetModel = (ctx: { target?: { model: string } }) => ctx.target?.model ?? ''
 
 export const anthropicMessagesProtocol: IngressProtocol = {
   id: 'messages',
   toChatRequest: (body) => messagesRequestToChat(body),
-  fromChatResponse: (completion, ctx) => chatCompletionToMessage(completion, requestedModel(ctx.body)),
-  fromChatStream: (chunks, ctx) => chatStreamToMessages(chunks, requestedModel(ctx.body)),
+  fromChatResponse: (completion, ctx) => chatCompletionToMessage(completion, targetModel(ctx)),
+  fromChatStream: (chunks, ctx) => chatStreamToMessages(chunks, targetModel(ctx)),
   errorBody: anthropicErrorBody,
 }

@@ -55,7 +55,7 @@ export function messageId(chatId: unknown): string {
   return `msg_${id.replace(/^chatcmpl-/, '') || crypto.randomUUID().replaceAll('-', '')}`
 }
 
-export function chatCompletionToMessage(completion: Json, requestedModel: string): Json {
+export function chatCompletionToMessage(completion: Json, targetModel: string): Json {
   const choice = ((Array.isArray(completion.choices) ? completion.choices[0] : undefined) ?? {}) as Json
   const message = (choice.message ?? {}) as Json
   const content: Json[] = []
@@ -72,8 +72,8 @@ export function chatCompletionToMessage(completion: Json, requestedModel: string
     id: messageId(completion.id),
     type: 'message',
     role: 'assistant',
-    // The name the client asked for (a virtual model stays virtual), as the translated stream reports it too.
-    model: requestedModel || String(completion.model ?? ''),
+    // One rule on every path: the upstream's model id as it reported it, else the target's model id.
+    model: String(completion.model ?? '') || targetModel,
     content,
     stop_reason: refusal ? 'refusal' : stopReason(choice.finish_reason, toolCalls.length > 0),
     stop_sequence: null,

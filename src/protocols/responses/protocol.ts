@@ -48,8 +48,8 @@ export const responsesProtocol: IngressProtocol = {
     recordDroppedTools(ctx, droppedTools)
     return chat
   },
-  fromChatResponse: (completion, ctx) => chatCompletionToResponse(completion, ctx.body, toolNamesOf(ctx)),
-  fromChatStream: (chunks, ctx) => chatStreamToResponses(chunks, ctx.body, toolNamesOf(ctx)),
+  fromChatResponse: (completion, ctx) => chatCompletionToResponse(completion, ctx.body, toolNamesOf(ctx), ctx.target?.model ?? ''),
+  fromChatStream: (chunks, ctx) => chatStreamToResponses(chunks, ctx.body, toolNamesOf(ctx), ctx.target?.model ?? ''),
   responseHeaders(ctx): Record<string, string> {
     const dropped = ctx.state(translationSlot)?.droppedTools ?? []
     return dropped.length > 0 ? { [DROPPED_TOOLS_HEADER]: dropped.join(', ') } : {}

@@ -87,11 +87,12 @@ export function responseEnvelope(request: Json, id: string, model: string, creat
   }
 }
 
-export function chatCompletionToResponse(completion: Json, request: Json, toolNames: ToolNames): Json {
+/** `model` follows the gateway's one rule: the upstream's model id as reported, else the target's model id. */
+export function chatCompletionToResponse(completion: Json, request: Json, toolNames: ToolNames, targetModel = ''): Json {
   const choice = (Array.isArray(completion.choices) ? completion.choices[0] : undefined) as Json | undefined
   const message = (choice?.message ?? {}) as Json
   const created = typeof completion.created === 'number' ? completion.created : Math.floor(Date.now() / 1000)
-  const response = responseEnvelope(request, newId('resp'), String(completion.model ?? request.model ?? ''), created)
+  const response = responseEnvelope(request, newId('resp'), String(completion.model ?? '') || targetModel || String(request.model ?? ''), created)
   const output: Json[] = []
   const reasoning = message.reasoning_content ?? message.reasoning
   if (typeof reasoning === 'string' && reasoning) {

@@ -37,8 +37,10 @@ class ResponsesStreamWriter {
     private readonly request: Json,
     private readonly toolNames: ToolNames,
     private readonly emit: (frame: Uint8Array) => void,
+    targetModel: string,
   ) {
-    this.response = responseEnvelope(request, newId('resp'), String(request.model ?? ''), Math.floor(Date.now() / 1000))
+    // Written before the upstream said anything: the target's model id; the last event carries the upstream's.
+    this.response = responseEnvelope(request, newId('resp'), targetModel || String(request.model ?? ''), Math.floor(Date.now() / 1000))
   }
 
   private event(type: string, payload: Json): void {
@@ -165,7 +167,7 @@ class ResponsesStreamWriter {
   }
 }
 
-export function chatStreamToResponses(chunks: ReadableStream<Uint8Array>, request: Json, toolNames: ToolNames): ReadableStream<Uint8Array> {
+export function chatStreamToResponses(chunks: ReadableStream<Uint8Array>, request: Json, toolNames: ToolNames, targetModel = ''): ReadableStream<Uint8Array> {
   const reader = chunks.getReader()
   const parser = new SseParser()
   let writer: ResponsesStreamWriter | undefined
@@ -189,10 +191,15 @@ export function chatStreamToResponses(chunks: ReadableStream<Uint8Array>, reques
   let emitted = 0
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      writer = new ResponsesStreamWriter(request, toolNames, (frame) => {
-        emitted++
-        controller.enqueue(frame)
-      })
+      writer = new ResponsesStreamWriter(
+        request,
+        toolNames,
+        (frame) => {
+          emitted++
+          controller.enqueue(frame)
+        },
+        targetModel,
+      )
       writer.start()
     },
     // A pull that enqueues nothing is not called again, so read until an event went out or the stream ended.
