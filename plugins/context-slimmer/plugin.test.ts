@@ -1,7 +1,12 @@
-import { expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { loadTokenizer } from '../../src/tokens/tokenizer.ts'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { contextSlimmerConfig } from './manifest.ts'
 import { contextSlimmer, slimText } from './plugin.ts'
+import { slimToolResults } from './tool-results.ts'
+
+// As a gateway does while it starts: a count that also loads the tables runs out of its time budget and estimates.
+beforeAll(() => loadTokenizer())
 
 test('whitespace in tool output collapses without touching words', async () => {
   expect(slimText('a    b\t\tc   \n\n\n\n\nd  ', true, true)).toBe('a b c\n\nd')
@@ -36,4 +41,42 @@ test('nothing to slim is a no-change revision', async () => {
   pluginHooks(contextSlimmer, contextSlimmerConfig.parse({ enabled: true }), await makeDeps()).before!(ctx)
   expect(ctx.revisions[0]).toMatchObject({ no_change: true, tokens_saved: 0 })
   expect(ctx.revisions[0]!.bytes_after).toBe(ctx.revisions[0]!.bytes_before)
+})
+
+describe('tool results on every ingress protocol', () => {
+  const slim = (t: string) => slimText(t, true, true)
+  const padded = 'a    b   \n\n\n\nc'
+  const thin = 'a b\n\nc'
+
+  test('Responses: function_call_output and custom_tool_call_output, as text or as parts; other items untouched', () => {
+    const body = {
+      input: [
+        { role: 'user', content: padded },
+        { type: 'function_call_output', call_id: 'c1', output: padded },
+        { type: 'custom_tool_call_output', call_id: 'c2', output: [{ type: 'input_text', text: padded }] },
+      ],
+    }
+    const result = slimToolResults('responses', body, slim)!
+    expect(result.slimmed).toBe(2)
+    expect(result.body.input).toEqual([{ role: 'user', content: padded }, { type: 'function_call_output', call_id: 'c1', output: thin }, { type: 'custom_tool_call_output', call_id: 'c2', output: [{ type: 'input_text', text: thin }] }])
+  })
+
+  test('Messages: tool_result blocks with string or block content; user text untouched', () => {
+    const body = {
+      messages: [
+        { role: 'user', content: padded },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: padded }, { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: padded }] }, { type: 'text', text: padded }] },
+      ],
+    }
+    const result = slimToolResults('messages', body, slim)!
+    expect(result.slimmed).toBe(2)
+    expect((result.body.messages as any)[1].content).toEqual([{ type: 'tool_result', tool_use_id: 't1', content: thin }, { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: thin }] }, { type: 'text', text: padded }])
+    expect((result.body.messages as any)[0]).toBe(body.messages[0])
+  })
+
+  test('nothing to slim: the same body', () => {
+    const body = { messages: [{ role: 'tool', content: thin }] }
+    expect(slimToolResults('chat.completions', body, slim)).toEqual({ body, slimmed: 0 })
+    expect(slimToolResults('models.list', body, slim)).toBeUndefined()
+  })
 })

@@ -2,13 +2,12 @@
  * @module Context slimmer (rewriter, core; on when the workflow sets `plugins.context-slimmer.enabled`). Agents
  * resend long tool outputs (file listings, logs, command output) every turn; their padding and duplicated tool
  * definitions cost tokens and carry no meaning. Only tool results and tool definitions are touched — never what
- * a person or the model wrote.
+ * a person or the model wrote. Runs on every ingress API (where tool results are in each: tool-results.ts).
  */
 import { applyRewrite } from '../../src/pipeline/rewrite.ts'
 import { CONTINUE, definePlugin } from '../../src/pipeline/types.ts'
 import { contextSlimmerManifest } from './manifest.ts'
-
-type Json = Record<string, unknown>
+import { slimToolResults } from './tool-results.ts'
 
 export function slimText(text: string, collapse: boolean, trim: boolean): string {
   let out = text
@@ -22,19 +21,11 @@ export const contextSlimmer = definePlugin({
   create() {
     return {
       before(ctx, config) {
-        if (!config.enabled || ctx.endpoint !== 'chat.completions' || !Array.isArray(ctx.body.messages)) return CONTINUE
+        if (!config.enabled) return CONTINUE
+        const slim = (t: string) => slimText(t, config.collapse_tool_output_whitespace, config.trim_trailing_whitespace)
+        if (!slimToolResults(ctx.endpoint, ctx.body, slim)) return CONTINUE
         applyRewrite(ctx, contextSlimmerManifest.id, (body) => {
-          let slimmedMessages = 0
-          const messages = (body.messages as Json[]).map((m) => {
-            if (m?.role !== 'tool') return m
-            const slim = (t: string) => slimText(t, config.collapse_tool_output_whitespace, config.trim_trailing_whitespace)
-            let content = m.content
-            if (typeof content === 'string') content = slim(content)
-            else if (Array.isArray(content)) content = content.map((p: Json) => (typeof p?.text === 'string' ? { ...p, text: slim(p.text) } : p))
-            if (JSON.stringify(content) === JSON.stringify(m.content)) return m
-            slimmedMessages++
-            return { ...m, content }
-          })
+          const results = slimToolResults(ctx.endpoint, body, slim)!
           let removedTools = 0
           let tools = body.tools
           if (config.remove_duplicate_tools && Array.isArray(body.tools)) {
@@ -47,9 +38,9 @@ export const contextSlimmer = definePlugin({
             })
             removedTools = body.tools.length - (tools as unknown[]).length
           }
-          const detail = { tool_messages_slimmed: slimmedMessages, duplicate_tools_removed: removedTools }
-          if (slimmedMessages === 0 && removedTools === 0) return { unchanged: true, detail }
-          return { body: { ...body, messages, ...(tools !== undefined ? { tools } : {}) }, detail }
+          const detail = { tool_messages_slimmed: results.slimmed, duplicate_tools_removed: removedTools }
+          if (results.slimmed === 0 && removedTools === 0) return { unchanged: true, detail }
+          return { body: { ...results.body, ...(tools !== undefined ? { tools } : {}) }, detail }
         })
         return CONTINUE
       },

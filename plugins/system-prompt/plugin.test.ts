@@ -1,7 +1,8 @@
 import { expect, test } from 'bun:test'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { systemPromptConfig } from './manifest.ts'
-import { systemPrompt, withSystemPrompt } from './plugin.ts'
+import { messagesWithSystemPrompt, responsesWithSystemPrompt, withSystemPrompt } from './by-protocol.ts'
+import { systemPrompt } from './plugin.ts'
 
 const messages = [
   { role: 'system', content: 'client system' },
@@ -38,4 +39,22 @@ test('records a revision and keeps the original body; without a prompt it does n
   const off = makeContext({ body: { model: 'm', messages } })
   pluginHooks(systemPrompt, systemPromptConfig.parse({}), await makeDeps()).before!(off)
   expect(off.revisions).toHaveLength(0)
+})
+
+test('Responses: instructions get the operator text; override also drops system and developer input items', () => {
+  const body = { instructions: 'client', input: [{ role: 'developer', content: 'dev' }, { role: 'user', content: 'hi' }] }
+  expect(responsesWithSystemPrompt(body, 'OP', 'prepend')).toEqual({ ...body, instructions: 'OP\n\nclient' })
+  expect(responsesWithSystemPrompt(body, 'OP', 'append').instructions).toBe('client\n\nOP')
+  expect(responsesWithSystemPrompt({ input: 'hi' }, 'OP', 'append')).toEqual({ input: 'hi', instructions: 'OP' })
+  expect(responsesWithSystemPrompt(body, 'OP', 'override')).toEqual({ instructions: 'OP', input: [{ role: 'user', content: 'hi' }] })
+})
+
+test('Messages: system as a string or as blocks; override also drops system messages inside the conversation', () => {
+  const blocks = [{ type: 'text', text: 'client', cache_control: { type: 'ephemeral' } }]
+  expect(messagesWithSystemPrompt({ system: 'client', messages: [] }, 'OP', 'prepend').system).toBe('OP\n\nclient')
+  expect(messagesWithSystemPrompt({ messages: [] }, 'OP', 'append').system).toBe('OP')
+  expect(messagesWithSystemPrompt({ system: blocks, messages: [] }, 'OP', 'prepend').system).toEqual([{ type: 'text', text: 'OP' }, ...blocks])
+  expect(messagesWithSystemPrompt({ system: blocks, messages: [] }, 'OP', 'append').system).toEqual([...blocks, { type: 'text', text: 'OP' }])
+  const withInnerSystem = { system: 'client', messages: [{ role: 'user', content: 'a' }, { role: 'system', content: 'mid' }] }
+  expect(messagesWithSystemPrompt(withInnerSystem, 'OP', 'override')).toEqual({ system: 'OP', messages: [{ role: 'user', content: 'a' }] })
 })

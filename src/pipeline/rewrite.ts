@@ -1,10 +1,10 @@
 /**
  * @module The request-rewriter chain's bookkeeping, shared by every rewriter plugin: one
  * RequestRevisionSnapshot per rewriter that ran (sizes before and after, prompt tokens saved counted with the
- * tokenizer, the body after it when body logging is on and within the capture limit). The client's original
+ * tokenizer in the endpoint's own protocol, the body after it when body logging is on and within the capture limit). The client's original
  * body stays untouched in `ctx.originalBody`.
  */
-import { countChatPromptTokens } from '../tokens/count.ts'
+import { countPromptTokens } from '../protocols/prompt-tokens.ts'
 import type { RequestContext } from './context.ts'
 
 const CAPTURE_LIMIT_BYTES = 1024 * 1024
@@ -28,7 +28,7 @@ export function applyRewrite(ctx: RequestContext, rewriter: string, rewrite: (bo
   }
   const text = JSON.stringify(result.body)
   const bytesAfter = Buffer.byteLength(text)
-  const tokensSaved = Math.max(0, countChatPromptTokens(before) - countChatPromptTokens(result.body))
+  const tokensSaved = Math.max(0, countPromptTokens(ctx.endpoint, before) - countPromptTokens(ctx.endpoint, result.body))
   ctx.body = result.body
   ctx.revisions.push({
     seq,
