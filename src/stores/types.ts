@@ -215,8 +215,8 @@ export interface WorkflowStore {
 }
 
 /**
- * Numeric counters with expiry, for rate limits and budgets. Every operation is atomic per key, so concurrent
- * requests (and, with Redis, replicas) cannot both take the last unit.
+ * Integer counters with expiry (requests, tokens, micro-dollars), for rate limits and budgets. Every operation is
+ * atomic per key, so concurrent requests (and, with Redis, replicas) cannot both take the last unit.
  */
 export interface Counters {
   /** Adds `delta` unless the result would exceed `limit`; the TTL is set when the key is created. */

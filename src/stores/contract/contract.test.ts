@@ -1,0 +1,54 @@
+/**
+ * Every store implementation against the same contract. A backend joins with one line below.
+ */
+import { afterAll } from 'bun:test'
+import { RedisClient } from 'bun'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { redisAvailable, startRedis, type RunningRedis } from '../../../test/helpers/redis-server.ts'
+import { loadConfig } from '../../config/load.ts'
+import { silentLogger } from '../../log/logger.ts'
+import { MemoryCounters } from '../memory/counters.ts'
+import { MemoryResponseCache } from '../memory/response-cache.ts'
+import { openStores } from '../open.ts'
+import { RedisCounters } from '../redis/counters.ts'
+import { RedisResponseCache } from '../redis/response-cache.ts'
+import { countersContract, responseCacheContract } from './caches.contract.ts'
+import { storesContract } from './stores.contract.ts'
+
+const dirs: string[] = []
+const cleanups: (() => Promise<void> | void)[] = []
+afterAll(async () => {
+  for (const c of cleanups) await c()
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+/** Stores as the gateway opens them from these settings (the backend is openStores' choice). */
+const storesFrom = (env: Record<string, string>) => openStores(loadConfig({ env, cwd: '/nonexistent-dir-for-tests' }), silentLogger)
+function tempDatabase() {
+  const dir = mkdtempSync(join(tmpdir(), 'store-contract-'))
+  dirs.push(dir)
+  return join(dir, 'gateway.db')
+}
+
+let redis: Promise<RunningRedis> | undefined
+const redisUrl = async () => {
+  redis ??= startRedis().then((r) => (cleanups.push(() => r.stop()), r))
+  return (await redis).url
+}
+const redisClient = async () => {
+  const client = new RedisClient(await redisUrl())
+  cleanups.unshift(() => client.close())
+  return client
+}
+
+storesContract('sqlite file (write thread)', () => storesFrom({ GATEWAY_DB_PATH: tempDatabase() }))
+storesContract('sqlite in memory', () => storesFrom({ GATEWAY_DB_PATH: ':memory:' }))
+
+countersContract('memory', () => new MemoryCounters())
+responseCacheContract('memory', () => new MemoryResponseCache(1024 * 1024))
+if (redisAvailable()) {
+  countersContract('redis', async () => new RedisCounters(await redisClient()))
+  responseCacheContract('redis', async () => new RedisResponseCache(await redisClient()))
+}

@@ -1,0 +1,290 @@
+/**
+ * @module The store contract: the same assertions for every backend behind `Stores` (src/stores/types.ts). A
+ * backend runs it with one line in contract.test.ts: `storesContract('<name>', () => open a fresh, empty Stores)`.
+ * Only the interfaces are used, so what passes here behaves the same to the rest of the gateway.
+ */
+import { afterEach, describe, expect, test } from 'bun:test'
+import { makeEntry } from '../../../test/helpers/audit-entries.ts'
+import { auditConversation } from '../../audit/conversation.ts'
+import type { AuditLogEntry, AuditLogQuery } from '../../audit/entry.ts'
+import { auditStats } from '../../audit/stats.ts'
+import type { Budget, RateLimit } from '../../limits/definitions.ts'
+import type { UsageRecord } from '../../usage/record.ts'
+import type { WorkflowVersion } from '../../workflows/definition.ts'
+import type { ApiKeyRecord, Stores } from '../types.ts'
+
+const T0 = Date.UTC(2026, 10, 20, 12)
+const MIN = 60_000
+
+export function keyRecord(i: number, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  const at = new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString()
+  return { id: `key-${i}`, name: `key ${i}`, description: '', keyHash: `hash-${i}`, redactedKey: `sk-gw-...${i}`, userPath: null, allowedModels: null, dashboardEnabled: false, expiresAt: null, createdAt: at, updatedAt: at, revokedAt: null, createdBy: 'master', ...extra }
+}
+
+export function usageRecord(id: string, extra: Partial<UsageRecord> = {}): UsageRecord {
+  return {
+    id, ts: T0, key_id: 'k1', user_path: '/team', provider_name: 'openai', provider_type: 'openai', model: 'gpt-4o-mini', requested_model: 'gpt-4o-mini',
+    prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, cached_tokens: 2, cache_write_tokens: 0, reasoning_tokens: 0,
+    cost_usd: 0.25, saved_usd: 0, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, priced: true, estimated: false, cache_hit: false, labels: [], ...extra,
+  }
+}
+
+export function workflowVersion(n: number, extra: Partial<WorkflowVersion> = {}): WorkflowVersion {
+  return {
+    id: 'wf_1', versionId: `wfv_${n}`, version: n, name: 'default', description: `v${n}`, scope: { type: 'global' } as WorkflowVersion['scope'],
+    features: { audit: true, budget: false, cache: false, failover: true, guardrails: false, usage: true }, plugins: { failover: { max_retries: n } },
+    active: true, createdAt: new Date(T0 + n * 1000).toISOString(), createdBy: 'master', ...extra,
+  }
+}
+
+export function storesContract(backend: string, open: () => Promise<Stores>): void {
+  describe(`store contract: ${backend}`, () => {
+    const opened: Stores[] = []
+    const fresh = async () => {
+      const s = await open()
+      opened.push(s)
+      return s
+    }
+    afterEach(async () => {
+      for (const s of opened.splice(0)) {
+        await s.auditSink.drain(5_000)
+        await s.usageSink.drain()
+        await s.close()
+      }
+    })
+    const record = async (s: Stores, entries: readonly AuditLogEntry[]) => {
+      for (const e of entries) s.auditSink.record(e)
+      await s.auditSink.flush()
+    }
+    const ids = async (s: Stores, q: Partial<AuditLogQuery>) => (await s.audit.list({ limit: 100, offset: 0, ...q })).entries.map((e) => e.id)
+
+    describe('keys', () => {
+      test('round trip keeps every field, null and list values included', async () => {
+        const { keys } = await fresh()
+        const r = keyRecord(1, { userPath: '/acme', allowedModels: ['openai/*', 'fast'], dashboardEnabled: true, expiresAt: '2031-01-01T00:00:00.000Z', description: 'd' })
+        await keys.insert(r)
+        expect(await keys.get(r.id)).toEqual(r)
+        expect(await keys.loadAll()).toEqual([r])
+        expect(await keys.get('nope')).toBeUndefined()
+      })
+
+      test('a second key with the same hash is refused', async () => {
+        const { keys } = await fresh()
+        await keys.insert(keyRecord(1))
+        await expect(keys.insert(keyRecord(2, { keyHash: 'hash-1' }))).rejects.toThrow()
+      })
+
+      test('list: newest first, paged, search is literal, revoked hidden unless asked, user path subtree', async () => {
+        const { keys } = await fresh()
+        await keys.insert(keyRecord(1, { name: 'alpha_1', userPath: '/acme' }))
+        await keys.insert(keyRecord(2, { name: 'beta', description: '100% ok', userPath: '/acme/team' }))
+        await keys.insert(keyRecord(3, { name: 'alphax1', userPath: '/acme-b' }))
+        await keys.revoke('key-3', '2030-02-01T00:00:00.000Z')
+        const base = { limit: 10, offset: 0, includeRevoked: false }
+        expect((await keys.list(base)).keys.map((k) => k.id)).toEqual(['key-2', 'key-1'])
+        expect(await keys.list({ ...base, includeRevoked: true, limit: 1, offset: 1 })).toMatchObject({ total: 3, keys: [{ id: 'key-2' }] })
+        expect((await keys.list({ ...base, includeRevoked: true, search: 'ALPHA_' })).keys.map((k) => k.id)).toEqual(['key-1'])
+        expect((await keys.list({ ...base, search: '100%' })).keys.map((k) => k.id)).toEqual(['key-2'])
+        expect((await keys.list({ ...base, includeRevoked: true, userPath: '/acme' })).keys.map((k) => k.id)).toEqual(['key-2', 'key-1'])
+        expect((await keys.list({ ...base, includeRevoked: true, userPath: '/' })).total).toBe(3)
+      })
+
+      test('update changes given fields only; revoke is idempotent and ends updates', async () => {
+        const { keys } = await fresh()
+        await keys.insert(keyRecord(1, { allowedModels: ['a'] }))
+        const updated = await keys.update('key-1', { name: 'renamed', allowedModels: null, expiresAt: '2031-01-01T00:00:00.000Z' }, '2030-01-02T00:00:00.000Z')
+        expect(updated).toMatchObject({ name: 'renamed', allowedModels: null, description: '', expiresAt: '2031-01-01T00:00:00.000Z', updatedAt: '2030-01-02T00:00:00.000Z' })
+        expect(await keys.update('nope', { name: 'x' }, 'now')).toBeUndefined()
+        expect(await keys.revoke('key-1', '2030-01-03T00:00:00.000Z')).toMatchObject({ changed: true, record: { revokedAt: '2030-01-03T00:00:00.000Z' } })
+        expect(await keys.revoke('key-1', '2030-01-04T00:00:00.000Z')).toMatchObject({ changed: false, record: { revokedAt: '2030-01-03T00:00:00.000Z' } })
+        expect(await keys.update('key-1', { name: 'again' }, 'now')).toBeUndefined()
+        expect(await keys.revoke('nope', 'now')).toBeUndefined()
+      })
+    })
+
+    describe('workflows', () => {
+      test('a new version is the only active one; history newest first; deactivate', async () => {
+        const { workflows } = await fresh()
+        await workflows.insertVersion(workflowVersion(1))
+        await workflows.insertVersion(workflowVersion(2))
+        await workflows.insertVersion(workflowVersion(1, { id: 'wf_2', versionId: 'wfv_other', name: 'other' }))
+        expect(await workflows.listActive()).toEqual([workflowVersion(2), workflowVersion(1, { id: 'wf_2', versionId: 'wfv_other', name: 'other' })])
+        expect((await workflows.history('wf_1')).map((v) => [v.version, v.active])).toEqual([[2, true], [1, false]])
+        expect((await workflows.latestByName('default'))?.versionId).toBe('wfv_2')
+        expect(await workflows.latestByName('nope')).toBeUndefined()
+        expect(await workflows.deactivate('wf_1')).toBe(true)
+        expect(await workflows.deactivate('wf_none')).toBe(false)
+        expect((await workflows.listActive()).map((v) => v.name)).toEqual(['other'])
+      })
+
+      test('the same version number twice is refused', async () => {
+        const { workflows } = await fresh()
+        await workflows.insertVersion(workflowVersion(1))
+        await expect(workflows.insertVersion(workflowVersion(1, { versionId: 'wfv_dup' }))).rejects.toThrow()
+      })
+    })
+
+    describe('limits and prices', () => {
+      test('budgets and rate limits are kept apart, replaced by id, deleted', async () => {
+        const { limits } = await fresh()
+        const budget = { id: 'b1', scope: { user_path: '/a' }, window: 'month', limit_usd: 5, created_at: '2030-01-01T00:00:00.000Z' } as unknown as Budget
+        const rate = { id: 'r1', scope: { user_path: '/a' }, requests_per_minute: 3, created_at: '2030-01-02T00:00:00.000Z' } as unknown as RateLimit
+        await limits.saveBudget(budget)
+        await limits.saveRateLimit(rate)
+        await limits.saveBudget({ ...budget, limit_usd: 7 } as Budget)
+        expect(await limits.budgets()).toEqual([{ ...budget, limit_usd: 7 } as Budget])
+        expect(await limits.rateLimits()).toEqual([rate])
+        expect(await limits.deleteBudget('r1')).toBe(false)
+        expect(await limits.deleteRateLimit('r1')).toBe(true)
+        expect(await limits.rateLimits()).toEqual([])
+      })
+
+      test('price overrides: set, replace, delete', async () => {
+        const { prices } = await fresh()
+        await prices.set('openai/gpt-4o', { input: 1, output: 2 })
+        await prices.set('openai/gpt-4o', { input: 3, output: 4, cached_input: 0.5 })
+        await prices.set('fast', { input: 0.1, output: 0.2 })
+        expect(await prices.all()).toEqual({ 'openai/gpt-4o': { input: 3, output: 4, cached_input: 0.5 }, fast: { input: 0.1, output: 0.2 } })
+        expect(await prices.delete('fast')).toBe(true)
+        expect(await prices.delete('fast')).toBe(false)
+        expect(Object.keys(await prices.all())).toEqual(['openai/gpt-4o'])
+      })
+    })
+
+    test('Responses threads: saved, replaced, read back', async () => {
+      const { responseThreads } = await fresh()
+      const thread = { id: 'resp_1', providerName: 'openai', native: true, items: [{ role: 'user', content: 'hi 🙂' }, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'yo' }] }] }
+      await responseThreads.save(thread)
+      expect(await responseThreads.get('resp_1')).toEqual(thread)
+      await responseThreads.save({ ...thread, native: false, items: [] })
+      expect(await responseThreads.get('resp_1')).toEqual({ ...thread, native: false, items: [] })
+      expect(await responseThreads.get('resp_none')).toBeUndefined()
+    })
+
+    describe('usage', () => {
+      test('records handed to the sink are summed over a range and broken down; replays count once', async () => {
+        const s = await fresh()
+        const records = [
+          usageRecord('u1', { labels: ['team-a', 'shared'] }),
+          usageRecord('u2', { model: 'gpt-4o', cost_usd: 1, key_id: 'k2', labels: ['shared'], estimated: true }),
+          usageRecord('u3', { ts: T0 + 86_400_000, cache_hit: true, cost_usd: 0, saved_usd: 0.25 }),
+          usageRecord('old', { ts: T0 - 10 * 86_400_000 }),
+        ]
+        for (const r of [...records, records[0]!]) s.usageSink.record(r)
+        await s.usageSink.flush()
+        const range = { fromMs: T0 - 1000, toMs: T0 + 2 * 86_400_000 }
+        expect(await s.usage.totals(range)).toMatchObject({ requests: 3, input_tokens: 30, output_tokens: 15, total_tokens: 45, cached_input_tokens: 6, cost_usd: 1.25, saved_usd: 0.25, estimated_requests: 1, cache_hits: 1 })
+        const byModel = await s.usage.breakdown(range, 'model')
+        expect(byModel.map((r) => [r.model, r.requests, r.cost_usd])).toEqual([['gpt-4o', 1, 1], ['gpt-4o-mini', 2, 0.25]])
+        expect((await s.usage.breakdown(range, 'key')).map((r) => [r.key_id, r.requests])).toEqual([['k2', 1], ['k1', 2]])
+        const byLabel = await s.usage.breakdown(range, 'label')
+        expect(byLabel.map((r) => [r.label, r.requests]).sort()).toEqual([['', 1], ['shared', 2], ['team-a', 1]])
+        const daily = await s.usage.breakdown(range, 'model', 'day')
+        expect(daily.map((r) => [r.day, r.model, r.requests])).toEqual([['2026-11-20', 'gpt-4o', 1], ['2026-11-20', 'gpt-4o-mini', 1], ['2026-11-21', 'gpt-4o-mini', 1]])
+        expect(await s.usage.totals({ fromMs: 0, toMs: 1 })).toMatchObject({ requests: 0, cost_usd: 0 })
+      })
+    })
+
+    describe('audit log', () => {
+      test('an entry handed to the sink reads back in full; lists carry no bodies; replays are skipped', async () => {
+        const s = await fresh()
+        const entry = makeEntry({
+          at: T0,
+          usage: { input_tokens: 12, output_tokens: 5, total_tokens: 17, cached_input_tokens: 2, uncached_input_tokens: 10, cache_write_input_tokens: 0, cached_input_ratio: 2 / 12, estimated_cached_characters: 8, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, entries: 1 },
+          data: { request_body: { model: 'fast', messages: [{ role: 'user', content: 'secret prompt' }] }, response_body: { object: 'chat.completion', choices: [{ message: { content: 'yo' } }] } },
+        })
+        await record(s, [entry, makeEntry({ at: T0 + 1 }), entry])
+        expect(await s.audit.get(entry.id)).toEqual(entry)
+        expect(await s.audit.get('missing')).toBeUndefined()
+        const page = await s.audit.list({ limit: 10, offset: 0 })
+        expect(page.total).toBe(2)
+        expect(JSON.stringify(page.entries)).not.toContain('secret prompt')
+        expect(page.entries.every((e) => e.bodies_omitted === true)).toBe(true)
+        expect(s.auditSink.stats()).toMatchObject({ written: 2, duplicates: 1, failed: 0 })
+      })
+
+      test('every filter, newest first, paging, the time window and search', async () => {
+        const s = await fresh()
+        const a = makeEntry({ at: T0, requested_model: 'fast', provider: 'openai', provider_name: 'openai', user_path: '/acme/team', session_id: 'sess-1', data: { labels: ['blue'] } })
+        const b = makeEntry({ at: T0 + MIN, requested_model: 'smart', provider: 'azure-openai', provider_name: 'azure-east', stream: true, user_path: '/acme' })
+        const c = makeEntry({ at: T0 + 2 * MIN, status_code: 429, error_type: 'rate_limit_error', method: 'GET', path: '/v1/models', user_path: '/acme-b', session_id: 'sess-1' })
+        const old = makeEntry({ at: T0 - 40 * 86_400_000, request_id: 'req_client_old' })
+        await record(s, [a, b, c, old])
+        expect(await ids(s, {})).toEqual([c.id, b.id, a.id, old.id])
+        expect(await ids(s, { from: T0, to: T0 + 2 * MIN })).toEqual([b.id, a.id])
+        expect(await ids(s, { requestedModel: 'smart' })).toEqual([b.id])
+        expect(await ids(s, { provider: 'azure-east' })).toEqual([b.id])
+        expect(await ids(s, { provider: 'azure-openai' })).toEqual([b.id])
+        expect(await ids(s, { method: 'GET', path: '/v1/models' })).toEqual([c.id])
+        expect(await ids(s, { userPath: '/acme' })).toEqual([b.id, a.id])
+        expect(await ids(s, { sessionId: 'sess-1' })).toEqual([c.id, a.id])
+        expect(await ids(s, { errorType: 'rate_limit_error', statusCode: 429 })).toEqual([c.id])
+        expect(await ids(s, { stream: true })).toEqual([b.id])
+        expect(await ids(s, { label: 'blue' } as Partial<AuditLogQuery>)).toEqual([a.id])
+        expect(await ids(s, { search: 'azure' })).toEqual([b.id])
+        expect(await ids(s, { search: 'req_client_old' })).toEqual([old.id])
+        expect(await ids(s, { search: a.id })).toEqual([a.id])
+        expect(await s.audit.list({ limit: 1, offset: 1 })).toMatchObject({ total: 4, limit: 1, offset: 1, entries: [{ id: b.id }] })
+      })
+
+      test('thread lookups feed the conversation walk: a session, and a previous_response_id chain', async () => {
+        const s = await fresh()
+        const session = Array.from({ length: 5 }, (_, i) => makeEntry({ session_id: 's-5', at: T0 + i * MIN }))
+        const respond = (id: string, previous: string | undefined, at: number) =>
+          makeEntry({ at, path: '/v1/responses', data: { request_body: { input: 'hi', ...(previous ? { previous_response_id: previous } : {}) }, response_body: { id, object: 'response', output: [] } } })
+        const chain = [respond('resp_1', undefined, T0), respond('resp_2', 'resp_1', T0 + MIN), respond('resp_3', 'resp_2', T0 + 2 * MIN)]
+        await record(s, [...session, ...chain])
+        const around = (await auditConversation(s.audit, session[2]!.id, 3))!
+        expect(around.entries.map((e) => e.id)).toEqual(session.slice(1, 4).map((e) => e.id))
+        expect(around.truncated).toBe(true)
+        const thread = (await auditConversation(s.audit, chain[1]!.id, 40))!
+        expect(thread.entries.map((e) => e.id)).toEqual(chain.map((e) => e.id))
+        expect(thread.entries[1]!.data.request_body).toEqual({ input: 'hi', previous_response_id: 'resp_1' })
+        expect(await auditConversation(s.audit, 'missing', 40)).toBeUndefined()
+      })
+
+      test('stats rows per bucket exclude security events; retention deletes in batches', async () => {
+        const s = await fresh()
+        const hour = 3_600_000
+        await record(s, [
+          makeEntry({ at: T0 + 10, status_code: 200, duration_ns: 10e6 }),
+          makeEntry({ at: T0 + 20, status_code: 429, duration_ns: 30e6 }),
+          makeEntry({ at: T0 + hour + 5, status_code: 502, duration_ns: 5e6 }),
+          makeEntry({ at: T0 + 30, status_code: 401, data: { event_type: 'dashboard.sign_in_failed' } }),
+        ])
+        const stats = await auditStats(s.audit, { from: T0, to: T0 + 2 * hour, bucketMs: hour })
+        expect(stats.buckets.map((b) => [b.requests, b.status_2xx, b.status_4xx, b.status_5xx, b.avg_duration_ms, b.max_duration_ms])).toEqual([[2, 1, 1, 0, 20, 30], [1, 0, 0, 1, 5, 5]])
+        expect(await s.audit.deleteOlderThan(T0 + hour, 2)).toBe(2)
+        expect(await s.audit.deleteOlderThan(T0 + hour, 2)).toBe(1)
+        expect(await s.audit.deleteOlderThan(T0 + hour, 2)).toBe(0)
+        expect((await s.audit.list({ limit: 10, offset: 0 })).total).toBe(1)
+      })
+    })
+
+    test('change feed: a published topic reaches its subscribers, not others; unsubscribe stops it', async () => {
+      const { changes } = await fresh()
+      const got: string[] = []
+      const off = changes.subscribe('keys', { changed: () => got.push('keys'), resync: () => got.push('resync') })
+      changes.subscribe('prices', { changed: () => got.push('prices'), resync: () => {} })
+      expect(await changes.publish('keys')).toBe(true)
+      for (let i = 0; i < 100 && got.length === 0; i++) await Bun.sleep(10)
+      expect(got).toEqual(['keys'])
+      off()
+      await changes.publish('keys')
+      await Bun.sleep(50)
+      expect(got).toEqual(['keys'])
+    })
+
+    test('lease: a job runs under it; the same name is not held twice at once', async () => {
+      const { lease } = await fresh()
+      let release!: () => void
+      const first = lease.runExclusive('job', () => new Promise<string>((r) => (release = () => r('first'))))
+      await Bun.sleep(10)
+      expect(await lease.runExclusive('job', async () => 'second')).toBeUndefined()
+      expect(await lease.runExclusive('other', async () => 'other')).toBe('other')
+      release()
+      expect(await first).toBe('first')
+      expect(await lease.runExclusive('job', async () => 'again')).toBe('again')
+    })
+  })
+}
