@@ -1,5 +1,6 @@
 /**
  * @module Entry point (also of the compiled binary): load config, start the gateway, stop cleanly on SIGTERM.
+ * `gateway healthcheck` instead probes a running gateway's /health (for container HEALTHCHECKs).
  */
 import { Gateway } from './app.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
@@ -7,6 +8,9 @@ import { createHttpApp } from './http/server.ts'
 import { announce, createLogger, flushLog, stdoutDestination } from './log/logger.ts'
 import { TracingConfigError, tracingSettingsFromEnv } from './observability/tracing-config.ts'
 import { StoreConfigError } from './stores/open.ts'
+import { healthcheck } from './healthcheck.ts'
+
+if (process.argv[2] === 'healthcheck') await healthcheck()
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`)

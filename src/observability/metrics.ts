@@ -5,13 +5,10 @@
  * code that owns it stays unaware of metrics. Label values are bounded: endpoints and status classes are fixed
  * lists, providers come from configuration, and models not in the catalog fold into `other`.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { Counter, Gauge, Registry } from 'prom-client'
 import type { AuditWriterStats } from '../audit/writer.ts'
 import { registerProcessMetrics } from './process-metrics.ts'
-
-/** Labels of the request metrics. */
-export const REQUEST_LABELS = ['endpoint', 'provider', 'model', 'status_class', 'stream'] as const
-export type RequestLabels = Record<(typeof REQUEST_LABELS)[number], string>
+import { KeyedCounter, KeyedHistogram } from './series.ts'
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
 const OVERHEAD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
@@ -26,51 +23,40 @@ export interface CircuitSource {
 
 export class GatewayMetrics {
   readonly registry = new Registry()
-  readonly requests: Counter<string>
-  readonly duration: Histogram<string>
-  readonly ttfb: Histogram<string>
-  readonly overhead: Histogram<string>
-  readonly inFlight: Gauge<string>
-  readonly openStreams: Gauge<string>
-  readonly attempts: Counter<string>
-  readonly retries: Counter<string>
-  readonly failovers: Counter<string>
-  readonly tokens: Counter<string>
-  readonly cost: Counter<string>
-  readonly cache: Counter<string>
-  readonly denials: Counter<string>
-  readonly guardrailBlocks: Counter<string>
+  readonly requests: KeyedCounter
+  readonly duration: KeyedHistogram
+  readonly ttfb: KeyedHistogram
+  readonly overhead: KeyedHistogram
+  readonly inFlight: KeyedCounter
+  readonly openStreams: KeyedCounter
+  readonly attempts: KeyedCounter
+  readonly retries: KeyedCounter
+  readonly failovers: KeyedCounter
+  readonly tokens: KeyedCounter
+  readonly cost: KeyedCounter
+  readonly cache: KeyedCounter
+  readonly denials: KeyedCounter
+  readonly guardrailBlocks: KeyedCounter
   private readonly circuitSources = new Set<WeakRef<CircuitSource>>()
   private readonly stopProcessMetrics: () => void
 
   constructor(auditStats: () => AuditWriterStats) {
     const registers = [this.registry]
-    const labelNames = [...REQUEST_LABELS]
-    this.requests = new Counter({ name: 'gateway_requests_total', help: 'Requests answered, by endpoint, provider, model, status class and stream.', labelNames, registers })
-    this.duration = new Histogram({ name: 'gateway_request_duration_seconds', help: 'Time from request start until the response body ended.', labelNames, buckets: LATENCY_BUCKETS, registers })
-    this.ttfb = new Histogram({ name: 'gateway_time_to_first_byte_seconds', help: 'Time from request start until the first response body byte was handed to the client.', labelNames, buckets: LATENCY_BUCKETS, registers })
-    this.overhead = new Histogram({
-      name: 'gateway_overhead_seconds',
-      help: 'Time of a request not spent in upstream calls: the gateway\'s own work (and retry back-off waits).',
-      labelNames,
-      buckets: OVERHEAD_BUCKETS,
-      registers,
-    })
-    this.inFlight = new Gauge({ name: 'gateway_requests_in_flight', help: 'Requests started and not yet completed, by endpoint.', labelNames: ['endpoint'], registers })
-    this.openStreams = new Gauge({ name: 'gateway_open_streams', help: 'Streamed responses being sent to clients.', labelNames: ['endpoint', 'provider'], registers })
-    this.attempts = new Counter({
-      name: 'gateway_upstream_attempts_total',
-      help: 'Upstream calls, by provider, model, kind (primary, retry, failover) and outcome (success, error).',
-      labelNames: ['provider', 'model', 'kind', 'outcome', 'status_class'],
-      registers,
-    })
-    this.retries = new Counter({ name: 'gateway_upstream_retries_total', help: 'Upstream calls that retried the same target.', labelNames: ['provider', 'model'], registers })
-    this.failovers = new Counter({ name: 'gateway_failovers_total', help: 'Requests answered by a fallback target, by the target that answered.', labelNames: ['provider', 'model'], registers })
-    this.tokens = new Counter({ name: 'gateway_tokens_total', help: 'Tokens metered, by provider, model and direction (input, output).', labelNames: ['provider', 'model', 'direction'], registers })
-    this.cost = new Counter({ name: 'gateway_cost_usd_total', help: 'Cost of metered requests in USD.', labelNames: ['provider', 'model'], registers })
-    this.cache = new Counter({ name: 'gateway_cache_requests_total', help: 'Response cache lookups, by result (hit, miss).', labelNames: ['result'], registers })
-    this.denials = new Counter({ name: 'gateway_limit_denials_total', help: 'Requests refused by a limit, by kind (rate_limit, budget).', labelNames: ['kind'], registers })
-    this.guardrailBlocks = new Counter({ name: 'gateway_guardrail_blocks_total', help: 'Requests blocked by a guardrail.', labelNames: ['endpoint'], registers })
+    const r = this.registry
+    this.requests = new KeyedCounter('gateway_requests_total', 'Requests answered, by endpoint, provider, model, status class and stream.', r)
+    this.duration = new KeyedHistogram('gateway_request_duration_seconds', 'Time from request start until the response body ended.', LATENCY_BUCKETS, r)
+    this.ttfb = new KeyedHistogram('gateway_time_to_first_byte_seconds', 'Time from request start until the first response body byte was handed to the client.', LATENCY_BUCKETS, r)
+    this.overhead = new KeyedHistogram('gateway_overhead_seconds', "Time of a request not spent in upstream calls: the gateway's own work (and retry back-off waits).", OVERHEAD_BUCKETS, r)
+    this.inFlight = new KeyedCounter('gateway_requests_in_flight', 'Requests started and not yet completed, by endpoint.', r, 'gauge')
+    this.openStreams = new KeyedCounter('gateway_open_streams', 'Streamed responses being sent to clients, by endpoint and provider.', r, 'gauge')
+    this.attempts = new KeyedCounter('gateway_upstream_attempts_total', 'Upstream calls, by provider, model, kind (primary, retry, failover), outcome (success, error) and status class.', r)
+    this.retries = new KeyedCounter('gateway_upstream_retries_total', 'Upstream calls that retried the same target.', r)
+    this.failovers = new KeyedCounter('gateway_failovers_total', 'Requests answered by a fallback target, by the target that answered.', r)
+    this.tokens = new KeyedCounter('gateway_tokens_total', 'Tokens metered, by provider, model and direction (input, output).', r)
+    this.cost = new KeyedCounter('gateway_cost_usd_total', 'Cost of metered requests in USD.', r)
+    this.cache = new KeyedCounter('gateway_cache_requests_total', 'Response cache lookups, by result (hit, miss).', r)
+    this.denials = new KeyedCounter('gateway_limit_denials_total', 'Requests refused by a limit, by kind (rate_limit, budget).', r)
+    this.guardrailBlocks = new KeyedCounter('gateway_guardrail_blocks_total', 'Requests blocked by a guardrail, by endpoint.', r)
 
     const sources = this.circuitSources
     new Gauge({

@@ -8,7 +8,7 @@ import type { Logger } from '../log/logger.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
 import type { Outcome } from '../pipeline/types.ts'
-import type { GatewayMetrics, RequestLabels } from './metrics.ts'
+import type { GatewayMetrics } from './metrics.ts'
 import type { Tracing } from './tracing.ts'
 
 export const OVERHEAD_HEADER = 'x-gateway-overhead-ms'
@@ -43,7 +43,8 @@ export class RequestTelemetry {
   }
 
   begin(ctx: RequestContext): void {
-    this.metrics?.inFlight.inc({ endpoint: ctx.endpoint })
+    const endpoint = ctx.endpoint
+    this.metrics?.inFlight.add(endpoint, () => ({ endpoint }))
     if (this.tracing) {
       const traceId = this.tracing.startRequest(ctx)
       if (traceId) ctx.traceId = traceId
@@ -53,31 +54,16 @@ export class RequestTelemetry {
   /** The response headers are final: adds the overhead header and counts an open stream. */
   headersReady(ctx: RequestContext, headers: Headers, isStream: boolean): void {
     if (this.overheadHeader) headers.set(OVERHEAD_HEADER, (gatewayOverheadNs(ctx.elapsedNs(), ctx.attempts) / 1e6).toFixed(2))
-    if (isStream) this.metrics?.openStreams.inc({ endpoint: ctx.endpoint, provider: ctx.target?.providerName ?? 'none' })
+    if (isStream && this.metrics) {
+      const endpoint = ctx.endpoint
+      const provider = ctx.target?.providerName ?? 'none'
+      this.metrics.openStreams.add(`${endpoint}|${provider}`, () => ({ endpoint, provider }))
+    }
   }
 
   complete(ctx: RequestContext, outcome: Outcome, wasStream: boolean): void {
     const metrics = this.metrics
-    const durationNs = outcome.durationNs
-    const provider = ctx.target?.providerName ?? 'none'
-    const model = this.modelLabel(ctx)
-    if (metrics) {
-      const labels: RequestLabels = {
-        endpoint: ctx.endpoint,
-        provider,
-        model,
-        status_class: STATUS_CLASS[Math.floor(outcome.status / 100)] ?? '5xx',
-        stream: ctx.stream ? 'true' : 'false',
-      }
-      metrics.inFlight.dec({ endpoint: ctx.endpoint })
-      if (wasStream) metrics.openStreams.dec({ endpoint: ctx.endpoint, provider })
-      metrics.requests.inc(labels)
-      metrics.duration.observe(labels, durationNs / 1e9)
-      if (outcome.ttfbMs !== undefined) metrics.ttfb.observe(labels, outcome.ttfbMs / 1e3)
-      metrics.overhead.observe(labels, gatewayOverheadNs(durationNs, ctx.attempts) / 1e9)
-      if (ctx.attempts.length > 0) this.countAttempts(metrics, ctx)
-      this.countPolicy(metrics, ctx, outcome)
-    }
+    if (metrics) this.record(metrics, ctx, outcome, wasStream)
     this.tracing?.endRequest(ctx, outcome)
     this.accessLog?.info(
       {
@@ -85,7 +71,7 @@ export class RequestTelemetry {
         method: ctx.method,
         endpoint: ctx.endpoint,
         status: outcome.status,
-        duration_ms: Math.round(durationNs / 1e4) / 100,
+        duration_ms: Math.round(outcome.durationNs / 1e4) / 100,
         model: ctx.target?.selector ?? ctx.requestedModel ?? '',
         key_id: ctx.principal?.keyId ?? ctx.principal?.id ?? '',
         stream: ctx.stream,
@@ -96,6 +82,25 @@ export class RequestTelemetry {
     )
   }
 
+  private record(metrics: GatewayMetrics, ctx: RequestContext, outcome: Outcome, wasStream: boolean): void {
+    const endpoint = ctx.endpoint
+    const provider = ctx.target?.providerName ?? 'none'
+    const model = this.modelLabel(ctx)
+    const statusClass = STATUS_CLASS[Math.floor(outcome.status / 100)] ?? '5xx'
+    const stream = ctx.stream ? 'true' : 'false'
+    const key = `${endpoint}|${provider}|${model}|${statusClass}|${stream}`
+    const labels = () => ({ endpoint, provider, model, status_class: statusClass, stream })
+    const durationNs = outcome.durationNs
+    metrics.inFlight.add(endpoint, () => ({ endpoint }), -1)
+    if (wasStream) metrics.openStreams.add(`${endpoint}|${provider}`, () => ({ endpoint, provider }), -1)
+    metrics.requests.add(key, labels)
+    metrics.duration.observe(key, labels, durationNs / 1e9)
+    if (outcome.ttfbMs !== undefined) metrics.ttfb.observe(key, labels, outcome.ttfbMs / 1e3)
+    metrics.overhead.observe(key, labels, gatewayOverheadNs(durationNs, ctx.attempts) / 1e9)
+    if (ctx.attempts.length > 0) this.countAttempts(metrics, ctx, model)
+    this.countPolicy(metrics, ctx, outcome, provider, model)
+  }
+
   /** A model the catalog lists keeps its name; anything a client made up becomes `other`. */
   private modelLabel(ctx: RequestContext): string {
     const target = ctx.target
@@ -103,39 +108,45 @@ export class RequestTelemetry {
     return this.isListedModel(target.providerName, target.model) ? target.model : 'other'
   }
 
-  private countAttempts(metrics: GatewayMetrics, ctx: RequestContext): void {
+  private countAttempts(metrics: GatewayMetrics, ctx: RequestContext, requestModel: string): void {
     for (const attempt of ctx.attempts) {
-      const model = this.isListedModel(attempt.provider_name, attempt.model) ? attempt.model : 'other'
+      const provider = attempt.provider_name
+      const model = this.isListedModel(provider, attempt.model) ? attempt.model : 'other'
+      const kind = attempt.kind
+      const outcome = attempt.success ? 'success' : 'error'
       const status = attempt.status_code
-      metrics.attempts.inc({
-        provider: attempt.provider_name,
-        model,
-        kind: attempt.kind,
-        outcome: attempt.success ? 'success' : 'error',
-        status_class: status ? (STATUS_CLASS[Math.floor(status / 100)] ?? '5xx') : 'none',
-      })
-      if (attempt.kind === 'retry') metrics.retries.inc({ provider: attempt.provider_name, model })
+      const statusClass = status ? (STATUS_CLASS[Math.floor(status / 100)] ?? '5xx') : 'none'
+      metrics.attempts.add(`${provider}|${model}|${kind}|${outcome}|${statusClass}`, () => ({ provider, model, kind, outcome, status_class: statusClass }))
+      if (kind === 'retry') metrics.retries.add(`${provider}|${model}`, () => ({ provider, model }))
     }
-    if (ctx.failover && ctx.target) metrics.failovers.inc({ provider: ctx.target.providerName, model: this.modelLabel(ctx) })
+    if (ctx.failover && ctx.target) {
+      const provider = ctx.target.providerName
+      metrics.failovers.add(`${provider}|${requestModel}`, () => ({ provider, model: requestModel }))
+    }
   }
 
   /** Tokens, cost, cache results, limit denials and guardrail blocks. */
-  private countPolicy(metrics: GatewayMetrics, ctx: RequestContext, outcome: Outcome): void {
-    // The usage meter's priced record when it ran, else the upstream's own counts.
+  private countPolicy(metrics: GatewayMetrics, ctx: RequestContext, outcome: Outcome, provider: string, model: string): void {
+    // The priced record when usage is metered, else the upstream's own counts.
     const usage = outcome.usageRecord ?? outcome.usage
     if (usage && ctx.target) {
-      const provider = ctx.target.providerName
-      const model = this.modelLabel(ctx)
-      metrics.tokens.inc({ provider, model, direction: 'input' }, usage.prompt_tokens)
-      metrics.tokens.inc({ provider, model, direction: 'output' }, usage.completion_tokens)
+      const key = `${provider}|${model}`
+      metrics.tokens.add(`${key}|input`, () => ({ provider, model, direction: 'input' }), usage.prompt_tokens)
+      metrics.tokens.add(`${key}|output`, () => ({ provider, model, direction: 'output' }), usage.completion_tokens)
       const cost = outcome.usageRecord?.cost_usd ?? 0
-      if (cost > 0) metrics.cost.inc({ provider, model }, cost)
+      if (cost > 0) metrics.cost.add(key, () => ({ provider, model }), cost)
     }
-    if (ctx.features.cache && ctx.endpoint === 'chat.completions' && ctx.target) metrics.cache.inc({ result: ctx.cacheType ? 'hit' : 'miss' })
+    if (ctx.features.cache && ctx.endpoint === 'chat.completions' && ctx.target) {
+      const result = ctx.cacheType ? 'hit' : 'miss'
+      metrics.cache.add(result, () => ({ result }))
+    }
     const code = ctx.error?.code
-    if (code === 'rate_limit_exceeded') metrics.denials.inc({ kind: 'rate_limit' })
-    else if (code === 'budget_exceeded') metrics.denials.inc({ kind: 'budget' })
-    else if (code === 'guardrail_blocked') metrics.guardrailBlocks.inc({ endpoint: ctx.endpoint })
+    if (code === 'rate_limit_exceeded') metrics.denials.add('rate_limit', () => ({ kind: 'rate_limit' }))
+    else if (code === 'budget_exceeded') metrics.denials.add('budget', () => ({ kind: 'budget' }))
+    else if (code === 'guardrail_blocked') {
+      const endpoint = ctx.endpoint
+      metrics.guardrailBlocks.add(endpoint, () => ({ endpoint }))
+    }
   }
 }
 

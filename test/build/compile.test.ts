@@ -60,6 +60,15 @@ test('the compiled binary serves health, the OpenAPI document and a chat complet
   expect((await stream.finalChatCompletion()).choices[0]!.message.content).toBe('streamed')
 })
 
+test('`gateway healthcheck` exits 0 against a live gateway and 1 when none listens', async () => {
+  const binary = join(root, 'dist', 'gateway')
+  const port = new URL(baseURL).port
+  const live = Bun.spawn([binary, 'healthcheck'], { env: { PORT: port }, stdout: 'ignore', stderr: 'ignore' })
+  expect(await live.exited).toBe(0)
+  const dead = Bun.spawn([binary, 'healthcheck'], { env: { PORT: String(await freePort()) }, stdout: 'ignore', stderr: 'ignore' })
+  expect(await dead.exited).toBe(1)
+})
+
 test('the binary serves the dashboard with its embedded script and styles', async () => {
   const html = await fetch(`${baseURL}/dashboard`)
   expect(html.status).toBe(200)
