@@ -269,6 +269,11 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
         return new Response(gzipSync(json), { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } })
       }
       case 'tools':
+        // After the tool's result the model answers in text, as the other mocks do (agent loops end).
+        if (body?.messages?.at(-1)?.role === 'tool') {
+          const answer = `Result: ${body.messages.at(-1).content}`
+          return stream ? sseResponse(textStreamFrames(model, answer, includeUsage)) : Response.json(chatCompletion(model, answer))
+        }
         if (stream) return sseResponse(toolStreamFrames(model))
         return Response.json(
           chatCompletion(model, '', {
