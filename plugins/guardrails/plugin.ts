@@ -7,6 +7,7 @@
 import { GatewayError } from '../../src/errors/gateway-error.ts'
 import type { RequestContext } from '../../src/pipeline/context.ts'
 import { applyRewrite } from '../../src/pipeline/rewrite.ts'
+import { endpoint } from '../../src/protocols/endpoints.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
 import { countChatPromptTokens, countTextsTokens } from '../../src/tokens/count.ts'
 import { detectors, maskSpans, patternDetector, type Detector } from './detectors.ts'
@@ -76,7 +77,7 @@ export function createGuardrails(config: GuardrailsConfig) {
   const allowedTools = config.allowed_tools ? new Set(config.allowed_tools) : undefined
   return {
     before(ctx: RequestContext) {
-      if (ctx.endpoint !== 'chat.completions' && ctx.endpoint !== 'responses' && ctx.endpoint !== 'messages') return CONTINUE
+      if (!endpoint(ctx.endpoint).metered) return CONTINUE
       if (allowedTools) {
         const offending = toolNames(ctx.body).find((name) => !allowedTools.has(name))
         if (offending) return respondWithError(ctx, blocked('allowed_tools', 'input'))

@@ -2,19 +2,10 @@
  * @module Checks the ingress body after authentication (so unauthenticated callers learn nothing about the
  * API): unreadable bodies, missing `model` / `messages`, wrong types. Each error names the offending field.
  */
-import type { z } from 'zod'
 import { gatewayErrors } from '../../src/errors/gateway-error.ts'
-import type { EndpointId } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
 import { requestValidatorManifest } from './manifest.ts'
-import { chatCompletionRequest, countTokensRequest, messagesRequest, responsesRequest } from './schemas.ts'
-
-const SCHEMAS: Partial<Record<EndpointId, z.ZodType>> = {
-  'chat.completions': chatCompletionRequest,
-  responses: responsesRequest,
-  messages: messagesRequest,
-  'messages.count_tokens': countTokensRequest,
-}
+import { endpoint } from '../../src/protocols/endpoints.ts'
 
 export const requestValidator = definePlugin({
   manifest: requestValidatorManifest,
@@ -22,7 +13,7 @@ export const requestValidator = definePlugin({
     return {
       before(ctx) {
         if (ctx.ingressError) return respondWithError(ctx, ctx.ingressError)
-        const schema = SCHEMAS[ctx.endpoint]
+        const schema = endpoint(ctx.endpoint).request
         if (!schema) return CONTINUE
         const result = schema.safeParse(ctx.body)
         if (!result.success) {

@@ -9,6 +9,6 @@ export const usageMeterManifest = {
   order: 10,
   summary: 'One usage record per request (the upstream usage, or counted with the tokenizer), with its cost from the price table.',
   features: ['usage'],
-  captures: { pricedUsage: ['chat.completions', 'responses', 'messages'] },
+  captures: { pricedUsage: 'metered' },
   config: usageMeterConfig,
 } as const satisfies PluginManifest<typeof usageMeterConfig>

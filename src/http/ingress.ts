@@ -5,12 +5,10 @@
 import { gatewayErrors } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import { RequestContext, type EndpointId } from '../pipeline/context.ts'
+import { endpoint as endpointOf } from '../protocols/endpoints.ts'
 
 /** Audit capture limit for bodies (service description: 1 MB). */
 export const BODY_CAPTURE_LIMIT_BYTES = 1024 * 1024
-
-/** Endpoints whose POST body is a JSON request document. */
-const JSON_BODY_ENDPOINTS: ReadonlySet<EndpointId> = new Set(['chat.completions', 'responses', 'messages', 'messages.count_tokens'])
 
 export interface IngressInput {
   request: Request
@@ -33,7 +31,7 @@ export async function buildRequestContext({ request, endpoint, clientIp, log, ma
     clientSignal: request.signal,
     pathParam,
   })
-  if (request.method === 'POST' && JSON_BODY_ENDPOINTS.has(endpoint)) await readJsonBody(ctx, request, maxBodyBytes)
+  if (request.method === 'POST' && endpointOf(endpoint).body === 'json') await readJsonBody(ctx, request, maxBodyBytes)
   return ctx
 }
 

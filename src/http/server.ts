@@ -6,10 +6,10 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { z } from 'zod'
-import { chatCompletionRequest, countTokensRequest, messagesRequest, responsesRequest } from '../../plugins/request-validator/schemas.ts'
 import type { Gateway } from '../app.ts'
 import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
 import type { EndpointId } from '../pipeline/context.ts'
+import { ENDPOINTS, type Endpoint } from '../protocols/endpoints.ts'
 import { buildRequestContext } from './ingress.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { dashboardRoutes } from './dashboard.ts'
@@ -72,32 +72,33 @@ export function createHttpApp(gateway: Gateway) {
       },
       { detail: { summary: 'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots)', tags: ['health'], security: [] } },
     )
-    .get('/v1/models', ({ request, server }) => handleV1(request, server, 'models.list'), {
-      detail: { summary: 'List the models this key may use as <provider>/<model> selectors and virtual models', tags: ['openai'] },
-    })
-    .get('/v1/models/*', ({ request, server, params }) => handleV1(request, server, 'models.get', decodeURIComponent(params['*'])), {
-      detail: { summary: 'One model by selector', tags: ['openai'] },
-    })
-    .post('/v1/chat/completions', ({ request, server }) => handleV1(request, server, 'chat.completions'), {
-      parse: 'none',
-      detail: { summary: 'Chat Completions (streaming with stream: true)', tags: ['openai'], requestBody: jsonBody(chatCompletionRequest, 'OpenAI Chat Completions request; unknown fields pass through.') },
-    })
-    .post('/v1/responses', ({ request, server }) => handleV1(request, server, 'responses'), {
-      parse: 'none',
-      detail: { summary: 'Responses API', tags: ['openai'], requestBody: jsonBody(responsesRequest, 'OpenAI Responses request; unknown fields pass through.') },
-    })
-    .post('/v1/messages', ({ request, server }) => handleV1(request, server, 'messages'), {
-      parse: 'none',
-      detail: { summary: 'Anthropic Messages API (Claude Code, Anthropic SDKs), served from any provider', tags: ['anthropic'], requestBody: jsonBody(messagesRequest, 'Anthropic Messages request; unknown fields pass through.') },
-    })
-    .post('/v1/messages/count_tokens', ({ request, server }) => handleV1(request, server, 'messages.count_tokens'), {
-      parse: 'none',
-      detail: { summary: 'Anthropic token count: native on Anthropic, an estimate elsewhere', tags: ['anthropic'], requestBody: jsonBody(countTokensRequest, 'Anthropic count_tokens request.') },
-    })
+    .use(v1Routes(ENDPOINTS.filter((e) => e.method !== 'ALL'), handleV1, jsonBody))
     .use(dashboardRoutes())
     .use(metricsRoutes(gateway))
     .use(adminRoutes(gateway))
-    .all('/v1/*', ({ request, server }) => handleV1(request, server, 'not_found'), { parse: 'none', detail: { hide: true } })
+    .use(v1Routes(ENDPOINTS.filter((e) => e.method === 'ALL'), handleV1, jsonBody))
+}
+
+type V1Handler = (request: Request, server: BunServer, endpoint: EndpointId, pathParam?: string) => Promise<Response>
+
+/** One route per row of the endpoint table; the body is read by ingress, never parsed by Elysia. */
+function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schema: z.ZodType, description: string) => unknown) {
+  const app = new Elysia({ name: `gateway/v1/${rows.map((e) => e.id).join(',')}` })
+  for (const e of rows) {
+    const id = e.id as EndpointId
+    const wildcard = e.path.endsWith('*')
+    const detail = {
+      summary: e.openapi.summary,
+      tags: [e.openapi.tag],
+      ...(e.openapi.hide ? { hide: true } : {}),
+      ...(e.request ? { requestBody: jsonBody(e.request, e.openapi.bodyDescription ?? '') } : {}),
+    }
+    app.route(e.method, e.path, ({ request, server, params }: { request: Request; server: BunServer; params: Record<string, string> }) => handle(request, server, id, wildcard ? decodeURIComponent(params['*'] ?? '') : undefined), {
+      parse: 'none',
+      detail,
+    } as never)
+  }
+  return app
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>

@@ -4,6 +4,7 @@
  * a per-route configuration applies to one filter chain, and works out once what its plugins need captured.
  * Built when configuration changes, never per request.
  */
+import { endpoint } from '../protocols/endpoints.ts'
 import type { PriceTable } from '../usage/pricing.ts'
 import type { EndpointId, RequestContext } from './context.ts'
 import type { FeatureId, WorkflowFeaturesSnapshot } from './snapshots.ts'
@@ -121,7 +122,8 @@ export function buildPipeline(workflow: WorkflowDefinition, plugins: readonly Pl
 /** The union of the plugins' capture needs, one frozen answer per endpoint, computed on first use. */
 export function captureOf(plugins: readonly GatewayPlugin[], logging: PipelineCore['logging']): (endpoint: EndpointId) => Capture {
   const needs = plugins.map((p) => p.manifest.captures ?? {})
-  const covers = (selection: EndpointSelection | undefined, endpoint: EndpointId) => selection === 'all' || (selection?.includes(endpoint) ?? false)
+  const covers = (selection: EndpointSelection | undefined, id: EndpointId) =>
+    selection === 'all' || (selection === 'metered' ? endpoint(id).metered : (selection?.includes(id) ?? false))
   const auditDetail = needs.some((n) => n.auditDetail)
   const bodies = auditDetail && logging.log_bodies
   const headers = auditDetail && logging.log_headers

@@ -7,6 +7,7 @@
 import type { GatewayError } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
+import type { EndpointId } from '../protocols/endpoints.ts'
 import type { Capture } from './types.ts'
 import type {
   AttemptSnapshot,
@@ -16,15 +17,7 @@ import type {
   WorkflowFeaturesSnapshot,
 } from './snapshots.ts'
 
-/** The API a request came in on. `not_found` is any other path under /v1 (it still gets auth and an audit entry). */
-export type EndpointId =
-  | 'chat.completions'
-  | 'responses'
-  | 'messages'
-  | 'messages.count_tokens'
-  | 'models.list'
-  | 'models.get'
-  | 'not_found'
+export type { EndpointId }
 
 export type AuthMethod = 'master_key' | 'managed_key' | 'none'
 

@@ -5,19 +5,19 @@
  * `onComplete` exactly once when the body has really ended.
  */
 import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../errors/gateway-error.ts'
-import { ingressProtocolFor } from '../protocols/index.ts'
+import { endpoint } from '../protocols/endpoints.ts'
 import type { RequestTelemetry } from '../observability/request-telemetry.ts'
 import type { BuiltPipeline, PipelineSelector } from './build.ts'
 import type { RequestContext } from './context.ts'
 import { endsEvent, isEventStream, KEEPALIVE_FRAME, SseParser } from './sse.ts'
-import { streamCodecFor, type StreamFold } from './stream-codecs.ts'
+import type { StreamFold } from './stream-codecs.ts'
 import type { Outcome } from './types.ts'
 import { meterUsage } from '../usage/meter.ts'
 import { usageFromOpenAI } from './usage.ts'
 
 export interface RunOptions {
   /** Answers endpoints served by the gateway itself (model list, unknown routes) after auth. */
-  localHandler: (ctx: RequestContext) => Response | Promise<Response> | undefined
+  localHandler: (ctx: RequestContext) => Response | GatewayError | undefined
   keepaliveMs: number
   /** Metrics, traces and the access log; told when a request begins, when its headers leave and when it ends. */
   telemetry?: RequestTelemetry
@@ -45,7 +45,8 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
     ctx.addLogFields({ key_id: ctx.principal?.keyId, model: ctx.target?.selector ?? ctx.requestedModel, workflow_version: pipeline.workflow.versionId })
     const early = await runHooks(ctx, pipeline.policyHooks)
     if (early) return early
-    const local = await options.localHandler(ctx)
+    const local = options.localHandler(ctx)
+    if (local instanceof GatewayError) return failWith(ctx, local)
     if (local) return local
     if (!pipeline.dispatch) throw gatewayErrors.internal('No route plugin is active in this workflow.')
     let upstream = await pipeline.dispatch(ctx)
@@ -107,7 +108,7 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
     headers.set('content-type', 'application/json')
   }
   // Every error body is shaped here, once, in the protocol of the endpoint (Anthropic clients expect their own).
-  const errorBody = status >= 400 && ctx.error ? ingressProtocolFor(ctx.endpoint)?.errorBody?.(ctx.error) : undefined
+  const errorBody = status >= 400 && ctx.error ? endpoint(ctx.endpoint).protocol?.errorBody?.(ctx.error) : undefined
   if (errorBody !== undefined) text = JSON.stringify(errorBody)
   telemetry?.headersReady(ctx, headers, false)
   const outcome = baseOutcome(ctx, status, headers)
@@ -132,7 +133,7 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
 
 function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, headers: Headers, { keepaliveMs, telemetry }: RunOptions): ReadableStream<Uint8Array> {
   const reader = response.body!.getReader()
-  const codec = streamCodecFor(ctx.endpoint)
+  const codec = endpoint(ctx.endpoint).streamCodec
   const capture = ctx.capture
   const fold: StreamFold | undefined = capture.responseBody || capture.usage || codec.foldAlways ? codec.createFold(!capture.responseBody) : undefined
   const parser = fold ? new SseParser(fold.only) : undefined

@@ -1,12 +1,11 @@
 /**
- * @module Per-endpoint knowledge of the client's stream protocol: how to fold its events into the non-stream
- * document, and how to end it with a well-formed error when the upstream fails mid-stream.
+ * @module What the pump needs to know of a client's stream protocol: how to fold its events into the non-stream
+ * document, and how to end it with a well-formed error when the upstream fails mid-stream. Each endpoint names
+ * its codec in the endpoint table (src/protocols/endpoints.ts); Chat Completions' codec is here.
  */
 import type { GatewayError } from '../errors/gateway-error.ts'
-import { messagesStreamCodec } from '../protocols/anthropic-messages/stream-codec.ts'
 import { ChatStreamFold } from './chat-stream-fold.ts'
-import type { EndpointId } from './context.ts'
-import { dataFrame, namedEventFrame, type SseEvent } from './sse.ts'
+import { dataFrame, type SseEvent } from './sse.ts'
 
 export interface StreamFold {
   add(event: SseEvent): void
@@ -27,7 +26,7 @@ export interface StreamCodec {
   errorFrame(error: GatewayError, fold: StreamFold | undefined): Uint8Array
 }
 
-function parseJson(data: string): Record<string, unknown> | undefined {
+export function parseJson(data: string): Record<string, unknown> | undefined {
   try {
     const v = JSON.parse(data)
     return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined
@@ -39,7 +38,8 @@ function parseJson(data: string): Record<string, unknown> | undefined {
 /** In usage-only mode the chat fold needs only the events that can carry usage or an error. */
 const USAGE_ONLY_MARKERS = ['"usage"', '"error"']
 
-const chatCodec: StreamCodec = {
+/** Chat Completions streams: `data:`-only frames. */
+export const chatStreamCodec: StreamCodec = {
   foldAlways: false,
   createFold(usageOnly = false) {
     const fold = new ChatStreamFold()
@@ -58,40 +58,4 @@ const chatCodec: StreamCodec = {
   },
   // Chat clients accept no `event:` lines; every SDK raises an APIError on `data: {"error":…}`.
   errorFrame: (error) => dataFrame(error.toJSON()),
-}
-
-const responsesCodec: StreamCodec = {
-  foldAlways: true,
-  createFold() {
-    let response: Record<string, unknown> | undefined
-    let error: unknown
-    let lastSequence = -1
-    return {
-      add(event) {
-        const payload = parseJson(event.data)
-        if (!payload) return
-        if (typeof payload.sequence_number === 'number') lastSequence = payload.sequence_number
-        if (payload.type === 'error') error = payload
-        if (typeof payload.response === 'object' && payload.response !== null) {
-          response = payload.response as Record<string, unknown>
-          if (payload.type === 'response.failed') error = response.error
-        }
-      },
-      result: () => response,
-      usage: () => response?.usage,
-      error: () => error,
-      get lastSequence() {
-        return lastSequence
-      },
-    } as StreamFold & { lastSequence: number }
-  },
-  errorFrame(error, fold) {
-    const seq = ((fold as { lastSequence?: number } | undefined)?.lastSequence ?? -1) + 1
-    return namedEventFrame('error', { type: 'error', code: error.code ?? error.type, message: error.message, param: error.param, sequence_number: seq })
-  },
-}
-
-export function streamCodecFor(endpoint: EndpointId): StreamCodec {
-  if (endpoint === 'messages') return messagesStreamCodec
-  return endpoint === 'responses' ? responsesCodec : chatCodec
 }

@@ -41,8 +41,8 @@ export interface PluginManifest<Config extends z.ZodType = z.ZodType> {
   config: Config
 }
 
-/** Which endpoints a capture applies to: every one, or those listed. */
-export type EndpointSelection = 'all' | readonly EndpointId[]
+/** Which endpoints a capture applies to: every one, the metered ones (src/protocols/endpoints.ts), or those listed. */
+export type EndpointSelection = 'all' | 'metered' | readonly EndpointId[]
 
 export interface CaptureNeeds {
   /** The response as one JSON document (`Outcome.responseBody`; a stream is folded). */

@@ -11,7 +11,8 @@ import { clientHeadersFrom } from '../pipeline/headers.ts'
 import type { AttemptKind } from '../pipeline/snapshots.ts'
 import type { PluginDeps } from '../pipeline/types.ts'
 import { countTokensResponse } from '../protocols/anthropic-messages/count-tokens.ts'
-import { ingressProtocolFor } from '../protocols/index.ts'
+import { endpoint } from '../protocols/endpoints.ts'
+import type { IngressProtocol } from '../protocols/types.ts'
 import type { AdapterCall, ProviderAdapter, ResolvedTarget } from './types.ts'
 import { isEventStream } from '../pipeline/sse.ts'
 
@@ -41,7 +42,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
   const native = nativeCall(ctx, instance.nativeResponses, adapter)
   if (native) return toClient(ctx, await native(call))
 
-  const protocol = ingressProtocolFor(ctx.endpoint)
+  const protocol: IngressProtocol | undefined = endpoint(ctx.endpoint).protocol
   if (!protocol) return toClient(ctx, await adapter.chatCompletions(call))
 
   const chatBody = await protocol.toChatRequest(ctx.body, ctx)

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { GatewayError } from '../../errors/gateway-error.ts'
 import { SseParser } from '../../pipeline/sse.ts'
-import { streamCodecFor } from '../../pipeline/stream-codecs.ts'
+import { endpoint } from '../endpoints.ts'
 import { usageFromOpenAI } from '../../pipeline/usage.ts'
 import { chatStreamToMessages } from './stream.ts'
 import { MessagesStreamFold } from './stream-codec.ts'
@@ -132,8 +132,8 @@ const feed = (fold: { add(e: { event?: string; data: string }): void }, list: [s
 
 describe('messages stream codec', () => {
   test('/v1/messages uses it; other endpoints do not', () => {
-    expect(streamCodecFor('messages').createFold()).toBeInstanceOf(MessagesStreamFold)
-    expect(streamCodecFor('chat.completions').createFold()).not.toBeInstanceOf(MessagesStreamFold)
+    expect(endpoint('messages').streamCodec.createFold()).toBeInstanceOf(MessagesStreamFold)
+    expect(endpoint('chat.completions').streamCodec.createFold()).not.toBeInstanceOf(MessagesStreamFold)
   })
 
   test('folds the events into the message they add up to; usage is cumulative, nulls keep earlier values', () => {
@@ -172,7 +172,7 @@ describe('messages stream codec', () => {
     const fold = new MessagesStreamFold(true)
     feed(fold, [NATIVE[0]!, ['error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }]])
     expect(fold.error()).toEqual({ type: 'overloaded_error', message: 'Overloaded', code: 'overloaded_error' })
-    const frame = decoder.decode(streamCodecFor('messages').errorFrame(new GatewayError({ status: 504, type: 'provider_error', message: 'late', code: 'upstream_timeout' }), fold))
+    const frame = decoder.decode(endpoint('messages').streamCodec.errorFrame(new GatewayError({ status: 504, type: 'provider_error', message: 'late', code: 'upstream_timeout' }), fold))
     expect(frame).toStartWith('event: error\ndata: ')
     expect(JSON.parse(frame.split('data: ')[1]!)).toEqual({ type: 'error', error: { type: 'timeout_error', message: 'late', code: 'upstream_timeout', param: null, provider: '', status_code: 504 } })
   })
