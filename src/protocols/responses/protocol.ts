@@ -43,8 +43,8 @@ function recordDroppedTools(ctx: RequestContext, dropped: string[]): void {
 export const responsesProtocol: IngressProtocol = {
   id: 'responses',
   toChatRequest(body, ctx) {
-    const { chat, droppedTools } = translateResponsesRequest(body)
-    ctx.setState(translationSlot, { toolNames: translateTools(body).names, droppedTools })
+    const { chat, droppedTools, toolNames } = translateResponsesRequest(body)
+    ctx.setState(translationSlot, { toolNames, droppedTools })
     recordDroppedTools(ctx, droppedTools)
     return chat
   },

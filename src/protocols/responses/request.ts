@@ -6,7 +6,7 @@
  * text.format → response_format, reasoning.effort → reasoning_effort.
  */
 import { gatewayErrors } from '../../errors/gateway-error.ts'
-import { flatToolName, toolChoiceToChat, translateTools } from './tools.ts'
+import { flatToolName, toolChoiceToChat, translateTools, type ToolNames } from './tools.ts'
 
 type Json = Record<string, unknown>
 type ChatMessage = Json & { role: string }
@@ -29,6 +29,8 @@ export interface TranslatedRequest {
   chat: Json
   /** Hosted tool types left out of the chat request (the target cannot run them). */
   droppedTools: string[]
+  /** Chat tool names → the client's names, for the calls in the answer. */
+  toolNames: ToolNames
 }
 
 export function responsesRequestToChat(body: Json): Json {
@@ -51,7 +53,7 @@ export function translateResponsesRequest(body: Json): TranslatedRequest {
   if (body.stream === true) chat.stream_options = { include_usage: true }
   // Without tools (all hosted ones dropped) chat upstreams reject parallel_tool_calls.
   if (chat.tools === undefined) delete chat.parallel_tool_calls
-  return { chat, droppedTools: dropped }
+  return { chat, droppedTools: dropped, toolNames: names }
 }
 
 function inputToMessages(instructions: unknown, input: unknown): ChatMessage[] {

@@ -31,11 +31,22 @@ export interface TranslatedTools {
 
 /**
  * One chat tool name for a namespaced tool. Codex's MCP namespaces end in `__` (`mcp__server__`), which makes
- * `mcp__server__tool`, the name older Codex versions used themselves; others get `__` between the two.
+ * `mcp__server__tool`, the name older Codex versions used themselves; others get `__` between the two. Names
+ * over 64 characters are shortened with a hash.
  */
 export function flatToolName(namespace: string | undefined, name: string): string {
   if (!namespace) return name
-  return namespace.endsWith('__') ? `${namespace}${name}` : `${namespace}__${name}`
+  const flat = namespace.endsWith('__') ? `${namespace}${name}` : `${namespace}__${name}`
+  return flat.length <= MAX_TOOL_NAME ? flat : shortened(flat)
+}
+
+/** OpenAI, Anthropic and Gemini all cap function names at 64 characters. */
+const MAX_TOOL_NAME = 64
+
+/** A long flat name as its first characters and a hash of the whole, the same every time (calls map back by it). */
+function shortened(flat: string): string {
+  const hash = new Bun.CryptoHasher('sha256').update(flat).digest('hex').slice(0, 10)
+  return `${flat.slice(0, MAX_TOOL_NAME - hash.length - 1)}_${hash}`
 }
 
 /** Every tool definition of the request: `tools`, then the tools of each `additional_tools` input item. */
