@@ -93,6 +93,12 @@ export class Tracing {
    * function ends the span; it reads the attempt's outcome a microtask later, once the caller has filled it in.
    */
   private readonly startAttempt = (request: TracedRequest, ctx: RequestContext, attempt: AttemptSnapshot, headers: Record<string, string>): (() => void) => {
+    // An unsampled request records no spans: the upstream gets the request's own context (flags 00), and no
+    // attempt span is made for nothing.
+    if (!request.span.isRecording()) {
+      this.propagator.inject(request.context, headers, recordSetter)
+      return noop
+    }
     const operation = OPERATION[ctx.endpoint]
     const attributes: Attributes = {
       'gen_ai.provider.name': genAiProviderName(attempt.provider_type),
@@ -175,6 +181,8 @@ export class Tracing {
     return this.provider.shutdown()
   }
 }
+
+const noop = () => {}
 
 function genAiProviderName(providerType: string): string {
   return PROVIDER_NAME[providerType] ?? providerType

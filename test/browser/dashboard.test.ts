@@ -13,9 +13,11 @@ import { chromium, type Browser, type Locator, type Page } from 'playwright-core
 import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { tracingSettingsFromEnv } from '../../src/observability/tracing-config.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const MASTER = 'master-key-for-dashboard-tests'
+const TRACE_ID = '5b8efff798038103d269b633813fc60c'
 const SHOTS = join(import.meta.dir, '..', '..', 'test-output', 'dashboard')
 const STEP_TIMEOUT_MS = 60_000
 const WAIT_MS = 15_000
@@ -63,7 +65,9 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true })
     mock = startMockOpenAI()
-    gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: mock.url, LOGGING_LOG_BODIES: 'true', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' })
+    // Traced (spans go to a port where nothing listens): entries carry a trace id for the entry view to show.
+    const tracing = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })
+    gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: mock.url, LOGGING_LOG_BODIES: 'true', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' }, { tracing })
     audit = auditAdmin(gw.url, MASTER)
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
     page = await newPage({ width: 1280, height: 800 })
@@ -130,7 +134,10 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     sessionTurnId = (await audit.entryFor(secondTurn.response.headers.get('x-request-id')!)).id
 
     requestId = crypto.randomUUID()
-    const completion = await sdk(secret).chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }] }, { headers: { 'x-request-id': requestId } })
+    const completion = await sdk(secret).chat.completions.create(
+      { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }] },
+      { headers: { 'x-request-id': requestId, traceparent: `00-${TRACE_ID}-00f067aa0ba902b7-01` } },
+    )
     expect(completion.choices[0]!.message.content).toBe('hello from the dashboard test')
     await audit.entryFor(requestId)
 
@@ -151,6 +158,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     expect(await body('Request body').textContent()).toContain(PROMPT)
     expect(await body('Response body').textContent()).toContain('"content": "hello from the dashboard test"')
     expect(await page.getByText(requestId).first().isVisible()).toBe(true)
+    expect(await page.getByText(TRACE_ID).isVisible()).toBe(true)
     await visible(page.getByRole('heading', { name: 'Attempts' }))
     await screenshot(page, 'audit-detail')
 

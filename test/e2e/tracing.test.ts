@@ -185,6 +185,17 @@ describe('traces', () => {
     expect(spans.filter((s) => s.parentSpanId === miss.spanId)).toHaveLength(1)
   })
 
+  test('a client trace that is not sampled is continued unsampled: no spans, the upstream gets flags 00', async () => {
+    const clientTrace = 'a3ce929d0e0e47364bf92f3577b34da6'
+    const res = await chat('one/gpt-4o', {}, { traceparent: `00-${clientTrace}-00f067aa0ba902b7-00` })
+    expect(res.status).toBe(200)
+    await res.text()
+    const spans = await flushedSpans()
+    expect(spans.filter((s) => s.traceId === clientTrace)).toHaveLength(0)
+    const upstream = one.requests.filter((r) => r.body?.model === 'gpt-4o').at(-1)!
+    expect(upstream.headers.traceparent).toMatch(new RegExp(`^00-${clientTrace}-[0-9a-f]{16}-00$`))
+  })
+
   test('the resource names the service; no prompt or completion text and no key leaves in a span', async () => {
     await flushedSpans()
     const resource = receiver.resources[0]!
