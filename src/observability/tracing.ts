@@ -177,8 +177,20 @@ export class Tracing {
     return this.provider.forceFlush()
   }
 
-  shutdown(): Promise<void> {
-    return this.provider.shutdown()
+  /**
+   * Sends what is buffered and stops, within `deadlineMs`: the exporter retries an unreachable collector with
+   * back-off for longer than a shutdown can wait, so spans not sent by then are dropped.
+   */
+  async shutdown(deadlineMs = 2000): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, deadlineMs)
+    })
+    try {
+      await Promise.race([this.provider.shutdown(), deadline])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 }
 

@@ -247,3 +247,22 @@ describe('tracing settings from the standard variables', () => {
     expect(() => tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow('OTEL_TRACES_SAMPLER_ARG')
   })
 })
+
+test('shutdown does not wait for an unreachable collector beyond its deadline', async () => {
+  const upstream = startMockOpenAI()
+  const tracing = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })
+  const g = await startGateway({ OPENAI_API_KEY: 'sk-dead-0123456789', OPENAI_BASE_URL: upstream.url, GATEWAY_MASTER_KEY: MASTER }, { tracing })
+  try {
+    const res = await fetch(`${g.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    await res.text()
+  } finally {
+    const t0 = Date.now()
+    await g.stop()
+    expect(Date.now() - t0).toBeLessThan(4000)
+    upstream.stop()
+  }
+}, 10_000)
