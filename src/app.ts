@@ -29,6 +29,7 @@ import { RequestTelemetry } from './observability/request-telemetry.ts'
 import { Tracing } from './observability/tracing.ts'
 import type { TracingSettings } from './observability/tracing-config.ts'
 import { loadTokenizer } from './tokens/tokenizer.ts'
+import type { PrimaryLink } from './workers/link.ts'
 
 export interface GatewayOptions {
   config: GatewayConfig
@@ -40,6 +41,8 @@ export interface GatewayOptions {
   writeThreadUrl?: string
   /** OpenTelemetry tracing (src/main.ts reads it from the OTEL_* variables); off when absent. */
   tracing?: TracingSettings
+  /** Set in a worker of `GATEWAY_WORKERS`: the state shared with the other workers, through the primary. */
+  primary?: PrimaryLink
 }
 
 export class Gateway {
@@ -73,7 +76,7 @@ export class Gateway {
 
   /** Opens the stores (the backend the config names, migrated), then builds the gateway on them. */
   static async open(options: GatewayOptions): Promise<Gateway> {
-    return new Gateway(options, await openStores(options.config, options.log, { writeThreadUrl: options.writeThreadUrl }))
+    return new Gateway(options, await openStores(options.config, options.log, { writeThreadUrl: options.writeThreadUrl, primary: options.primary }))
   }
 
   constructor(options: GatewayOptions, stores: Stores) {

@@ -9,6 +9,10 @@ import { announce, createLogger, flushLog, stdoutDestination } from './log/logge
 import { TracingConfigError, tracingSettingsFromEnv } from './observability/tracing-config.ts'
 import { StoreConfigError } from './stores/open.ts'
 import { healthcheck } from './healthcheck.ts'
+import { WorkerCountError, workerCount } from './workers/count.ts'
+import { connectToPrimary } from './workers/link.ts'
+import { runPrimary } from './workers/primary.ts'
+import { workerIndex } from './workers/protocol.ts'
 
 if (process.argv[2] === 'healthcheck') await healthcheck()
 
@@ -34,6 +38,25 @@ try {
 }
 
 const log = createLogger(config.logging.level, stdoutDestination(config.logging.format))
+const writeThreadUrl = new URL('./stores/sqlite/write-thread-worker.ts', import.meta.url).href
+
+// GATEWAY_WORKERS=N: this process becomes the primary (src/workers/primary.ts) and runs the same program N times.
+let workers = 1
+try {
+  workers = workerCount(process.env.GATEWAY_WORKERS)
+} catch (error) {
+  if (error instanceof WorkerCountError) fail(error.message)
+  throw error
+}
+const worker = workerIndex()
+if (workers > 1 && worker === undefined) {
+  if (config.server.port === 0) fail('GATEWAY_WORKERS needs a fixed PORT: with port 0 every worker would listen on a different port.')
+  try {
+    await runPrimary({ config, log, workers, writeThreadUrl })
+  } catch (error) {
+    fail(`Cannot start the workers: ${(error as Error).message}`)
+  }
+}
 if (!config.master_key) {
   log.warn(
     'GATEWAY_MASTER_KEY is not set: the admin API (/admin) is CLOSED, and /v1 is OPEN to anyone who can reach this port unless managed API keys exist in the database. Set GATEWAY_MASTER_KEY before exposing the gateway.',
@@ -43,7 +66,7 @@ if (Object.keys(config.providers).length === 0) log.warn('No provider is configu
 
 let gateway: Gateway
 try {
-  gateway = await Gateway.open({ config, log, tracing, writeThreadUrl: new URL('./stores/sqlite/write-thread-worker.ts', import.meta.url).href })
+  gateway = await Gateway.open({ config, log, tracing, writeThreadUrl, primary: worker === undefined ? undefined : connectToPrimary() })
 } catch (error) {
   if (error instanceof StoreConfigError) fail(error.message)
   throw error
@@ -53,7 +76,7 @@ try {
 } catch (error) {
   fail(`Invalid workflow configuration: ${(error as Error).message}`)
 }
-const app = createHttpApp(gateway)
+const app = createHttpApp(gateway, { reusePort: worker !== undefined })
 app.listen({ hostname: config.server.host, port: config.server.port })
 const port = app.server?.port
 const shownHost = ['0.0.0.0', '::', ''].includes(config.server.host) ? 'localhost' : config.server.host

@@ -19,7 +19,8 @@ type BunServer = { requestIP(r: Request): { address: string } | null; timeout(r:
 
 export const API_VERSION = '1.0'
 
-export function createHttpApp(gateway: Gateway) {
+/** `reusePort`: several processes listen on the same port (the workers of GATEWAY_WORKERS). */
+export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean } = {}) {
   const maxBodyBytes = gateway.config.server.max_body_bytes
 
   async function handleV1(request: Request, server: BunServer, endpoint: EndpointId, pathParam?: string): Promise<Response> {
@@ -42,7 +43,7 @@ export function createHttpApp(gateway: Gateway) {
     content: { 'application/json': { schema: z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown> } },
   })
 
-  return new Elysia({ name: 'gateway/http', serve: { reusePort: false, development: false, idleTimeout: gateway.config.server.idle_timeout_seconds, maxRequestBodySize: maxBodyBytes * 2 + 1024 * 1024 } })
+  return new Elysia({ name: 'gateway/http', serve: { reusePort: options.reusePort ?? false, development: false, idleTimeout: gateway.config.server.idle_timeout_seconds, maxRequestBodySize: maxBodyBytes * 2 + 1024 * 1024 } })
     .onError(function toGatewayError({ code, request }) {
       if (code === 'NOT_FOUND') return errorResponse(gatewayErrors.routeNotFound(request.method, new URL(request.url).pathname))
       if (code === 'PARSE') return errorResponse(gatewayErrors.invalidJson('could not parse the body'))

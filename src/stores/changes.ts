@@ -27,7 +27,7 @@ export interface Changes {
   /** Returns the function that ends the subscription. */
   subscribe(topic: ChangeTopic, listener: ChangeListener): () => void
   /** Which transport carries the feed (for /ready and logs). */
-  readonly kind: 'memory' | 'postgres' | 'redis'
+  readonly kind: 'memory' | 'postgres' | 'redis' | 'workers'
   close(): Promise<void>
 }
 

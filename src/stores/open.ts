@@ -8,19 +8,31 @@ import { StoreConfigError } from './errors.ts'
 import { openPostgresStores } from './postgres/open.ts'
 import { openSqliteStores } from './sqlite/open.ts'
 import type { Stores } from './types.ts'
+import type { PrimaryLink } from '../workers/link.ts'
 
 export { StoreConfigError }
 
 export interface StoreOptions {
   /** Script of the SQLite write thread; the compiled binary needs it given relative to its entry (src/main.ts). */
   writeThreadUrl?: string
+  /**
+   * In a worker of `GATEWAY_WORKERS` (src/workers): what the workers of one machine share through their primary.
+   * Counters always (unless Redis shares them); on SQLite also the change feed, the lease and the one writer.
+   */
+  primary?: PrimaryLink
 }
 
 export async function openStores(config: GatewayConfig, log: Logger, options: StoreOptions = {}): Promise<Stores> {
-  if (config.database.url) return openPostgresStores(config, log, options)
+  const { primary } = options
+  if (config.database.url) {
+    const stores = await openPostgresStores(config, log, options)
+    return primary && !config.redis.url ? { ...stores, counters: primary.counters } : stores
+  }
   // Without this, `GATEWAY_DB_PATH=postgres://…` silently created a directory called `postgres:`.
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(config.database.path)) {
     throw new StoreConfigError(`GATEWAY_DB_PATH (database.path) is a file path for the embedded SQLite database, but '${config.database.path.replace(/\/\/[^@/]*@/, '//***@')}' looks like a URL; set DATABASE_URL (database.url) to use a database server.`)
   }
-  return openSqliteStores(config, log, options)
+  const stores = await openSqliteStores(config, log, options)
+  if (!primary) return stores
+  return config.redis.url ? { ...stores, lease: primary.lease } : { ...stores, counters: primary.counters, changes: primary.changes, lease: primary.lease }
 }

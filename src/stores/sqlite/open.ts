@@ -31,7 +31,8 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
   const usage = sqliteUsageStore(db)
   const local: BatchWrites = { writeAudit: (rows) => audit.writeBatch(rows), writeUsage: (records) => usage.writeBatch(records), close: () => {} }
   // Audit entries and usage records are inserted on a thread of their own (an in-memory database cannot be shared with one).
-  const writes = path === ':memory:' ? local : startWriteThread(resolve(path), local, log, options.writeThreadUrl)
+  // In a worker of GATEWAY_WORKERS the primary owns the one writer of the file.
+  const writes = options.primary?.writes ?? (path === ':memory:' ? local : startWriteThread(resolve(path), local, log, options.writeThreadUrl))
   const caches = sharedCaches(config)
   return {
     keys: new SqliteKeyStore(db),

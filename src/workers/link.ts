@@ -1,0 +1,86 @@
+/**
+ * @module A worker's side of the IPC channel: the state that must be one for all workers of a machine, kept by
+ * the primary and reached through it. Counters (rate limits and budgets stay exact: 10 a minute is 10 for all
+ * workers together), the change feed (a key revoked through one worker is refused by all), the lease (one
+ * retention job at a time) and the SQLite writes (one writer for the file: the primary's write thread).
+ */
+import type { AuditRow } from '../audit/record.ts'
+import { ChangeFanout, type ChangeListener, type Changes, type ChangeTopic } from '../stores/changes.ts'
+import type { BatchWrites } from '../stores/sqlite/write-thread.ts'
+import type { Counters, Lease } from '../stores/types.ts'
+import type { UsageRecord } from '../usage/record.ts'
+import type { PrimaryMessage, WorkerCall, WorkerMessage } from './protocol.ts'
+
+export interface PrimaryLink {
+  counters: Counters
+  changes: Changes
+  lease: Lease
+  writes: BatchWrites
+}
+
+/** Connects to the primary over the IPC channel it opened; throws when this process has none. */
+export function connectToPrimary(): PrimaryLink {
+  if (typeof process.send !== 'function') throw new Error('this process was not started by a gateway primary (no IPC channel)')
+  const send = (message: WorkerMessage) => process.send!(message)
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+  const fanout = new ChangeFanout()
+  let next = 0
+
+  process.on('message', (message: PrimaryMessage) => {
+    if (message.t === 'changed') {
+      fanout.deliver(message.topic)
+      return
+    }
+    const waiter = pending.get(message.id)
+    if (!waiter) return
+    pending.delete(message.id)
+    if (message.ok) waiter.resolve(message.value)
+    else waiter.reject(new Error(message.error))
+  })
+  // The primary is gone (it never exits before its workers unless killed): nothing shared can be reached any more.
+  process.on('disconnect', () => {
+    for (const waiter of pending.values()) waiter.reject(new Error('the gateway primary process is gone'))
+    pending.clear()
+    process.kill(process.pid, 'SIGTERM')
+  })
+
+  const call = <T>(c: WorkerCall): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const id = next++
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject })
+      send({ t: 'call', id, call: c })
+    })
+
+  const counters: Counters = {
+    addWithin: (key, delta, limit, ttlMs) => call({ op: 'addWithin', key, delta, limit, ttlMs }),
+    add: (key, delta, ttlMs) => call({ op: 'add', key, delta, ttlMs }),
+    get: (key) => call({ op: 'get', key }),
+  }
+  const changes: Changes = {
+    kind: 'workers',
+    async publish(topic: ChangeTopic) {
+      send({ t: 'publish', topic })
+      return true
+    },
+    subscribe: (topic: ChangeTopic, listener: ChangeListener) => fanout.subscribe(topic, listener),
+    async close() {},
+  }
+  const lease: Lease = {
+    async runExclusive(name, job) {
+      if (!(await call<boolean>({ op: 'lease', name }))) return undefined
+      try {
+        return await job()
+      } finally {
+        send({ t: 'release', name })
+      }
+    },
+  }
+  const writes: BatchWrites = {
+    writeAudit: (rows: readonly AuditRow[]) => call<number>({ op: 'audit', rows: rows as AuditRow[] }),
+    writeUsage: async (records: readonly UsageRecord[]) => {
+      await call({ op: 'usage', records: records as UsageRecord[] })
+    },
+    close() {},
+  }
+  return { counters, changes, lease, writes }
+}

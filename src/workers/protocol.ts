@@ -1,0 +1,29 @@
+/**
+ * @module What the primary process and its workers say to each other over the IPC channel (`GATEWAY_WORKERS`).
+ * Workers ask (`call`, answered by a `reply` with the same id) or tell (`publish`, `release`); the primary
+ * tells every worker about changes (`changed`).
+ */
+import type { AuditRow } from '../audit/record.ts'
+import type { ChangeTopic } from '../stores/changes.ts'
+import type { UsageRecord } from '../usage/record.ts'
+
+/** Set by the primary in each worker's environment: the worker's slot, 0 to N-1 (a replacement keeps the slot). */
+export const WORKER_INDEX_ENV = 'GATEWAY_WORKER_INDEX'
+
+export type WorkerCall =
+  | { op: 'addWithin'; key: string; delta: number; limit: number; ttlMs: number }
+  | { op: 'add'; key: string; delta: number; ttlMs: number }
+  | { op: 'get'; key: string }
+  | { op: 'audit'; rows: AuditRow[] }
+  | { op: 'usage'; records: UsageRecord[] }
+  | { op: 'lease'; name: string }
+
+export type WorkerMessage = { t: 'call'; id: number; call: WorkerCall } | { t: 'publish'; topic: ChangeTopic } | { t: 'release'; name: string }
+
+export type PrimaryMessage = { t: 'reply'; id: number; ok: true; value: unknown } | { t: 'reply'; id: number; ok: false; error: string } | { t: 'changed'; topic: ChangeTopic }
+
+/** This process's worker slot, when it was started by a primary. */
+export function workerIndex(env: Record<string, string | undefined> = process.env): number | undefined {
+  const raw = env[WORKER_INDEX_ENV]
+  return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined
+}
