@@ -13,8 +13,8 @@ import type { GatewayConfig } from '../config/schema.ts'
 import { announce, flushLog, type Logger } from '../log/logger.ts'
 import { MemoryCounters } from '../stores/memory/counters.ts'
 import { SqliteAuditStore } from '../stores/sqlite/audit-log.ts'
-import { applyMigrations, openSqlite } from '../stores/sqlite/client.ts'
-import { sqliteMigrations } from '../stores/sqlite/migrations.ts'
+import { openSqlite } from '../stores/sqlite/client.ts'
+import { migrateSqlite } from '../stores/sqlite/migrate.ts'
 import { sqliteUsageStore } from '../stores/sqlite/usage.ts'
 import { startWriteThread, type BatchWrites } from '../stores/sqlite/write-thread.ts'
 import type { UsageRecord } from '../usage/record.ts'
@@ -149,7 +149,7 @@ function openSharedWrites(config: GatewayConfig, log: Logger, writeThreadUrl: st
   if (config.database.url) return undefined
   if (config.database.path === ':memory:') throw new Error('GATEWAY_WORKERS needs a database file that every worker can open (GATEWAY_DB_PATH is :memory:).')
   const db = openSqlite(config.database.path)
-  applyMigrations(db, sqliteMigrations)
+  migrateSqlite(db)
   const audit = new SqliteAuditStore(db)
   const usage = sqliteUsageStore(db)
   const local: BatchWrites = { writeAudit: (rows) => audit.writeBatch(rows), writeUsage: (records) => usage.writeBatch(records), close: () => {} }
