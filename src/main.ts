@@ -1,8 +1,10 @@
 /**
  * @module Entry point (also of the compiled binary): load config, start the gateway, stop cleanly on SIGTERM.
  * `gateway healthcheck` instead probes a running gateway's /health (for container HEALTHCHECKs).
+ * `gateway copy-sqlite-to-postgres` copies an embedded database into PostgreSQL (src/cli/copy-sqlite-to-postgres.ts).
  */
 import { Gateway } from './app.ts'
+import { COPY_COMMAND, runCopyCommand } from './cli/copy-sqlite-to-postgres.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { createHttpApp } from './http/server.ts'
 import { announce, createLogger, flushLog, stdoutDestination } from './log/logger.ts'
@@ -28,6 +30,8 @@ try {
   if (error instanceof ConfigError) fail(error.message)
   throw error
 }
+
+if (process.argv[2] === COPY_COMMAND) process.exit(await runCopyCommand(process.argv.slice(3), config))
 
 let tracing
 try {
