@@ -140,7 +140,9 @@ export class RequestTelemetry {
       const result = ctx.cacheType ? 'hit' : 'miss'
       metrics.cache.add(result, () => ({ result }))
     }
-    const code = ctx.error?.code
+    // Only the gateway's own refusals: an upstream's 429 also carries `rate_limit_exceeded`, with its provider.
+    const error = ctx.error
+    const code = error && !error.provider ? error.code : undefined
     if (code === 'rate_limit_exceeded') metrics.denials.add('rate_limit', () => ({ kind: 'rate_limit' }))
     else if (code === 'budget_exceeded') metrics.denials.add('budget', () => ({ kind: 'budget' }))
     else if (code === 'guardrail_blocked') {

@@ -198,6 +198,44 @@ describe('metrics settings', () => {
     }
   })
 
+  test('rate-limit denials count the gateway refusals, not an upstream 429', async () => {
+    const file = writeGatewayYaml(`
+providers:
+  openai: { type: openai, api_key: ${KEY_ONE}, base_url: "${one.url}" }
+workflows:
+  - name: default
+    features: { budget: true }
+`)
+    const g = await startGateway({ GATEWAY_CONFIG: file, GATEWAY_MASTER_KEY: MASTER })
+    try {
+      const admin = (path: string, body: unknown) =>
+        fetch(`${g.url}/admin${path}`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const key = (await (await admin('/keys', { name: 'metrics-limited' })).json()) as { id: string; key: string }
+      expect((await admin('/rate-limits', { scope: { key_id: key.id }, requests_per_minute: 2 })).status).toBe(201)
+      const post = (model: string) =>
+        fetch(`${g.baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+        })
+      const answers: { status: number; provider?: string }[] = []
+      for (const model of ['openai/error-429', 'openai/gpt-4o-mini', 'openai/gpt-4o-mini', 'openai/gpt-4o-mini']) {
+        const res = await post(model)
+        const body = (await res.json()) as { error?: { provider?: string } }
+        answers.push({ status: res.status, provider: body.error?.provider })
+      }
+      // The first 429 is the upstream's (its provider named); the later ones are the gateway's (provider '').
+      expect(answers[0]).toEqual({ status: 429, provider: 'openai' })
+      const refusedByGateway = answers.filter((a) => a.status === 429 && a.provider === '').length
+      expect(refusedByGateway).toBeGreaterThanOrEqual(1)
+      const scraped = await scrape(g.url)
+      expect(value(scraped, 'gateway_limit_denials_total', { kind: 'rate_limit' })).toBe(refusedByGateway)
+      expect(value(scraped, 'gateway_upstream_attempts_total', { provider: 'openai', status_class: '4xx' })).toBe(1)
+    } finally {
+      await g.stop()
+    }
+  })
+
   test('METRICS_ENABLED=false: no /metrics', async () => {
     const g = await startGateway({ OPENAI_API_KEY: KEY_ONE, OPENAI_BASE_URL: one.url, GATEWAY_MASTER_KEY: MASTER, METRICS_ENABLED: 'false' })
     try {
