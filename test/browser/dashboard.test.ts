@@ -25,6 +25,7 @@ const KEY_NAME = 'Browser test key'
 const PROMPT = 'echo:hello from the dashboard test'
 
 let mock: MockUpstream
+let spanSink: ReturnType<typeof Bun.serve> | undefined
 let gw: RunningGateway
 let audit: AuditAdmin
 let browser: Browser
@@ -65,8 +66,9 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true })
     mock = startMockOpenAI()
-    // Traced (spans go to a port where nothing listens): entries carry a trace id for the entry view to show.
-    const tracing = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })
+    // Traced (spans go to a receiver that accepts and drops them): entries carry a trace id for the entry view.
+    spanSink = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({}) })
+    const tracing = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${spanSink.port}` })
     gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: mock.url, LOGGING_LOG_BODIES: 'true', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' }, { tracing })
     audit = auditAdmin(gw.url, MASTER)
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
@@ -77,6 +79,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     await browser?.close()
     await gw?.stop()
     mock?.stop()
+    spanSink?.stop(true)
   })
 
   test('/ redirects a browser to /dashboard, which is served without credentials', async () => {
