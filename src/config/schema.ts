@@ -47,6 +47,8 @@ export const gatewayConfigSchema = z.strictObject({
       max_body_bytes: integer(1024).default(32 * 1024 * 1024),
       /** Idle keep-alive connections close after this; /v1 requests switch it off for themselves. Max 255 (Bun). */
       idle_timeout_seconds: integer(1, 255).default(30),
+      /** Time allowed for a whole request body to arrive; slower bodies get 408 and the connection is closed. */
+      body_timeout_seconds: integer(1).default(60),
     })
     .prefault({}),
   master_key: z.string().min(8, 'expected at least 8 characters').optional(),

@@ -90,6 +90,13 @@ export const gatewayErrors = {
       message: `Request body exceeds the limit of ${limitBytes} bytes.`,
       code: 'request_too_large',
     }),
+  bodyTimeout: (seconds: number) =>
+    new GatewayError({
+      status: 408,
+      type: 'invalid_request_error',
+      message: `The request body did not arrive within ${seconds} seconds.`,
+      code: 'request_body_timeout',
+    }),
   unauthenticated: () =>
     new GatewayError({
       status: 401,

@@ -1,11 +1,13 @@
 /**
- * @module Turns an HTTP request into a RequestContext: reads the body within the size limit, parses JSON once,
- * and records ingress problems for the pipeline to raise after authentication.
+ * @module Turns an HTTP request into a RequestContext: reads the body (only when the key in the headers is good)
+ * within the size limit and the body deadline, parses JSON once, and records ingress problems for the pipeline to
+ * raise after authentication.
  */
 import { gatewayErrors } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import { RequestContext, type EndpointId } from '../pipeline/context.ts'
 import { endpoint as endpointOf } from '../protocols/endpoints.ts'
+import { readBody } from './body-reader.ts'
 
 /** Audit capture limit for bodies (service description: 1 MB). */
 export const BODY_CAPTURE_LIMIT_BYTES = 1024 * 1024
@@ -16,10 +18,23 @@ export interface IngressInput {
   clientIp: string
   log: Logger
   maxBodyBytes: number
+  /** Time allowed for the whole body to arrive. */
+  bodyDeadlineMs: number
+  /**
+   * False when the headers already show the request will be refused (a wrong key): its body is then never read,
+   * so an unauthenticated caller costs no memory for it. The pipeline's auth step answers the 401.
+   */
+  readBody: boolean
   pathParam?: string
 }
 
-export async function buildRequestContext({ request, endpoint, clientIp, log, maxBodyBytes, pathParam }: IngressInput): Promise<RequestContext> {
+export interface Ingress {
+  ctx: RequestContext
+  /** The body was not read to its end: the connection must close after the answer (its rest is never read). */
+  closeConnection: boolean
+}
+
+export async function buildRequestContext({ request, endpoint, clientIp, log, maxBodyBytes, bodyDeadlineMs, readBody: wantBody, pathParam }: IngressInput): Promise<Ingress> {
   const url = new URL(request.url)
   const ctx = new RequestContext({
     endpoint,
@@ -31,24 +46,35 @@ export async function buildRequestContext({ request, endpoint, clientIp, log, ma
     clientSignal: request.signal,
     pathParam,
   })
-  if (request.method === 'POST' && endpointOf(endpoint).body === 'json') await readJsonBody(ctx, request, maxBodyBytes)
-  return ctx
+  const hasBody = request.body !== null
+  if (!wantBody) return { ctx, closeConnection: hasBody }
+  if (request.method !== 'POST' || endpointOf(endpoint).body !== 'json') return { ctx, closeConnection: false }
+  return { ctx, closeConnection: !(await readJsonBody(ctx, request, maxBodyBytes, bodyDeadlineMs)) }
 }
 
-async function readJsonBody(ctx: RequestContext, request: Request, maxBodyBytes: number): Promise<void> {
-  const declared = Number(request.headers.get('content-length') ?? NaN)
-  if (declared > maxBodyBytes) {
+/** Reads and parses the body into the context; false when it was not read to its end. */
+async function readJsonBody(ctx: RequestContext, request: Request, maxBodyBytes: number, bodyDeadlineMs: number): Promise<boolean> {
+  const read = await readBody(request, { maxBytes: maxBodyBytes, deadlineMs: bodyDeadlineMs })
+  if (read.kind === 'too_large') {
     ctx.ingressError = gatewayErrors.bodyTooLarge(maxBodyBytes)
     ctx.requestBodyTooBig = true
-    return
+    return false
   }
-  const text = await request.text()
-  const size = Buffer.byteLength(text)
-  if (size > maxBodyBytes) {
-    ctx.ingressError = gatewayErrors.bodyTooLarge(maxBodyBytes)
-    ctx.requestBodyTooBig = true
-    return
+  if (read.kind === 'timeout') {
+    ctx.ingressError = gatewayErrors.bodyTimeout(bodyDeadlineMs / 1000)
+    return false
   }
+  if (read.kind === 'aborted') {
+    ctx.ingressError = gatewayErrors.invalidRequest('The request body could not be read to its end.', null, 'request_body_incomplete')
+    return false
+  }
+  parseJsonBody(ctx, read.bytes)
+  return true
+}
+
+function parseJsonBody(ctx: RequestContext, bytes: Uint8Array): void {
+  const text = new TextDecoder().decode(bytes)
+  const size = bytes.byteLength
   ctx.originalBodyText = text
   ctx.requestBodyTooBig = size > BODY_CAPTURE_LIMIT_BYTES
   if (!text.trim()) {

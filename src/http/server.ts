@@ -11,6 +11,7 @@ import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
 import type { EndpointId } from '../pipeline/context.ts'
 import { ENDPOINTS, type Endpoint } from '../protocols/endpoints.ts'
 import { buildRequestContext } from './ingress.ts'
+import { KeyAuthenticator } from '../keys/authenticator.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { dashboardRoutes } from './dashboard.ts'
 import { metricsRoutes } from './metrics.ts'
@@ -23,18 +24,28 @@ export const API_VERSION = '1.0'
 export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean } = {}) {
   const maxBodyBytes = gateway.config.server.max_body_bytes
 
+  // The key is checked from the headers before the body is read: a request that will be refused costs no memory.
+  const credentials = new KeyAuthenticator(gateway.config.master_key, gateway.keys)
+  const bodyDeadlineMs = gateway.config.server.body_timeout_seconds * 1000
+
   async function handleV1(request: Request, server: BunServer, endpoint: EndpointId, pathParam?: string): Promise<Response> {
-    // Long generations and quiet streams must not be cut by the server's idle timeout; the upstream call has its own.
-    server?.timeout(request, 0)
-    const ctx = await buildRequestContext({
+    const { ctx, closeConnection } = await buildRequestContext({
       request,
       endpoint,
       clientIp: server?.requestIP(request)?.address ?? '',
       log: gateway.log,
       maxBodyBytes,
+      bodyDeadlineMs,
+      readBody: credentials.authenticate(request.headers).kind === 'authenticated',
       pathParam,
     })
-    return gateway.handle(ctx)
+    // Only now, with the body in: long generations and quiet streams must not be cut by the server's idle timeout
+    // (the upstream call has its own deadlines), but a body that stops arriving must be.
+    if (!closeConnection) server?.timeout(request, 0)
+    const response = await gateway.handle(ctx)
+    // The rest of an unread body is never read: close instead of draining it for the next request.
+    if (closeConnection) response.headers.set('connection', 'close')
+    return response
   }
 
   const jsonBody = (schema: z.ZodType, description: string) => ({

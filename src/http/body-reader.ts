@@ -1,0 +1,58 @@
+/**
+ * @module Reads a request body within a size limit and a deadline, chunk by chunk as it arrives: a chunked body is
+ * refused as soon as it passes the limit (not when it ends), and a body that trickles in is given up at the
+ * deadline (like nginx's `client_body_timeout`, but for the whole body: a byte every few seconds would keep a
+ * per-read timeout happy forever).
+ */
+export type BodyRead =
+  | { kind: 'read'; bytes: Uint8Array }
+  | { kind: 'too_large' }
+  | { kind: 'timeout' }
+  /** The client went away, or the stream failed. */
+  | { kind: 'aborted' }
+
+export interface BodyLimits {
+  maxBytes: number
+  deadlineMs: number
+}
+
+const EMPTY = new Uint8Array(0)
+
+export async function readBody(request: Request, { maxBytes, deadlineMs }: BodyLimits): Promise<BodyRead> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > maxBytes) return { kind: 'too_large' }
+  if (!request.body) return { kind: 'read', bytes: EMPTY }
+  const reader = request.body.getReader()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    reader.cancel().catch(() => {})
+  }, deadlineMs)
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (timedOut) return { kind: 'timeout' }
+      if (done) break
+      size += value.byteLength
+      if (size > maxBytes) {
+        reader.cancel().catch(() => {})
+        return { kind: 'too_large' }
+      }
+      chunks.push(value)
+    }
+  } catch {
+    return { kind: timedOut ? 'timeout' : 'aborted' }
+  } finally {
+    clearTimeout(timer)
+  }
+  if (chunks.length === 1) return { kind: 'read', bytes: chunks[0]! }
+  const bytes = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return { kind: 'read', bytes }
+}

@@ -1,0 +1,99 @@
+/**
+ * What a request may cost before it is known to be allowed (issue #17 defect 2 and the small items of 10): the key
+ * is checked from the headers before any byte of the body is read, a body that trickles in is cut at the body
+ * deadline, and a body over the limit is refused as soon as it passes the limit, with the GatewayError shape and
+ * an audit entry. The gateway runs as a process of its own, so its resident memory can be read.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { auditAdmin } from '../helpers/audit-admin.ts'
+import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.ts'
+import { startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts'
+import { postHead, rawHttp } from '../helpers/raw-http.ts'
+
+const MASTER = 'master-key-ingress-limits-0123456789abcdef'
+const LIMIT = 1024 * 1024
+let upstream: FaultUpstream
+let gw: GatewayProcess
+let small: GatewayProcess
+
+beforeAll(async () => {
+  upstream = startFaultUpstream()
+  const env = { GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-ingress-upstream-000000000000', OPENAI_BASE_URL: upstream.url, LOGGING_AUDIT_FLUSH_INTERVAL_MS: '20' }
+  ;[gw, small] = await Promise.all([spawnGateway(env), spawnGateway({ ...env, GATEWAY_MAX_BODY_BYTES: String(LIMIT), GATEWAY_BODY_TIMEOUT_SECONDS: '1' })])
+}, 30_000)
+afterAll(async () => {
+  await Promise.all([gw?.stop(), small?.stop()])
+  upstream.stop()
+})
+
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!
+  return Number(line.replace(/\D+/g, '')) / 1024
+}
+
+const host = (url: string) => new URL(url).host
+
+describe('authentication before the body (defect 2)', () => {
+  test('four 33 MB bodies with a wrong key are refused without growing memory', async () => {
+    const body = new TextEncoder().encode('{}'.repeat(16_500_000))
+    // Warm up: the first requests of a process allocate what every later one reuses.
+    await (await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer wrong-key' }, body: '{}' })).text()
+    const before = rssMb(gw.proc.pid)
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer wrong-key', 'content-type': 'application/json' }, body }).then(async (r) => ({ status: r.status, body: await r.json() }))),
+    )
+    const grown = rssMb(gw.proc.pid) - before
+    for (const a of answers) expect(a).toMatchObject({ status: 401, body: { error: { type: 'authentication_error', code: 'invalid_api_key' } } })
+    expect(grown).toBeLessThan(40)
+  }, 20_000)
+
+  test('a wrong key is refused before its body arrives at all', async () => {
+    const raw = await rawHttp(gw.url, postHead('/v1/chat/completions', host(gw.url), { authorization: 'Bearer wrong-key', 'content-type': 'application/json', 'content-length': '100000' }))
+    expect(await raw.waitFor('\r\n\r\n', 3000)).toStartWith('HTTP/1.1 401')
+    raw.end()
+  })
+
+  test('a good key still works, and its body is read', async () => {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) })
+    expect(res.status).toBe(200)
+    expect((await res.json()).choices[0].message.content).toBe('fine')
+  })
+})
+
+describe('body deadline (defect 2)', () => {
+  test('a body that trickles in is answered 408 and the connection closed at the deadline; the request is audited', async () => {
+    const started = Date.now()
+    const raw = await rawHttp(small.url, postHead('/v1/chat/completions', host(small.url), { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'content-length': '1000', 'x-request-id': 'trickle-0001' }))
+    raw.write('{"model":')
+    expect(await raw.waitClosed(5000)).toBe(true)
+    expect(Date.now() - started).toBeLessThan(4000)
+    expect(raw.received).toStartWith('HTTP/1.1 408')
+    expect(raw.received).toContain('"code":"request_body_timeout"')
+    const admin = auditAdmin(small.url, MASTER)
+    const page = await admin.eventually(() => admin.list({ status_code: '408' }), (p) => p.total > 0)
+    expect(page.entries[0]).toMatchObject({ status_code: 408, error_type: 'invalid_request_error' })
+  }, 10_000)
+
+  test('a request whose body arrived in time is not affected by the deadline', async () => {
+    const res = await fetch(`${small.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) })
+    expect(res.status).toBe(200)
+    await res.text()
+  })
+})
+
+describe('bodies over the limit (defect 10)', () => {
+  test('a chunked body is refused as soon as it passes the limit, not when it ends', async () => {
+    const raw = await rawHttp(small.url, postHead('/v1/chat/completions', host(small.url), { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }))
+    const piece = 'x'.repeat(64 * 1024)
+    for (let i = 0; i < 24 && !raw.closed && !raw.received; i++) {
+      raw.write(`${piece.length.toString(16)}\r\n${piece}\r\n`)
+      await Bun.sleep(5)
+    }
+    // Never sent the last chunk: the answer must not wait for it.
+    const answer = await raw.waitFor('}', 3000)
+    expect(answer).toStartWith('HTTP/1.1 413')
+    expect(answer).toContain('"code":"request_too_large"')
+    raw.end()
+  })
+})
