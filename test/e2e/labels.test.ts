@@ -22,7 +22,7 @@ labels:
 `)
   gw = await startGateway({ GATEWAY_CONFIG: yaml, GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url })
   audit = auditAdmin(gw.url, MASTER)
-})
+}, 30_000) // a gateway loads its tokenizer while it starts: seconds on a busy machine
 afterAll(async () => {
   await gw.stop()
   mock.stop()

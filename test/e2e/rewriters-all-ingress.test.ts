@@ -49,7 +49,7 @@ workflows:
   })
   openai = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
   claude = new Anthropic({ apiKey: MASTER, baseURL: gw.url, maxRetries: 0 })
-})
+}, 30_000) // a gateway loads its tokenizer while it starts: seconds on a busy machine
 afterAll(async () => {
   await gw.stop()
   openaiMock.stop()

@@ -49,7 +49,7 @@ beforeAll(async () => {
   })
   openai = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
   claude = new Anthropic({ apiKey: MASTER, baseURL: gw.url, maxRetries: 0 })
-})
+}, 30_000) // a gateway loads its tokenizer while it starts: seconds on a busy machine
 afterAll(async () => {
   await gw.stop()
   openaiMock.stop()
@@ -100,6 +100,15 @@ describe('what reaches the Anthropic upstream', () => {
     const sent = anthropicMock.requests.at(-1)!.body
     expect(sent.output_config).toEqual({ format: { type: 'json_schema', schema: WEATHER_SCHEMA } })
     expect(sent.response_format).toBeUndefined()
+  })
+
+  test('a schema with bounds and open objects (as OpenAI clients send) is prepared as Anthropic takes it', async () => {
+    const bounded = { type: 'object', properties: { city: { type: 'string', maxLength: 40 }, celsius: { type: 'integer', minimum: -90, maximum: 60 } }, required: ['city', 'celsius'] }
+    const completion = await openai.chat.completions.create({ model: MODELS.anthropic, messages, response_format: { type: 'json_schema', json_schema: { name: 'w', schema: bounded } } })
+    expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ city: 'Paris', celsius: 21 })
+    const sent = anthropicMock.requests.at(-1)!.body.output_config.format.schema
+    expect(sent.additionalProperties).toBe(false)
+    expect(sent.properties.celsius).toEqual({ type: 'integer', description: '{minimum: -90, maximum: 60}' })
   })
 
   test('json_object becomes an instruction to answer with one JSON object', async () => {

@@ -46,7 +46,7 @@ beforeAll(async () => {
     GEMINI_BASE_URL: geminiMock.url,
   })
   provider = createOpenAI({ apiKey: MASTER, baseURL: gw.baseURL })
-})
+}, 30_000) // a gateway loads its tokenizer while it starts: seconds on a busy machine
 afterAll(async () => {
   await gw.stop()
   openaiMock.stop()

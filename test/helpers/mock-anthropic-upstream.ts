@@ -94,6 +94,21 @@ const MESSAGES_FIELDS = new Set(['model', 'messages', 'max_tokens', 'system', 'm
 /** Models older than structured outputs answer 400 when asked for it, as the real API does. */
 const NO_STRUCTURED_OUTPUT = /^claude-(3|2|instant|opus-4-0|opus-4-1|opus-4-2025|sonnet-4-0|sonnet-4-2025)/
 
+/** What the real API refuses in a structured-output schema: an object not closed, or a bound it cannot decode. */
+function schemaProblem(schema: any, path = 'schema'): string | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined
+  if ((schema.type === 'object' || schema.properties) && schema.additionalProperties !== false) return `${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`
+  for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'maxItems']) if (key in schema) return `${path}: '${key}' is not supported`
+  for (const [key, value] of Object.entries(schema)) {
+    const children = key === 'properties' || key === '$defs' || key === 'definitions' ? Object.entries(value as object) : Array.isArray(value) ? value.map((v, i) => [String(i), v]) : key === 'items' ? [['items', value]] : []
+    for (const [name, child] of children) {
+      const problem = schemaProblem(child, `${path}.${key}.${name}`)
+      if (problem) return problem
+    }
+  }
+  return undefined
+}
+
 function structuredSchema(body: any): Record<string, unknown> | undefined {
   const format = body?.output_config?.format ?? body?.output_format
   return format?.type === 'json_schema' && typeof format.schema === 'object' ? format.schema : undefined
@@ -164,6 +179,8 @@ export function startMockAnthropic(apiKey = 'sk-ant-test'): MockAnthropic {
       if (typeof body?.max_tokens !== 'number') return anthropicError(400, 'invalid_request_error', 'max_tokens: Field required')
       const extra = Object.keys(body).find((key) => !MESSAGES_FIELDS.has(key))
       if (extra) return anthropicError(400, 'invalid_request_error', `${extra}: Extra inputs are not permitted`)
+      const schemaError = schemaProblem(structuredSchema(body))
+      if (schemaError) return anthropicError(400, 'invalid_request_error', `output_config.format.${schemaError}`)
       if (structuredSchema(body) && NO_STRUCTURED_OUTPUT.test(String(body.model))) return anthropicError(400, 'invalid_request_error', `'${body.model}' does not support output format.`)
 
       const model: string = body.model ?? ''

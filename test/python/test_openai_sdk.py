@@ -5,7 +5,7 @@ from typing import Literal
 
 import openai
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from conftest import FAMILIES, MODELS
 
@@ -128,6 +128,18 @@ class TestResponses:
         with client.responses.stream(model=MODELS[family]["text"], input="Weather in Paris as JSON", text_format=Weather) as s:
             response = s.get_final_response()
         assert response.output_parsed == EXPECTED_WEATHER
+
+
+class BoundedWeather(BaseModel):
+    city: str = Field(max_length=40)
+    celsius: int = Field(ge=-90, le=60)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_structured_parse_with_bounds(client, family):
+    """pydantic bounds become minimum/maximum/maxLength, which Anthropic does not decode: the gateway moves them."""
+    completion = client.chat.completions.parse(model=MODELS[family]["text"], messages=[{"role": "user", "content": "Weather in Paris as JSON"}], response_format=BoundedWeather)
+    assert completion.choices[0].message.parsed == BoundedWeather(city="Paris", celsius=21)
 
 
 def test_wrong_key_is_an_authentication_error(servers):

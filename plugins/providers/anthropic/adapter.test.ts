@@ -6,7 +6,7 @@ import { ANTHROPIC_TEXT, NATIVE_TOKEN_COUNT, startMockAnthropic, type MockAnthro
 import { makeContext } from '../../../test/helpers/plugin-harness.ts'
 import { ANTHROPIC_VERSION, anthropicAdapter, anthropicUpstreamError } from './adapter.ts'
 import { chatToAnthropicRequest, DEFAULT_MAX_TOKENS } from './request.ts'
-import { JSON_OBJECT_INSTRUCTION } from './structured-output.ts'
+import { anthropicSchema, JSON_OBJECT_INSTRUCTION } from './structured-output.ts'
 import { anthropicToChatCompletion, chatUsage, finishReason } from './response.ts'
 import { AnthropicStreamTranslator, anthropicStreamToChat } from './stream.ts'
 
@@ -35,6 +35,33 @@ describe('chat response_format → Anthropic structured output', () => {
       expect(req.system).toBe('Be brief.')
       expect(req).not.toHaveProperty('output_config')
     }
+  })
+
+  test('the schema is prepared as Anthropic takes it: objects closed, bounds moved into descriptions, at any depth', () => {
+    const client = {
+      type: 'object',
+      properties: {
+        age: { type: 'integer', minimum: 0, maximum: 150, description: 'Years' },
+        name: { type: 'string', maxLength: 20 },
+        tags: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'object', properties: { k: { type: 'string' } } } },
+        open: { type: 'object', additionalProperties: true },
+      },
+      $defs: { Pet: { type: 'object', properties: { n: { type: 'number', multipleOf: 2 } } } },
+      anyOf: [{ type: 'object', properties: {} }],
+    }
+    expect(anthropicSchema(client)).toEqual({
+      type: 'object',
+      properties: {
+        age: { type: 'integer', description: 'Years {minimum: 0, maximum: 150}' },
+        name: { type: 'string', description: '{maxLength: 20}' },
+        tags: { type: 'array', minItems: 1, items: { type: 'object', properties: { k: { type: 'string' } }, additionalProperties: false }, description: '{maxItems: 3}' },
+        open: { type: 'object', additionalProperties: true },
+      },
+      $defs: { Pet: { type: 'object', properties: { n: { type: 'number', description: '{multipleOf: 2}' } }, additionalProperties: false } },
+      anyOf: [{ type: 'object', properties: {}, additionalProperties: false }],
+      additionalProperties: false,
+    })
+    expect(anthropicSchema(schema)).toEqual(schema)
   })
 
   test('a schema for a model older than structured outputs is a 400 unsupported_parameter', () => {
