@@ -9,6 +9,7 @@ import type { RequestContext } from '../pipeline/context.ts'
 import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
 import type { Outcome } from '../pipeline/types.ts'
 import type { GatewayMetrics } from './metrics.ts'
+import type { CounterSeries, HistogramSeries } from './series.ts'
 import type { Tracing } from './tracing.ts'
 
 export const OVERHEAD_HEADER = 'x-gateway-overhead-ms'
@@ -25,6 +26,13 @@ export interface RequestTelemetryOptions {
   isListedModel: ModelLookup
 }
 
+interface RequestSeries {
+  requests: CounterSeries
+  duration: HistogramSeries
+  ttfb: HistogramSeries
+  overhead: HistogramSeries
+}
+
 const STATUS_CLASS = ['1xx', '1xx', '2xx', '3xx', '4xx', '5xx'] as const
 
 export class RequestTelemetry {
@@ -33,6 +41,8 @@ export class RequestTelemetry {
   private readonly accessLog?: Logger
   private readonly overheadHeader: boolean
   private readonly isListedModel: ModelLookup
+  /** The request metrics' series by label set (bounded like the labels). */
+  private readonly requestSeries = new Map<string, RequestSeries>()
 
   constructor(options: RequestTelemetryOptions) {
     this.metrics = options.metrics
@@ -88,15 +98,26 @@ export class RequestTelemetry {
     const model = this.modelLabel(ctx)
     const statusClass = STATUS_CLASS[Math.floor(outcome.status / 100)] ?? '5xx'
     const stream = ctx.stream ? 'true' : 'false'
+    // One lookup finds the series of all four request metrics for this label set.
     const key = `${endpoint}|${provider}|${model}|${statusClass}|${stream}`
-    const labels = () => ({ endpoint, provider, model, status_class: statusClass, stream })
+    let series = this.requestSeries.get(key)
+    if (!series) {
+      const labels = { endpoint, provider, model, status_class: statusClass, stream }
+      series = {
+        requests: metrics.requests.seriesFor(key, labels),
+        duration: metrics.duration.seriesFor(key, labels),
+        ttfb: metrics.ttfb.seriesFor(key, labels),
+        overhead: metrics.overhead.seriesFor(key, labels),
+      }
+      this.requestSeries.set(key, series)
+    }
     const durationNs = outcome.durationNs
     metrics.inFlight.add(endpoint, () => ({ endpoint }), -1)
     if (wasStream) metrics.openStreams.add(`${endpoint}|${provider}`, () => ({ endpoint, provider }), -1)
-    metrics.requests.add(key, labels)
-    metrics.duration.observe(key, labels, durationNs / 1e9)
-    if (outcome.ttfbMs !== undefined) metrics.ttfb.observe(key, labels, outcome.ttfbMs / 1e3)
-    metrics.overhead.observe(key, labels, gatewayOverheadNs(durationNs, ctx.attempts) / 1e9)
+    series.requests.value++
+    metrics.duration.observe(series.duration, durationNs / 1e9)
+    if (outcome.ttfbMs !== undefined) metrics.ttfb.observe(series.ttfb, outcome.ttfbMs / 1e3)
+    metrics.overhead.observe(series.overhead, gatewayOverheadNs(durationNs, ctx.attempts) / 1e9)
     if (ctx.attempts.length > 0) this.countAttempts(metrics, ctx, model)
     this.countPolicy(metrics, ctx, outcome, provider, model)
   }

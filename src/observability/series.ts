@@ -38,7 +38,7 @@ abstract class SeriesMetric<S> {
   }
 }
 
-interface CounterSeries {
+export interface CounterSeries {
   labels: Labels
   value: number
 }
@@ -56,12 +56,19 @@ export class KeyedCounter extends SeriesMetric<CounterSeries> {
     else this.series.set(key, { labels: labels(), value: amount })
   }
 
+  /** The series itself, created on first use; a caller that keeps it adds to `value` directly. */
+  seriesFor(key: string, labels: Labels): CounterSeries {
+    let s = this.series.get(key)
+    if (!s) this.series.set(key, (s = { labels, value: 0 }))
+    return s
+  }
+
   protected samples(): Sample[] {
     return [...this.series.values()].map((s) => ({ value: s.value, labels: s.labels }))
   }
 }
 
-interface HistogramSeries {
+export interface HistogramSeries {
   labels: Labels
   /** Per bucket, not cumulative; the last slot is +Inf. */
   counts: Float64Array
@@ -82,14 +89,17 @@ export class KeyedHistogram extends SeriesMetric<HistogramSeries> {
     this.les = [...buckets.map(String), '+Inf']
   }
 
-  observe(key: string, labels: () => Labels, value: number): void {
+  /** The series itself, created on first use; `observe` it without another lookup. */
+  seriesFor(key: string, labels: Labels): HistogramSeries {
     let s = this.series.get(key)
-    if (!s) {
-      s = { labels: labels(), counts: new Float64Array(this.buckets.length + 1), sum: 0, count: 0 }
-      this.series.set(key, s)
-    }
+    if (!s) this.series.set(key, (s = { labels, counts: new Float64Array(this.buckets.length + 1), sum: 0, count: 0 }))
+    return s
+  }
+
+  observe(s: HistogramSeries, value: number): void {
+    const buckets = this.buckets
     let i = 0
-    while (i < this.buckets.length && value > this.buckets[i]!) i++
+    while (i < buckets.length && value > buckets[i]!) i++
     s.counts[i]!++
     s.sum += value
     s.count++
