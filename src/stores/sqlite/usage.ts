@@ -34,41 +34,23 @@ const label = sql<string>`COALESCE(l.value, '')`.as('label')
 const GROUP_COLUMNS = { model: u.model, provider: u.providerName, key: u.keyId, user_path: u.userPath } as const
 const GROUP_NAMES = { model: 'model', provider: 'provider', key: 'key_id', user_path: 'user_path', label: 'label' } as const
 
-/** Rows per INSERT: 22 bound columns each stays well under SQLite's limit of bound parameters. */
-const INSERT_CHUNK = 500
+/** Column order of the raw insert below. */
+const COLUMNS = ['id', 'ts', 'key_id', 'user_path', 'provider_name', 'provider_type', 'model', 'requested_model', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cached_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'saved_usd', 'rewrite_tokens_saved', 'rewrite_cost_saved', 'priced', 'estimated', 'cache_hit', 'labels'] as const
 
-const toRow = (r: UsageRecord): typeof usageRecords.$inferInsert => ({
-  id: r.id,
-  ts: r.ts,
-  keyId: r.key_id,
-  userPath: r.user_path,
-  providerName: r.provider_name,
-  providerType: r.provider_type,
-  model: r.model,
-  requestedModel: r.requested_model,
-  promptTokens: r.prompt_tokens,
-  completionTokens: r.completion_tokens,
-  totalTokens: r.total_tokens,
-  cachedTokens: r.cached_tokens,
-  cacheWriteTokens: r.cache_write_tokens,
-  reasoningTokens: r.reasoning_tokens,
-  costUsd: r.cost_usd,
-  savedUsd: r.saved_usd,
-  rewriteTokensSaved: r.rewrite_tokens_saved,
-  rewriteCostSaved: r.rewrite_cost_saved,
-  priced: r.priced,
-  estimated: r.estimated,
-  cacheHit: r.cache_hit,
-  labels: JSON.stringify(r.labels ?? []),
-})
+const rowValues = (r: UsageRecord): (string | number)[] => [
+  r.id, r.ts, r.key_id, r.user_path, r.provider_name, r.provider_type, r.model, r.requested_model, r.prompt_tokens, r.completion_tokens, r.total_tokens, r.cached_tokens,
+  r.cache_write_tokens, r.reasoning_tokens, r.cost_usd, r.saved_usd, r.rewrite_tokens_saved, r.rewrite_cost_saved, r.priced ? 1 : 0, r.estimated ? 1 : 0, r.cache_hit ? 1 : 0, JSON.stringify(r.labels ?? []),
+]
 
 export function sqliteUsageStore(db: Database): UsageReader & UsageBatchWriter {
   const o = orm(db)
   const inRange = (q: UsageQuery) => and(gte(u.ts, q.fromMs), lt(u.ts, q.toMs))
+  // A raw prepared statement: on the write thread, drizzle's insert (even prepared) measured 2–50× slower per batch.
+  const insert = db.query(`INSERT OR IGNORE INTO usage_records (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`)
   return {
     async writeBatch(records) {
       db.transaction(() => {
-        for (let i = 0; i < records.length; i += INSERT_CHUNK) o.insert(u).values(records.slice(i, i + INSERT_CHUNK).map(toRow)).onConflictDoNothing().run()
+        for (const r of records) insert.run(...rowValues(r))
       }).immediate()
     },
     async totals(q: UsageQuery): Promise<UsageTotals> {
