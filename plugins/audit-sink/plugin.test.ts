@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { AuditLogEntry } from '../../src/audit/entry.ts'
 import { GatewayError, gatewayErrors } from '../../src/errors/gateway-error.ts'
-import { BODY_CAPTURE_LIMIT_BYTES } from '../../src/http/ingress.ts'
+import { BODY_CAPTURE_LIMIT_BYTES } from '../../src/audit/capture-limit.ts'
 import type { RequestContext } from '../../src/pipeline/context.ts'
 import type { BoundHooks } from '../../src/pipeline/build.ts'
 import type { Outcome } from '../../src/pipeline/types.ts'

@@ -16,11 +16,7 @@ export const requestValidator = definePlugin({
         const schema = endpoint(ctx.endpoint).request
         if (!schema) return CONTINUE
         const result = schema.safeParse(ctx.body)
-        if (!result.success) {
-          const issue = result.error.issues[0]!
-          const param = issue.path.map(String).join('.') || null
-          return respondWithError(ctx, gatewayErrors.invalidRequest(param ? `${param}: ${issue.message}` : issue.message, param))
-        }
+        if (!result.success) return respondWithError(ctx, gatewayErrors.fromZod(result.error))
         return CONTINUE
       },
     }

@@ -3,8 +3,8 @@
  * `onComplete`, i.e. before a non-streamed answer is handed to the client, so it only copies references and
  * small fields: serialising and writing happen later in the audit writer.
  */
-import { presentedKey } from '../../plugins/api-key-auth/credentials.ts'
-import { BODY_CAPTURE_LIMIT_BYTES } from '../http/ingress.ts'
+import { presentedKey } from '../keys/presented-key.ts'
+import { BODY_CAPTURE_LIMIT_BYTES } from './capture-limit.ts'
 import { keyDigest, MAX_PRESENTED_KEY_LENGTH } from '../keys/key-secret.ts'
 import { summaryFromTokens, usageSummaryOf } from '../usage/record.ts'
 import type { RequestContext } from '../pipeline/context.ts'

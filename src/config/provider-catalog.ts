@@ -36,7 +36,3 @@ export const PROVIDER_TYPES = {
 
 export type ProviderType = keyof typeof PROVIDER_TYPES
 export const PROVIDER_TYPE_NAMES = Object.keys(PROVIDER_TYPES) as ProviderType[]
-
-export function providerTypeInfo(type: ProviderType): ProviderTypeInfo {
-  return PROVIDER_TYPES[type]
-}

@@ -141,4 +141,3 @@ export const gatewayConfigSchema = z.strictObject({
 })
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>
-export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>

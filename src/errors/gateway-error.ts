@@ -2,6 +2,7 @@
  * @module The one error shape every client sees: `{"error": GatewayError}` with all six fields, so the official
  * SDKs raise the right exception class (they map on the HTTP status and read `body.error`).
  */
+import type { z } from 'zod'
 
 export const GATEWAY_ERROR_TYPES = [
   'provider_error',
@@ -73,7 +74,32 @@ export class GatewayError extends Error {
 }
 
 /** Builders for the errors the gateway raises itself; names say when to use them. */
+export interface FromZodOptions {
+  /** The error code; `invalid_request` unless given. */
+  code?: string
+  /** Names the input when the problem has no field path (e.g. `body`, `query`). */
+  subject?: string
+  /** Path segments in front of the issue's own path (e.g. `plugins.<id>` for a plugin's settings). */
+  prefix?: readonly string[]
+  /** `param` names the top-level field only (e.g. `allowed_models`, not `allowed_models.0`). */
+  topLevel?: boolean
+}
+
 export const gatewayErrors = {
+  /**
+   * The first problem of a failed zod parse as a 400 naming the field: `param` is its dotted path, the message
+   * `<param>: <problem>`. An unknown field at the top level is named by itself; deeper, by the object that holds it.
+   */
+  fromZod(error: z.ZodError, { code = 'invalid_request', subject, prefix = [], topLevel = false }: FromZodOptions = {}): GatewayError {
+    const issue = error.issues[0]!
+    const path = [...prefix, ...issue.path.map(String)]
+    if (issue.code === 'unrecognized_keys' && path.length === 0) {
+      return new GatewayError({ status: 400, type: 'invalid_request_error', message: `Unknown field '${issue.keys[0]}'.`, param: issue.keys[0] ?? null, code })
+    }
+    const param = path.length === 0 ? null : topLevel ? path[0]! : path.join('.')
+    const message = param ? `${param}: ${issue.message}` : subject ? `${subject}: ${issue.message}` : issue.message
+    return new GatewayError({ status: 400, type: 'invalid_request_error', message, param, code })
+  },
   invalidRequest: (message: string, param: string | null = null, code: string | null = 'invalid_request') =>
     new GatewayError({ status: 400, type: 'invalid_request_error', message, param, code }),
   invalidJson: (detail: string) =>

@@ -3,14 +3,13 @@
  * within the size limit and the body deadline, parses JSON once, and records ingress problems for the pipeline to
  * raise after authentication.
  */
+import { BODY_CAPTURE_LIMIT_BYTES } from '../audit/capture-limit.ts'
 import { gatewayErrors } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import { RequestContext, type EndpointId } from '../pipeline/context.ts'
 import { endpoint as endpointOf } from '../protocols/endpoints.ts'
 import { readBody } from './body-reader.ts'
 
-/** Audit capture limit for bodies (service description: 1 MB). */
-export const BODY_CAPTURE_LIMIT_BYTES = 1024 * 1024
 
 export interface IngressInput {
   request: Request

@@ -4,7 +4,7 @@
  * failure costs one digest and one map lookup. Shared by /v1 (plugins/api-key-auth) and /admin (admin-auth).
  */
 import { timingSafeEqual } from 'node:crypto'
-import { presentedKey } from '../../plugins/api-key-auth/credentials.ts'
+import { presentedKey } from './presented-key.ts'
 import type { Principal } from '../pipeline/context.ts'
 import type { ApiKeyRecord } from '../stores/types.ts'
 import type { KeyDirectory } from './key-directory.ts'

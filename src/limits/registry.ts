@@ -3,7 +3,7 @@
  * their content, so restarts do not duplicate them; admin changes apply to the next request, on every replica
  * (the change feed makes the others reload).
  */
-import { GatewayError } from '../errors/gateway-error.ts'
+import { GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import { silentLogger, type Logger } from '../log/logger.ts'
 import type { Changes } from '../stores/changes.ts'
 import { Snapshot } from '../stores/snapshot.ts'
@@ -11,9 +11,7 @@ import type { LimitStore } from '../stores/types.ts'
 import { budgetInputSchema, rateLimitInputSchema, type Budget, type RateLimit } from './definitions.ts'
 
 function invalid(error: import('zod').ZodError): GatewayError {
-  const issue = error.issues[0]!
-  const param = issue.path.map(String).join('.') || null
-  return new GatewayError({ status: 400, type: 'invalid_request_error', param, code: 'invalid_limit', message: `${param ?? 'body'}: ${issue.message}` })
+  return gatewayErrors.fromZod(error, { code: 'invalid_limit', subject: 'body' })
 }
 
 function declaredId(prefix: string, input: unknown): string {

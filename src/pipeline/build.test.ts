@@ -12,7 +12,12 @@ describe('buildPipeline', () => {
   test('orders by stage, then order; splits routing (auth, resolve) from policy hooks', () => {
     const journal: string[] = []
     const plugins = createPlugins(
-      [fakePlugin('late-rewrite', journal, { order: 20 }), fakePlugin('auth', journal, { stage: 'auth' }), fakePlugin('early-rewrite', journal, { order: 5 }), fakePlugin('resolve', journal, { stage: 'resolve' })],
+      [
+        fakePlugin('late-rewrite', journal, { order: 20 }),
+        fakePlugin('auth', journal, { stage: 'auth' }),
+        fakePlugin('early-rewrite', journal, { order: 5 }),
+        fakePlugin('resolve', journal, { stage: 'resolve' }),
+      ],
       deps,
     )
     const built = buildPipeline(workflow(), plugins, core)
@@ -49,7 +54,11 @@ describe('buildPipeline', () => {
 
   test('the capture is the union of the plugins’ needs, per endpoint; audit detail follows the logging switches', () => {
     const plugins = createPlugins(
-      [fakePlugin('cache-like', [], { captures: { responseBody: ['chat.completions'] } }), fakePlugin('limit-like', [], { captures: { usage: 'all' } }), fakePlugin('audit-like', [], { captures: { auditDetail: true } })],
+      [
+        fakePlugin('cache-like', [], { captures: { responseBody: ['chat.completions'] } }),
+        fakePlugin('limit-like', [], { captures: { usage: 'all' } }),
+        fakePlugin('audit-like', [], { captures: { auditDetail: true } }),
+      ],
       deps,
     )
     const quiet = buildPipeline(workflow(), plugins, core)
@@ -57,6 +66,12 @@ describe('buildPipeline', () => {
     expect(quiet.capture('responses')).toEqual({ responseBody: false, usage: true, pricedUsage: false, bodies: false, headers: false })
     const logging = buildPipeline(workflow(), plugins, { ...core, logging: { log_bodies: true, log_headers: true } })
     expect(logging.capture('responses')).toEqual({ responseBody: true, usage: true, pricedUsage: false, bodies: true, headers: true })
-    expect(buildPipeline(workflow(), createPlugins([fakePlugin('nothing', [])], deps), core).capture('chat.completions')).toEqual({ responseBody: false, usage: false, pricedUsage: false, bodies: false, headers: false })
+    expect(buildPipeline(workflow(), createPlugins([fakePlugin('nothing', [])], deps), core).capture('chat.completions')).toEqual({
+      responseBody: false,
+      usage: false,
+      pricedUsage: false,
+      bodies: false,
+      headers: false,
+    })
   })
 })

@@ -102,7 +102,10 @@ export function buildPipeline(workflow: WorkflowDefinition, plugins: readonly Pl
     policyHooks: [],
     onResponse: [],
     onComplete: [],
-    capture: captureOf(active.map((p) => p.plugin), core.logging),
+    capture: captureOf(
+      active.map((p) => p.plugin),
+      core.logging,
+    ),
     prices: core.prices,
   }
   for (const { plugin, hooks: unbound } of active) {

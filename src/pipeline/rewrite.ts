@@ -5,9 +5,8 @@
  * body stays untouched in `ctx.originalBody`.
  */
 import { countPromptTokens } from '../protocols/prompt-tokens.ts'
+import { BODY_CAPTURE_LIMIT_BYTES } from '../audit/capture-limit.ts'
 import type { RequestContext } from './context.ts'
-
-const CAPTURE_LIMIT_BYTES = 1024 * 1024
 
 export type RewriteResult = { body: Record<string, unknown>; detail?: unknown } | { unchanged: true; detail?: unknown }
 
@@ -36,7 +35,7 @@ export function applyRewrite(ctx: RequestContext, rewriter: string, rewrite: (bo
     bytes_before: bytesBefore,
     bytes_after: bytesAfter,
     tokens_saved: tokensSaved,
-    ...(ctx.capture.bodies && bytesAfter <= CAPTURE_LIMIT_BYTES ? { body: result.body } : {}),
+    ...(ctx.capture.bodies && bytesAfter <= BODY_CAPTURE_LIMIT_BYTES ? { body: result.body } : {}),
     ...(result.detail !== undefined ? { detail: result.detail } : {}),
   })
 }

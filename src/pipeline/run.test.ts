@@ -15,7 +15,15 @@ type Settings = { label: string }
 
 function request(lines: Record<string, unknown>[] = []) {
   const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) })
-  return new RequestContext({ endpoint: 'chat.completions', method: 'POST', path: '/v1/chat/completions', headers: new Headers({ 'x-request-id': 'req-1' }), clientIp: '127.0.0.1', log, clientSignal: new AbortController().signal })
+  return new RequestContext({
+    endpoint: 'chat.completions',
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: new Headers({ 'x-request-id': 'req-1' }),
+    clientIp: '127.0.0.1',
+    log,
+    clientSignal: new AbortController().signal,
+  })
 }
 
 /** A default and a selected pipeline over the same plugin instances, with different settings. */
@@ -58,13 +66,23 @@ describe('runPipeline', () => {
         },
       }),
     })
-    const plugins = createPlugins([fakePlugin('auth', journal, { stage: 'auth' }), remembering, fakePlugin('rewrite', journal), route(journal, async () => Response.json({ ok: true }))], deps)
+    const plugins = createPlugins(
+      [fakePlugin('auth', journal, { stage: 'auth' }), remembering, fakePlugin('rewrite', journal), route(journal, async () => Response.json({ ok: true }))],
+      deps,
+    )
     const { fallback, selected } = pipelines(plugins)
     const ctx = request()
     const res = await run(ctx, fallback, selected)
     expect(res.status).toBe(200)
     expect(ctx.workflowVersionId).toBe('wfv_scoped')
-    expect(journal).toEqual(['auth.before(default)', 'rewrite.before(scoped)', 'auth.onComplete(scoped, 200)', 'remember.onComplete(scoped): noted under default', 'rewrite.onComplete(scoped, 200)', 'route.onComplete(scoped, 200)'])
+    expect(journal).toEqual([
+      'auth.before(default)',
+      'rewrite.before(scoped)',
+      'auth.onComplete(scoped, 200)',
+      'remember.onComplete(scoped): noted under default',
+      'rewrite.onComplete(scoped, 200)',
+      'route.onComplete(scoped, 200)',
+    ])
   })
 
   test('every onComplete runs exactly once: answered, refused early, failed upstream, stream read to the end, stream cancelled', async () => {
@@ -74,16 +92,49 @@ describe('runPipeline', () => {
         'refused',
         (j) =>
           createPlugins(
-            [fakePlugin('refuse', j, { stage: 'auth', hooks: () => ({ before: (ctx) => respondWithError(ctx, new GatewayError({ status: 401, type: 'authentication_error', message: 'no' })), onComplete: () => void j.push('refuse.onComplete') }) }), fakePlugin('a', j), route(j, async () => Response.json({}))],
+            [
+              fakePlugin('refuse', j, {
+                stage: 'auth',
+                hooks: () => ({
+                  before: (ctx) => respondWithError(ctx, new GatewayError({ status: 401, type: 'authentication_error', message: 'no' })),
+                  onComplete: () => void j.push('refuse.onComplete'),
+                }),
+              }),
+              fakePlugin('a', j),
+              route(j, async () => Response.json({})),
+            ],
             deps,
           ),
         (r) => r.text(),
       ],
-      ['upstream failed', (j) => createPlugins([fakePlugin('a', j), route(j, async () => Promise.reject(new GatewayError({ status: 502, type: 'provider_error', message: 'down' })))], deps), (r) => r.text()],
-      ['stream ended', (j) => createPlugins([fakePlugin('a', j), route(j, async () => new Response('data: {"choices":[]}\n\ndata: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } }))], deps), (r) => r.text()],
+      [
+        'upstream failed',
+        (j) => createPlugins([fakePlugin('a', j), route(j, async () => Promise.reject(new GatewayError({ status: 502, type: 'provider_error', message: 'down' })))], deps),
+        (r) => r.text(),
+      ],
+      [
+        'stream ended',
+        (j) =>
+          createPlugins(
+            [fakePlugin('a', j), route(j, async () => new Response('data: {"choices":[]}\n\ndata: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } }))],
+            deps,
+          ),
+        (r) => r.text(),
+      ],
       [
         'stream cancelled',
-        (j) => createPlugins([fakePlugin('a', j), route(j, async () => new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('data: {}\n\n')) }), { headers: { 'content-type': 'text/event-stream' } }))], deps),
+        (j) =>
+          createPlugins(
+            [
+              fakePlugin('a', j),
+              route(
+                j,
+                async () =>
+                  new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('data: {}\n\n')) }), { headers: { 'content-type': 'text/event-stream' } }),
+              ),
+            ],
+            deps,
+          ),
         async (r) => {
           const reader = r.body!.getReader()
           await reader.read()

@@ -48,7 +48,17 @@ export const ENDPOINTS = [
     local: true,
     openapi: { summary: 'List the models this key may use as <provider>/<model> selectors and virtual models', tag: 'openai' },
   },
-  { id: 'models.get', method: 'GET', path: '/v1/models/*', body: 'none', routed: false, metered: false, streamCodec: chatStreamCodec, local: true, openapi: { summary: 'One model by selector', tag: 'openai' } },
+  {
+    id: 'models.get',
+    method: 'GET',
+    path: '/v1/models/*',
+    body: 'none',
+    routed: false,
+    metered: false,
+    streamCodec: chatStreamCodec,
+    local: true,
+    openapi: { summary: 'One model by selector', tag: 'openai' },
+  },
   {
     id: 'chat.completions',
     method: 'POST',
@@ -85,7 +95,11 @@ export const ENDPOINTS = [
     protocol: anthropicMessagesProtocol,
     streamCodec: messagesStreamCodec,
     local: false,
-    openapi: { summary: 'Anthropic Messages API (Claude Code, Anthropic SDKs), served from any provider', tag: 'anthropic', bodyDescription: 'Anthropic Messages request; unknown fields pass through.' },
+    openapi: {
+      summary: 'Anthropic Messages API (Claude Code, Anthropic SDKs), served from any provider',
+      tag: 'anthropic',
+      bodyDescription: 'Anthropic Messages request; unknown fields pass through.',
+    },
   },
   {
     id: 'messages.count_tokens',
@@ -102,7 +116,17 @@ export const ENDPOINTS = [
     openapi: { summary: 'Anthropic token count: native on Anthropic, an estimate elsewhere', tag: 'anthropic', bodyDescription: 'Anthropic count_tokens request.' },
   },
   // Any other path under /v1: still authenticated and audited, then a clear 404. Registered last.
-  { id: 'not_found', method: 'ALL', path: '/v1/*', body: 'none', routed: false, metered: false, streamCodec: chatStreamCodec, local: true, openapi: { summary: 'Unknown /v1 path', tag: 'openai', hide: true } },
+  {
+    id: 'not_found',
+    method: 'ALL',
+    path: '/v1/*',
+    body: 'none',
+    routed: false,
+    metered: false,
+    streamCodec: chatStreamCodec,
+    local: true,
+    openapi: { summary: 'Unknown /v1 path', tag: 'openai', hide: true },
+  },
 ] as const satisfies readonly Endpoint[]
 
 /** The API a request came in on. `not_found` is any other path under /v1 (it still gets auth and an audit entry). */

@@ -4,7 +4,7 @@
  * provider); the global default matches everything. Changes rebuild only what changed and apply to the next
  * request without a restart.
  */
-import { GatewayError } from '../errors/gateway-error.ts'
+import { GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import { buildPipeline, createPlugins, PluginConfigError, type BuiltPipeline, type PipelineCore, type PipelineSelector, type PluginInstance } from '../pipeline/build.ts'
 import type { RequestContext } from '../pipeline/context.ts'
@@ -85,11 +85,7 @@ export class WorkflowRegistry implements PipelineSelector {
   /** Creates the workflow, or a new version of the one with the same name when its definition changed. */
   async upsert(raw: unknown, createdBy: string): Promise<{ version: WorkflowVersion; created: boolean }> {
     const parsed = workflowInputSchema.safeParse(raw)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!
-      const param = issue.path.map(String).join('.')
-      throw new GatewayError({ status: 400, type: 'invalid_request_error', param: param || null, code: 'invalid_workflow', message: `${param || 'workflow'}: ${issue.message}` })
-    }
+    if (!parsed.success) throw gatewayErrors.fromZod(parsed.error, { code: 'invalid_workflow', subject: 'workflow' })
     const input = parsed.data
     this.validatePluginSettings(input)
     const latest = await this.store.latestByName(input.name)
@@ -139,11 +135,7 @@ export class WorkflowRegistry implements PipelineSelector {
       const plugin = byId.get(id)
       if (!plugin) throw new GatewayError({ status: 400, type: 'invalid_request_error', param: `plugins.${id}`, code: 'invalid_workflow', message: `plugins.${id}: no such plugin (GET /admin/plugins lists them)` })
       const result = plugin.manifest.config.safeParse(settings ?? {})
-      if (!result.success) {
-        const issue = result.error.issues[0]!
-        const param = ['plugins', id, ...issue.path.map(String)].join('.')
-        throw new GatewayError({ status: 400, type: 'invalid_request_error', param, code: 'invalid_workflow', message: `${param}: ${issue.message}` })
-      }
+      if (!result.success) throw gatewayErrors.fromZod(result.error, { code: 'invalid_workflow', prefix: ['plugins', id] })
     }
   }
 

@@ -35,7 +35,9 @@ afterAll(async () => {
 test('the scoped workflow is the one that runs', async () => {
   const { response } = await client.chat.completions.create({ model: 'mistral/gpt-4o', messages: [{ role: 'user', content: 'echo:scoped' }] }).withResponse()
   const entry = await auditAdmin(gw.url, MASTER).entryFor(response.headers.get('x-request-id')!)
-  const workflows = (await (await fetch(`${gw.url}/admin/workflows`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as { data: { name: string; version_id: string }[] }
+  const workflows = (await (await fetch(`${gw.url}/admin/workflows`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as {
+    data: { name: string; version_id: string }[]
+  }
   const scoped = workflows.data.find((w) => w.name === 'mistral-only')!
   expect(entry.workflow_version_id).toBe(scoped.version_id)
 })
@@ -51,7 +53,12 @@ test('previous_response_id keeps the thread under a scoped workflow', async () =
 })
 
 test('a custom tool call (ApplyPatch) is unwrapped under a scoped workflow', async () => {
-  const applyPatch = { type: 'custom', name: 'ApplyPatch', description: 'Apply a patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch hunk end_patch' } }
+  const applyPatch = {
+    type: 'custom',
+    name: 'ApplyPatch',
+    description: 'Apply a patch',
+    format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch hunk end_patch' },
+  }
   const res = await fetch(`${gw.baseURL}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },

@@ -23,7 +23,16 @@ export const created = new Map<string, number>()
 
 export function fakePlugin(id: string, journal: string[], options: FakeOptions = {}): GatewayPlugin {
   return definePlugin({
-    manifest: { id, stage: options.stage ?? 'rewrite', order: options.order ?? 10, summary: id, features: options.features ?? [], replaces: options.replaces, captures: options.captures, config: fakeConfig },
+    manifest: {
+      id,
+      stage: options.stage ?? 'rewrite',
+      order: options.order ?? 10,
+      summary: id,
+      features: options.features ?? [],
+      replaces: options.replaces,
+      captures: options.captures,
+      config: fakeConfig,
+    },
     create() {
       created.set(id, (created.get(id) ?? 0) + 1)
       return (

@@ -101,11 +101,7 @@ const detail = (summary: string, responses: Record<string, ResponseDoc>, request
 
 /** The first problem as a 400 naming the field (`param`). */
 function invalid(error: z.ZodError): GatewayError {
-  const issue = error.issues[0]!
-  const field = issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path[0]
-  const param = field === undefined ? null : String(field)
-  const message = issue.code === 'unrecognized_keys' ? `Unknown field '${param}'.` : `${param ?? 'body'}: ${issue.message}`
-  return gatewayErrors.invalidRequest(message, param)
+  return gatewayErrors.fromZod(error, { subject: 'body', topLevel: true })
 }
 
 /** RFC 3339 in, UTC `toISOString` out; an expiry must lie in the future. */

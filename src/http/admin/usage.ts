@@ -27,9 +27,7 @@ const breakdownQuery = usageRangeQuery.extend({
 function parseQuery<T extends z.ZodType>(schema: T, request: Request): z.infer<T> {
   const result = schema.safeParse(Object.fromEntries(new URL(request.url).searchParams))
   if (result.success) return result.data
-  const issue = result.error.issues[0]!
-  const param = issue.path.map(String).join('.') || null
-  throw gatewayErrors.invalidRequest(`${param ?? 'query'}: ${issue.message}`, param)
+  throw gatewayErrors.fromZod(result.error, { subject: 'query' })
 }
 
 /** `start_date`..`end_date` inclusive (UTC days); else the last `days` days up to now. */
@@ -74,11 +72,7 @@ export function usageRoutes(gateway: Gateway) {
         adminAnswer(gateway, context, async () => {
           const model = decodeURIComponent(context.params['*'])
           const parsed = modelPriceSchema.safeParse(await readJsonBody(context.request))
-          if (!parsed.success) {
-            const issue = parsed.error.issues[0]!
-            const param = issue.path.map(String).join('.') || null
-            throw gatewayErrors.invalidRequest(`${param ?? 'body'}: ${issue.message}`, param)
-          }
+          if (!parsed.success) throw gatewayErrors.fromZod(parsed.error, { subject: 'body' })
           await usage.overrides.set(model, parsed.data)
           await usage.loadPrices(true)
           return Response.json({ model, price: parsed.data, source: 'override' })

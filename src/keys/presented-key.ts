@@ -1,8 +1,7 @@
 /**
- * @module Reading and comparing credentials: the presented key from `Authorization: Bearer` or `x-api-key`, and
- * a constant-time comparison that does not leak the secret's length or content through timing.
+ * @module The key a caller presents: `Authorization: Bearer <key>` or `x-api-key` (Anthropic clients). Shared by
+ * /v1 authentication, /admin authentication and the audit entry's key hash.
  */
-import { timingSafeEqual } from 'node:crypto'
 
 export type PresentedKey = { kind: 'missing' } | { kind: 'malformed'; reason: string } | { kind: 'key'; key: string }
 
@@ -22,11 +21,4 @@ export function presentedKey(headers: Headers): PresentedKey {
     return { kind: 'key', key }
   }
   return { kind: 'missing' }
-}
-
-/** Compares SHA-256 digests, so both sides have the same length whatever was presented. */
-export function constantTimeEquals(presented: string, expected: string): boolean {
-  const a = new Bun.CryptoHasher('sha256').update(presented).digest()
-  const b = new Bun.CryptoHasher('sha256').update(expected).digest()
-  return timingSafeEqual(a, b)
 }
