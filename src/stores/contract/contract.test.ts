@@ -1,11 +1,12 @@
 /**
  * Every store implementation against the same contract. A backend joins with one line below.
  */
-import { afterAll } from 'bun:test'
+import { afterAll, beforeAll } from 'bun:test'
 import { RedisClient } from 'bun'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { postgresAvailable, sharedPostgres } from '../../../test/helpers/postgres-server.ts'
 import { redisAvailable, startRedis, type RunningRedis } from '../../../test/helpers/redis-server.ts'
 import { loadConfig } from '../../config/load.ts'
 import { silentLogger } from '../../log/logger.ts'
@@ -45,6 +46,11 @@ const redisClient = async () => {
 
 storesContract('sqlite file (write thread)', () => storesFrom({ GATEWAY_DB_PATH: tempDatabase() }))
 storesContract('sqlite in memory', () => storesFrom({ GATEWAY_DB_PATH: ':memory:' }))
+// The throwaway cluster starts once, before the tests (initdb takes seconds); each test gets a fresh database in it.
+beforeAll(async () => {
+  if (postgresAvailable()) await sharedPostgres()
+}, 120_000)
+if (postgresAvailable()) storesContract('postgres', async () => storesFrom({ DATABASE_URL: await (await sharedPostgres()).freshDatabase() }))
 
 countersContract('memory', () => new MemoryCounters())
 responseCacheContract('memory', () => new MemoryResponseCache(1024 * 1024))
