@@ -9,6 +9,7 @@ import type { Logger } from '../log/logger.ts'
 import { RequestContext, type EndpointId } from '../pipeline/context.ts'
 import { endpoint as endpointOf } from '../protocols/endpoints.ts'
 import { readBody } from './body-reader.ts'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 
 
 export interface IngressInput {
@@ -78,6 +79,10 @@ function parseJsonBody(ctx: RequestContext, bytes: Uint8Array): void {
   ctx.requestBodyTooBig = size > BODY_CAPTURE_LIMIT_BYTES
   if (!text.trim()) {
     ctx.ingressError = gatewayErrors.invalidRequest('Request body is empty; expected a JSON object.', null, 'invalid_json')
+    return
+  }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    ctx.ingressError = gatewayErrors.invalidRequest(`Request body nests deeper than ${MAX_JSON_DEPTH} levels.`, null, 'json_too_deep')
     return
   }
   let parsed: unknown

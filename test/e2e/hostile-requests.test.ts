@@ -51,3 +51,16 @@ describe('token estimates are bounded (defect 1)', () => {
     })
   }
 })
+
+describe('deeply nested JSON (defect 6)', () => {
+  test('a body nested 100,000 levels deep is a 400 naming the limit, at once', async () => {
+    const deep = `{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"metadata":${'['.repeat(100_000)}${']'.repeat(100_000)}}`
+    const call = () => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: deep })
+    expect(await healthDuringAttempts(gw.url, call)).toBeLessThan(100)
+    const res = await call()
+    expect(res.status).toBe(400)
+    const body = (await res.json()) as { error: { code: string; message: string } }
+    expect(body.error.code).toBe('json_too_deep')
+    expect(body.error.message).toContain('128 levels')
+  })
+})
