@@ -35,6 +35,7 @@ export const ENV_SETTINGS: Record<string, string[]> = {
   DATABASE_TLS_CA_FILE: ['database', 'tls_ca_file'],
   UPSTREAM_TTFB_TIMEOUT_MS: ['upstream', 'ttfb_timeout_ms'],
   UPSTREAM_IDLE_TIMEOUT_MS: ['upstream', 'idle_timeout_ms'],
+  UPSTREAM_MAX_RESPONSE_BYTES: ['upstream', 'max_response_bytes'],
   MODELS_REFRESH_SECONDS: ['upstream', 'models_refresh_seconds'],
   SSE_KEEPALIVE_SECONDS: ['upstream', 'keepalive_seconds'],
   LOG_LEVEL: ['logging', 'level'],

@@ -76,6 +76,8 @@ export const gatewayConfigSchema = z.strictObject({
       ttfb_timeout_ms: integer(1).default(300_000),
       /** Time allowed between two chunks of a streamed upstream body. */
       idle_timeout_ms: integer(1).default(120_000),
+      /** Largest non-stream upstream answer the gateway reads; larger ones become 502 upstream_response_too_large. */
+      max_response_bytes: integer(1024).default(64 * 1024 * 1024),
       /** How often upstream model lists are refreshed. */
       models_refresh_seconds: integer(5).default(300),
       /** An SSE comment is sent to the client when a stream is quiet this long. */

@@ -42,6 +42,8 @@ export interface UpstreamLimits {
   ttfbMs: number
   /** Between two body chunks. */
   idleMs: number
+  /** Largest non-stream answer read from an upstream; past it the call fails with 502 upstream_response_too_large. */
+  maxResponseBytes: number
   /** Provider credentials to scrub from anything that leaves the gateway. */
   secrets: readonly string[]
 }

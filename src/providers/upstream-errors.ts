@@ -32,6 +32,9 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
   return out.replace(/\b(sk|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9]{6,}[*A-Za-z0-9_-]*/g, '[REDACTED]').replace(/(Bearer\s+)\S+/gi, '$1[REDACTED]')
 }
 
+/** Longest upstream error message passed on to the client (the rest of a huge message is cut). */
+const MAX_ERROR_MESSAGE = 2000
+
 const PASS_THROUGH_HEADERS = ['retry-after', 'retry-after-ms']
 
 export function upstreamError(args: {
@@ -44,7 +47,7 @@ export function upstreamError(args: {
 }): GatewayError {
   const { provider, status } = args
   const fields = readUpstreamErrorFields(args.body, args.text, status)
-  const message = scrubSecrets(fields.message, args.secrets)
+  const message = scrubSecrets(fields.message.length > MAX_ERROR_MESSAGE ? `${fields.message.slice(0, MAX_ERROR_MESSAGE)}…` : fields.message, args.secrets)
   const headers: Record<string, string> = {}
   for (const h of PASS_THROUGH_HEADERS) {
     const v = args.headers.get(h)
@@ -82,6 +85,12 @@ export const upstreamFailures = {
     new GatewayError({ status: 504, type: 'provider_error', provider, code: 'upstream_timeout', message: `Provider '${provider}' timed out: ${what}.` }),
   interrupted: (provider: string, detail: string) =>
     new GatewayError({ status: 502, type: 'provider_error', provider, code: 'stream_interrupted', message: `The stream from provider '${provider}' broke off: ${detail}` }),
+  tooLarge: (provider: string, limitBytes: number) =>
+    new GatewayError({ status: 502, type: 'provider_error', provider, code: 'upstream_response_too_large', message: `The answer of provider '${provider}' exceeds the limit of ${limitBytes} bytes.` }),
+  unreadable: (provider: string, detail: string) =>
+    new GatewayError({ status: 502, type: 'provider_error', provider, code: 'upstream_invalid_response', message: `Provider '${provider}' sent an answer that is not valid JSON: ${detail}` }),
+  brokenStream: (provider: string, detail: string) =>
+    new GatewayError({ status: 502, type: 'provider_error', provider, code: 'upstream_invalid_stream', message: `The stream from provider '${provider}' is not valid server-sent events: ${detail}` }),
   clientClosed: () =>
     new GatewayError({ status: 499, type: 'invalid_request_error', code: 'client_closed_request', message: 'The client closed the request before the answer was complete.' }),
 }

@@ -82,7 +82,8 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
   if (!response.ok) {
     let text = ''
     try {
-      text = await response.text()
+      // An error body is only read for its message: a few KiB say it; a 100 MB one must not be read whole.
+      text = (await readBounded(response, ERROR_BODY_LIMIT_BYTES)).text
     } catch {
       // the body broke off; the status alone still tells what happened
     }
@@ -119,10 +120,15 @@ async function readWhole(response: Response, { call, attempt, t0, abort, firstBy
   clearTimeout(firstByteTimer)
   const idleTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`the answer did not arrive within ${call.limits.idleMs} ms of its headers`)), call.limits.idleMs)
   try {
-    const text = await response.text()
+    const { text, truncated } = await readBounded(response, call.limits.maxResponseBytes)
     attempt.duration_ns = Bun.nanoseconds() - t0
+    if (truncated) throw failAttempt(attempt, t0, upstreamFailures.tooLarge(call.provider.name, call.limits.maxResponseBytes))
+    // Every endpoint behind this call answers JSON; anything else (an HTML page from a proxy, a cut-off body) is
+    // the provider's failure, not a success to pass on.
+    if (!isJson(text)) throw failAttempt(attempt, t0, upstreamFailures.unreadable(call.provider.name, describeText(text)))
     return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
   } catch (error) {
+    if (isGatewayError(error)) throw error
     throw failAttempt(attempt, t0, toFetchFailure(call.provider.name, abort.signal.reason ?? error))
   } finally {
     clearTimeout(idleTimer)
@@ -139,6 +145,7 @@ function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort,
   const { limits, provider } = call
   let idleTimer: ReturnType<typeof setTimeout> | undefined
   let finished = false
+  const framing = new SseFraming()
   const finish = () => {
     if (finished) return
     finished = true
@@ -151,9 +158,15 @@ function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort,
       try {
         const { done, value } = await reader.read()
         if (done) {
+          if (!framing.endsBetweenEvents()) throw upstreamFailures.brokenStream(provider.name, 'it ended in the middle of an event')
           finish()
           controller.close()
           return
+        }
+        const problem = framing.check(value)
+        if (problem) {
+          reader.cancel().catch(() => {})
+          throw upstreamFailures.brokenStream(provider.name, problem)
         }
         if (idleTimer === undefined) {
           clearTimeout(firstByteTimer)
@@ -161,7 +174,7 @@ function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort,
         } else idleTimer.refresh()
         controller.enqueue(value)
       } catch (error) {
-        const reason = abort.signal.reason ?? error
+        const reason = isGatewayError(error) ? error : (abort.signal.reason ?? error)
         const failure =
           reason instanceof UpstreamTimeout
             ? upstreamFailures.timeout(provider.name, reason.what)
@@ -182,6 +195,75 @@ function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort,
       return reader.cancel(reason).catch(() => {})
     },
   })
+}
+
+/** Longest upstream error body read (the message is in the first bytes; the rest is cancelled). */
+const ERROR_BODY_LIMIT_BYTES = 64 * 1024
+
+/** Reads a body as text up to `maxBytes`; the rest is cancelled, not read. */
+async function readBounded(response: Response, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  if (!response.body) return { text: '', truncated: false }
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (size + value.byteLength > maxBytes) {
+      chunks.push(value.subarray(0, maxBytes - size))
+      reader.cancel().catch(() => {})
+      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true }
+    }
+    size += value.byteLength
+    chunks.push(value)
+  }
+  return { text: chunks.length === 1 ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength).toString('utf8') : Buffer.concat(chunks).toString('utf8'), truncated: false }
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function describeText(text: string): string {
+  const start = text.trim().slice(0, 60)
+  return start ? `it starts with ${JSON.stringify(start)}` : 'it is empty'
+}
+
+/**
+ * Checks the framing of an upstream event stream as it passes: text (valid UTF-8, no NUL bytes), and an end
+ * between two events. Anything else is the upstream's failure; the pipeline ends the client's stream with an
+ * error frame instead of passing junk on or ending as if complete.
+ */
+class SseFraming {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true })
+  /** The last bytes seen, to tell whether the stream stopped at an event boundary. */
+  private tail = ''
+  private seen = false
+
+  /** A description of what is wrong with this chunk, or undefined. */
+  check(chunk: Uint8Array): string | undefined {
+    let text: string
+    try {
+      text = this.decoder.decode(chunk, { stream: true })
+    } catch {
+      return 'it carries bytes that are not UTF-8 text'
+    }
+    if (text.includes('\0')) return 'it carries NUL bytes'
+    if (text) {
+      this.seen = true
+      this.tail = (this.tail + text).slice(-4)
+    }
+    return undefined
+  }
+
+  endsBetweenEvents(): boolean {
+    return !this.seen || /(\r\n|\n|\r)(\r\n|\n|\r)$/.test(this.tail) || /^\s*$/.test(this.tail)
+  }
 }
 
 function failAttempt(attempt: AttemptSnapshot, t0: number, error: GatewayError): GatewayError {

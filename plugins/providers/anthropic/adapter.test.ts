@@ -314,7 +314,7 @@ describe('native Messages calls', () => {
       body: { ...body, model: 'claude-sonnet-4-5' },
       ctx,
       attemptKind: 'primary',
-      limits: { ttfbMs: 5000, idleMs: 5000, secrets: [] },
+      limits: { ttfbMs: 5000, idleMs: 5000, maxResponseBytes: 1 << 20, secrets: [] },
     }
   }
 

@@ -231,7 +231,7 @@ describe('against the mock Gemini API', () => {
     body: { ...body, model },
     ctx: makeContext({ body }),
     attemptKind: 'primary',
-    limits: { ttfbMs: 5000, idleMs: 5000, secrets: ['gemini-test-key'] },
+    limits: { ttfbMs: 5000, idleMs: 5000, maxResponseBytes: 1 << 20, secrets: ['gemini-test-key'] },
   })
 
   test('listModels keeps generateContent models without the models/ prefix', async () => {

@@ -1,0 +1,139 @@
+/**
+ * The fault suite: one end-to-end test per upstream fault (test/helpers/fault-upstream.ts). Each checks what the
+ * client gets, the audit entry, and that the gateway stays responsive (`/health` within 100 ms) while the fault
+ * runs. Issue #17 defects 3 and 9 (bounded upstream bodies, broken answers) and the keep-it-fixed suite.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { statSync } from 'node:fs'
+import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
+import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.ts'
+import { healthDuringAttempts, startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts'
+import { sseEvents } from '../helpers/sse-events.ts'
+
+const MASTER = 'master-key-upstream-faults-0123456789abc'
+const UPSTREAM_KEY = 'sk-fault-upstream-secret-4f9a8b7c6d5e'
+let upstream: FaultUpstream
+let gw: GatewayProcess
+let admin: AuditAdmin
+
+beforeAll(async () => {
+  upstream = startFaultUpstream()
+  gw = await spawnGateway({
+    GATEWAY_MASTER_KEY: MASTER,
+    OPENAI_API_KEY: UPSTREAM_KEY,
+    OPENAI_BASE_URL: upstream.url,
+    LOGGING_LOG_BODIES: 'true',
+    LOGGING_LOG_HEADERS: 'true',
+    LOGGING_AUDIT_FLUSH_INTERVAL_MS: '20',
+    UPSTREAM_TTFB_TIMEOUT_MS: '1500',
+    UPSTREAM_MAX_RESPONSE_BYTES: String(8 * 1024 * 1024),
+  })
+  admin = auditAdmin(gw.url, MASTER)
+}, 30_000)
+afterAll(async () => {
+  await gw?.stop()
+  upstream.stop()
+})
+
+function call(model: string, extra: Record<string, unknown> = {}) {
+  const requestId = crypto.randomUUID()
+  const response = fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'x-request-id': requestId },
+    body: JSON.stringify({ model: `openai/${model}`, messages: [{ role: 'user', content: 'hi' }], ...extra }),
+  })
+  return { requestId, response }
+}
+
+/** Runs the fault while probing /health; returns the client's status and body text. */
+async function underFault(model: string, extra: Record<string, unknown> = {}) {
+  let last: { requestId: string; status: number; text: string } | undefined
+  const run = async () => {
+    const { requestId, response } = call(model, extra)
+    const res = await response
+    last = { requestId, status: res.status, text: await res.text() }
+  }
+  const slowest = await healthDuringAttempts(gw.url, run)
+  return { ...last!, slowest }
+}
+
+describe('upstream faults', () => {
+  test('a 100 MB error body: a short error for the client, a bounded audit row, memory and database stay small', async () => {
+    const { requestId, status, text, slowest } = await underFault('huge-error')
+    expect(slowest).toBeLessThan(100)
+    expect(status).toBe(500)
+    expect(text.length).toBeLessThan(4096)
+    expect(JSON.parse(text).error).toMatchObject({ type: 'provider_error', provider: 'openai' })
+    const entry = await admin.entryFor(requestId)
+    expect(entry.status_code).toBe(500)
+    expect(JSON.stringify(entry).length).toBeLessThan(256 * 1024)
+    expect(statSync(gw.dbPath).size).toBeLessThan(64 * 1024 * 1024)
+  }, 30_000)
+
+  test('an answer over UPSTREAM_MAX_RESPONSE_BYTES is a clear 502, audited as an error', async () => {
+    const { requestId, status, text, slowest } = await underFault('huge-answer', { metadata: { bytes: String(20 * 1024 * 1024) } })
+    expect(slowest).toBeLessThan(100)
+    expect(status).toBe(502)
+    expect(JSON.parse(text).error).toMatchObject({ type: 'provider_error', code: 'upstream_response_too_large' })
+    expect((await admin.entryFor(requestId)).status_code).toBe(502)
+  }, 30_000)
+
+  test('a 200 that is not JSON is a 502 upstream_invalid_response, audited as an error', async () => {
+    const { requestId, status, text } = await underFault('non-json-200')
+    expect(status).toBe(502)
+    expect(JSON.parse(text).error).toMatchObject({ type: 'provider_error', code: 'upstream_invalid_response' })
+    const entry = await admin.entryFor(requestId)
+    expect(entry.status_code).toBe(502)
+    expect(entry.data.error_code).toBe('upstream_invalid_response')
+  })
+
+  for (const [model, code] of [
+    ['malformed-sse', 'upstream_invalid_stream'],
+    ['cut-sse', 'upstream_invalid_stream'],
+    ['reset-mid-stream', 'stream_interrupted'],
+  ] as const) {
+    test(`${model}: the stream ends with an error frame (${code}), junk is not passed on, the entry is an error`, async () => {
+      const { requestId, status, text, slowest } = await underFault(model, { stream: true })
+      expect(slowest).toBeLessThan(100)
+      expect(status).toBe(200)
+      expect(text).not.toContain('not json at all')
+      expect(text).not.toContain('\u0000')
+      const events = sseEvents(text)
+      const error = events.find(([, data]) => typeof data === 'object' && data?.error)
+      expect(error?.[1].error).toMatchObject({ code })
+      const entry = await admin.entryFor(requestId)
+      expect(entry.data.error_code).toBe(code)
+    })
+  }
+
+  test('an upstream that never answers: 504 at the first-byte deadline, audited', async () => {
+    const { requestId, status, text, slowest } = await underFault('hang')
+    expect(slowest).toBeLessThan(100)
+    expect(status).toBe(504)
+    expect(JSON.parse(text).error.code).toBe('upstream_timeout')
+    expect((await admin.entryFor(requestId)).status_code).toBe(504)
+  }, 30_000)
+
+  test('a trickling stream keeps the gateway responsive; the client leaving ends it and its entry', async () => {
+    const requestId = crypto.randomUUID()
+    const abort = new AbortController()
+    const run = (async () => {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        signal: abort.signal,
+        headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'x-request-id': requestId },
+        body: JSON.stringify({ model: 'openai/trickle', stream: true, metadata: { every_ms: '50' }, messages: [{ role: 'user', content: 'hi' }] }),
+      })
+      const reader = res.body!.getReader()
+      setTimeout(() => abort.abort(), 800)
+      try {
+        for (;;) if ((await reader.read()).done) break
+      } catch {
+        // aborted by the client, as intended
+      }
+    })()
+    expect(await healthDuringAttempts(gw.url, () => run, { attempts: 1 })).toBeLessThan(100)
+    const entry = await admin.entryFor(requestId)
+    expect(entry.path).toBe('/v1/chat/completions')
+  })
+})
