@@ -66,6 +66,12 @@ if (!config.master_key) {
     'GATEWAY_MASTER_KEY is not set: the admin API (/admin) is CLOSED, and /v1 is OPEN to anyone who can reach this port unless managed API keys exist in the database. Set GATEWAY_MASTER_KEY before exposing the gateway.',
   )
 }
+if (config.master_key && config.master_key.length < 32) {
+  log.warn(
+    { master_key_length: config.master_key.length },
+    'GATEWAY_MASTER_KEY is shorter than 32 characters: it can be guessed far more easily than a managed key. Use at least 32 random characters (e.g. `openssl rand -hex 32`); see docs/security.md.',
+  )
+}
 if (Object.keys(config.providers).length === 0) log.warn('No provider is configured; set e.g. OPENAI_API_KEY (see README).')
 
 let gateway: Gateway

@@ -20,7 +20,8 @@ export const apiKeyAuth = definePlugin({
         if (result.kind === 'rejected') {
           ctx.authFailureReason = result.reason
           ctx.auditSuppressed = !authFailures.shouldAudit(ctx.clientIp, result.failure)
-          return respondWithError(ctx, gatewayErrors.unauthenticated())
+          const retryAfter = authFailures.throttleFailure(ctx.clientIp)
+          return respondWithError(ctx, retryAfter > 0 ? gatewayErrors.authThrottled(retryAfter) : gatewayErrors.unauthenticated())
         }
         if (result.kind === 'unavailable') {
           ctx.authFailureReason = result.reason

@@ -130,6 +130,14 @@ export const gatewayErrors = {
       message: 'Invalid or missing API key. Send it as "Authorization: Bearer <key>" or as "x-api-key: <key>".',
       code: 'invalid_api_key',
     }),
+  authThrottled: (retryAfterSeconds: number) =>
+    new GatewayError({
+      status: 429,
+      type: 'rate_limit_error',
+      message: `Too many failed authentication attempts from this address; try again in ${retryAfterSeconds} s.`,
+      code: 'too_many_auth_failures',
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
   forbidden: (message: string, code: string) =>
     new GatewayError({ status: 403, type: 'authentication_error', message, code }),
   modelNotFound: (model: string, hint = '') =>

@@ -33,3 +33,14 @@ test('reporting logs the suppressed count once and resets it', () => {
   limiter.stopReporting(log)
   expect(lines).toEqual([expect.objectContaining({ suppressed_audit_entries: 1 })])
 })
+
+test('an address that keeps failing is throttled with a wait; other addresses are not, and it recovers', () => {
+  let now = 0
+  const limiter = new AuthFailureLimiter({ throttleBurst: 3, throttleRefillPerSecond: 0.5, now: () => now })
+  expect([1, 2, 3].map(() => limiter.throttleFailure('9.9.9.9'))).toEqual([0, 0, 0])
+  expect(limiter.throttleFailure('9.9.9.9')).toBe(2)
+  expect(limiter.throttleFailure('8.8.8.8')).toBe(0)
+  now += 2000
+  expect(limiter.throttleFailure('9.9.9.9')).toBe(0)
+  expect(limiter.throttleFailure('9.9.9.9')).toBeGreaterThan(0)
+})

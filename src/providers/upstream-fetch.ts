@@ -120,7 +120,7 @@ async function readWhole(response: Response, { call, attempt, t0, abort, firstBy
   clearTimeout(firstByteTimer)
   const idleTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`the answer did not arrive within ${call.limits.idleMs} ms of its headers`)), call.limits.idleMs)
   try {
-    const { text, truncated } = await readBounded(response, call.limits.maxResponseBytes)
+    const { text, truncated } = await readBounded(response, call.limits.maxResponseBytes, false)
     attempt.duration_ns = Bun.nanoseconds() - t0
     if (truncated) throw failAttempt(attempt, t0, upstreamFailures.tooLarge(call.provider.name, call.limits.maxResponseBytes))
     // Every endpoint behind this call answers JSON; anything else (an HTML page from a proxy, a cut-off body) is
@@ -201,7 +201,7 @@ function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort,
 const ERROR_BODY_LIMIT_BYTES = 64 * 1024
 
 /** Reads a body as text up to `maxBytes`; the rest is cancelled, not read. */
-async function readBounded(response: Response, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+async function readBounded(response: Response, maxBytes: number, keepTruncated = true): Promise<{ text: string; truncated: boolean }> {
   if (!response.body) return { text: '', truncated: false }
   const reader = response.body.getReader()
   const chunks: Uint8Array[] = []
@@ -210,8 +210,9 @@ async function readBounded(response: Response, maxBytes: number): Promise<{ text
     const { done, value } = await reader.read()
     if (done) break
     if (size + value.byteLength > maxBytes) {
-      chunks.push(value.subarray(0, maxBytes - size))
       reader.cancel().catch(() => {})
+      if (!keepTruncated) return { text: '', truncated: true }
+      chunks.push(value.subarray(0, maxBytes - size))
       return { text: Buffer.concat(chunks).toString('utf8'), truncated: true }
     }
     size += value.byteLength

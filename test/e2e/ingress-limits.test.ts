@@ -97,3 +97,30 @@ describe('bodies over the limit (defect 10)', () => {
     raw.end()
   })
 })
+
+describe('failed authentication is throttled per address (defect 8)', () => {
+  test('a flood of wrong keys gets 429 with Retry-After; a good key from the same address keeps working', async () => {
+    const statuses: number[] = []
+    let retryAfter: string | null = null
+    for (let i = 0; i < 40; i++) {
+      const res = await fetch(`${small.url}/v1/models`, { headers: { authorization: `Bearer wrong-key-${i}` } })
+      statuses.push(res.status)
+      if (res.status === 429) retryAfter ??= res.headers.get('retry-after')
+      await res.text()
+    }
+    expect(statuses.slice(0, 25).every((s) => s === 401)).toBe(true)
+    expect(statuses.slice(-5)).toEqual([429, 429, 429, 429, 429])
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1)
+    for (let i = 0; i < 5; i++) expect((await fetch(`${small.url}/v1/models`, { headers: { authorization: `Bearer ${MASTER}` } })).status).toBe(200)
+  })
+
+  test('a master key shorter than 32 characters starts with a loud warning', async () => {
+    const short = await spawnGateway({ GATEWAY_MASTER_KEY: 'short-master-1' })
+    try {
+      expect(short.output()).toContain('GATEWAY_MASTER_KEY is shorter than 32 characters')
+    } finally {
+      await short.stop()
+    }
+    expect(gw.output()).not.toContain('shorter than 32 characters')
+  }, 30_000)
+})

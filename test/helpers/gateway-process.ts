@@ -12,8 +12,8 @@ export interface GatewayProcess {
   proc: ReturnType<typeof Bun.spawn>
   url: string
   dbPath: string
-  /** Everything the process wrote to stderr so far (its log at LOG_LEVEL, JSON lines). */
-  stderr(): string
+  /** Everything the process wrote so far, stdout and stderr (its log at LOG_LEVEL, JSON lines). */
+  output(): string
   /** SIGTERM, then waits for the exit code. */
   stop(): Promise<number>
 }
@@ -30,14 +30,16 @@ export async function spawnGateway(env: Record<string, string>, dbPath = join(mk
   const proc = Bun.spawn(['bun', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), GATEWAY_DB_PATH: dbPath, LOG_LEVEL: 'warn', GATEWAY_CONFIG: '', ...env },
-    stdout: 'ignore',
+    stdout: 'pipe',
     stderr: 'pipe',
   })
-  let stderr = ''
-  void (async () => {
-    const decoder = new TextDecoder()
-    for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) stderr += decoder.decode(chunk, { stream: true })
-  })()
+  let output = ''
+  for (const stream of [proc.stdout, proc.stderr] as ReadableStream<Uint8Array>[]) {
+    void (async () => {
+      const decoder = new TextDecoder()
+      for await (const chunk of stream) output += decoder.decode(chunk, { stream: true })
+    })()
+  }
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 15_000
   for (;;) {
@@ -48,7 +50,7 @@ export async function spawnGateway(env: Record<string, string>, dbPath = join(mk
     }
     if (proc.exitCode !== null || Date.now() > deadline) {
       proc.kill('SIGKILL')
-      throw new Error(`gateway did not start: ${stderr}`)
+      throw new Error(`gateway did not start: ${output}`)
     }
     await Bun.sleep(50)
   }
@@ -56,7 +58,7 @@ export async function spawnGateway(env: Record<string, string>, dbPath = join(mk
     proc,
     url,
     dbPath,
-    stderr: () => stderr,
+    output: () => output,
     async stop() {
       proc.kill('SIGTERM')
       return proc.exited
