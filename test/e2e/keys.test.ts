@@ -255,7 +255,7 @@ describe('using keys from the OpenAI SDK', () => {
     expect(bodies.size).toBe(1)
   })
 
-  test('property: random Authorization values over HTTP get 200 only for the valid key, otherwise 401, never a 5xx', async () => {
+  test('property: random Authorization values over HTTP get 200 only for the valid key, otherwise 401 (429 once throttled), never a 5xx', async () => {
     const valid = (await createKey({ name: 'fuzz' })).key
     await fc.assert(
       fc.asyncProperty(
@@ -270,7 +270,9 @@ describe('using keys from the OpenAI SDK', () => {
           const res = await fetch(`${gw.baseURL}/models`, { headers })
           await res.arrayBuffer()
           const accepted = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(headers.get('authorization') ?? '')?.[1]
-          expect(res.status).toBe(accepted === valid || accepted === MASTER ? 200 : 401)
+          // A refusal is a 401, or a 429 once this address has failed often enough to be throttled (docs/security.md).
+          if (accepted === valid || accepted === MASTER) expect(res.status).toBe(200)
+          else expect([401, 429]).toContain(res.status)
         },
       ),
       { numRuns: 150 },
