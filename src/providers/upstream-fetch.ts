@@ -8,7 +8,7 @@ import { traceUpstreamAttempt } from '../observability/trace-context.ts'
 import { redactHeaders } from '../pipeline/headers.ts'
 import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
 import type { AdapterCall } from './types.ts'
-import { upstreamError, upstreamFailures } from './upstream-errors.ts'
+import { scrubSecrets, upstreamError, upstreamFailures } from './upstream-errors.ts'
 import { isEventStream } from '../pipeline/sse.ts'
 
 export interface UpstreamHttpRequest {
@@ -91,12 +91,13 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     const body = parseJsonOrUndefined(text)
     const toError = request.toError ?? ((status, b, t, h) => upstreamError({ provider: provider.name, status, body: b, text: t, headers: h, secrets: limits.secrets }))
     const error = toError(response.status, body, text, response.headers)
-    if (ctx.capture.bodies) attempt.response_body = body ?? text
-    if (ctx.capture.headers) attempt.response_headers = redactHeaders(response.headers)
+    // An upstream may echo the credential it was sent (in its message, its body, a header): scrubbed by value.
+    if (ctx.capture.bodies) attempt.response_body = scrubbedBody(body, text, limits.secrets)
+    if (ctx.capture.headers) attempt.response_headers = scrubbedHeaders(response.headers, limits.secrets)
     throw failAttempt(attempt, t0, error)
   }
 
-  if (ctx.capture.headers) attempt.response_headers = redactHeaders(response.headers)
+  if (ctx.capture.headers) attempt.response_headers = scrubbedHeaders(response.headers, limits.secrets)
   attempt.success = true
   attempt.duration_ns = Bun.nanoseconds() - t0
   if (!response.body) {
@@ -195,6 +196,25 @@ function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort,
       return reader.cancel(reason).catch(() => {})
     },
   })
+}
+
+/** A stored copy of an upstream body with every known credential (and anything shaped like one) replaced. */
+function scrubbedBody(body: unknown, text: string, secrets: readonly string[]): unknown {
+  if (body === undefined) return scrubSecrets(text, secrets)
+  const json = JSON.stringify(body)
+  const scrubbed = scrubSecrets(json, secrets)
+  if (scrubbed === json) return body
+  try {
+    return JSON.parse(scrubbed)
+  } catch {
+    return scrubbed // a pattern replacement ran across a closing quote: keep the scrubbed text
+  }
+}
+
+function scrubbedHeaders(headers: Headers, secrets: readonly string[]): Record<string, string> {
+  const out = redactHeaders(headers)
+  for (const key in out) out[key] = scrubSecrets(out[key]!, secrets)
+  return out
 }
 
 /** Longest upstream error body read (the message is in the first bytes; the rest is cancelled). */

@@ -114,6 +114,18 @@ describe('upstream faults', () => {
     expect((await admin.entryFor(requestId)).status_code).toBe(504)
   }, 30_000)
 
+  test('an upstream that echoes the credential it was sent: the key is nowhere in the answer or the audit entry', async () => {
+    const { requestId, status, text } = await underFault('echo-key')
+    expect(status).toBe(502)
+    expect(text).not.toContain(UPSTREAM_KEY)
+    const entry = await admin.entryFor(requestId)
+    expect(entry.data.attempts?.length).toBeGreaterThan(0)
+    const stored = JSON.stringify(entry)
+    expect(stored).toContain('Incorrect API key provided')
+    expect(stored).not.toContain(UPSTREAM_KEY)
+    expect(stored).not.toContain(UPSTREAM_KEY.slice(3, 20))
+  })
+
   test('a trickling stream keeps the gateway responsive; the client leaving ends it and its entry', async () => {
     let requestId = ''
     const run = async () => {
