@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from '
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
+import { ANTHROPIC_TEXT, startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
 import { startMockGemini, type MockGemini } from '../helpers/mock-gemini-upstream.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 import { AGENT_ANSWER_PREFIX, AGENT_MODEL } from '../helpers/scripted-agent.ts'
@@ -165,10 +165,12 @@ beforeAll(async () => {
         { source: 'cc-agent', target: `${family}/${AGENT_MODEL}` },
         // A name Codex has its own model settings for: it then sends its tools in an additional_tools item.
         { source: CODEX_KNOWN_MODEL, target: `${family}/${AGENT_MODEL}` },
+        // The Anthropic mock's model that refuses mid-conversation system messages the way Anthropic does.
+        ...(family === 'anthropic' ? [{ source: 'cc-no-mid-system', target: 'anthropic/no-mid-system' }] : []),
       ]),
     })
   }
-})
+}, 60_000)
 
 afterAll(async () => {
   for (const gw of Object.values(gateways)) await gw.stop()
@@ -210,6 +212,17 @@ for (const family of FAMILIES) {
       expect(upstreamOf(family).requests.length).toBeGreaterThan(before)
     }, RUN_TIMEOUT_MS + 10_000)
   })
+
+  if (family === 'anthropic') {
+    test("claude -p → anthropic > a model that refuses mid-conversation system messages: Claude Code's fallback retries without them", async () => {
+      const before = mocks.anthropic.requests.length
+      const result = await claude(family, 'say hello', workdir('claude-no-mid-system', 'unused'), { model: 'cc-no-mid-system' })
+      expectSuccess(result, ANTHROPIC_TEXT)
+      const roles = mocks.anthropic.requests.slice(before).map((r) => (r.body?.messages ?? []).map((m: { role: string }) => m.role).join(','))
+      expect(roles[0]).toContain('system')
+      expect(roles.at(-1)).not.toContain('system')
+    }, RUN_TIMEOUT_MS + 10_000)
+  }
 
   describe(`codex exec → ${family}`, () => {
     test('streaming: a plain answer', async () => {

@@ -130,6 +130,17 @@ describe('refusals in Anthropic wording', () => {
     /(?:unknown variant .{0,2}system\b.{0,2}, expected|Input should be) [\\'"`]{1,2}(?:user|assistant)\b.{0,2} or [\\'"`]{1,2}(?:user|assistant)\b/i.test(message) ||
     (message.includes('not supported') && /role .{0,2}system/i.test(message))
 
+  test("Anthropic's own refusal of a system message reaches Claude Code as a 400 in words it recognises", async () => {
+    const res = await post('/messages', claudeCodeBody('anthropic/no-mid-system'))
+    expect(res.status).toBe(400)
+    const err = await res.json()
+    expect(err.error.type).toBe('invalid_request_error')
+    expect(claudeCodeRecognises(err.error.message)).toBe(true)
+    // Without the system message (Claude Code's retry) the same model answers.
+    const body = claudeCodeBody('anthropic/no-mid-system')
+    expect((await post('/messages', { ...body, messages: body.messages.slice(0, 1) })).status).toBe(200)
+  })
+
   test('an unknown role names the accepted ones the way Anthropic does', async () => {
     const body = claudeCodeBody('cc-main')
     const res = await post('/messages', { ...body, messages: [body.messages[0], { role: 'tool', content: 'x' }] })

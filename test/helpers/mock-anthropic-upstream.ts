@@ -190,6 +190,10 @@ export function startMockAnthropic(apiKey = 'sk-ant-test'): MockAnthropic {
           return anthropicError(529, 'overloaded_error', 'Overloaded')
         case 'rate-limited':
           return anthropicError(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '7' })
+        case 'no-mid-system':
+          // What Anthropic answers for a model without mid-conversation system messages (claude-code#61412).
+          if ((body.messages ?? []).some((m: any) => m?.role === 'system')) return anthropicError(400, 'invalid_request_error', "role 'system' is not supported on this model")
+          break
         case 'bad-request':
           return anthropicError(400, 'invalid_request_error', 'messages.0.content: Input should be a valid list')
         case 'missing-model':
