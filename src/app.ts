@@ -58,6 +58,8 @@ export class Gateway {
   /** Managed API keys (snapshot + store); shared by /v1 auth and the admin API. */
   readonly keys: KeyDirectory
   readonly authFailures = new AuthFailureLimiter()
+  /** Aborted when a graceful stop reaches its drain deadline: in-flight requests end with a 503 (see main.ts). */
+  readonly endRequests = new AbortController()
   readonly deps: PluginDeps
   readonly plugins: readonly GatewayPlugin[]
   /** Active workflows and their pipelines; chooses the pipeline of each request. */

@@ -7,6 +7,7 @@ import { Gateway } from './app.ts'
 import { COPY_COMMAND, runCopyCommand } from './cli/copy-sqlite-to-postgres.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
 import { createHttpApp } from './http/server.ts'
+import { gatewayErrors } from './errors/gateway-error.ts'
 import { announce, createLogger, flushLog, stdoutDestination } from './log/logger.ts'
 import { TracingConfigError, tracingSettingsFromEnv } from './observability/tracing-config.ts'
 import { StoreConfigError } from './stores/open.ts'
@@ -115,12 +116,21 @@ void gateway.start().then(
   (err) => log.error({ err }, 'start-up failed'),
 )
 
+const drainSeconds = config.server.drain_timeout_seconds
 let stopping = false
 async function stop(signal: string) {
   if (stopping) return
   stopping = true
-  announce(log, { signal }, 'shutting down: finishing in-flight requests')
+  announce(log, { signal, drain_timeout_seconds: drainSeconds }, 'shutting down: finishing in-flight requests')
+  // Requests still running at the drain deadline end with a 503 (streams with their error frame) and are audited
+  // like any other; the queues are flushed below. A hung upstream cannot hold the process past the grace period.
+  const deadline = setTimeout(() => {
+    log.warn('drain deadline reached: ending the requests still running')
+    gateway.endRequests.abort(gatewayErrors.shuttingDown())
+    setTimeout(() => void app.server?.stop(true), 2000).unref()
+  }, drainSeconds * 1000)
   await app.server?.stop(false)
+  clearTimeout(deadline)
   await gateway.shutdown()
   log.info('stopped')
   flushLog(log)

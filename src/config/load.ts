@@ -27,6 +27,7 @@ export const ENV_SETTINGS: Record<string, string[]> = {
   GATEWAY_MAX_BODY_BYTES: ['server', 'max_body_bytes'],
   GATEWAY_IDLE_TIMEOUT_SECONDS: ['server', 'idle_timeout_seconds'],
   GATEWAY_BODY_TIMEOUT_SECONDS: ['server', 'body_timeout_seconds'],
+  GATEWAY_DRAIN_TIMEOUT_SECONDS: ['server', 'drain_timeout_seconds'],
   GATEWAY_MASTER_KEY: ['master_key'],
   GATEWAY_DB_PATH: ['database', 'path'],
   DATABASE_URL: ['database', 'url'],

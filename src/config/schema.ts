@@ -49,6 +49,8 @@ export const gatewayConfigSchema = z.strictObject({
       idle_timeout_seconds: integer(1, 255).default(30),
       /** Time allowed for a whole request body to arrive; slower bodies get 408 and the connection is closed. */
       body_timeout_seconds: integer(1).default(60),
+      /** Graceful stop: requests still running this long after SIGTERM end with a 503 (set the orchestrator grace period above it). */
+      drain_timeout_seconds: integer(0).default(30),
     })
     .prefault({}),
   master_key: z.string().min(8, 'expected at least 8 characters').optional(),

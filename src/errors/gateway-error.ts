@@ -164,6 +164,8 @@ export const gatewayErrors = {
     }),
   internal: (message = 'The gateway failed to handle this request.') =>
     new GatewayError({ status: 500, type: 'provider_error', message, code: 'internal_error' }),
+  shuttingDown: () =>
+    new GatewayError({ status: 503, type: 'provider_error', message: 'The gateway is shutting down and ended this request at its drain deadline; retry it.', code: 'gateway_shutting_down' }),
   unavailable: (message: string, code = 'service_unavailable') =>
     new GatewayError({ status: 503, type: 'provider_error', message, code }),
 }

@@ -26,6 +26,8 @@ export interface IngressInput {
    */
   readBody: boolean
   pathParam?: string
+  /** Aborts the request's work: the client going away, or the gateway ending requests at its drain deadline. */
+  signal?: AbortSignal
 }
 
 export interface Ingress {
@@ -34,7 +36,7 @@ export interface Ingress {
   closeConnection: boolean
 }
 
-export async function buildRequestContext({ request, endpoint, clientIp, log, maxBodyBytes, bodyDeadlineMs, readBody: wantBody, pathParam }: IngressInput): Promise<Ingress> {
+export async function buildRequestContext({ request, endpoint, clientIp, log, maxBodyBytes, bodyDeadlineMs, readBody: wantBody, pathParam, signal }: IngressInput): Promise<Ingress> {
   const url = new URL(request.url)
   const ctx = new RequestContext({
     endpoint,
@@ -43,7 +45,7 @@ export async function buildRequestContext({ request, endpoint, clientIp, log, ma
     headers: request.headers,
     clientIp,
     log,
-    clientSignal: request.signal,
+    clientSignal: signal ?? request.signal,
     pathParam,
   })
   const hasBody = request.body !== null

@@ -37,6 +37,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
       maxBodyBytes,
       bodyDeadlineMs,
       readBody: credentials.authenticate(request.headers).kind === 'authenticated',
+      signal: AbortSignal.any([request.signal, gateway.endRequests.signal]),
       pathParam,
     })
     // Only now, with the body in: long generations and quiet streams must not be cut by the server's idle timeout

@@ -55,7 +55,8 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
   const endSpan = traceUpstreamAttempt(ctx, attempt, request.headers)
   const t0 = Bun.nanoseconds()
   const abort = new AbortController()
-  const onClientGone = () => abort.abort(upstreamFailures.clientClosed())
+  // The signal's reason is a GatewayError when the gateway itself ends the request (drain deadline).
+  const onClientGone = () => abort.abort(isGatewayError(ctx.clientSignal.reason) ? ctx.clientSignal.reason : upstreamFailures.clientClosed())
   if (ctx.clientSignal.aborted) onClientGone()
   ctx.clientSignal.addEventListener('abort', onClientGone, { once: true })
   const firstByteTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`no first byte within ${limits.ttfbMs} ms`)), limits.ttfbMs)
