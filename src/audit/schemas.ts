@@ -1,6 +1,7 @@
 /**
- * @module zod schemas of the audit admin API's answers, for the OpenAPI document (and for tests that check the
- * answers really have this shape). They mirror the types in entry.ts field for field.
+ * @module zod schemas of the audit log entry and the audit admin API's answers: the one source of their shape.
+ * They give the types (src/audit/entry.ts), the OpenAPI document of /admin/audit and the dashboard's parser
+ * (src/dashboard/api/schemas.ts); storage columns are the stores' (src/stores/*) mapping of these fields.
  */
 import { z } from 'zod'
 import { FEATURE_IDS } from '../pipeline/snapshots.ts'
