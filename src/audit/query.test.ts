@@ -140,3 +140,18 @@ describe('other audit endpoints', () => {
     expect(rejection(() => parseAuditStatsQuery(new URLSearchParams('status_code=200'), NOW)).param).toBe('status_code')
   })
 })
+
+test('a control character in a query value (a lone NUL search) is a 400 naming the parameter, not a match-all', () => {
+  for (const value of ['\u0000', 'abc\u0000', '\u001b[31m']) {
+    const error = (() => {
+      try {
+        parseAuditLogQuery(new URLSearchParams({ search: value }))
+      } catch (e) {
+        return e
+      }
+    })()
+    expect(error).toBeInstanceOf(GatewayError)
+    expect((error as GatewayError).status).toBe(400)
+    expect((error as GatewayError).param).toBe('search')
+  }
+})

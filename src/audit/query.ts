@@ -27,9 +27,19 @@ function readParams(search: URLSearchParams, allowed: readonly string[]): Map<st
     if (!allowed.includes(name)) throw invalid(name, `Unknown query parameter '${name}'. Allowed: ${allowed.join(', ')}.`)
     if (seen.has(name)) throw invalid(name, `Query parameter '${name}' is given more than once.`)
     seen.add(name)
+    // A control character (a lone NUL among them) is never part of a real filter; in SQL it can end the string early.
+    if (hasControlCharacter(value)) throw invalid(name, `${name}: control characters are not allowed.`)
     if (value.trim() !== '') out.set(name, value.trim())
   }
   return out
+}
+
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c < 0x20 || c === 0x7f) return true
+  }
+  return false
 }
 
 function wholeNumber(params: Map<string, string>, name: string, min: number, max: number, fallback: number): number {

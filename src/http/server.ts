@@ -85,11 +85,18 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
       },
       { detail: { summary: 'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots)', tags: ['health'], security: [] } },
     )
+    // TRACE echoes a request back (cross-site tracing); no route serves it, on any path.
+    .route('TRACE', '/*', refuseTrace, { parse: 'none', detail: { hide: true } } as never)
+    .route('TRACE', '/v1/*', refuseTrace, { parse: 'none', detail: { hide: true } } as never)
     .use(v1Routes(ENDPOINTS.filter((e) => e.method !== 'ALL'), handleV1, jsonBody))
     .use(dashboardRoutes())
     .use(metricsRoutes(gateway))
     .use(adminRoutes(gateway))
     .use(v1Routes(ENDPOINTS.filter((e) => e.method === 'ALL'), handleV1, jsonBody))
+}
+
+function refuseTrace({ request }: { request: Request }): Response {
+  return errorResponse(gatewayErrors.methodNotAllowed('TRACE', new URL(request.url).pathname), { allow: 'GET, POST' })
 }
 
 type V1Handler = (request: Request, server: BunServer, endpoint: EndpointId, pathParam?: string) => Promise<Response>

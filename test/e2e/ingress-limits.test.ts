@@ -124,3 +124,14 @@ describe('failed authentication is throttled per address (defect 8)', () => {
     expect(gw.output()).not.toContain('shorter than 32 characters')
   }, 30_000)
 })
+
+describe('small items (defect 10)', () => {
+  test('TRACE is a 405 with Allow on every path', async () => {
+    for (const path of ['/', '/v1/chat/completions', '/admin/keys', '/health']) {
+      const res = await fetch(`${gw.url}${path}`, { method: 'TRACE' })
+      expect(res.status).toBe(405)
+      expect(res.headers.get('allow')).toBe('GET, POST')
+      await res.arrayBuffer()
+    }
+  })
+})
