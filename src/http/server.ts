@@ -113,7 +113,12 @@ function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schem
       ...(e.openapi.hide ? { hide: true } : {}),
       ...(e.request ? { requestBody: jsonBody(e.request, e.openapi.bodyDescription ?? '') } : {}),
     }
-    app.route(e.method, e.path, ({ request, server, params }: { request: Request; server: BunServer; params: Record<string, string> }) => handle(request, server, id, wildcard ? decodeURIComponent(params['*'] ?? '') : undefined), {
+    type Context = { request: Request; server: BunServer; params: Record<string, string> }
+    // Elysia compiles each handler from what it reads: only wildcard routes touch `params`.
+    const handler = wildcard
+      ? ({ request, server, params }: Context) => handle(request, server, id, decodeURIComponent(params['*'] ?? ''))
+      : ({ request, server }: Context) => handle(request, server, id)
+    app.route(e.method, e.path, handler, {
       parse: 'none',
       detail,
     } as never)
