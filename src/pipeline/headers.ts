@@ -43,6 +43,22 @@ export function isSensitiveHeader(name: string): boolean {
  */
 export function redactHeaders(headers: Headers): Record<string, string> {
   const out = headers.toJSON() as Record<string, string>
-  for (const key in out) if (isSensitiveHeader(key)) out[key] = REDACTED
+  // By name, and by value: a key sent in a header not on the list (X-Forwarded-Authorization, X-Upstream-Key…).
+  for (const key in out) if (isSensitiveHeader(key) || looksLikeCredential(out[key]!)) out[key] = REDACTED
   return out
+}
+
+/** API-key shapes of the common providers and of gateway keys (`sk-gw-…`), and bearer credentials. */
+export const CREDENTIAL_SHAPE = /\b(sk|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9]{6,}[*A-Za-z0-9_-]*/g
+const BEARER_VALUE = /(Bearer\s+)\S+/gi
+
+export function looksLikeCredential(value: string): boolean {
+  CREDENTIAL_SHAPE.lastIndex = 0
+  BEARER_VALUE.lastIndex = 0
+  return CREDENTIAL_SHAPE.test(value) || BEARER_VALUE.test(value)
+}
+
+/** `text` with credential-shaped substrings replaced. */
+export function scrubCredentialShapes(text: string): string {
+  return text.replace(CREDENTIAL_SHAPE, REDACTED).replace(BEARER_VALUE, `$1${REDACTED}`)
 }

@@ -2,6 +2,7 @@
  * @module Turns an upstream's error answer into a GatewayError that keeps the upstream's meaning (429 stays
  * 429 with its Retry-After, 5xx stays 5xx), names the provider, and never carries the provider credential.
  */
+import { scrubCredentialShapes } from '../pipeline/headers.ts'
 import { GatewayError, type GatewayErrorType } from '../errors/gateway-error.ts'
 
 export interface UpstreamErrorFields {
@@ -29,7 +30,7 @@ export function readUpstreamErrorFields(body: unknown, text: string, status: num
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text
   for (const s of secrets) if (s.length >= 4) out = out.split(s).join('[REDACTED]')
-  return out.replace(/\b(sk|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9]{6,}[*A-Za-z0-9_-]*/g, '[REDACTED]').replace(/(Bearer\s+)\S+/gi, '$1[REDACTED]')
+  return scrubCredentialShapes(out)
 }
 
 /** Longest upstream error message passed on to the client (the rest of a huge message is cut). */

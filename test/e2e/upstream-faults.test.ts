@@ -126,6 +126,21 @@ describe('upstream faults', () => {
     expect(stored).not.toContain(UPSTREAM_KEY.slice(3, 20))
   })
 
+  test('a key sent in a header that is not on the redaction list is redacted by its shape', async () => {
+    const requestId = crypto.randomUUID()
+    const managedLooking = 'sk-gw-Zx8Q2mV7pL4nR9tY1wE6uI3oA5sD0fGh'
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'x-request-id': requestId, 'x-forwarded-authorization': `Bearer ${managedLooking}`, 'x-upstream-key': managedLooking },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    expect(res.status).toBe(200)
+    await res.text()
+    const entry = await admin.entryFor(requestId)
+    expect(entry.data.request_headers).toMatchObject({ 'x-forwarded-authorization': '[REDACTED]', 'x-upstream-key': '[REDACTED]' })
+    expect(JSON.stringify(entry)).not.toContain(managedLooking)
+  })
+
   test('a trickling stream keeps the gateway responsive; the client leaving ends it and its entry', async () => {
     let requestId = ''
     const run = async () => {
