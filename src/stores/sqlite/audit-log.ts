@@ -125,9 +125,14 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
       keys = { sql: `SELECT seq AS k FROM audit_log WHERE ${where.sql}`, params: where.params, order: 'ts DESC, seq DESC' }
       count = { sql: `SELECT COUNT(*) AS n FROM audit_log WHERE ${where.sql}`, params: where.params }
     }
-    const page = this.db.query<{ k: number }, Param[]>(`${keys.sql} ORDER BY ${keys.order} LIMIT ? OFFSET ?`).all(...keys.params, q.limit, q.offset).map((r) => r.k)
-    const total = this.db.query<{ n: number }, Param[]>(count.sql).get(...count.params)?.n ?? 0
-    const rows = page.length === 0 ? [] : this.db.query<Row, Param[]>(`SELECT ${LIGHT_COLUMNS} FROM audit_log WHERE seq IN (${page.map(() => '?').join(', ')}) ORDER BY ts DESC, seq DESC`).all(...page)
+    // One read transaction: the write thread commits between statements otherwise, and a page could count an
+    // entry it does not list.
+    const { rows, total } = this.db.transaction(() => {
+      const page = this.db.query<{ k: number }, Param[]>(`${keys.sql} ORDER BY ${keys.order} LIMIT ? OFFSET ?`).all(...keys.params, q.limit, q.offset).map((r) => r.k)
+      const total = this.db.query<{ n: number }, Param[]>(count.sql).get(...count.params)?.n ?? 0
+      const rows = page.length === 0 ? [] : this.db.query<Row, Param[]>(`SELECT ${LIGHT_COLUMNS} FROM audit_log WHERE seq IN (${page.map(() => '?').join(', ')}) ORDER BY ts DESC, seq DESC`).all(...page)
+      return { rows, total }
+    })()
     return { entries: rows.map(listEntry), limit: q.limit, offset: q.offset, total }
   }
 
