@@ -28,7 +28,6 @@ import { GatewayMetrics } from './observability/metrics.ts'
 import { RequestTelemetry } from './observability/request-telemetry.ts'
 import { Tracing } from './observability/tracing.ts'
 import type { TracingSettings } from './observability/tracing-config.ts'
-import { loadTokenizer } from './tokens/tokenizer.ts'
 import type { PrimaryLink } from './workers/link.ts'
 
 export interface GatewayOptions {
@@ -132,7 +131,6 @@ export class Gateway {
   async start(): Promise<void> {
     await this.init()
     this.auditLog.start()
-    loadTokenizer() // before /ready: loading blocks the event loop once, and must not do so under traffic
     await Promise.all([this.catalog.start(this.config.upstream.models_refresh_seconds), this.keysLoaded])
   }
 

@@ -16,6 +16,7 @@ import { WorkerCountError, workerCount } from './workers/count.ts'
 import { connectToPrimary } from './workers/link.ts'
 import { runPrimary } from './workers/primary.ts'
 import { workerIndex } from './workers/protocol.ts'
+import { setCountThreadUrl } from './tokens/count-thread.ts'
 
 if (process.argv[2] === 'healthcheck') await healthcheck()
 
@@ -44,6 +45,7 @@ try {
 
 const log = createLogger(config.logging.level, stdoutDestination(config.logging.format))
 const writeThreadUrl = new URL('./stores/sqlite/write-thread-worker.ts', import.meta.url).href
+setCountThreadUrl(new URL('./tokens/count-thread-worker.ts', import.meta.url).href)
 
 // GATEWAY_WORKERS=N: this process becomes the primary (src/workers/primary.ts) and runs the same program N times.
 let workers = 1

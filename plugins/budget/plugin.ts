@@ -36,11 +36,11 @@ export const budget = definePlugin({
   create({ stores, limits, costModel }) {
     const counters = stores.counters
 
-    function estimateMicro(ctx: RequestContext, defaultOutputTokens: number): number {
+    async function estimateMicro(ctx: RequestContext, defaultOutputTokens: number): Promise<number> {
       if (!ctx.target) return 0
       const max = ctx.body.max_completion_tokens ?? ctx.body.max_tokens ?? ctx.body.max_output_tokens
       const usd = costModel.costUsd(ctx.target, {
-        prompt: countChatPromptTokens(ctx.body),
+        prompt: await countChatPromptTokens(ctx.body),
         cachedPrompt: 0,
         cacheWrite: 0,
         completion: typeof max === 'number' ? max : defaultOutputTokens,
@@ -53,7 +53,7 @@ export const budget = definePlugin({
         const applicable = limits.budgets.filter((b) => inScope(b.scope, ctx.principal?.keyId, ctx.userPath))
         if (applicable.length === 0) return CONTINUE
         const now = Date.now()
-        const micro = estimateMicro(ctx, config.default_output_tokens_estimate)
+        const micro = await estimateMicro(ctx, config.default_output_tokens_estimate)
         const reservation: Reservation = { entries: [] }
         for (const b of applicable) {
           const w = budgetWindow(b, now)

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { loadTokenizer } from '../../src/tokens/tokenizer.ts'
+import { loadCountThread } from '../../src/tokens/count-thread.ts'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { contextSlimmerConfig } from './manifest.ts'
 import { contextSlimmer, slimText } from './plugin.ts'
 import { slimToolResults } from './tool-results.ts'
 
-// As a gateway does while it starts: a count that also loads the tables runs out of its time budget and estimates.
-beforeAll(() => loadTokenizer())
+// The tokenizer thread loads its tables before counting; waiting here keeps the first test's time for the test.
+beforeAll(() => loadCountThread(), 30_000)
 
 test('whitespace in tool output collapses without touching words', async () => {
   expect(slimText('a    b\t\tc   \n\n\n\n\nd  ', true, true)).toBe('a b c\n\nd')
@@ -25,7 +25,7 @@ test('slims tool results and duplicate tools, counts the saved tokens, leaves us
     tools: [tool, tool, { ...tool, function: { ...tool.function, name: 'cat' } }],
   }
   const ctx = makeContext({ body })
-  pluginHooks(contextSlimmer, contextSlimmerConfig.parse({ enabled: true }), await makeDeps()).before!(ctx)
+  await pluginHooks(contextSlimmer, contextSlimmerConfig.parse({ enabled: true }), await makeDeps()).before!(ctx)
   const messages = ctx.body.messages as { content: string }[]
   expect(messages[0]!.content).toBe('spaces    the user typed')
   expect(messages[1]!.content).not.toContain('  ')
@@ -38,7 +38,7 @@ test('slims tool results and duplicate tools, counts the saved tokens, leaves us
 
 test('nothing to slim is a no-change revision', async () => {
   const ctx = makeContext({ body: { model: 'm', messages: [{ role: 'tool', content: 'tidy' }] } })
-  pluginHooks(contextSlimmer, contextSlimmerConfig.parse({ enabled: true }), await makeDeps()).before!(ctx)
+  await pluginHooks(contextSlimmer, contextSlimmerConfig.parse({ enabled: true }), await makeDeps()).before!(ctx)
   expect(ctx.revisions[0]).toMatchObject({ no_change: true, tokens_saved: 0 })
   expect(ctx.revisions[0]!.bytes_after).toBe(ctx.revisions[0]!.bytes_before)
 })

@@ -20,11 +20,11 @@ export const contextSlimmer = definePlugin({
   manifest: contextSlimmerManifest,
   create() {
     return {
-      before(ctx, config) {
+      async before(ctx, config) {
         if (!config.enabled) return CONTINUE
         const slim = (t: string) => slimText(t, config.collapse_tool_output_whitespace, config.trim_trailing_whitespace)
         if (!slimToolResults(ctx.endpoint, ctx.body, slim)) return CONTINUE
-        applyRewrite(ctx, contextSlimmerManifest.id, (body) => {
+        await applyRewrite(ctx, contextSlimmerManifest.id, (body) => {
           const results = slimToolResults(ctx.endpoint, body, slim)!
           let removedTools = 0
           let tools = body.tools

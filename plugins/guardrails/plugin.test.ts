@@ -1,8 +1,12 @@
-import { describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { GatewayError } from '../../src/errors/gateway-error.ts'
 import { makeContext } from '../../test/helpers/plugin-harness.ts'
 import { guardrailsConfig } from './manifest.ts'
 import { createGuardrails } from './plugin.ts'
+import { loadCountThread } from '../../src/tokens/count-thread.ts'
+
+// The tokenizer thread loads its tables once (seconds on a loaded machine); counts below then answer at once.
+beforeAll(() => loadCountThread(), 30_000)
 
 const config = guardrailsConfig.parse({
   rules: [
@@ -20,7 +24,7 @@ const chat = (content: string, extra: Record<string, unknown> = {}) => makeConte
 describe('input rules', () => {
   test('a block names the rule and never echoes the secret', async () => {
     const ctx = chat('my key is sk-proj-abcdefghijklmnopqrstuvwxyz123')
-    const decision = guard.before(ctx) as { kind: string; response: Response }
+    const decision = (await guard.before(ctx)) as { kind: string; response: Response }
     expect(decision.kind).toBe('respond')
     const text = await decision.response.text()
     expect(decision.response.status).toBe(400)
@@ -29,34 +33,34 @@ describe('input rules', () => {
     expect(text).not.toContain('sk-proj')
   })
 
-  test('masking rewrites the text and leaves a revision; clean requests pass untouched', () => {
+  test('masking rewrites the text and leaves a revision; clean requests pass untouched', async () => {
     const ctx = chat('mail bob@example.com, card 4111-1111-1111-1111')
-    expect(guard.before(ctx)).toEqual({ kind: 'continue' })
+    expect(await guard.before(ctx)).toEqual({ kind: 'continue' })
     expect((ctx.body.messages as { content: string }[])[0]!.content).toBe('mail [EMAIL], card [CARD]')
     expect(ctx.revisions[0]).toMatchObject({ rewriter: 'guardrails', detail: { masked: { 'mask-email': 1, 'mask-cards': 1 } } })
     expect((ctx.originalBody as { messages: { content: string }[] }).messages[0]!.content).toContain('bob@example.com')
 
     const clean = chat('hello there')
-    guard.before(clean)
+    await guard.before(clean)
     expect(clean.revisions).toHaveLength(0)
   })
 
-  test('words, input size and the tool allow-list', () => {
-    expect((guard.before(chat('the Falcon plan')) as { kind: string }).kind).toBe('respond')
+  test('words, input size and the tool allow-list', async () => {
+    expect(((await guard.before(chat('the Falcon plan'))) as { kind: string }).kind).toBe('respond')
     const big = chat('word '.repeat(400))
-    expect((guard.before(big) as { error?: Error }).error?.message).toContain("'max_input_tokens'")
+    expect(((await guard.before(big)) as { error?: Error }).error?.message).toContain("'max_input_tokens'")
     const tools = chat('hi', { tools: [{ type: 'function', function: { name: 'delete_everything' } }] })
-    expect((guard.before(tools) as { error?: Error }).error?.message).toContain("'allowed_tools'")
+    expect(((await guard.before(tools)) as { error?: Error }).error?.message).toContain("'allowed_tools'")
     const ok = chat('hi', { tools: [{ type: 'function', function: { name: 'get_weather' } }] })
-    expect(guard.before(ok)).toEqual({ kind: 'continue' })
+    expect(await guard.before(ok)).toEqual({ kind: 'continue' })
   })
 
-  test('Responses and Anthropic-shaped bodies are checked too', () => {
+  test('Responses and Anthropic-shaped bodies are checked too', async () => {
     const responses = makeContext({ endpoint: 'responses', body: { model: 'm', input: [{ role: 'user', content: [{ type: 'input_text', text: 'to a@b.io' }] }] } })
-    guard.before(responses)
+    await guard.before(responses)
     expect(JSON.stringify(responses.body)).toContain('[EMAIL]')
     const messages = makeContext({ endpoint: 'messages', body: { model: 'm', max_tokens: 5, system: 'falcon', messages: [] } })
-    expect((guard.before(messages) as { kind: string }).kind).toBe('respond')
+    expect(((await guard.before(messages)) as { kind: string }).kind).toBe('respond')
   })
 })
 

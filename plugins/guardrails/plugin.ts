@@ -66,7 +66,7 @@ function toolNames(body: Json): string[] {
   return tools.map((t) => String((t.function as Json | undefined)?.name ?? t.name ?? '')).filter(Boolean)
 }
 
-function inputTokens(ctx: RequestContext): number {
+function inputTokens(ctx: RequestContext): Promise<number> {
   if (ctx.endpoint === 'chat.completions') return countChatPromptTokens(ctx.body)
   return countTextsTokens(collectTexts(ctx.body, 'request'))
 }
@@ -76,17 +76,17 @@ export function createGuardrails(config: GuardrailsConfig) {
   const output = config.rules.filter((r) => r.applies_to.includes('output')).map(compile)
   const allowedTools = config.allowed_tools ? new Set(config.allowed_tools) : undefined
   return {
-    before(ctx: RequestContext) {
+    async before(ctx: RequestContext) {
       if (!endpoint(ctx.endpoint).metered) return CONTINUE
       if (allowedTools) {
         const offending = toolNames(ctx.body).find((name) => !allowedTools.has(name))
         if (offending) return respondWithError(ctx, blocked('allowed_tools', 'input'))
       }
-      if (config.max_input_tokens !== undefined && inputTokens(ctx) > config.max_input_tokens) return respondWithError(ctx, blocked('max_input_tokens', 'input'))
+      if (config.max_input_tokens !== undefined && (await inputTokens(ctx)) > config.max_input_tokens) return respondWithError(ctx, blocked('max_input_tokens', 'input'))
       if (input.length === 0) return CONTINUE
       const result = evaluate(ctx.body, input, mapRequestTexts, 'request')
       if (result.blockedBy) return respondWithError(ctx, blocked(result.blockedBy, 'input'))
-      if (Object.keys(result.masked).length > 0) applyRewrite(ctx, guardrailsManifest.id, () => ({ body: result.body, detail: { masked: result.masked } }))
+      if (Object.keys(result.masked).length > 0) await applyRewrite(ctx, guardrailsManifest.id, () => ({ body: result.body, detail: { masked: result.masked } }))
       return CONTINUE
     },
     async onResponse(ctx: RequestContext, response: Response): Promise<Response | GatewayError> {

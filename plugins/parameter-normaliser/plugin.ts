@@ -16,11 +16,11 @@ export const parameterNormaliser = definePlugin({
   manifest: parameterNormaliserManifest,
   create({ config: gatewayConfig }) {
     return {
-      before(ctx, config) {
+      async before(ctx, config) {
         if (!config.enabled || !ENDPOINTS.has(ctx.endpoint) || !ctx.target) return CONTINUE
         const target = ctx.target
         const limit = config.clamp_max_tokens ? outputLimitFor(target, gatewayConfig.model_output_limits) : undefined
-        applyRewrite(ctx, parameterNormaliserManifest.id, (body) => {
+        await applyRewrite(ctx, parameterNormaliserManifest.id, (body) => {
           const clamped = limit === undefined ? { body, changes: [] } : clampOutputTokens(body, limit, target.selector)
           const normalised =
             ctx.endpoint === 'chat.completions' ? normaliseParameters(clamped.body, target.providerType, target.model, config.drop_unsupported) : { body: clamped.body, changes: [] }

@@ -57,9 +57,9 @@ function checksFor(limit: RateLimit, now: number, tokens: number): Check[] {
   return checks
 }
 
-function estimateTokens(ctx: RequestContext, defaultOutput: number): number {
+async function estimateTokens(ctx: RequestContext, defaultOutput: number): Promise<number> {
   const max = ctx.body.max_completion_tokens ?? ctx.body.max_tokens ?? ctx.body.max_output_tokens
-  return countChatPromptTokens(ctx.body) + (typeof max === 'number' ? max : defaultOutput)
+  return (await countChatPromptTokens(ctx.body)) + (typeof max === 'number' ? max : defaultOutput)
 }
 
 async function rollBack(counters: Counters, taken: Taken[]): Promise<void> {
@@ -76,7 +76,7 @@ export const rateLimiter = definePlugin({
         if (applicable.length === 0) return CONTINUE
         const now = Date.now()
         const needsTokens = applicable.some((l) => l.tokens_per_minute !== undefined || l.tokens_per_day !== undefined)
-        const tokens = needsTokens ? estimateTokens(ctx, config.default_output_tokens_estimate) : 0
+        const tokens = needsTokens ? await estimateTokens(ctx, config.default_output_tokens_estimate) : 0
         const reservation: Reservation = { taken: [], estimatedTokens: tokens, headers: {} }
         for (const limit of applicable) {
           for (const check of checksFor(limit, now, tokens)) {

@@ -25,7 +25,7 @@ test('records a revision and keeps the original body; without a prompt it does n
   const original = { model: 'm', messages }
   const ctx = makeContext({ body: original })
   ctx.capture = { ...ctx.capture, bodies: true }
-  hooks.before!(ctx)
+  await hooks.before!(ctx)
   expect(ctx.originalBody).toBe(original)
   expect(ctx.body.messages).toEqual([
     { role: 'system', content: 'Be kind.' },

@@ -1,11 +1,15 @@
-import { describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Outcome } from '../../src/pipeline/types.ts'
 import { PriceTable } from '../../src/usage/pricing.ts'
-import { meterUsage } from '../../src/usage/meter.ts'
+import { estimateUsage, meterUsage, needsEstimatedUsage } from '../../src/usage/meter.ts'
 import { summaryFromTokens } from '../../src/usage/record.ts'
 import { applyCapture, makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { usageMeter } from './plugin.ts'
 import { withoutUsageChunk } from './usage-chunk.ts'
+import { loadCountThread } from '../../src/tokens/count-thread.ts'
+
+// The tokenizer thread loads its tables once (seconds on a loaded machine); counts below then answer at once.
+beforeAll(() => loadCountThread(), 30_000)
 
 const usage = (u: Partial<Outcome['usage']> & object) => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated: false, ...u })
 const outcome = (u?: ReturnType<typeof usage>, responseBody?: unknown) => ({ status: 200, clientAborted: false, bytesOut: 100, responseHeaders: new Headers(), durationNs: 0, usage: u, responseBody }) as Outcome
@@ -91,10 +95,12 @@ describe('priced usage (src/usage/meter.ts)', () => {
     expect(hitRecord!.saved_usd).toBeGreaterThan(0)
   })
 
-  test('without upstream usage the tokens are counted and marked estimated', () => {
+  test('without upstream usage the tokens are counted and marked estimated', async () => {
     const ctx = makeContext({ body: { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Count these words please' }] } })
     ctx.target = target('openai/gpt-4o')
-    const record = meterUsage(ctx, outcome(undefined, { choices: [{ message: { content: 'One two three four' } }] }), prices)
+    const done = outcome(undefined, { choices: [{ message: { content: 'One two three four' } }] })
+    expect(needsEstimatedUsage(ctx, done)).toBe(true)
+    const record = meterUsage(ctx, done, prices, await estimateUsage(ctx, done))
     expect(record).toMatchObject({ estimated: true, completion_tokens: 4 })
     expect(record!.prompt_tokens).toBeGreaterThan(4)
   })

@@ -16,7 +16,7 @@ function currentSize(ctx: RequestContext): number {
   return Buffer.byteLength(JSON.stringify(ctx.body))
 }
 
-export function applyRewrite(ctx: RequestContext, rewriter: string, rewrite: (body: Record<string, unknown>) => RewriteResult): void {
+export async function applyRewrite(ctx: RequestContext, rewriter: string, rewrite: (body: Record<string, unknown>) => RewriteResult): Promise<void> {
   const before = ctx.body
   const bytesBefore = currentSize(ctx)
   const result = rewrite(before)
@@ -27,8 +27,9 @@ export function applyRewrite(ctx: RequestContext, rewriter: string, rewrite: (bo
   }
   const text = JSON.stringify(result.body)
   const bytesAfter = Buffer.byteLength(text)
-  const tokensSaved = Math.max(0, countPromptTokens(ctx.endpoint, before) - countPromptTokens(ctx.endpoint, result.body))
   ctx.body = result.body
+  const [tokensBefore, tokensAfter] = await Promise.all([countPromptTokens(ctx.endpoint, before), countPromptTokens(ctx.endpoint, result.body)])
+  const tokensSaved = Math.max(0, tokensBefore - tokensAfter)
   ctx.revisions.push({
     seq,
     rewriter,

@@ -12,7 +12,7 @@ import type { RequestContext } from './context.ts'
 import { endsEvent, isEventStream, KEEPALIVE_FRAME, SseParser } from './sse.ts'
 import type { StreamFold } from './stream-codecs.ts'
 import type { Outcome } from './types.ts'
-import { meterUsage } from '../usage/meter.ts'
+import { estimateUsage, meterUsage, needsEstimatedUsage } from '../usage/meter.ts'
 import { usageFromOpenAI } from './usage.ts'
 
 export interface RunOptions {
@@ -127,7 +127,7 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
     }
     if (status < 300 && parsed && typeof parsed === 'object') outcome.usage = usageFromOpenAI((parsed as Record<string, unknown>).usage)
   }
-  complete(ctx, pipeline, outcome, telemetry, false)
+  await complete(ctx, pipeline, outcome, telemetry, false)
   return new Response(text, { status, headers })
 }
 
@@ -175,7 +175,7 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
       if (streamError && !outcome.error) outcome.error = errorFromStream(streamError, ctx)
     }
     if (outcome.error) ctx.error = outcome.error
-    complete(ctx, pipeline, outcome, telemetry, true)
+    complete(ctx, pipeline, outcome, telemetry, true)?.catch((err) => ctx.log.error({ err }, 'completing the request failed'))
   }
 
   return new ReadableStream<Uint8Array>({
@@ -220,10 +220,23 @@ function baseOutcome(ctx: RequestContext, status: number, headers: Headers): Out
   return { status, error: ctx.error, clientAborted: false, bytesOut: 0, responseHeaders: headers, durationNs: 0 }
 }
 
-function complete(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome, telemetry: RequestTelemetry | undefined, wasStream: boolean): void {
+function complete(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome, telemetry: RequestTelemetry | undefined, wasStream: boolean): Promise<void> | undefined {
   outcome.durationNs = ctx.elapsedNs()
   if (ctx.capture.usage) outcome.usage ??= ctx.hiddenStreamUsage
+  if (ctx.capture.pricedUsage && needsEstimatedUsage(ctx, outcome)) {
+    // Counted on the tokenizer thread: this request's record waits for the count, no other request does.
+    return estimateUsage(ctx, outcome).then((estimated) => {
+      outcome.usageRecord = meterUsage(ctx, outcome, pipeline.prices, estimated)
+      finish(ctx, pipeline, outcome, telemetry, wasStream)
+    })
+  }
   if (ctx.capture.pricedUsage) outcome.usageRecord = meterUsage(ctx, outcome, pipeline.prices)
+  finish(ctx, pipeline, outcome, telemetry, wasStream)
+  return undefined
+}
+
+/** Hands the finished request to every `onComplete` hook and to telemetry. */
+function finish(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome, telemetry: RequestTelemetry | undefined, wasStream: boolean): void {
   for (const { pluginId, hook } of pipeline.onComplete) {
     try {
       const result = hook(ctx, outcome)

@@ -9,7 +9,7 @@ import { responsesRequestToChat } from './responses/request.ts'
 
 type Json = Record<string, unknown>
 
-export function countPromptTokens(endpoint: EndpointId, body: Json): number {
+export function countPromptTokens(endpoint: EndpointId, body: Json): Promise<number> {
   if (endpoint === 'responses') return countChatPromptTokens(translatedOrEmpty(() => responsesRequestToChat(body)))
   if (endpoint === 'messages' || endpoint === 'messages.count_tokens') return countChatPromptTokens(translatedOrEmpty(() => messagesRequestToChat(body)))
   return countChatPromptTokens(body)

@@ -37,7 +37,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
     limits: { ttfbMs: deps.config.upstream.ttfb_timeout_ms, idleMs: deps.config.upstream.idle_timeout_ms, maxResponseBytes: deps.config.upstream.max_response_bytes, secrets: deps.providers.secrets() },
   }
   if (ctx.endpoint === 'messages.count_tokens') {
-    return adapter.countMessageTokens ? toClient(ctx, await adapter.countMessageTokens(call)) : countTokensResponse(ctx.body)
+    return adapter.countMessageTokens ? toClient(ctx, await adapter.countMessageTokens(call)) : await countTokensResponse(ctx.body)
   }
   const native = nativeCall(ctx, instance.nativeResponses, adapter)
   if (native) return toClient(ctx, await native(call))

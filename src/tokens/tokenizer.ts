@@ -1,8 +1,7 @@
 /**
  * @module The o200k_base tokenizer. Its tables take about 40 MB of resident memory and 0.3–1.5 s of one core to
- * load, synchronously. A gateway loads them while it starts (before `/ready` reports ready, see Gateway.start), so
- * that no request ever waits for them and no other request stalls meanwhile (issue #17: no estimate may block the
- * event loop for more than a few milliseconds). Tools and tests that never start a gateway load them on first use.
+ * load, synchronously, so only the tokenizer thread (count-thread-worker.ts) loads them, on the first count: an
+ * idle gateway never holds them, and loading never blocks the thread that serves requests.
  */
 type O200k = typeof import('gpt-tokenizer/encoding/o200k_base')
 
@@ -10,7 +9,7 @@ let o200k: O200k | undefined
 
 /** Loads the tables now (idempotent). */
 export function loadTokenizer(): void {
-  // A synchronous require keeps every caller synchronous; `bun build --compile` bundles it like an import.
+  // A synchronous require: `bun build --compile` bundles it like an import, and the thread loads it when asked.
   o200k ??= require('gpt-tokenizer/encoding/o200k_base') as O200k
 }
 

@@ -11,18 +11,26 @@ import { countChatPromptTokens, countCompletionTokens } from '../tokens/count.ts
 import type { PriceTable } from './pricing.ts'
 import type { UsageRecord } from './record.ts'
 
-/** Usage counted by the gateway when the upstream reported none. */
-export function estimateUsage(ctx: RequestContext, outcome: Outcome): TokenUsage {
-  const prompt = countChatPromptTokens(ctx.body)
+/** Whether the request's usage must be counted by the gateway: billable, and the upstream reported none. */
+export function needsEstimatedUsage(ctx: RequestContext, outcome: Outcome): boolean {
+  return !outcome.usage && !!ctx.target && outcome.status < 400 && !outcome.clientAborted
+}
+
+/** Usage counted by the gateway (on the tokenizer thread) when the upstream reported none. */
+export async function estimateUsage(ctx: RequestContext, outcome: Outcome): Promise<TokenUsage> {
   const body = outcome.responseBody as Record<string, unknown> | undefined
-  const completion = body ? countCompletionTokens(body) : Math.ceil(outcome.bytesOut / 4)
+  const [prompt, completion] = await Promise.all([countChatPromptTokens(ctx.body), body ? countCompletionTokens(body) : Math.ceil(outcome.bytesOut / 4)])
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated: true }
 }
 
-/** The priced usage record of a finished request, or undefined when it used nothing billable. */
-export function meterUsage(ctx: RequestContext, outcome: Outcome, prices: PriceTable): UsageRecord | undefined {
+/**
+ * The priced usage record of a finished request, or undefined when it used nothing billable. `estimated` is
+ * {@link estimateUsage}'s answer, needed when {@link needsEstimatedUsage} says so.
+ */
+export function meterUsage(ctx: RequestContext, outcome: Outcome, prices: PriceTable, estimated?: TokenUsage): UsageRecord | undefined {
   if (!ctx.target || outcome.status >= 400 || (outcome.clientAborted && !outcome.usage)) return undefined
-  const tokens = outcome.usage ?? estimateUsage(ctx, outcome)
+  const tokens = outcome.usage ?? estimated
+  if (!tokens) throw new Error('meterUsage: the upstream reported no usage and no estimate was given')
   const counts = { prompt: tokens.prompt_tokens, cachedPrompt: tokens.cached_tokens, cacheWrite: tokens.cache_write_tokens, completion: tokens.completion_tokens }
   const priced = prices.cost(ctx.target, counts)
   const rewriteTokensSaved = ctx.revisions.reduce((sum, r) => sum + (r.tokens_saved || 0), 0)

@@ -97,3 +97,14 @@ test('SIGTERM stops the binary cleanly', async () => {
   child!.kill('SIGTERM')
   expect(await child!.exited).toBe(0)
 })
+
+test('the binary counts tokens on its tokenizer thread (an entrypoint of its own)', async () => {
+  const res = await fetch(`${baseURL}/v1/messages/count_tokens`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer binary-master-key', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'How many tokens is this sentence?' }] }),
+  })
+  expect(res.headers.get('x-gateway-estimated')).toBe('true')
+  // 7 o200k tokens + 3 for the message; the fallback without the thread (characters / 4) would say 12.
+  expect(await res.json()).toEqual({ input_tokens: 10 })
+}, 30_000)

@@ -7,10 +7,10 @@
 import { countChatPromptTokens } from '../../tokens/count.ts'
 import { messagesRequestToChat } from './request.ts'
 
-export function estimateInputTokens(body: Record<string, unknown>): number {
+export function estimateInputTokens(body: Record<string, unknown>): Promise<number> {
   return countChatPromptTokens(messagesRequestToChat(body))
 }
 
-export function countTokensResponse(body: Record<string, unknown>): Response {
-  return Response.json({ input_tokens: estimateInputTokens(body) }, { headers: { 'x-gateway-estimated': 'true' } })
+export async function countTokensResponse(body: Record<string, unknown>): Promise<Response> {
+  return Response.json({ input_tokens: await estimateInputTokens(body) }, { headers: { 'x-gateway-estimated': 'true' } })
 }

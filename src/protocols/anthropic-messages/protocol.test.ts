@@ -1,9 +1,13 @@
-import { describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
 import { estimateInputTokens } from './count-tokens.ts'
 import { anthropicErrorBody, anthropicErrorType } from './errors.ts'
 import { messagesRequestToChat } from './request.ts'
 import { anthropicUsage, chatCompletionToMessage, stopReason, toolInput } from './response.ts'
+import { loadCountThread } from '../../tokens/count-thread.ts'
+
+// The tokenizer thread loads its tables once (seconds on a loaded machine); counts below then answer at once.
+beforeAll(() => loadCountThread(), 30_000)
 
 describe('Messages request → chat request', () => {
   test('system, content blocks, tool use and tool results', () => {
@@ -280,10 +284,10 @@ describe('errors in Anthropic shape', () => {
   })
 })
 
-test('count_tokens estimate: system, messages and tools count; more text, more tokens', () => {
-  const short = estimateInputTokens({ messages: [{ role: 'user', content: 'Hello' }] })
-  const longer = estimateInputTokens({ system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'Hello' }] })
-  const withTools = estimateInputTokens({ system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'Hello' }], tools: [{ name: 'get_weather', input_schema: { type: 'object' } }] })
+test('count_tokens estimate: system, messages and tools count; more text, more tokens', async () => {
+  const short = await estimateInputTokens({ messages: [{ role: 'user', content: 'Hello' }] })
+  const longer = await estimateInputTokens({ system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'Hello' }] })
+  const withTools = await estimateInputTokens({ system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'Hello' }], tools: [{ name: 'get_weather', input_schema: { type: 'object' } }] })
   expect(short).toBeGreaterThan(0)
   expect(longer).toBeGreaterThan(short)
   expect(withTools).toBeGreaterThan(longer)
