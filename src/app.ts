@@ -6,7 +6,7 @@ import type { GatewayConfig } from './config/schema.ts'
 import type { Logger } from './log/logger.ts'
 import { ModelCatalog } from './models/catalog.ts'
 import type { RequestContext } from './pipeline/context.ts'
-import { runPipeline } from './pipeline/run.ts'
+import { completionsSettled, runPipeline } from './pipeline/run.ts'
 import type { GatewayPlugin, PluginDeps } from './pipeline/types.ts'
 import { ProviderRegistry } from './providers/registry.ts'
 import type { ProviderAdapter } from './providers/types.ts'
@@ -171,6 +171,8 @@ export class Gateway {
 
   /** Runs the shutdown tasks (queue drains) and closes the stores; call after the HTTP server stopped. */
   async shutdown(): Promise<void> {
+    // Requests that ended just now may still wait for a token count (at most ~1 s) before their audit entry exists.
+    await completionsSettled()
     this.catalog.stop()
     this.keys.stop()
     this.workflows.stop()

@@ -220,15 +220,25 @@ function baseOutcome(ctx: RequestContext, status: number, headers: Headers): Out
   return { status, error: ctx.error, clientAborted: false, bytesOut: 0, responseHeaders: headers, durationNs: 0 }
 }
 
+/** Completions waiting for a token count; shutdown waits for them so that their audit entries reach the queue. */
+const countingCompletions = new Set<Promise<void>>()
+
+/** Resolves once every completion that was waiting for a token count has handed its outcome on. */
+export async function completionsSettled(): Promise<void> {
+  while (countingCompletions.size > 0) await Promise.allSettled([...countingCompletions])
+}
+
 function complete(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome, telemetry: RequestTelemetry | undefined, wasStream: boolean): Promise<void> | undefined {
   outcome.durationNs = ctx.elapsedNs()
   if (ctx.capture.usage) outcome.usage ??= ctx.hiddenStreamUsage
   if (ctx.capture.pricedUsage && needsEstimatedUsage(ctx, outcome)) {
     // Counted on the tokenizer thread: this request's record waits for the count, no other request does.
-    return estimateUsage(ctx, outcome).then((estimated) => {
+    const completing = estimateUsage(ctx, outcome).then((estimated) => {
       outcome.usageRecord = meterUsage(ctx, outcome, pipeline.prices, estimated)
       finish(ctx, pipeline, outcome, telemetry, wasStream)
     })
+    countingCompletions.add(completing)
+    return completing.finally(() => countingCompletions.delete(completing))
   }
   if (ctx.capture.pricedUsage) outcome.usageRecord = meterUsage(ctx, outcome, pipeline.prices)
   finish(ctx, pipeline, outcome, telemetry, wasStream)
