@@ -146,7 +146,8 @@ out.push(
   `**Load:** wrk ${meta.wrk_threads} thread(s), POST /v1/chat/completions with a small chat body; ${meta.warmup_s} s warm-up per target, ` +
     `${meta.duration_s} s per measured run, ${meta.c1_duration_s} s at concurrency 1. Mock upstream: instant JSON; streams are ` +
     `${meta.stream_chunks} content chunks ${meta.stream_interval_ms} ms apart (first chunk at once). nginx: ${meta.nginx_workers} worker(s). ` +
-    `Portkey: @portkey-ai/gateway ${meta.portkey_version} on Node (with @hono/node-server ${meta.portkey_node_server_version}).`,
+    `Portkey: @portkey-ai/gateway ${meta.portkey_version} on Node (with @hono/node-server ${meta.portkey_node_server_version}). ` +
+    `LiteLLM: litellm[proxy] ${meta.litellm_version ?? '?'} (Python), one worker, no database.`,
 )
 out.push('')
 
@@ -228,6 +229,7 @@ out.push(
       ['added p50 latency at concurrency 1 (gateway-core − mock)', `${fmt(addedC1Core, 3)} ms`, '≤ 0.3 ms', verdict(addedC1Core <= 0.3, addedC1Core)],
       ['gateway (defaults: + audit, usage) / nginx throughput', `${fmt((100 * gw) / ngx, 1)} %`, '≥ 40 %', verdict(gw / ngx >= 0.4, gw / ngx)],
       ['gateway (defaults) / Portkey throughput', `${fmt(gw / pk, 1)}×`, '≥ 15×', verdict(gw / pk >= 15, gw / pk)],
+      ['(reference) gateway (defaults) / LiteLLM throughput', `${fmt(gw / rps(find('litellm', 'load')), 1)}×`, '–', '–'],
       ['added p50 latency at concurrency 1 (gateway defaults − mock)', `${fmt(addedC1, 3)} ms`, '≤ 0.3 ms', verdict(addedC1 <= 0.3, addedC1)],
       ['(reference) gateway / bare Bun proxy throughput', `${fmt((100 * gw) / bare, 1)} %`, '–', '–'],
       ...(['gateway-anthropic', 'gateway-gemini'] as const).map((t) => [`(issue 5) ${t} / gateway throughput (translation cost)`, `${fmt((100 * rps(find(t, 'load'))) / gw, 1)} %`, '–', '–']),

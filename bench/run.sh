@@ -8,6 +8,7 @@
 #   gateway-anthropic, gateway-gemini
 #              the same gateway with an Anthropic / a Gemini model: every request and answer translated
 #   portkey    the Portkey gateway from the npm registry (Node)
+#   litellm    the LiteLLM proxy from PyPI (`litellm[proxy]`, Python), one worker, no database, in a venv made here
 # and writes bench/results/latest.md (plus the raw data in bench/results/<timestamp>/). See bench/README.md.
 #
 # Everything listens on 127.0.0.1 only (Portkey cannot be told to; it is only ever sent loopback traffic),
@@ -28,11 +29,12 @@ TTFB_LANES=${TTFB_LANES:-4}
 STREAM_CHUNKS=${STREAM_CHUNKS:-20}
 STREAM_INTERVAL_MS=${STREAM_INTERVAL_MS:-10}
 NGINX_WORKERS=${NGINX_WORKERS:-1}
-TARGETS=${TARGETS:-mock nginx bun-proxy gateway-core gateway gateway-anthropic gateway-gemini portkey}
+TARGETS=${TARGETS:-mock nginx bun-proxy gateway-core gateway gateway-anthropic gateway-gemini portkey litellm}
 PORTKEY_VERSION=${PORTKEY_VERSION:-1.15.2}
 # @hono/node-server newer than this breaks Portkey on Node (TypeError: immutable when Portkey adds its headers;
 # Portkey-AI/gateway issues 1389 and 1550); streaming fails even with 1.14.x. npm "overrides" pins it.
 PORTKEY_NODE_SERVER_VERSION=${PORTKEY_NODE_SERVER_VERSION:-1.13.8}
+LITELLM_VERSION=${LITELLM_VERSION:-1.106.2}
 BENCH_CACHE_DIR=${BENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ai-gateway-bench}
 RESULTS_DIR=${RESULTS_DIR:-$BENCH_DIR/results}
 # Which gateway code runs: empty = the working tree as it is; a git ref (e.g. HEAD) = that commit, exported
@@ -338,6 +340,41 @@ start_portkey() {
   wait_http portkey "$T_PID" "$T_URL/v1/chat/completions" "${args[@]}"
 }
 
+# LiteLLM from PyPI into a venv of its own (cached per version), for the Python peer row.
+install_litellm() {
+  LITELLM_DIR="$BENCH_CACHE_DIR/litellm-$LITELLM_VERSION"
+  LITELLM_BIN="$LITELLM_DIR/bin/litellm"
+  [[ -x $LITELLM_BIN ]] && return 0
+  command -v python3 >/dev/null || return 1
+  log "installing litellm[proxy]==$LITELLM_VERSION into $LITELLM_DIR"
+  python3 -m venv "$LITELLM_DIR" >"$RUN_DIR/litellm-install.log" 2>&1 || return 1
+  "$LITELLM_DIR/bin/pip" install --quiet "litellm[proxy]==$LITELLM_VERSION" >>"$RUN_DIR/litellm-install.log" 2>&1 || return 1
+  [[ -x $LITELLM_BIN ]]
+}
+
+start_litellm() {
+  local port dir="$TMP/litellm"
+  port=$(free_port)
+  mkdir -p "$dir"
+  # One worker, no database (no DATABASE_URL: no spend logs, keys from the config only), master-key auth like the
+  # gateway rows, its own logging at ERROR.
+  printf '%s\n' 'model_list:' '  - model_name: gpt-4o-mini' '    litellm_params:' '      model: openai/gpt-4o-mini' \
+    "      api_base: http://127.0.0.1:$MOCK_PORT/v1" "      api_key: $UPSTREAM_KEY" 'general_settings:' \
+    '  master_key: sk-litellm-bench-key' 'litellm_settings:' '  telemetry: false' >"$dir/config.yaml"
+  (cd "$dir" && exec env -u DATABASE_URL LITELLM_LOG=ERROR "$LITELLM_BIN" --config "$dir/config.yaml" --host 127.0.0.1 --port "$port" --num_workers 1) >"$RUN_DIR/litellm.log" 2>&1 &
+  T_PID=$!
+  PIDS+=("$T_PID")
+  T_NAME=litellm T_URL="http://127.0.0.1:$port" T_MODEL=gpt-4o-mini T_AUTH=sk-litellm-bench-key T_HEADERS=''
+  # Python start-up is slow (tens of seconds on a busy machine): up to 3 minutes.
+  local i
+  for i in $(seq 1 1800); do
+    kill -0 "$T_PID" 2>/dev/null || die "litellm exited during start-up (log: $RUN_DIR/litellm.log)"
+    [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$T_URL/health/liveliness" || true) == 200 ]] && return 0
+    sleep 0.1
+  done
+  die "litellm did not become ready within 3 minutes (log: $RUN_DIR/litellm.log)"
+}
+
 START=$(date +%s)
 for target in $TARGETS; do
   case $target in
@@ -355,7 +392,14 @@ for target in $TARGETS; do
       fi
       start_portkey
       ;;
-    *) die "unknown target '$target' (known: mock nginx bun-proxy gateway-core gateway gateway-anthropic gateway-gemini portkey)" ;;
+    litellm)
+      if ! install_litellm; then
+        skip_target litellm "pip install of litellm[proxy]==$LITELLM_VERSION failed (see litellm-install.log)"
+        continue
+      fi
+      start_litellm
+      ;;
+    *) die "unknown target '$target' (known: mock nginx bun-proxy gateway-core gateway gateway-anthropic gateway-gemini portkey litellm)" ;;
   esac
   smoke
   log "$T_NAME ready at $T_URL (pid $T_PID)"
@@ -370,7 +414,7 @@ cat >"$RUN_DIR/meta.json" <<EOF
  "elapsed_s":$ELAPSED,"duration_s":$DURATION,"warmup_s":$WARMUP,"c1_duration_s":$C1_DURATION,"connections":$CONNECTIONS,
  "stream_connections":$STREAM_CONNECTIONS,"wrk_threads":$WRK_THREADS,"ttfb_requests":$TTFB_REQUESTS,"ttfb_lanes":$TTFB_LANES,
  "stream_chunks":$STREAM_CHUNKS,"stream_interval_ms":$STREAM_INTERVAL_MS,"nginx_workers":$NGINX_WORKERS,
- "portkey_version":"$PORTKEY_VERSION","portkey_node_server_version":"$PORTKEY_NODE_SERVER_VERSION"}
+ "portkey_version":"$PORTKEY_VERSION","litellm_version":"$LITELLM_VERSION","portkey_node_server_version":"$PORTKEY_NODE_SERVER_VERSION"}
 EOF
 
 bun "$BENCH_DIR/report.ts" "$RUN_DIR" >"$RUN_DIR/report.md"
