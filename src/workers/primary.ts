@@ -6,8 +6,9 @@
  * and, on the embedded SQLite database, the one write thread that stores every worker's audit entries and usage
  * records. On PostgreSQL the workers are replicas like any other and write themselves.
  */
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
+import { spillDirFor } from '../audit/audit-log.ts'
 import type { AuditRow } from '../audit/record.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import { announce, flushLog, type Logger } from '../log/logger.ts'
@@ -81,7 +82,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<never> {
   const start = (index: number, crashes: number) => {
     const startedAt = Date.now()
     const child = Bun.spawn([...workerCommand()], {
-      env: { ...process.env, [WORKER_INDEX_ENV]: String(index), GATEWAY_WORKERS: String(workers) },
+      env: { ...process.env, [WORKER_INDEX_ENV]: String(index), GATEWAY_WORKERS: String(workers), ...spillEnv(config, index) },
       stdio: ['ignore', 'inherit', 'inherit'],
       serialization: 'advanced',
       ipc: (message: WorkerMessage, subprocess) => onMessage(index, subprocess, message),
@@ -124,6 +125,15 @@ export async function runPrimary(options: PrimaryOptions): Promise<never> {
   process.on('SIGINT', () => void stop('SIGINT'))
   // Runs until a signal stops it (stop() exits the process).
   return new Promise<never>(() => {})
+}
+
+/**
+ * Each worker spills to a folder of its own (appends, rotations and replays of one folder by several processes
+ * would trip over each other); a replacement takes over its slot's folder and replays what is left there.
+ */
+function spillEnv(config: GatewayConfig, index: number): Record<string, string> {
+  if (config.database.url && !config.logging.audit_spill_dir) return {}
+  return { LOGGING_AUDIT_SPILL_DIR: join(spillDirFor(config), `worker-${index}`) }
 }
 
 function safeSend(child: Subprocess, message: PrimaryMessage): void {
