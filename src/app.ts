@@ -26,7 +26,7 @@ import { applyRequestLabels } from './labels/apply.ts'
 import { pluginRegistry, providerAdapters } from '../plugins/index.ts'
 import { GatewayMetrics } from './observability/metrics.ts'
 import { RequestTelemetry } from './observability/request-telemetry.ts'
-import { Tracing } from './observability/tracing.ts'
+import type { Tracing } from './observability/tracing.ts'
 import type { TracingSettings } from './observability/tracing-config.ts'
 import type { PrimaryLink } from './workers/link.ts'
 
@@ -114,7 +114,8 @@ export class Gateway {
     this.deps.onShutdown(() => this.auditLog.close())
     this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys)
     this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
-    this.tracing = options.tracing ? new Tracing(options.tracing, this.log) : undefined
+    // The OpenTelemetry SDK (about 20 MB resident) is loaded only when tracing is configured.
+    this.tracing = options.tracing ? new (require('./observability/tracing.ts') as typeof import('./observability/tracing.ts')).Tracing(options.tracing, this.log) : undefined
     this.telemetry = this.requestTelemetry()
     this.plugins = options.plugins ?? pluginRegistry
     this.workflows = new WorkflowRegistry(stores.workflows, this.plugins, this.deps, this.config.features, this.log, stores.changes)

@@ -3,7 +3,7 @@
  * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/). Tracing is off unless an
  * OTLP endpoint is set; `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none` switch it off again.
  */
-import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace'
+import type { Sampler } from '@opentelemetry/sdk-trace'
 
 export interface TracingSettings {
   /** Where spans are POSTed (OTLP/HTTP, JSON encoding). */
@@ -44,6 +44,8 @@ export function tracingSettingsFromEnv(env: Env): TracingSettings | undefined {
 }
 
 function samplerFromEnv(raw: string | undefined, arg: string | undefined): { sampler: Sampler; name: string } {
+  // Required here, not imported: a gateway without tracing never loads the OpenTelemetry SDK (about 20 MB resident).
+  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')
   const name = (raw || 'parentbased_always_on').trim().toLowerCase()
   const ratio = () => {
     const value = arg === undefined || arg === '' ? 1 : Number(arg)
