@@ -41,7 +41,7 @@ export BENCH_AUTH=$BENCH_KEY BENCH_MODEL=openai/gpt-4o-mini
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # load PORT SECONDS: prints "requests req/s"
 load() {
-  wrk -t1 -c50 -d"$2" -s bench/wrk/chat.lua "http://127.0.0.1:$1" 2>&1 | awk '/requests in/ { n = $1 } /Requests\/sec/ { r = $2 } END { printf "%d %d", n, r }'
+  wrk -t1 -c50 -d"$2" -s bench/wrk/chat.lua "http://127.0.0.1:$1" 2>&1 | awk '/requests in/ { n = $1 } /Requests\/sec/ { r = $2 } END { printf "%d %d\n", n, r }'
 }
 load "$ONE_PORT" 2 >/dev/null
 load "$MANY_PORT" 2 >/dev/null
@@ -50,6 +50,8 @@ HZ=$(getconf CLK_TCK)
 declare -A CPU
 REQUESTS_MANY=0
 SECONDS_MANY=0
+ONE_TICKS=0
+REQUESTS_ONE=0
 RATIOS=()
 printf '| round | 1 process req/s | %s workers req/s | ratio |\n| ---: | ---: | ---: | ---: |\n' "$WORKERS"
 for round in $(seq 1 "$ROUNDS"); do
@@ -61,12 +63,19 @@ for round in $(seq 1 "$ROUNDS"); do
     REQUESTS_MANY=$((REQUESTS_MANY + n))
     SECONDS_MANY=$((SECONDS_MANY + RUN_SECONDS))
   }
+  measure_one() {
+    local before
+    before=$(ticks "$ONE")
+    read -r n one < <(load "$ONE_PORT" "$RUN_SECONDS")
+    ONE_TICKS=$((ONE_TICKS + $(ticks "$ONE") - before))
+    REQUESTS_ONE=$((REQUESTS_ONE + n))
+  }
   if ((round % 2)); then
-    read -r _ one < <(load "$ONE_PORT" "$RUN_SECONDS")
+    measure_one
     measure_many
   else
     measure_many
-    read -r _ one < <(load "$ONE_PORT" "$RUN_SECONDS")
+    measure_one
   fi
   ratio=$(awk -v a="$many" -v b="$one" 'BEGIN { printf "%.2f", a / b }')
   RATIOS+=("$ratio")
@@ -81,4 +90,8 @@ for p in $PRIMARY $WORKER_PIDS; do
   awk -v t="${CPU[$p]}" -v hz="$HZ" -v n="$REQUESTS_MANY" -v s="$SECONDS_MANY" -v name="$name" \
     'BEGIN { printf "| %s | %.0f | %.0f %% |\n", name, t / hz * 1e6 / n, 100 * t / hz / s }'
 done
+total=0
+for p in $PRIMARY $WORKER_PIDS; do total=$((total + CPU[$p])); done
+awk -v t="$total" -v hz="$HZ" -v n="$REQUESTS_MANY" -v w="$WORKERS" 'BEGIN { printf "| all %d processes | %.0f | |\n", w + 1, t / hz * 1e6 / n }'
+awk -v t="$ONE_TICKS" -v hz="$HZ" -v n="$REQUESTS_ONE" 'BEGIN { printf "| (the 1-process gateway, both threads) | %.0f | |\n", t / hz * 1e6 / n }'
 printf '\n(%d requests through the %s-worker gateway in %d s of load; load average now %s)\n' "$REQUESTS_MANY" "$WORKERS" "$SECONDS_MANY" "$(cut -d' ' -f1-3 /proc/loadavg)"
