@@ -43,6 +43,7 @@ export function createAuditWriter(config: GatewayConfig, batches: AuditBatchWrit
       maxBytes: config.logging.audit_queue_max_bytes,
       batchSize: config.logging.audit_batch_size,
       flushIntervalMs: config.logging.audit_flush_interval_ms,
+      memoryMaxBytes: config.logging.audit_memory_max_bytes,
     },
     log,
   )

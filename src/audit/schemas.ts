@@ -156,6 +156,11 @@ export const auditWriterStatsSchema = z.object({
   suppressed: z.number().int(),
   spill_files: z.number().int(),
   spill_bytes: z.number().int(),
+  held: z.number().int(),
+  held_bytes: z.number().int(),
+  held_max_bytes: z.number().int(),
+  lost: z.number().int(),
+  state: z.enum(['ok', 'spilling', 'holding', 'losing']),
   last_error: z.string().nullable(),
 })
 

@@ -10,7 +10,7 @@
  * a field are stored, not dead-lettered. A file without a header is format 1 (rows in SPILL_FORMAT_1_FIELDS
  * order, or whole entries from releases before rows).
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { AuditLogEntry } from './entry.ts'
@@ -33,11 +33,21 @@ export class SpillFiles {
   append(rows: readonly AuditRow[]): number {
     if (rows.length === 0) return 0
     this.fd ??= this.openActive()
+    const size = fstatSync(this.fd).size
     let text = rows.map((row) => JSON.stringify(row)).join('\n') + '\n'
-    if (fstatSync(this.fd).size === 0) text = HEADER + text
+    if (size === 0) text = HEADER + text
     const bytes = Buffer.from(text)
     let written = 0
-    while (written < bytes.length) written += writeSync(this.fd, bytes, written)
+    try {
+      while (written < bytes.length) written += writeSync(this.fd, bytes, written)
+    } catch (err) {
+      // A full disk can take half a line: cut it off, so the next append starts on a line of its own and the
+      // caller, which keeps these rows, does not store them twice.
+      try {
+        ftruncateSync(this.fd, size)
+      } catch {}
+      throw err
+    }
     return bytes.length
   }
 

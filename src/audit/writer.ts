@@ -8,13 +8,19 @@
  * - Bounded: the queue holds at most `capacity` entries and `maxBytes` of (estimated) entry size. Beyond that,
  *   entries go to the spill file (src/audit/spill.ts) instead of being dropped, and are replayed into the store
  *   when the queue has room again, at start-up, and at shutdown.
- * - Retried: a failed batch stays at the head of the queue and is retried with backoff. After three failures in
- *   a row it is written entry by entry; entries that still fail while others succeed are poison and go to the
- *   dead-letter file (counted as `failed`). When every entry fails the store itself is down: keep retrying.
+ * - Retried: a failed batch stays at the head of the queue and is retried with backoff. A transient error (full
+ *   or failing disk, busy or locked database, unreachable server: `isTransientWriteError`) is never a reason to
+ *   give up on an entry. After three failures in a row with any other error the batch is written entry by entry;
+ *   an entry that fails alone with a non-transient error is poison and goes to the dead-letter file (counted as
+ *   `failed`); a transient error on the way stops the sorting and the batch is retried whole later.
+ * - Held: when the spill file cannot take entries either (the disk is full), they are held in memory, up to
+ *   `memoryMaxBytes`, and written (or spilled) as soon as either recovers. Only past that bound is an entry lost:
+ *   counted (`lost`), logged at once with its id, and shown by `/ready` and the metrics.
  * - Drained: `drain()` (registered as a shutdown task) writes the queue and replays the spill files; whatever
  *   cannot be written before the deadline is spilled, so the next start stores it.
  */
 import type { Logger } from '../log/logger.ts'
+import { isTransientWriteError } from '../stores/errors.ts'
 import type { AuditSink } from '../stores/types.ts'
 import type { AuditLogEntry } from './entry.ts'
 import { auditRowBytes, auditRowId, encodeAuditEntry, type AuditRow, type BodyTexts } from './record.ts'
@@ -38,7 +44,12 @@ export interface AuditWriterOptions {
   retryMaxMs?: number
   /** How often the counters are logged when something noteworthy happened. */
   reportIntervalMs?: number
+  /** Estimated bytes held in memory when neither the store nor the spill folder takes writes; past it entries are lost. */
+  memoryMaxBytes?: number
 }
+
+/** `ok`; `spilling` (entries wait in spill files); `holding` (in memory: the spill folder refuses writes too); `losing` (past the memory bound). */
+export type AuditWriterState = 'ok' | 'spilling' | 'holding' | 'losing'
 
 export interface AuditWriterStats {
   queue_depth: number
@@ -63,8 +74,18 @@ export interface AuditWriterStats {
   suppressed: number
   spill_files: number
   spill_bytes: number
+  /** Entries held in memory because neither the store nor the spill folder took them, and their estimated bytes. */
+  held: number
+  held_bytes: number
+  held_max_bytes: number
+  /** Entries lost: past the memory bound while the store and the spill folder both refused (each logged by id). */
+  lost: number
+  state: AuditWriterState
   last_error: string | null
 }
+
+/** What is held in memory by default when the disk refuses writes: 256 MiB of (estimated) entry size. */
+export const DEFAULT_AUDIT_MEMORY_MAX_BYTES = 256 * 1024 * 1024
 
 /** Stores encoded rows in one transaction, skipping ids already stored; resolves to how many were new. */
 export interface AuditBatchWriter {
@@ -72,11 +93,18 @@ export interface AuditBatchWriter {
 }
 
 const ISOLATE_AFTER_FAILURES = 3
+/** How long `state` says `losing` after the last lost entry. */
+const LOSING_SHOWN_MS = 60_000
 
 export class AuditWriter implements AuditSink {
   private queue: AuditRow[] = []
   private weights: number[] = []
   private queueBytes = 0
+  private held: AuditRow[] = []
+  private heldWeights: number[] = []
+  private heldBytes = 0
+  private lastLoss = 0
+  private lastFailureTransient = true
   private timer: ReturnType<typeof setTimeout> | undefined
   private reportTimer: ReturnType<typeof setInterval> | undefined
   private running: Promise<void> | undefined
@@ -85,11 +113,12 @@ export class AuditWriter implements AuditSink {
   private replay: SpillReader | undefined
   private replayWanted = false
   private draining = false
-  private readonly counters = { recorded: 0, written: 0, spilled: 0, replayed: 0, failed: 0, batch_failures: 0, duplicates: 0, suppressed: 0 }
+  private readonly counters = { recorded: 0, written: 0, spilled: 0, replayed: 0, failed: 0, batch_failures: 0, duplicates: 0, suppressed: 0, lost: 0 }
   private lastError: string | null = null
   private reported = ''
   private readonly retryBaseMs: number
   private readonly retryMaxMs: number
+  private readonly memoryMaxBytes: number
 
   constructor(
     private readonly store: AuditBatchWriter,
@@ -99,6 +128,7 @@ export class AuditWriter implements AuditSink {
   ) {
     this.retryBaseMs = options.retryBaseMs ?? 100
     this.retryMaxMs = options.retryMaxMs ?? 5000
+    this.memoryMaxBytes = options.memoryMaxBytes ?? DEFAULT_AUDIT_MEMORY_MAX_BYTES
   }
 
   /** Replays spill files left by an earlier process and starts the periodic report. */
@@ -151,6 +181,10 @@ export class AuditWriter implements AuditSink {
       ...this.counters,
       spill_files: pending.files,
       spill_bytes: pending.bytes,
+      held: this.held.length,
+      held_bytes: this.heldBytes,
+      held_max_bytes: this.memoryMaxBytes,
+      state: Date.now() - this.lastLoss < LOSING_SHOWN_MS ? 'losing' : this.held.length > 0 ? 'holding' : pending.files > 0 ? 'spilling' : 'ok',
       last_error: this.lastError,
     }
   }
@@ -169,6 +203,13 @@ export class AuditWriter implements AuditSink {
       if (this.queue.length > 0) {
         this.log.error({ entries: this.queue.length }, 'audit drain deadline passed; the rest is spilled and stored at the next start')
         this.spillRows(this.take(this.queue.length))
+      }
+      if (this.held.length > 0 && !this.spillHeld()) {
+        // The process is stopping and neither the store nor the disk takes them: say exactly which.
+        const rows = this.held.splice(0)
+        this.heldWeights = []
+        this.heldBytes = 0
+        this.lose(rows, 'audit entries lost at shutdown: neither the database nor the spill folder took writes')
       }
     } finally {
       this.replay?.abandon()
@@ -189,7 +230,7 @@ export class AuditWriter implements AuditSink {
   private async writeAll(deadline: number): Promise<void> {
     while (Date.now() < deadline) {
       await this.running
-      if (this.queue.length === 0 && !this.replayWanted && !this.replay) break
+      if (this.queue.length === 0 && this.held.length === 0 && !this.replayWanted && !this.replay) break
       const wait = this.retryAt - Date.now()
       if (wait > 0) await Bun.sleep(Math.min(wait, deadline - Date.now()))
       await this.run()
@@ -220,15 +261,20 @@ export class AuditWriter implements AuditSink {
   private run(): Promise<void> {
     this.running ??= this.loop().finally(() => {
       this.running = undefined
-      if (!this.draining && (this.queue.length > 0 || this.replayWanted || this.replay)) this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs)
+      if (!this.draining && (this.queue.length > 0 || this.held.length > 0 || this.replayWanted || this.replay)) this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs)
     })
     return this.running
   }
 
   private async loop(): Promise<void> {
     while (Date.now() >= this.retryAt) {
+      this.refillFromHeld()
       if (this.queue.length > 0) {
-        if (!(await this.writeQueued())) return
+        if (!(await this.writeQueued())) {
+          // The store refuses: move what memory holds to the spill folder if it takes writes again.
+          if (this.held.length > 0) this.spillHeld()
+          return
+        }
       } else if (this.replay || this.replayWanted) {
         if (!(await this.replayChunk())) return
       } else return
@@ -243,7 +289,7 @@ export class AuditWriter implements AuditSink {
       this.take(batch.length)
       return true
     }
-    if (this.consecutiveFailures >= ISOLATE_AFTER_FAILURES && (await this.isolate(batch))) {
+    if (!this.lastFailureTransient && this.consecutiveFailures >= ISOLATE_AFTER_FAILURES && (await this.isolate(batch))) {
       this.take(batch.length)
       return true
     }
@@ -258,11 +304,20 @@ export class AuditWriter implements AuditSink {
       if (!this.replay) return true
     }
     const chunk = this.replay.read(this.options.batchSize)
+    let settled = true
     if (chunk.corrupt.length > 0) {
-      this.log.warn({ lines: chunk.corrupt.length, file: this.replay.path }, 'unreadable lines in an audit spill file moved to the dead-letter file')
-      this.spill.deadLetter(chunk.corrupt)
+      try {
+        this.spill.deadLetter(chunk.corrupt)
+        this.log.warn({ lines: chunk.corrupt.length, file: this.replay.path }, 'unreadable lines in an audit spill file moved to the dead-letter file')
+      } catch (err) {
+        this.noteFailure(err)
+        settled = false
+      }
     }
-    if (!(await this.write(chunk.rows, true)) && !(this.consecutiveFailures >= ISOLATE_AFTER_FAILURES && (await this.isolate(chunk.rows, true)))) {
+    if (
+      !settled ||
+      (!(await this.write(chunk.rows, true)) && !(!this.lastFailureTransient && this.consecutiveFailures >= ISOLATE_AFTER_FAILURES && (await this.isolate(chunk.rows, true))))
+    ) {
       // Keep the file; it is read again from the start later (stored entries are skipped).
       this.replay.abandon()
       this.replay = undefined
@@ -289,17 +344,24 @@ export class AuditWriter implements AuditSink {
       return true
     } catch (err) {
       this.counters.batch_failures++
-      this.consecutiveFailures++
-      this.lastError = err instanceof Error ? err.message : String(err)
-      this.retryAt = Date.now() + Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (this.consecutiveFailures - 1))
-      this.log.error({ err, entries: rows.length, failures: this.consecutiveFailures }, 'audit batch write failed; retrying')
+      this.noteFailure(err)
+      this.log.error({ err, entries: rows.length, failures: this.consecutiveFailures, transient: this.lastFailureTransient }, 'audit batch write failed; retrying')
       return false
     }
   }
 
+  /** Counts a failure and sets the next attempt's time (exponential backoff). */
+  private noteFailure(err: unknown): void {
+    this.consecutiveFailures++
+    this.lastFailureTransient = isTransientWriteError(err)
+    this.lastError = err instanceof Error ? err.message : String(err)
+    this.retryAt = Date.now() + Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (this.consecutiveFailures - 1))
+  }
+
   /**
    * Writes entries one by one to find poison entries. True when the batch is settled (each entry stored or
-   * dead-lettered); false when nothing could be written (the store is down: retry later).
+   * dead-lettered); false when nothing could be written or an error was transient (retry the batch later; what
+   * was stored meanwhile is skipped then).
    */
   private async isolate(rows: readonly AuditRow[], replayed = false): Promise<boolean> {
     const poison: AuditRow[] = []
@@ -310,14 +372,23 @@ export class AuditWriter implements AuditSink {
         this.counters.written += n
         if (replayed) this.counters.replayed += n
         stored++
-      } catch {
+      } catch (err) {
+        if (isTransientWriteError(err)) {
+          this.noteFailure(err)
+          return false
+        }
         poison.push(row)
       }
     }
     if (stored === 0 && poison.length > 0) return false
     if (poison.length > 0) {
+      try {
+        this.spill.deadLetter(poison.map((row) => JSON.stringify(row)))
+      } catch (err) {
+        this.noteFailure(err)
+        return false
+      }
       this.counters.failed += poison.length
-      this.spill.deadLetter(poison.map((row) => JSON.stringify(row)))
       this.log.error({ entries: poison.length, ids: poison.map(auditRowId).slice(0, 10) }, 'audit entries could not be stored; moved to the dead-letter file')
     }
     this.consecutiveFailures = 0
@@ -332,23 +403,80 @@ export class AuditWriter implements AuditSink {
   }
 
   private spillRows(rows: AuditRow[]): void {
-    try {
-      this.spill.append(rows)
-      this.counters.spilled += rows.length
-    } catch (err) {
-      // The disk refuses too: the only place left is the log, so the entry is still not silently gone.
-      this.counters.failed += rows.length
-      this.lastError = err instanceof Error ? err.message : String(err)
-      this.log.error({ err, audit_rows: rows }, 'audit spill failed; entries written to the log instead')
+    // While memory holds entries the spill folder refused, new overflow joins them (order kept; one retry per pass).
+    if (this.held.length === 0) {
+      try {
+        this.spill.append(rows)
+        this.counters.spilled += rows.length
+        return
+      } catch (err) {
+        this.lastError = err instanceof Error ? err.message : String(err)
+        this.log.error({ err, entries: rows.length }, 'audit spill failed; holding entries in memory until the database or the spill folder takes writes')
+      }
     }
+    this.hold(rows)
+  }
+
+  /** Keeps rows in memory up to the bound; past it they are lost, counted and logged by id at once. */
+  private hold(rows: readonly AuditRow[]): void {
+    const lost: AuditRow[] = []
+    for (const row of rows) {
+      const weight = auditRowBytes(row)
+      if (this.heldBytes + weight > this.memoryMaxBytes) {
+        lost.push(row)
+        continue
+      }
+      this.held.push(row)
+      this.heldWeights.push(weight)
+      this.heldBytes += weight
+    }
+    if (lost.length > 0) this.lose(lost, 'audit entries lost: the database and the spill folder refuse writes and the memory bound is reached')
+    this.schedule(this.options.flushIntervalMs)
+  }
+
+  private lose(rows: readonly AuditRow[], message: string): void {
+    this.counters.lost += rows.length
+    this.lastLoss = Date.now()
+    this.log.error({ entries: rows.length, lost_total: this.counters.lost, held_max_bytes: this.memoryMaxBytes, ids: rows.map(auditRowId) }, message)
+  }
+
+  /** Moves held entries into the queue as far as it has room. */
+  private refillFromHeld(): void {
+    let n = 0
+    while (n < this.held.length && this.queue.length + n < this.options.capacity && (this.queue.length + n === 0 || this.queueBytes + (this.heldWeights[n] ?? 0) <= this.options.maxBytes)) {
+      this.queueBytes += this.heldWeights[n] ?? 0
+      n++
+    }
+    if (n === 0) return
+    this.queue.push(...this.held.splice(0, n))
+    const weights = this.heldWeights.splice(0, n)
+    this.weights.push(...weights)
+    for (const w of weights) this.heldBytes -= w
+  }
+
+  /** Tries to move every held entry to the spill folder; true when memory holds nothing any more. */
+  private spillHeld(): boolean {
+    if (this.held.length === 0) return true
+    try {
+      this.spill.append(this.held)
+    } catch (err) {
+      this.lastError = err instanceof Error ? err.message : String(err)
+      return false
+    }
+    this.counters.spilled += this.held.length
+    this.held = []
+    this.heldWeights = []
+    this.heldBytes = 0
+    this.replayWanted = true
+    return true
   }
 
   private report(final = false): void {
     const stats = this.stats()
-    const key = `${stats.spilled}|${stats.failed}|${stats.batch_failures}|${stats.suppressed}`
+    const key = `${stats.spilled}|${stats.failed}|${stats.batch_failures}|${stats.suppressed}|${stats.lost}|${stats.held}`
     if (!final && key === this.reported) return
     this.reported = key
-    const noteworthy = stats.spilled > 0 || stats.failed > 0 || stats.batch_failures > 0 || stats.spill_files > 0
+    const noteworthy = stats.spilled > 0 || stats.failed > 0 || stats.batch_failures > 0 || stats.spill_files > 0 || stats.held > 0 || stats.lost > 0
     this.log[noteworthy ? 'warn' : 'info']({ audit_writer: stats }, final ? 'audit writer drained' : 'audit writer counters')
   }
 }

@@ -127,6 +127,10 @@ export const gatewayConfigSchema = z.strictObject({
       audit_flush_interval_ms: integer(1).default(200),
       /** Overflow (spill) files; default `<database.path>.audit-spill`. */
       audit_spill_dir: z.string().min(1).optional(),
+      /** Held in memory when neither the database nor the spill folder takes writes (a full disk); past it entries are lost, each logged. */
+      audit_memory_max_bytes: integer(1024).default(256 * 1024 * 1024),
+      /** Usage records queued in memory while the database refuses writes; past it they are lost, counted and logged. */
+      usage_queue_size: integer(1).default(200_000),
       /** `json`, `pretty` (human-readable), or `auto`: pretty when stdout is a terminal. */
       format: z.enum(['auto', 'json', 'pretty']).default('auto'),
       /** One log line per request (status, duration, model, key id); default: on only when the audit feature is off. */

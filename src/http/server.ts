@@ -81,9 +81,9 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
         const readiness = gateway.readiness()
         // Degraded still answers 200: requests are served from the snapshots, so the load balancer keeps this replica.
         const status = !ready ? 'starting' : readiness.degraded ? 'degraded' : 'ready'
-        return Response.json({ status, models_loaded: ready, store: readiness.store, snapshots: readiness.snapshots }, { status: ready ? 200 : 503 })
+        return Response.json({ status, models_loaded: ready, store: readiness.store, snapshots: readiness.snapshots, audit: readiness.audit }, { status: ready ? 200 : 503 })
       },
-      { detail: { summary: 'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots)', tags: ['health'], security: [] } },
+      { detail: { summary: 'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots) or audit entries are held in memory or lost because the disk refuses writes', tags: ['health'], security: [] } },
     )
     // TRACE echoes a request back (cross-site tracing); no route serves it, on any path.
     .route('TRACE', '/*', refuseTrace, { parse: 'none', detail: { hide: true } } as never)

@@ -7,6 +7,7 @@
  */
 import { Counter, Gauge, Registry } from 'prom-client'
 import type { AuditWriterStats } from '../audit/writer.ts'
+import type { UsageWriterStats } from '../usage/usage-writer.ts'
 import { registerProcessMetrics } from './process-metrics.ts'
 import { KeyedCounter, KeyedHistogram } from './series.ts'
 
@@ -40,7 +41,7 @@ export class GatewayMetrics {
   private readonly circuitSources = new Set<WeakRef<CircuitSource>>()
   private readonly stopProcessMetrics: () => void
 
-  constructor(auditStats: () => AuditWriterStats) {
+  constructor(auditStats: () => AuditWriterStats, usageStats?: () => UsageWriterStats) {
     const registers = [this.registry]
     const r = this.registry
     this.requests = new KeyedCounter('gateway_requests_total', 'Requests answered, by endpoint, provider, model, status class and stream.', r)
@@ -74,6 +75,7 @@ export class GatewayMetrics {
       },
     })
     registerAuditWriterMetrics(this.registry, auditStats)
+    if (usageStats) registerUsageWriterMetrics(this.registry, usageStats)
     this.stopProcessMetrics = registerProcessMetrics(this.registry)
   }
 
@@ -98,9 +100,11 @@ function registerAuditWriterMetrics(registry: Registry, stats: () => AuditWriter
   new Gauge({ name: 'gateway_audit_queue_depth', help: 'Audit entries waiting in the writer queue.', registers, collect() { this.set(stats().queue_depth) } })
   new Gauge({ name: 'gateway_audit_queue_bytes', help: 'Estimated bytes held by the audit writer queue.', registers, collect() { this.set(stats().queue_bytes) } })
   new Gauge({ name: 'gateway_audit_spill_files', help: 'Audit spill files waiting to be replayed.', registers, collect() { this.set(stats().spill_files) } })
+  new Gauge({ name: 'gateway_audit_held_entries', help: 'Audit entries held in memory because neither the database nor the spill folder takes writes.', registers, collect() { this.set(stats().held) } })
+  new Gauge({ name: 'gateway_audit_held_bytes', help: 'Estimated bytes of audit entries held in memory (bound: logging.audit_memory_max_bytes).', registers, collect() { this.set(stats().held_bytes) } })
   const entries = new Counter({
     name: 'gateway_audit_entries_total',
-    help: 'Audit entries by fate: recorded, written, spilled (queue full), replayed (from spill files), dead_lettered, suppressed (auth failure floods), duplicate.',
+    help: 'Audit entries by fate: recorded, written, spilled (queue full), replayed (from spill files), dead_lettered (cannot be encoded or stored), lost (past the memory bound while the disk refused writes), suppressed (auth failure floods), duplicate.',
     labelNames: ['state'],
     registers,
     collect() {
@@ -113,6 +117,7 @@ function registerAuditWriterMetrics(registry: Registry, stats: () => AuditWriter
       entries.inc({ state: 'dead_lettered' }, s.failed)
       entries.inc({ state: 'suppressed' }, s.suppressed)
       entries.inc({ state: 'duplicate' }, s.duplicates)
+      entries.inc({ state: 'lost' }, s.lost)
     },
   })
   const batchFailures = new Counter({
@@ -122,6 +127,25 @@ function registerAuditWriterMetrics(registry: Registry, stats: () => AuditWriter
     collect() {
       batchFailures.reset()
       batchFailures.inc(stats().batch_failures)
+    },
+  })
+}
+
+/** The usage writer's counters (src/usage/usage-writer.ts `stats()`), read when scraped. */
+function registerUsageWriterMetrics(registry: Registry, stats: () => UsageWriterStats): void {
+  const registers = [registry]
+  new Gauge({ name: 'gateway_usage_queue_depth', help: 'Usage records waiting to be written (bound: logging.usage_queue_size).', registers, collect() { this.set(stats().queued) } })
+  const records = new Counter({
+    name: 'gateway_usage_records_total',
+    help: 'Usage records by fate: written, rejected (refused by the store for a non-transient reason, logged whole), lost (over the queue bound while the store refused writes).',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const s = stats()
+      records.reset()
+      records.inc({ state: 'written' }, s.written)
+      records.inc({ state: 'rejected' }, s.rejected)
+      records.inc({ state: 'lost' }, s.lost)
     },
   })
 }

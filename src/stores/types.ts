@@ -5,6 +5,7 @@
  */
 import type { AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStatsQuery } from '../audit/entry.ts'
 import type { AuditRecorder, AuditWriterStats } from '../audit/writer.ts'
+import type { UsageWriterStats } from '../usage/usage-writer.ts'
 import type { Budget, RateLimit } from '../limits/definitions.ts'
 import type { ModelPrice } from '../usage/pricing.ts'
 import type { UsageRecord } from '../usage/record.ts'
@@ -113,6 +114,8 @@ export interface UsageSink {
   flush(): Promise<void>
   /** Writes what is queued, then stops. */
   drain(): Promise<void>
+  /** Queue depth, written, lost (src/usage/usage-writer.ts), for /ready and the metrics. */
+  stats(): UsageWriterStats
 }
 
 /** A cached response: the non-streamed document, replayed as a stream when a client streams. */

@@ -63,6 +63,11 @@ export class UsageService {
     return this.stores.usageSink.flush()
   }
 
+  /** The usage writer's counters (queued, lost), for /ready and the metrics. */
+  writerStats() {
+    return this.stores.usageSink.stats()
+  }
+
   drain(): Promise<void> {
     return this.stores.usageSink.drain()
   }

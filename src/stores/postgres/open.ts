@@ -106,7 +106,7 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, _op
     audit,
     auditSink: createAuditWriter(config, { writeBatch: (rows) => audit.writeBatch(rows) }, log),
     usage,
-    usageSink: new UsageWriter({ writeBatch: (records) => usage.writeBatch(records) }, log),
+    usageSink: new UsageWriter({ writeBatch: (records) => usage.writeBatch(records) }, log, config.logging.usage_queue_size),
     responseThreads: guarded(postgresResponseThreadStore(db)),
     counters: caches.counters,
     responseCache: caches.responseCache,

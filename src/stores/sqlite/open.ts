@@ -42,7 +42,7 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
     audit,
     auditSink: createAuditWriter(config, { writeBatch: (rows) => writes.writeAudit(rows) }, log),
     usage,
-    usageSink: new UsageWriter({ writeBatch: (records) => writes.writeUsage(records) }, log),
+    usageSink: new UsageWriter({ writeBatch: (records) => writes.writeUsage(records) }, log, config.logging.usage_queue_size),
     responseThreads: sqliteResponseThreadStore(db),
     counters: caches.counters,
     responseCache: caches.responseCache,

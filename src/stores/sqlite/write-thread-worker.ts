@@ -41,6 +41,8 @@ self.onmessage = async (event: MessageEvent<WriteThreadRequest>) => {
   try {
     postMessage({ id: message.id, ok: true, written: await write(message) } satisfies WriteThreadReply)
   } catch (error) {
-    postMessage({ id: message.id, ok: false, error: (error as Error).message } satisfies WriteThreadReply)
+    // The code (SQLITE_FULL, SQLITE_BUSY…) travels in the text: the writers classify errors by it (isTransientWriteError).
+    const { code, message: text } = error as { code?: string; message?: string }
+    postMessage({ id: message.id, ok: false, error: code && !String(text).includes(code) ? `${code}: ${text}` : String(text) } satisfies WriteThreadReply)
   }
 }
