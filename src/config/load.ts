@@ -48,6 +48,8 @@ export const ENV_SETTINGS: Record<string, string[]> = {
   LOGGING_AUDIT_BATCH_SIZE: ['logging', 'audit_batch_size'],
   LOGGING_AUDIT_FLUSH_INTERVAL_MS: ['logging', 'audit_flush_interval_ms'],
   LOGGING_AUDIT_SPILL_DIR: ['logging', 'audit_spill_dir'],
+  LOGGING_AUDIT_MEMORY_MAX_BYTES: ['logging', 'audit_memory_max_bytes'],
+  LOGGING_USAGE_QUEUE_SIZE: ['logging', 'usage_queue_size'],
   LOG_FORMAT: ['logging', 'format'],
   LOGGING_ACCESS_LOG: ['logging', 'access_log'],
   METRICS_ENABLED: ['metrics', 'enabled'],
