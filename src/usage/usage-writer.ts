@@ -43,7 +43,8 @@ export interface UsageWriterStats {
 export class UsageWriter implements UsageSink {
   private queue: UsageRecord[] = []
   private timer: ReturnType<typeof setTimeout> | undefined
-  private writing: Promise<boolean> | undefined
+  /** The last flush: each waits for the one before, so two never write the same head batch. */
+  private writing: Promise<void> = Promise.resolve()
   private failures = 0
   private lastTransient = true
   private readonly counters = { written: 0, batch_failures: 0, rejected: 0, lost: 0 }
@@ -71,16 +72,13 @@ export class UsageWriter implements UsageSink {
     return { queued: this.queue.length, max_queued: this.maxQueued, ...this.counters, losing: Date.now() - this.lastLoss < 60_000 }
   }
 
-  /** Writes what is queued; stops at the first failure (retried later with backoff). */
-  async flush(): Promise<void> {
-    while (this.writing) await this.writing
-    while (this.queue.length > 0) {
-      this.writing = this.writeNext()
-      const ok = await this.writing.finally(() => {
-        this.writing = undefined
-      })
-      if (!ok) return
-    }
+  /** Writes what is queued; stops at the first failure (retried later with backoff). Calls run one after another. */
+  flush(): Promise<void> {
+    const run = this.writing.then(async () => {
+      while (this.queue.length > 0) if (!(await this.writeNext())) return
+    })
+    this.writing = run.catch(() => {})
+    return run
   }
 
   /** Writes what is queued, retrying with backoff until done or `deadlineMs` passed; says what is left. */
