@@ -30,6 +30,13 @@ if [ "$#" -eq 0 ]; then
   passed=$((passed + $(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)))
   failed=$((failed + $(echo "$summary" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)))
   rm -f "$python_log"
+  # The whole OpenAPI document fuzzed by schemathesis: no 5xx, documented responses match their schemas.
+  openapi_log=$(mktemp)
+  scripts/test-openapi.sh 2>&1 | tee "$openapi_log" || status=1
+  summary=$(grep -E '^openapi fuzz .*: [0-9]+ passed, [0-9]+ failed$' "$openapi_log" | tail -1 || true)
+  passed=$((passed + $(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)))
+  failed=$((failed + $(echo "$summary" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)))
+  rm -f "$openapi_log"
 fi
 echo "tests: ${passed} passed, ${failed} failed"
 exit "$status"

@@ -22,6 +22,8 @@ export interface CapturedEntry {
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
+// max_tokens is an integer in the entry's schema; a fractional or unsafe value a client sent stays visible in the request body.
+const safeInt = (v: unknown): number | undefined => (Number.isSafeInteger(v) ? (v as number) : undefined)
 const asObject = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
 
 export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedEntry {
@@ -37,7 +39,7 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedE
   if (userAgent) data.user_agent = userAgent
   const temperature = num(body?.temperature)
   if (temperature !== undefined) data.temperature = temperature
-  const maxTokens = num(body?.max_tokens) ?? num(body?.max_completion_tokens) ?? num(body?.max_output_tokens)
+  const maxTokens = safeInt(body?.max_tokens) ?? safeInt(body?.max_completion_tokens) ?? safeInt(body?.max_output_tokens)
   if (maxTokens !== undefined) data.max_tokens = maxTokens
   data.labels = ctx.labels
 

@@ -133,6 +133,16 @@ describe('failed requests: exactly one entry each, and who raised the error', ()
     expect(entry.data.attempts).toBeUndefined()
   })
 
+  test('400 for a max_tokens past the safe integers: the entry still matches its schema (found by schemathesis)', async () => {
+    const requestId = rid()
+    const huge = 66544901624795920
+    expect(await failing(() => client.chat.completions.create({ model: 'fast', messages, max_tokens: huge }, { headers: { 'x-request-id': requestId } }))).toBe(400)
+    const entry = await audit.entryFor(requestId)
+    expect(entry.data.max_tokens).toBeUndefined()
+    expect(entry.data.request_body).toMatchObject({ max_tokens: huge })
+    expect(auditLogEntrySchema.safeParse(entry).success).toBe(true)
+  })
+
   test('404: an unknown model', async () => {
     const requestId = rid()
     expect(await failing(() => client.chat.completions.create({ model: 'no-such-model', messages }, { headers: { 'x-request-id': requestId } }))).toBe(404)
