@@ -103,6 +103,10 @@ describe('creating and reading keys', () => {
     expect((await admin('GET', `/keys?search=${tag}&include_revoked=true`)).body.total).toBe(3)
     const subtree = await admin('GET', '/keys?user_path=/paging&include_revoked=true')
     expect(subtree.body.keys.map((k: KeyView) => k.id).sort()).toEqual([a.id, b.id].sort())
+    // An empty query value counts as not given, as on every /admin route (the audit log reads it the same way).
+    const unfiltered = await admin('GET', `/keys?search=${tag}&user_path=&limit=&include_revoked=true`)
+    expect(unfiltered.status).toBe(200)
+    expect(unfiltered.body).toMatchObject({ total: 3, limit: 25 })
 
     const page = await admin('GET', `/keys?search=${tag}&include_revoked=true&limit=2&offset=2`)
     expect(page.body).toMatchObject({ limit: 2, offset: 2, total: 3 })
@@ -119,6 +123,7 @@ describe('creating and reading keys', () => {
       [{ name: 'x', expires_at: '2001-01-01T00:00:00Z' }, 'expires_at'],
       [{ name: 'x', allowed_models: [] }, 'allowed_models'],
       [{ name: 'x', allowed_models: ['op*en'] }, 'allowed_models'],
+      [{ name: 'x', allowed_models: [''] }, 'allowed_models'],
       [{ name: 'x', dashboard_enabled: 'yes' }, 'dashboard_enabled'],
       [{ name: 'x', is_admin: true }, 'is_admin'],
       [{ name: '' }, 'name'],

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import type { Gateway } from '../../app.ts'
+import { gatewayErrorSchema } from '../../audit/schemas.ts'
 import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../../errors/gateway-error.ts'
 import type { Principal } from '../../pipeline/context.ts'
 
@@ -31,10 +32,30 @@ export async function adminAnswer(gateway: Gateway, context: unknown, run: (acto
 
 export const jsonSchemaOf = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
 
-export function adminDoc(tag: string, summary: string, requestBody?: z.ZodType) {
+/**
+ * Query parameters as one record for a zod schema. The rule on every /admin route: a value that is empty (or only
+ * spaces) counts as not given, as dashboards send empty filters (src/audit/query.ts reads its parameters the same way).
+ */
+export function queryRecord(request: Request): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of new URL(request.url).searchParams) if (value.trim() !== '') out[name] = value.trim()
+  return out
+}
+
+export type ResponseDoc = { description: string; content: { 'application/json': { schema: Record<string, unknown> } } }
+export const jsonResponse = (schema: z.ZodType, description: string): ResponseDoc => ({ description, content: { 'application/json': { schema: jsonSchemaOf(schema) } } })
+
+/** Every admin route may answer 401 (no or bad credential), 403 (not an admin) and 500, all as GatewayError. */
+export function adminResponses(ok: Record<number, ResponseDoc>, errorCodes: number[] = []): Record<string, ResponseDoc> {
+  const codes = [...new Set([...errorCodes, 401, 403, 500])].sort()
+  return { ...Object.fromEntries(Object.entries(ok)), ...Object.fromEntries(codes.map((c) => [String(c), jsonResponse(gatewayErrorSchema, 'GatewayError')])) }
+}
+
+export function adminDoc(tag: string, summary: string, requestBody?: z.ZodType, responses?: Record<string, ResponseDoc>) {
   return {
     summary,
     tags: ['admin', tag],
+    ...(responses ? { responses } : {}),
     ...(requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(requestBody) } } } } : {}),
   }
 }

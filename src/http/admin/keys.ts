@@ -12,7 +12,7 @@ import { allowedModelProblem } from '../../keys/model-access.ts'
 import { normalizeUserPath } from '../../keys/user-path.ts'
 import type { Principal } from '../../pipeline/context.ts'
 import type { ApiKeyChanges, ApiKeyRecord } from '../../stores/types.ts'
-import { adminAnswer, jsonSchemaOf, readJsonBody } from './admin-http.ts'
+import { adminAnswer, jsonSchemaOf, queryRecord, readJsonBody } from './admin-http.ts'
 import { apiKeyView, createdKeyView, keyPageView, type ApiKeyView } from '../../keys/api-key-views.ts'
 
 const userPathField = z
@@ -27,7 +27,7 @@ const userPathField = z
 
 const allowedModelsField = z
   .array(
-    z.string().superRefine((entry, ctx) => {
+    z.string().min(1).superRefine((entry, ctx) => {
       const problem = allowedModelProblem(entry)
       if (problem) ctx.addIssue({ code: 'custom', message: problem })
     }),
@@ -172,7 +172,7 @@ export function keyRoutes(gateway: Gateway) {
       '/keys',
       (context) =>
         answer(context, async () => {
-          const parsed = listQuery.safeParse(Object.fromEntries(new URL(context.request.url).searchParams))
+          const parsed = listQuery.safeParse(queryRecord(context.request))
           if (!parsed.success) throw invalid(parsed.error)
           const q = parsed.data
           const page = await gateway.keys.list({ limit: q.limit, offset: q.offset, search: q.search || undefined, includeRevoked: q.include_revoked, userPath: q.user_path })

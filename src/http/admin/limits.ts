@@ -7,7 +7,13 @@ import type { Gateway } from '../../app.ts'
 import { GatewayError } from '../../errors/gateway-error.ts'
 import { budgetInputSchema, rateLimitInputSchema } from '../../limits/definitions.ts'
 import { budgetStatus } from '../../limits/budget-spend.ts'
-import { adminAnswer, adminDoc, readJsonBody } from './admin-http.ts'
+import { z } from 'zod'
+import { adminAnswer, adminDoc, adminResponses, jsonResponse, readJsonBody } from './admin-http.ts'
+
+const limitView = z.object({ id: z.string() }).describe('The limit as configured (see the request body), with its id')
+const budgetView = limitView.describe('The budget with the spend of its current window')
+const listOf = (item: z.ZodType) => z.object({ object: z.literal('list'), data: z.array(item) })
+const deleted = z.object({ id: z.string(), deleted: z.literal(true) })
 
 const notFound = (what: string, id: string) => new GatewayError({ status: 404, type: 'not_found_error', param: 'id', code: `${what}_not_found`, message: `No ${what.replace('_', ' ')} with id '${id}'.` })
 
@@ -21,12 +27,12 @@ export function limitRoutes(gateway: Gateway) {
           const data = await Promise.all(limits.budgets.map((b) => budgetStatus(b, stores.counters)))
           return Response.json({ object: 'list', data })
         }),
-      { detail: adminDoc('limits', 'Budgets with the spend of their current window') },
+      { detail: adminDoc('limits', 'Budgets with the spend of their current window', undefined, adminResponses({ 200: jsonResponse(listOf(budgetView), 'The budgets') })) },
     )
     .post(
       '/budgets',
       (context) => adminAnswer(gateway, context, async () => Response.json(await budgetStatus(await limits.addBudget(await readJsonBody(context.request)), stores.counters), { status: 201 })),
-      { parse: 'none', detail: adminDoc('limits', 'Create a budget (USD per hour, day, week or month) for a key or a user path subtree', budgetInputSchema) },
+      { parse: 'none', detail: adminDoc('limits', 'Create a budget (USD per hour, day, week or month) for a key or a user path subtree', budgetInputSchema, adminResponses({ 201: jsonResponse(budgetView, 'The new budget') }, [400])) },
     )
     .delete(
       '/budgets/:id',
@@ -35,15 +41,15 @@ export function limitRoutes(gateway: Gateway) {
           if (!(await limits.deleteBudget(context.params.id))) throw notFound('budget', context.params.id)
           return Response.json({ id: context.params.id, deleted: true })
         }),
-      { parse: 'none', detail: adminDoc('limits', 'Delete a budget') },
+      { parse: 'none', detail: adminDoc('limits', 'Delete a budget', undefined, adminResponses({ 200: jsonResponse(deleted, 'Deleted') }, [404])) },
     )
     .get('/rate-limits', (context) => adminAnswer(gateway, context, async () => Response.json({ object: 'list', data: limits.rateLimits })), {
-      detail: adminDoc('limits', 'Rate limits'),
+      detail: adminDoc('limits', 'Rate limits', undefined, adminResponses({ 200: jsonResponse(listOf(limitView), 'The rate limits') })),
     })
     .post(
       '/rate-limits',
       (context) => adminAnswer(gateway, context, async () => Response.json(await limits.addRateLimit(await readJsonBody(context.request)), { status: 201 })),
-      { parse: 'none', detail: adminDoc('limits', 'Create a rate limit for a key or a user path subtree', rateLimitInputSchema) },
+      { parse: 'none', detail: adminDoc('limits', 'Create a rate limit for a key or a user path subtree', rateLimitInputSchema, adminResponses({ 201: jsonResponse(limitView, 'The new rate limit') }, [400])) },
     )
     .delete(
       '/rate-limits/:id',
@@ -52,6 +58,6 @@ export function limitRoutes(gateway: Gateway) {
           if (!(await limits.deleteRateLimit(context.params.id))) throw notFound('rate_limit', context.params.id)
           return Response.json({ id: context.params.id, deleted: true })
         }),
-      { parse: 'none', detail: adminDoc('limits', 'Delete a rate limit') },
+      { parse: 'none', detail: adminDoc('limits', 'Delete a rate limit', undefined, adminResponses({ 200: jsonResponse(deleted, 'Deleted') }, [404])) },
     )
 }

@@ -6,7 +6,11 @@ import { Elysia } from 'elysia'
 import type { Gateway } from '../../app.ts'
 import { errorResponse } from '../../errors/gateway-error.ts'
 import type { Principal } from '../../pipeline/context.ts'
+import { z } from 'zod'
+import { adminResponses, jsonResponse } from './admin-http.ts'
 import { auditRoutes } from './audit.ts'
+
+const whoamiView = z.object({ principal_id: z.string(), auth_method: z.string(), key_id: z.string().nullable() })
 import { keyRoutes } from './keys.ts'
 import { workflowRoutes } from './workflows.ts'
 import { limitRoutes } from './limits.ts'
@@ -25,7 +29,7 @@ export function adminRoutes(gateway: Gateway) {
     .onBeforeHandle({ as: 'local' }, function requireAdmin({ adminAuthError }) {
       if (adminAuthError) return errorResponse(adminAuthError)
     })
-    .get('/whoami', ({ adminPrincipal }) => Response.json(describe(adminPrincipal!)), { detail: { summary: 'The principal behind the presented admin credential', tags: ['admin'] } })
+    .get('/whoami', ({ adminPrincipal }) => Response.json(describe(adminPrincipal!)), { detail: { summary: 'The principal behind the presented admin credential', tags: ['admin'], responses: adminResponses({ 200: jsonResponse(whoamiView, 'The principal') }) } })
     .use(keyRoutes(gateway))
     .use(workflowRoutes(gateway))
     .use(limitRoutes(gateway))

@@ -9,7 +9,7 @@ import type { Gateway } from '../../app.ts'
 import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
 import { USAGE_GROUPS } from '../../stores/types.ts'
 import { modelPriceSchema } from '../../usage/pricing.ts'
-import { adminAnswer, adminDoc, readJsonBody } from './admin-http.ts'
+import { adminAnswer, adminDoc, adminResponses, jsonResponse, queryRecord, readJsonBody } from './admin-http.ts'
 
 const DAY_MS = 86_400_000
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'not a real date')
@@ -24,8 +24,18 @@ const breakdownQuery = usageRangeQuery.extend({
   interval: z.enum(['day']).optional(),
 })
 
+const rangeView = z.object({ start: z.string(), end: z.string() })
+const usageTotals = rangeView.catchall(z.unknown()).describe('The range with requests, tokens and cost summed over it')
+const usageBreakdown = rangeView.extend({ by: z.enum(USAGE_GROUPS), interval: z.enum(['day']).nullable(), data: z.array(z.record(z.string(), z.unknown())) })
+const priceList = z.object({ object: z.literal('list'), unit: z.string(), data: z.array(z.record(z.string(), z.unknown())) })
+const RANGE_PARAMS = [
+  { name: 'days', in: 'query', description: 'Days up to now; ignored when start_date is given. An empty value counts as not given.', schema: { type: 'integer', minimum: 1, maximum: 3650, default: 30 } },
+  { name: 'start_date', in: 'query', description: 'First day, YYYY-MM-DD (UTC, inclusive).', schema: { type: 'string', format: 'date' } },
+  { name: 'end_date', in: 'query', description: 'Last day, YYYY-MM-DD (UTC, inclusive).', schema: { type: 'string', format: 'date' } },
+] as const
+
 function parseQuery<T extends z.ZodType>(schema: T, request: Request): z.infer<T> {
-  const result = schema.safeParse(Object.fromEntries(new URL(request.url).searchParams))
+  const result = schema.safeParse(queryRecord(request))
   if (result.success) return result.data
   throw gatewayErrors.fromZod(result.error, { subject: 'query' })
 }
@@ -50,7 +60,12 @@ export function usageRoutes(gateway: Gateway) {
           await usage.flush()
           return Response.json({ start: range.start, end: range.end, ...(await usage.reader.totals(range)) })
         }),
-      { detail: adminDoc('usage', 'Requests, tokens and cost over a date range (days, or start_date/end_date inclusive)') },
+      {
+        detail: {
+          ...adminDoc('usage', 'Requests, tokens and cost over a date range (days, or start_date/end_date inclusive)', undefined, adminResponses({ 200: jsonResponse(usageTotals, 'The sums') }, [400])),
+          parameters: [...RANGE_PARAMS],
+        },
+      },
     )
     .get(
       '/usage/breakdown',
@@ -61,10 +76,19 @@ export function usageRoutes(gateway: Gateway) {
           await usage.flush()
           return Response.json({ start: range.start, end: range.end, by: q.by, interval: q.interval ?? null, data: await usage.reader.breakdown(range, q.by, q.interval) })
         }),
-      { detail: adminDoc('usage', 'The same sums grouped by model, provider, key, user_path or label (a request counts under each of its labels; interval=day for a time series)') },
+      {
+        detail: {
+          ...adminDoc('usage', 'The same sums grouped by model, provider, key, user_path or label (a request counts under each of its labels; interval=day for a time series)', undefined, adminResponses({ 200: jsonResponse(usageBreakdown, 'The groups') }, [400])),
+          parameters: [
+            ...RANGE_PARAMS,
+            { name: 'by', in: 'query', schema: { type: 'string' as const, enum: [...USAGE_GROUPS], default: 'model' } },
+            { name: 'interval', in: 'query', schema: { type: 'string' as const, enum: ['day'] } },
+          ],
+        },
+      },
     )
     .get('/pricing', (context) => adminAnswer(gateway, context, async () => Response.json({ object: 'list', unit: 'USD per million tokens', data: usage.prices.entries() })), {
-      detail: adminDoc('usage', 'The effective price table: bundled defaults and overrides'),
+      detail: adminDoc('usage', 'The effective price table: bundled defaults and overrides', undefined, adminResponses({ 200: jsonResponse(priceList, 'The prices') })),
     })
     .put(
       '/pricing/*',
@@ -77,7 +101,7 @@ export function usageRoutes(gateway: Gateway) {
           await usage.loadPrices(true)
           return Response.json({ model, price: parsed.data, source: 'override' })
         }),
-      { parse: 'none', detail: adminDoc('usage', 'Override the price of a model (or <provider>/<model>, or a prefix)', modelPriceSchema) },
+      { parse: 'none', detail: adminDoc('usage', 'Override the price of a model (or <provider>/<model>, or a prefix)', modelPriceSchema, adminResponses({ 200: jsonResponse(z.object({ model: z.string(), price: modelPriceSchema, source: z.literal('override') }), 'The override') }, [400])) },
     )
     .delete(
       '/pricing/*',
@@ -88,6 +112,6 @@ export function usageRoutes(gateway: Gateway) {
           await usage.loadPrices(true)
           return Response.json({ model, deleted: true })
         }),
-      { parse: 'none', detail: adminDoc('usage', 'Drop a price override') },
+      { parse: 'none', detail: adminDoc('usage', 'Drop a price override', undefined, adminResponses({ 200: jsonResponse(z.object({ model: z.string(), deleted: z.literal(true) }), 'Dropped') }, [404])) },
     )
 }

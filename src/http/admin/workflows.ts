@@ -8,7 +8,28 @@ import type { Gateway } from '../../app.ts'
 import { GatewayError } from '../../errors/gateway-error.ts'
 import type { WorkflowVersion } from '../../workflows/definition.ts'
 import { workflowInputSchema } from '../../workflows/definition.ts'
-import { adminAnswer, adminDoc, jsonSchemaOf, readJsonBody } from './admin-http.ts'
+import { z } from 'zod'
+import { adminAnswer, adminDoc, adminResponses, jsonResponse, jsonSchemaOf, readJsonBody } from './admin-http.ts'
+
+const workflowView = z.object({
+  id: z.string(),
+  object: z.literal('workflow'),
+  name: z.string(),
+  description: z.string(),
+  version: z.number().int(),
+  version_id: z.string(),
+  active: z.boolean(),
+  scope: z.unknown(),
+  features: z.record(z.string(), z.boolean()),
+  plugins: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+  created_by: z.string(),
+})
+const workflowList = z.object({ object: z.literal('list'), data: z.array(workflowView) })
+const pluginList = z.object({
+  object: z.literal('list'),
+  data: z.array(z.object({ id: z.string(), stage: z.string(), order: z.number(), summary: z.string(), features: z.array(z.string()), config_schema: z.record(z.string(), z.unknown()) })),
+})
 
 export function toWorkflowView(v: WorkflowVersion) {
   return {
@@ -33,7 +54,7 @@ export function workflowRoutes(gateway: Gateway) {
   const registry = gateway.workflows
   return new Elysia({ name: 'gateway/admin/workflows' })
     .get('/workflows', (context) => adminAnswer(gateway, context, async () => Response.json({ object: 'list', data: registry.list().map(toWorkflowView) })), {
-      detail: adminDoc('workflows', 'Active workflows with their features and plugin settings'),
+      detail: adminDoc('workflows', 'Active workflows with their features and plugin settings', undefined, adminResponses({ 200: jsonResponse(workflowList, 'The workflows') })),
     })
     .get(
       '/workflows/:id',
@@ -43,7 +64,7 @@ export function workflowRoutes(gateway: Gateway) {
           if (versions.length === 0) throw notFound(context.params.id)
           return Response.json({ ...toWorkflowView(versions[0]!), versions: versions.map(toWorkflowView) })
         }),
-      { detail: adminDoc('workflows', 'One workflow with every version, newest first') },
+      { detail: adminDoc('workflows', 'One workflow with every version, newest first', undefined, adminResponses({ 200: jsonResponse(workflowView.extend({ versions: z.array(workflowView) }), 'The workflow') }, [404])) },
     )
     .post(
       '/workflows',
@@ -52,7 +73,7 @@ export function workflowRoutes(gateway: Gateway) {
           const { version, created } = await registry.upsert(await readJsonBody(context.request), actor.id)
           return Response.json(toWorkflowView(version), { status: created ? 201 : 200 })
         }),
-      { parse: 'none', detail: adminDoc('workflows', 'Create a workflow, or a new version of the one with the same name (applies to the next request)', workflowInputSchema) },
+      { parse: 'none', detail: adminDoc('workflows', 'Create a workflow, or a new version of the one with the same name (applies to the next request)', workflowInputSchema, adminResponses({ 200: jsonResponse(workflowView, 'A new version of an existing workflow'), 201: jsonResponse(workflowView, 'A new workflow') }, [400])) },
     )
     .post(
       '/workflows/:id/deactivate',
@@ -61,7 +82,7 @@ export function workflowRoutes(gateway: Gateway) {
           if (!(await registry.deactivate(context.params.id))) throw notFound(context.params.id)
           return Response.json({ id: context.params.id, active: false })
         }),
-      { parse: 'none', detail: adminDoc('workflows', 'Deactivate a workflow (its history stays)') },
+      { parse: 'none', detail: adminDoc('workflows', 'Deactivate a workflow (its history stays)', undefined, adminResponses({ 200: jsonResponse(z.object({ id: z.string(), active: z.literal(false) }), 'Deactivated') }, [404])) },
     )
     .get(
       '/plugins',
@@ -72,6 +93,6 @@ export function workflowRoutes(gateway: Gateway) {
             data: gateway.plugins.map((p) => ({ id: p.manifest.id, stage: p.manifest.stage, order: p.manifest.order, summary: p.manifest.summary, features: p.manifest.features, config_schema: jsonSchemaOf(p.manifest.config) })),
           }),
         ),
-      { detail: adminDoc('workflows', 'Every plugin with its stage, features and config schema') },
+      { detail: adminDoc('workflows', 'Every plugin with its stage, features and config schema', undefined, adminResponses({ 200: jsonResponse(pluginList, 'The plugins') })) },
     )
 }
