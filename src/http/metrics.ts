@@ -5,7 +5,17 @@
  */
 import { Elysia } from 'elysia'
 import type { Gateway } from '../app.ts'
+import { z } from 'zod'
+import { gatewayErrorSchema } from '../audit/schemas.ts'
 import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
+
+const errorDoc = { description: 'GatewayError', content: { 'application/json': { schema: z.toJSONSchema(gatewayErrorSchema, { io: 'input' }) as Record<string, unknown> } } }
+const responses = {
+  200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' as const } } } },
+  401: errorDoc,
+  403: errorDoc,
+  404: { ...errorDoc, description: 'Metrics are switched off' },
+}
 
 export function metricsRoutes(gateway: Gateway) {
   return new Elysia({ name: 'gateway/metrics' }).get(
@@ -20,6 +30,6 @@ export function metricsRoutes(gateway: Gateway) {
       const { text, contentType } = await metrics.expose()
       return new Response(text, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } })
     },
-    { detail: { summary: 'Prometheus metrics (admin credential unless METRICS_PUBLIC=true)', tags: ['health'] } },
+    { detail: { summary: 'Prometheus metrics (admin credential unless METRICS_PUBLIC=true)', tags: ['health'], responses } },
   )
 }

@@ -10,6 +10,7 @@ import type { Gateway } from '../app.ts'
 import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
 import type { EndpointId } from '../pipeline/context.ts'
 import { ENDPOINTS, type Endpoint } from '../protocols/endpoints.ts'
+import { gatewayErrorSchema } from '../audit/schemas.ts'
 import { buildRequestContext } from './ingress.ts'
 import { KeyAuthenticator } from '../keys/authenticator.ts'
 import { adminRoutes } from './admin/routes.ts'
@@ -73,7 +74,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
         },
       }),
     )
-    .get('/health', () => Response.json({ status: 'ok' }), { detail: { summary: 'Liveness', tags: ['health'], security: [] } })
+    .get('/health', () => Response.json({ status: 'ok' }), { detail: { summary: 'Liveness', tags: ['health'], security: [], responses: { 200: { description: 'Alive', content: { 'application/json': { schema: schemaOf(z.object({ status: z.literal('ok') })) } } } } } })
     .get(
       '/ready',
       () => {
@@ -83,7 +84,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
         const status = !ready ? 'starting' : readiness.degraded ? 'degraded' : 'ready'
         return Response.json({ status, models_loaded: ready, store: readiness.store, snapshots: readiness.snapshots, audit: readiness.audit }, { status: ready ? 200 : 503 })
       },
-      { detail: { summary: 'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots) or audit entries are held in memory or lost because the disk refuses writes', tags: ['health'], security: [] } },
+      { detail: { summary: 'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots) or audit entries are held in memory or lost because the disk refuses writes', tags: ['health'], security: [], responses: { 200: readiness('Serving'), 503: readiness('Still loading the model lists') } } },
     )
     // TRACE echoes a request back (cross-site tracing); no route serves it, on any path.
     .route('TRACE', '/*', refuseTrace, { parse: 'none', detail: { hide: true } } as never)
@@ -95,8 +96,30 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
     .use(v1Routes(ENDPOINTS.filter((e) => e.method === 'ALL'), handleV1, jsonBody))
 }
 
+const readinessSchema = z.object({ status: z.enum(['starting', 'ready', 'degraded']), models_loaded: z.boolean() })
+const readiness = (description: string) => ({ description, content: { 'application/json': { schema: schemaOf(readinessSchema) } } })
+
 function refuseTrace({ request }: { request: Request }): Response {
   return errorResponse(gatewayErrors.methodNotAllowed('TRACE', new URL(request.url).pathname), { allow: 'GET, POST' })
+}
+
+const schemaOf = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+/** /v1/messages and count_tokens answer errors in Anthropic's shape (src/protocols/anthropic-messages/errors.ts). */
+const anthropicErrorSchema = z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) })
+// 402 budget, 408 body deadline, 413 body too big, 429 limits, 502/503/504 upstream failures.
+const V1_ERROR_STATUSES = [400, 401, 402, 403, 404, 408, 413, 429, 500, 502, 503, 504]
+
+/** The answers of a /v1 row: the provider-shaped JSON (or an SSE stream when the body asks for one), or an error. */
+function v1Responses(e: Endpoint) {
+  const error = { description: 'Error', content: { 'application/json': { schema: schemaOf(e.openapi.tag === 'anthropic' ? anthropicErrorSchema : gatewayErrorSchema) } } }
+  const ok = {
+    description: 'The answer, in the wire format of this endpoint',
+    content: {
+      'application/json': { schema: { type: 'object' } },
+      ...(e.request ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
+    },
+  }
+  return { 200: ok, ...Object.fromEntries(V1_ERROR_STATUSES.map((status) => [String(status), error])) }
 }
 
 type V1Handler = (request: Request, server: BunServer, endpoint: EndpointId, pathParam?: string) => Promise<Response>
@@ -112,6 +135,7 @@ function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schem
       tags: [e.openapi.tag],
       ...(e.openapi.hide ? { hide: true } : {}),
       ...(e.request ? { requestBody: jsonBody(e.request, e.openapi.bodyDescription ?? '') } : {}),
+      responses: v1Responses(e),
     }
     type Context = { request: Request; server: BunServer; params: Record<string, string> }
     // Elysia compiles each handler from what it reads: only wildcard routes touch `params`.

@@ -15,10 +15,10 @@ const notFound = (id: string) => new GatewayError({ status: 404, type: 'not_foun
 
 const searchParams = (request: Request) => new URL(request.url).searchParams
 
-type Param = { name: string; type: 'string' | 'integer' | 'boolean'; description: string; required?: boolean; format?: string }
+type Param = { name: string; type: 'string' | 'integer' | 'boolean'; description: string; required?: boolean; format?: string; minimum?: number; maximum?: number; minLength?: number }
 
 const DATE_PARAMS: Param[] = [
-  { name: 'days', type: 'integer', description: 'Number of calendar days (UTC) up to today; default 30, 1–3650. Ignored when both dates are given.' },
+  { name: 'days', type: 'integer', minimum: 1, maximum: 3650, description: 'Number of calendar days (UTC) up to today; default 30, 1–3650. Ignored when both dates are given.' },
   { name: 'start_date', type: 'string', format: 'date', description: 'First day, YYYY-MM-DD (UTC, inclusive).' },
   { name: 'end_date', type: 'string', format: 'date', description: 'Last day, YYYY-MM-DD (UTC, inclusive).' },
 ]
@@ -33,7 +33,7 @@ const LIST_PARAMS: Param[] = [
   { name: 'user_path', type: 'string', description: 'User path subtree: /acme matches /acme and /acme/team-a.' },
   { name: 'session_id', type: 'string', description: 'Exact session id; without date parameters the whole session, whatever its age.' },
   { name: 'error_type', type: 'string', description: 'provider_error, rate_limit_error, invalid_request_error, authentication_error or not_found_error.' },
-  { name: 'status_code', type: 'integer', description: 'HTTP status code (100–599).' },
+  { name: 'status_code', type: 'integer', minimum: 100, maximum: 599, description: 'HTTP status code (100–599).' },
   { name: 'stream', type: 'boolean', description: 'true or false.' },
   { name: 'label', type: 'string', description: 'Entries carrying this request label (exact), e.g. checkout or team:payments (docs/labels.md).' },
   {
@@ -41,19 +41,22 @@ const LIST_PARAMS: Param[] = [
     type: 'string',
     description: 'A UUID matches id, request_id or session_id exactly; other text matches words (in order, word prefixes) in request_id, requested_model, provider, method, path, session_id, error_type and error_message.',
   },
-  { name: 'limit', type: 'integer', description: 'Page size; default 25, 1–100.' },
-  { name: 'offset', type: 'integer', description: 'Entries to skip; default 0.' },
+  { name: 'limit', type: 'integer', minimum: 1, maximum: 100, description: 'Page size; default 25, 1–100.' },
+  { name: 'offset', type: 'integer', minimum: 0, maximum: 100_000_000, description: 'Entries to skip; default 0.' },
 ]
 
-const LOG_ID: Param = { name: 'log_id', type: 'string', required: true, description: 'The audit log entry id.' }
+const LOG_ID: Param = { name: 'log_id', type: 'string', required: true, minLength: 1, description: 'The audit log entry id.' }
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema: jsonSchemaOf(schema) } } })
+
+// Empty values count as not given (src/audit/query.ts), as on every /admin route.
+const bounds = (p: Param) => Object.fromEntries(Object.entries({ minimum: p.minimum, maximum: p.maximum, minLength: p.minLength }).filter(([, v]) => v !== undefined))
 
 function doc(summary: string, params: Param[], ok: z.ZodType, errorCodes: number[]) {
   return {
     summary,
     tags: ['admin', 'audit'],
-    parameters: params.map((p) => ({ name: p.name, in: 'query', required: p.required ?? false, description: p.description, schema: { type: p.type, ...(p.format ? { format: p.format } : {}) } })),
+    parameters: params.map((p) => ({ name: p.name, in: 'query', required: p.required ?? false, description: p.description, schema: { type: p.type, ...(p.format ? { format: p.format } : {}), ...bounds(p) } })),
     responses: {
       200: json(ok, 'OK'),
       ...Object.fromEntries(errorCodes.map((c) => [String(c), json(gatewayErrorSchema, 'GatewayError')])),
@@ -90,7 +93,7 @@ export function auditRoutes(gateway: Gateway) {
       {
         detail: doc(
           'The thread around an entry, oldest first: its session, else its Responses previous_response_id chain',
-          [LOG_ID, { name: 'limit', type: 'integer', description: 'Entries at most; default 40, 1–200.' }],
+          [LOG_ID, { name: 'limit', type: 'integer', minimum: 1, maximum: 200, description: 'Entries at most; default 40, 1–200.' }],
           auditConversationSchema,
           [400, 401, 403, 404, 500],
         ),
