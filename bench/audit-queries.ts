@@ -3,6 +3,7 @@
  * and store the admin API uses. Targets: list p95 < 100 ms, detail p95 < 20 ms.
  *
  *   bun bench/audit-queries.ts [--file ./data/audit-bench.db] [--runs 40]
+ *   bun bench/audit-queries.ts --postgres postgres://… [--runs 40]   (a database seeded with audit-seed.ts --postgres)
  *
  * Each case runs `--runs` times after two warm-up runs; the page offset varies (0–4 pages deep) so results do not
  * come from one cached page. Prints p50/p95/max in milliseconds and the match count.
@@ -11,17 +12,51 @@ import { parseArgs } from 'node:util'
 import { parseAuditLogQuery } from '../src/audit/query.ts'
 import { openSqlite } from '../src/stores/sqlite/client.ts'
 import { SqliteAuditStore } from '../src/stores/sqlite/audit-log.ts'
+import { PostgresAuditStore } from '../src/stores/postgres/audit-log.ts'
+import { connectPostgres } from '../src/stores/postgres/client.ts'
 
-const { values: args } = parseArgs({ options: { file: { type: 'string', default: './data/audit-bench.db' }, runs: { type: 'string', default: '40' } } })
+const { values: args } = parseArgs({ options: { file: { type: 'string', default: './data/audit-bench.db' }, runs: { type: 'string', default: '40' }, postgres: { type: 'string' } } })
 const runs = Number(args.runs)
-const db = openSqlite(args.file)
-const store = new SqliteAuditStore(db)
 
-const sample = db.query<{ id: string; session_id: string; request_id: string; user_path: string }, []>(
-  "SELECT id, session_id, request_id, user_path FROM audit_log WHERE session_id <> '' AND request_id LIKE 'req_%' ORDER BY seq DESC LIMIT 1 OFFSET 5000",
-).get()
-if (!sample) throw new Error(`no seeded entries in ${args.file}; run bench/audit-seed.ts first`)
-const ids = db.query<{ id: string }, []>('SELECT id FROM audit_log WHERE seq % 997 = 0 LIMIT 400').all().map((r) => r.id)
+type Sample = { id: string; session_id: string; request_id: string; user_path: string }
+interface Source {
+  name: string
+  store: Pick<SqliteAuditStore, 'list' | 'get'>
+  sample(): Promise<Sample | undefined>
+  ids(): Promise<string[]>
+  total(): Promise<number>
+  close(): Promise<void>
+}
+
+async function source(): Promise<Source> {
+  const SAMPLE = "SELECT id, session_id, request_id, user_path FROM audit_log WHERE session_id <> '' AND request_id LIKE 'req_%' ORDER BY ts DESC LIMIT 1 OFFSET 5000"
+  if (args.postgres) {
+    const sql = connectPostgres({ url: args.postgres, poolSize: 4, tls: undefined })
+    return {
+      name: 'PostgreSQL',
+      store: new PostgresAuditStore(sql),
+      sample: async () => (await sql.unsafe(SAMPLE))[0] as Sample | undefined,
+      ids: async () => (await sql.unsafe('SELECT id FROM audit_log WHERE seq % 997 = 0 LIMIT 400')).map((r: { id: string }) => r.id),
+      total: async () => Number((await sql.unsafe('SELECT count(*)::int AS n FROM audit_log'))[0].n),
+      close: () => sql.close(),
+    }
+  }
+  const db = openSqlite(args.file)
+  return {
+    name: args.file,
+    store: new SqliteAuditStore(db),
+    sample: async () => db.query<Sample, []>(SAMPLE).get() ?? undefined,
+    ids: async () => db.query<{ id: string }, []>('SELECT id FROM audit_log WHERE seq % 997 = 0 LIMIT 400').all().map((r) => r.id),
+    total: async () => db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM audit_log').get()!.n,
+    close: async () => db.close(),
+  }
+}
+
+const src = await source()
+const store = src.store
+const sample = await src.sample()
+if (!sample) throw new Error(`no seeded entries in ${src.name}; run bench/audit-seed.ts first`)
+const ids = await src.ids()
 const team = sample.user_path.split('/').slice(0, 3).join('/')
 
 const LIST_CASES: [string, string][] = [
@@ -65,8 +100,8 @@ async function time(run: (i: number) => Promise<unknown>): Promise<{ p50: number
   return { p50: percentile(samples, 50), p95: percentile(samples, 95), max: samples.at(-1)! }
 }
 
-const total = db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM audit_log').get()!.n
-console.log(`${args.file}: ${total.toLocaleString()} entries, ${runs} runs per case\n`)
+const total = await src.total()
+console.log(`${src.name}: ${total.toLocaleString()} entries, ${runs} runs per case\n`)
 console.log('| case | p50 ms | p95 ms | max ms | matches |')
 console.log('|---|---:|---:|---:|---:|')
 const fmt = (n: number) => n.toFixed(1)
@@ -88,4 +123,4 @@ const detail = await time(async (i) => {
 })
 console.log(`| detail by id | ${fmt(detail.p50)} | ${fmt(detail.p95)} | ${fmt(detail.max)} | 1 |`)
 console.log(`\nworst list p95 ${fmt(worstList)} ms (target < 100), detail p95 ${fmt(detail.p95)} ms (target < 20)`)
-db.close()
+await src.close()

@@ -3,6 +3,7 @@
  * write path as the gateway), spread over the last `--days` days in time order.
  *
  *   bun bench/audit-seed.ts [--file ./data/audit-bench.db] [--rows 1000000] [--days 60] [--batch 5000] [--no-bodies]
+ *   bun bench/audit-seed.ts --postgres postgres://… [--rows 1000000] …   (PostgreSQL: migrations, day partitions, ANALYZE)
  *
  * Deterministic (seeded PRNG), so two runs give the same data. Prints the rows/s it reached.
  */
@@ -13,6 +14,11 @@ import { encodeAuditEntry, type AuditRow } from '../src/audit/record.ts'
 import { openSqlite } from '../src/stores/sqlite/client.ts'
 import { SqliteAuditStore } from '../src/stores/sqlite/audit-log.ts'
 import { migrateSqlite } from '../src/stores/sqlite/migrate.ts'
+import { silentLogger } from '../src/log/logger.ts'
+import { PostgresAuditStore } from '../src/stores/postgres/audit-log.ts'
+import { applyPgMigrations, connectPostgres } from '../src/stores/postgres/client.ts'
+import { postgresMigrations } from '../src/stores/postgres/migrations.ts'
+import { ensurePartitions } from '../src/stores/postgres/partitions.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -21,6 +27,7 @@ const { values: args } = parseArgs({
     days: { type: 'string', default: '60' },
     batch: { type: 'string', default: '5000' },
     'no-bodies': { type: 'boolean', default: false },
+    postgres: { type: 'string' },
   },
 })
 const rows = Number(args.rows)
@@ -138,26 +145,43 @@ function entry(ts: number, withBodies: boolean): AuditLogEntry {
   return e
 }
 
+const end = Date.now()
+const start = end - days * 86_400_000
+const step = (end - start) / rows
+const seedBatches = async (store: { writeBatch(rows: AuditRow[]): Promise<number> }, size: number) => {
+  const t0 = performance.now()
+  let written = 0
+  for (let i = 0; i < rows; i += size) {
+    const batch: AuditRow[] = []
+    for (let j = i; j < Math.min(rows, i + size); j++) batch.push(encodeAuditEntry(entry(Math.floor(start + j * step + rand() * step), !args['no-bodies'])))
+    written += await store.writeBatch(batch)
+    if ((i / size) % 20 === 0) process.stdout.write(`\r${written.toLocaleString()} rows, ${Math.round(written / ((performance.now() - t0) / 1000)).toLocaleString()} rows/s`)
+  }
+  return { written, seconds: (performance.now() - t0) / 1000 }
+}
+
+if (args.postgres) {
+  const sql = connectPostgres({ url: args.postgres, poolSize: 2, tls: undefined })
+  await applyPgMigrations(sql, postgresMigrations, silentLogger)
+  await ensurePartitions(sql, end, start) // as the gateway keeps them: one per day
+  const { written, seconds } = await seedBatches(new PostgresAuditStore(sql), Math.min(batchSize, 1000))
+  // autovacuum analyzes a table this size on its own; done here so the queries do not race it.
+  await sql`ANALYZE audit_log`
+  await sql`ANALYZE audit_log_labels`
+  const [size] = await sql`SELECT (SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c WHERE c.relname LIKE 'audit_log%' AND c.relkind IN ('r', 'p'))::float8 AS n`
+  console.log(`\nseeded ${written.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(written / seconds).toLocaleString()} rows/s), ${(size.n / 1024 / 1024).toFixed(0)} MB in PostgreSQL`)
+  await sql.close()
+  process.exit(0)
+}
+
 if (existsSync(args.file)) for (const suffix of ['', '-wal', '-shm']) rmSync(args.file + suffix, { force: true })
 const db = openSqlite(args.file)
 db.exec('PRAGMA synchronous = OFF') // seeding only: the gateway keeps NORMAL
 migrateSqlite(db)
 const store = new SqliteAuditStore(db)
-
-const end = Date.now()
-const start = end - days * 86_400_000
-const step = (end - start) / rows
-const t0 = performance.now()
-let written = 0
-for (let i = 0; i < rows; i += batchSize) {
-  const batch: AuditRow[] = []
-  for (let j = i; j < Math.min(rows, i + batchSize); j++) batch.push(encodeAuditEntry(entry(Math.floor(start + j * step + rand() * step), !args['no-bodies'])))
-  written += await store.writeBatch(batch)
-  if ((i / batchSize) % 20 === 0) process.stdout.write(`\r${written.toLocaleString()} rows, ${Math.round(written / ((performance.now() - t0) / 1000)).toLocaleString()} rows/s`)
-}
+const { written, seconds } = await seedBatches(store, batchSize)
 // No ANALYZE: the gateway never runs one, so the queries are timed with the migration's nominal statistics.
 db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
-const seconds = (performance.now() - t0) / 1000
 const size = db.query<{ n: number }, []>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get()?.n ?? 0
 console.log(`\nseeded ${written.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(written / seconds).toLocaleString()} rows/s), ${(size / 1024 / 1024).toFixed(0)} MB: ${args.file}`)
 db.close()

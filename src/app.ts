@@ -123,8 +123,18 @@ export class Gateway {
 
   /** Loads workflows (declared ones become new versions when they changed); call before serving. */
   async init(): Promise<void> {
-    await this.workflows.load(this.config.workflows)
-    await this.limits.load({ budgets: this.config.budgets, rate_limits: this.config.rate_limits })
+    // Replicas starting together would each store the declared workflows and limits as new versions: one at a
+    // time, under the lease; the later ones find them stored already.
+    for (let attempt = 0; ; attempt++) {
+      const done = await this.stores.lease.runExclusive('declared-config', async () => {
+        await this.workflows.load(this.config.workflows)
+        await this.limits.load({ budgets: this.config.budgets, rate_limits: this.config.rate_limits })
+        return true
+      })
+      if (done) break
+      if (attempt >= 600) throw new Error('another replica held the start-up lease for over a minute')
+      await Bun.sleep(100)
+    }
     await this.usage.loadPrices()
   }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { silentLogger } from '../log/logger.ts'
 import { makeEntry, rowsOf } from '../../test/helpers/audit-entries.ts'
 import { auditRowId, encodeAuditEntry, type AuditRow } from './record.ts'
+import { StoreUnavailableError } from '../stores/errors.ts'
 import { SpillFiles } from './spill.ts'
 import { AuditWriter, type AuditBatchWriter, type AuditWriterOptions } from './writer.ts'
 
@@ -150,6 +151,22 @@ describe('failures', () => {
     await until(() => writer.stats().failed === 1)
     expect(writer.stats().batch_failures).toBe(3)
     expect(readFileSync(join(dir, 'audit-dead-letter.jsonl'), 'utf8')).toContain(batch[2]!.id)
+  })
+
+  test('a database that comes back while a batch is written entry by entry dead-letters nothing', async () => {
+    const store = new FakeStore()
+    const { writer } = setup({}, store)
+    // Unreachable for the first batch attempts and the first two single-entry writes, then back.
+    let unreachable = 3 + 2
+    const real = store.writeBatch.bind(store)
+    store.writeBatch = async (rows) => {
+      if (unreachable-- > 0) throw new StoreUnavailableError('PostgreSQL', new Error('connection refused'))
+      return real(rows)
+    }
+    const batch = Array.from({ length: 6 }, (_, i) => entry(i))
+    for (const e of batch) writer.record(e)
+    await until(() => store.rows.size === 6)
+    expect(writer.stats().failed).toBe(0)
   })
 
   test('while the store is down nothing is lost: drain spills the queue and the next start stores it', async () => {

@@ -1,12 +1,13 @@
 /**
- * @module Runs the real entry point (`bun src/main.ts`) as a child process on a free port, for tests that need
- * the gateway on an event loop of its own (latency under hostile load), or a real process to signal.
+ * @module Runs the real entry point (`bun src/main.ts`, or the compiled binary) as a child process on a free port,
+ * for tests that need the gateway on an event loop of its own (latency under hostile load), a real process to
+ * signal, or several replicas.
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-const ROOT = join(import.meta.dir, '../..')
+export const ROOT = join(import.meta.dir, '../..')
 
 export interface GatewayProcess {
   proc: ReturnType<typeof Bun.spawn>
@@ -25,10 +26,15 @@ export function freePort(): number {
   return port
 }
 
-export async function spawnGateway(env: Record<string, string>, dbPath = join(mkdtempSync(join(tmpdir(), 'gw-proc-')), 'gateway.db')): Promise<GatewayProcess> {
+/** `options.command` replaces `bun src/main.ts` (e.g. the compiled binary), run in `options.cwd`. */
+export async function spawnGateway(
+  env: Record<string, string>,
+  dbPath = join(mkdtempSync(join(tmpdir(), 'gw-proc-')), 'gateway.db'),
+  options: { command?: string[]; cwd?: string } = {},
+): Promise<GatewayProcess> {
   const port = freePort()
-  const proc = Bun.spawn(['bun', 'src/main.ts'], {
-    cwd: ROOT,
+  const proc = Bun.spawn(options.command ?? ['bun', 'src/main.ts'], {
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), GATEWAY_DB_PATH: dbPath, LOG_LEVEL: 'warn', GATEWAY_CONFIG: '', ...env },
     stdout: 'pipe',
     stderr: 'pipe',

@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/log/logger.ts'
 import { PostgresAuditStore } from '../../src/stores/postgres/audit-log.ts'
 import { PostgresKeyStore } from '../../src/stores/postgres/api-keys.ts'
 import { applyPgMigrations, connectPostgres, drizzleOn } from '../../src/stores/postgres/client.ts'
+import { PostgresLease } from '../../src/stores/postgres/lease.ts'
 import { postgresLimitStore } from '../../src/stores/postgres/limits.ts'
 import { postgresMigrations } from '../../src/stores/postgres/migrations.ts'
 import { dropPartitionsBefore, ensurePartitions } from '../../src/stores/postgres/partitions.ts'
@@ -133,6 +134,18 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
     expect((await audit.sessionEntries('s1', anchor!, 'before', 10)).map((t) => t.entry.requested_model)).toEqual(['fast'])
     const stats = await audit.statsRows({ from: T0, to: T0 + 3000, bucketMs: 1000 })
     expect(stats.map((r) => [r.bucket, r.requests, r.status_4xx]).sort()).toEqual([[0, 1, 0], [1, 1, 1], [2, 1, 0]])
+  })
+
+  test('the lease: a job runs on one connection at a time; the other is skipped, not queued', async () => {
+    const [one, two] = [new PostgresLease(open[0]!), new PostgresLease(open[1]!)]
+    let release!: () => void
+    const holding = one.runExclusive('job', () => new Promise<string>((r) => (release = () => r('first'))))
+    await Bun.sleep(50)
+    expect(await two.runExclusive('job', async () => 'second')).toBeUndefined()
+    expect(await two.runExclusive('other-job', async () => 'other')).toBe('other')
+    release()
+    expect(await holding).toBe('first')
+    expect(await two.runExclusive('job', async () => 'second')).toBe('second')
   })
 
   test('retention: whole partitions past the cutoff are dropped, the rest deleted row by row', async () => {

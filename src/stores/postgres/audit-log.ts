@@ -183,7 +183,6 @@ export class PostgresAuditStore {
    */
   async deleteOlderThan(cutoffMs: number, batch: number): Promise<number> {
     const dropped = await dropPartitionsBefore(this.sql, cutoffMs)
-    if (dropped > 0) return dropped
     const rows = await this.sql.unsafe(
       `WITH gone AS (
          DELETE FROM audit_log WHERE (id, ts) IN (SELECT id, ts FROM audit_log WHERE ts < $1 LIMIT $2) RETURNING id, ts),
@@ -192,6 +191,6 @@ export class PostgresAuditStore {
        SELECT count(*)::int AS n FROM gone`,
       [cutoffMs, batch],
     )
-    return Number(rows[0]?.n ?? 0)
+    return dropped + Number(rows[0]?.n ?? 0)
   }
 }

@@ -9,11 +9,20 @@ import type { Lease } from '../types.ts'
 export class PostgresLease implements Lease {
   constructor(private readonly sql: SQL) {}
 
+  /** Undefined (not run) also when PostgreSQL cannot be reached: then no replica can know it holds the lease. */
   async runExclusive<T>(name: string, job: () => Promise<T>): Promise<T | undefined> {
-    const connection = await this.sql.reserve()
+    let connection: Awaited<ReturnType<SQL['reserve']>>
     try {
-      const [row] = await connection`SELECT pg_try_advisory_lock(hashtext(${`gateway:${name}`})) AS got`
-      if (!row?.got) return undefined
+      connection = await this.sql.reserve()
+    } catch {
+      return undefined
+    }
+    try {
+      const got = await connection`SELECT pg_try_advisory_lock(hashtext(${`gateway:${name}`})) AS got`.then(
+        (rows) => rows[0]?.got === true,
+        () => false,
+      )
+      if (!got) return undefined
       try {
         return await job()
       } finally {
