@@ -2,7 +2,8 @@
 # Fuzzes the gateway's whole OpenAPI document with schemathesis (pinned in test/python/requirements.txt, installed
 # into .venv by scripts/python-venv.sh): starts a real gateway in front of mock upstreams (test/python/serve.ts),
 # runs every operation with the master key, bounded in examples and wall-clock time, and checks that nothing answers
-# 5xx and that every documented response matches its schema. Ends with an `N passed, N failed` line (test cases).
+# 5xx, that every status code and content type is documented, and that every response matches its schema.
+# Ends with an `N passed, N failed` line (test cases).
 # One worker: Hypothesis caches are not thread-safe (two workers made it fail on its own cache).
 # scripts/test.sh calls it; it also runs alone. OPENAPI_MAX_EXAMPLES raises the bound for a longer local run.
 set -euo pipefail
@@ -26,7 +27,7 @@ status=0
 # Run from the scratch directory: schemathesis leaves a .schemathesis/ cache in its working directory.
 (cd "$fifo_dir" && timeout 150 "$OLDPWD/.venv/bin/schemathesis" run "$url/openapi/json" --url "$url" \
   --header "Authorization: Bearer $key" \
-  --checks not_a_server_error,response_schema_conformance \
+  --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance \
   --max-examples "${OPENAPI_MAX_EXAMPLES:-8}" --generation-deterministic --workers 1 \
   --no-color) 2>&1 | tee "$log" || status=$?
 # Counted in test cases: schemathesis's summary says `N generated, N found N unique failures` (no `found` when clean).

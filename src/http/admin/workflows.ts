@@ -82,7 +82,7 @@ export function workflowRoutes(gateway: Gateway) {
           if (!(await registry.deactivate(context.params.id))) throw notFound(context.params.id)
           return Response.json({ id: context.params.id, active: false })
         }),
-      { parse: 'none', detail: adminDoc('workflows', 'Deactivate a workflow (its history stays)', undefined, adminResponses({ 200: jsonResponse(z.object({ id: z.string(), active: z.literal(false) }), 'Deactivated') }, [404])) },
+      { parse: 'none', detail: adminDoc('workflows', 'Deactivate a workflow (its history stays); the default workflow cannot be (400)', undefined, adminResponses({ 200: jsonResponse(z.object({ id: z.string(), active: z.literal(false) }), 'Deactivated') }, [400, 404])) },
     )
     .get(
       '/plugins',
