@@ -15,28 +15,21 @@ bun test "$@" 2>&1 | tee "$log" || status=$?
 passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 rm -f "$log"
-# The real agent CLIs (Claude Code, Codex) as clients, on full runs only; their cases count in the closing line.
+# Suites that run as clients of a real gateway, on full runs only; each prints `<name>: N passed, N failed`, which
+# counts in the closing line.
+add_suite() { # script, the summary line's leading words
+  local suite_log summary
+  suite_log=$(mktemp)
+  "$1" 2>&1 | tee "$suite_log" || status=1
+  summary=$(grep -E "^$2 .*: [0-9]+ passed, [0-9]+ failed$" "$suite_log" | tail -1 || true)
+  passed=$((passed + $(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)))
+  failed=$((failed + $(echo "$summary" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)))
+  rm -f "$suite_log"
+}
 if [ "$#" -eq 0 ]; then
-  clients_log=$(mktemp)
-  scripts/test-clients.sh 2>&1 | tee "$clients_log" || status=1
-  summary=$(grep -E '^agent CLIs .*: [0-9]+ passed, [0-9]+ failed$' "$clients_log" | tail -1 || true)
-  passed=$((passed + $(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)))
-  failed=$((failed + $(echo "$summary" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)))
-  rm -f "$clients_log"
-  # The Python SDKs (openai, anthropic) as clients, with pytest in .venv.
-  python_log=$(mktemp)
-  scripts/test-python.sh 2>&1 | tee "$python_log" || status=1
-  summary=$(grep -E '^python SDKs .*: [0-9]+ passed, [0-9]+ failed$' "$python_log" | tail -1 || true)
-  passed=$((passed + $(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)))
-  failed=$((failed + $(echo "$summary" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)))
-  rm -f "$python_log"
-  # The whole OpenAPI document fuzzed by schemathesis: no 5xx, documented responses match their schemas.
-  openapi_log=$(mktemp)
-  scripts/test-openapi.sh 2>&1 | tee "$openapi_log" || status=1
-  summary=$(grep -E '^openapi fuzz .*: [0-9]+ passed, [0-9]+ failed$' "$openapi_log" | tail -1 || true)
-  passed=$((passed + $(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)))
-  failed=$((failed + $(echo "$summary" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)))
-  rm -f "$openapi_log"
+  add_suite scripts/test-clients.sh 'agent CLIs'  # the real agent CLIs (Claude Code, Codex)
+  add_suite scripts/test-python.sh 'python SDKs'  # the Python SDKs (openai, anthropic), pytest in .venv
+  add_suite scripts/test-openapi.sh 'openapi fuzz' # schemathesis over the whole OpenAPI document
 fi
 echo "tests: ${passed} passed, ${failed} failed"
 exit "$status"
