@@ -9,41 +9,28 @@
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
-import { ANTHROPIC_TEXT, startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
-import { GEMINI_TEXT, startMockGemini, type MockGemini } from '../helpers/mock-gemini-upstream.ts'
-import { RESPONSES_TEXT, startMockOpenAI, TRICKY_TEXT, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import type { RunningGateway } from '../helpers/gateway.ts'
+import { startEveryFamilyGateway, type EveryFamilyGateway } from '../helpers/every-family-gateway.ts'
+import { ANTHROPIC_TEXT, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
+import { GEMINI_TEXT, type MockGemini } from '../helpers/mock-gemini-upstream.ts'
+import { RESPONSES_TEXT, TRICKY_TEXT, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 
 const MASTER = 'master-key-for-tests'
 let openaiMock: MockUpstream
 let anthropicMock: MockAnthropic
 let geminiMock: MockGemini
+let families: EveryFamilyGateway
 let gw: RunningGateway
 let openai: OpenAI
 let claude: Anthropic
 
 beforeAll(async () => {
-  openaiMock = startMockOpenAI()
-  anthropicMock = startMockAnthropic('sk-ant-test')
-  geminiMock = startMockGemini('gemini-test-key')
-  gw = await startGateway({
-    GATEWAY_MASTER_KEY: MASTER,
-    OPENAI_API_KEY: 'sk-openai-test',
-    OPENAI_BASE_URL: openaiMock.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: anthropicMock.url,
-    GEMINI_API_KEY: 'gemini-test-key',
-    GEMINI_BASE_URL: geminiMock.url,
-  })
+  families = await startEveryFamilyGateway(MASTER)
+  ;({ gw, openaiMock, anthropicMock, geminiMock } = families)
   openai = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
   claude = new Anthropic({ apiKey: MASTER, baseURL: gw.url, maxRetries: 0 })
 })
-afterAll(async () => {
-  await gw.stop()
-  openaiMock.stop()
-  anthropicMock.stop()
-  geminiMock.stop()
-})
+afterAll(() => families.stop())
 
 type Upstream = 'openai' | 'anthropic' | 'gemini'
 type Ingress = 'chat' | 'responses' | 'messages'

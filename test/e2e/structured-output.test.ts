@@ -9,15 +9,17 @@
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
-import { startMockGemini, type MockGemini } from '../helpers/mock-gemini-upstream.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import type { RunningGateway } from '../helpers/gateway.ts'
+import { startEveryFamilyGateway, type EveryFamilyGateway } from '../helpers/every-family-gateway.ts'
+import { type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
+import { type MockGemini } from '../helpers/mock-gemini-upstream.ts'
+import { type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 
 const MASTER = 'master-key-for-tests'
 let openaiMock: MockUpstream
 let anthropicMock: MockAnthropic
 let geminiMock: MockGemini
+let families: EveryFamilyGateway
 let gw: RunningGateway
 let openai: OpenAI
 let claude: Anthropic
@@ -35,27 +37,12 @@ const FAMILIES = Object.keys(MODELS) as Family[]
 const messages = [{ role: 'user' as const, content: 'Weather in Paris as JSON' }]
 
 beforeAll(async () => {
-  openaiMock = startMockOpenAI()
-  anthropicMock = startMockAnthropic('sk-ant-test')
-  geminiMock = startMockGemini('gemini-test-key')
-  gw = await startGateway({
-    GATEWAY_MASTER_KEY: MASTER,
-    OPENAI_API_KEY: 'sk-openai-test',
-    OPENAI_BASE_URL: openaiMock.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: anthropicMock.url,
-    GEMINI_API_KEY: 'gemini-test-key',
-    GEMINI_BASE_URL: geminiMock.url,
-  })
+  families = await startEveryFamilyGateway(MASTER)
+  ;({ gw, openaiMock, anthropicMock, geminiMock } = families)
   openai = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
   claude = new Anthropic({ apiKey: MASTER, baseURL: gw.url, maxRetries: 0 })
-}, 30_000) // a gateway loads its tokenizer while it starts: seconds on a busy machine
-afterAll(async () => {
-  await gw.stop()
-  openaiMock.stop()
-  anthropicMock.stop()
-  geminiMock.stop()
-})
+}, 30_000) // starting a gateway takes seconds on a busy machine
+afterAll(() => families.stop())
 
 const responseFormat = { type: 'json_schema' as const, json_schema: { name: 'weather', strict: true, schema: WEATHER_SCHEMA } }
 

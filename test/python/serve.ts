@@ -3,30 +3,17 @@
  * of them, all on port 0. Prints one JSON line (the gateway URL, the key, the texts each mock answers) and runs until
  * its standard input closes, so the pytest session that started it also ends it.
  */
-import { startGateway } from '../helpers/gateway.ts'
-import { ANTHROPIC_TEXT, startMockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
-import { GEMINI_TEXT, startMockGemini } from '../helpers/mock-gemini-upstream.ts'
-import { RESPONSES_TEXT, startMockOpenAI, TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
+import { startEveryFamilyGateway } from '../helpers/every-family-gateway.ts'
+import { ANTHROPIC_TEXT } from '../helpers/mock-anthropic-upstream.ts'
+import { GEMINI_TEXT } from '../helpers/mock-gemini-upstream.ts'
+import { RESPONSES_TEXT, TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
 
 const MASTER = 'master-key-for-python-tests'
-const openaiMock = startMockOpenAI()
-const anthropicMock = startMockAnthropic('sk-ant-test')
-const geminiMock = startMockGemini('gemini-test-key')
-const gw = await startGateway({
-  GATEWAY_MASTER_KEY: MASTER,
-  OPENAI_API_KEY: 'sk-openai-test',
-  OPENAI_BASE_URL: openaiMock.url,
-  ANTHROPIC_API_KEY: 'sk-ant-test',
-  ANTHROPIC_BASE_URL: anthropicMock.url,
-  GEMINI_API_KEY: 'gemini-test-key',
-  GEMINI_BASE_URL: geminiMock.url,
-})
+const servers = await startEveryFamilyGateway(MASTER)
+const { gw } = servers
 
 async function stop() {
-  await gw.stop()
-  openaiMock.stop()
-  anthropicMock.stop()
-  geminiMock.stop()
+  await servers.stop()
   process.exit(0)
 }
 process.on('SIGTERM', stop)
