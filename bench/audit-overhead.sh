@@ -15,13 +15,7 @@ RUN_SECONDS=${SECONDS_PER_RUN:-4}
 MOCK_PORT=${MOCK_PORT:-19111}
 OFF_PORT=${OFF_PORT:-19112}
 ON_PORT=${ON_PORT:-19113}
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
-trap cleanup EXIT
-
-bun bench/mock-upstream.ts "$MOCK_PORT" >/dev/null 2>&1 &
-PIDS+=($!)
+start_bench_run "$MOCK_PORT"
 
 start_gateway() { # port, name, extra environment...
   local port=$1 name=$2

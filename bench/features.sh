@@ -9,13 +9,7 @@ source bench/lib.sh
 DURATION=${1:-6}
 MOCK_PORT=${MOCK_PORT:-19101}
 GW_PORT=${GW_PORT:-19102}
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
-trap cleanup EXIT
-
-bun bench/mock-upstream.ts "$MOCK_PORT" >/dev/null 2>&1 &
-PIDS+=($!)
+start_bench_run "$MOCK_PORT"
 sleep 0.5
 
 # name | extra environment | extra request header

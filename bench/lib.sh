@@ -1,6 +1,17 @@
-# Shared by the shell benchmarks (sourced, not run): launching a gateway against the bench mock upstream, and a
-# median.
+# Shared by the shell benchmarks (sourced, not run): the run's temp folder and mock upstream, launching a gateway
+# against it, and a median.
 BENCH_KEY=bench-master-key-0123456789
+
+# start_bench_run MOCK_PORT
+# Makes the run's temp folder (TMP), starts the bench mock upstream on MOCK_PORT, and on exit kills every process
+# whose id the script added to PIDS (the mock's included) and removes TMP.
+start_bench_run() {
+  TMP=$(mktemp -d)
+  PIDS=()
+  trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"' EXIT
+  bun bench/mock-upstream.ts "$1" >/dev/null 2>&1 &
+  PIDS+=($!)
+}
 
 # start_bench_gateway PORT DB_PATH LOG_FILE MOCK_PORT [VAR=value ...]
 # Starts `bun src/main.ts` with the bench master key, pointed at the mock upstream, with the extra settings given;

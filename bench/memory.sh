@@ -14,13 +14,7 @@ RUN_SECONDS=${SECONDS_PER_RUN:-8}
 CONNECTIONS=${CONNECTIONS:-50}
 STREAMS=${STREAMS:-1000}
 MOCK_PORT=${MOCK_PORT:-19211}
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
-trap cleanup EXIT
-
-bun bench/mock-upstream.ts "$MOCK_PORT" >/dev/null 2>&1 &
-PIDS+=($!)
+start_bench_run "$MOCK_PORT"
 kb() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 export BENCH_AUTH=$BENCH_KEY BENCH_MODEL=openai/gpt-4o-mini

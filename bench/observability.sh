@@ -18,13 +18,7 @@ CONNECTIONS=${CONNECTIONS:-50}
 BASE_PORT=${BASE_PORT:-19120}
 MOCK_PORT=$BASE_PORT
 SINK_PORT=$((BASE_PORT + 1))
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
-trap cleanup EXIT
-
-bun bench/mock-upstream.ts "$MOCK_PORT" >/dev/null 2>&1 &
-PIDS+=($!)
+start_bench_run "$MOCK_PORT"
 bun bench/otlp-sink.ts "$SINK_PORT" >/dev/null 2>&1 &
 PIDS+=($!)
 

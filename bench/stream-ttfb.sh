@@ -15,13 +15,7 @@ REFS=${REFS:-.}
 # The background streams run this long; the timed ones (REQUESTS in 4 lanes, ~0.2 s each) must fit inside.
 LOAD_SECONDS=${LOAD_SECONDS:-$((REQUESTS / 20 + 4))}
 MOCK_PORT=${MOCK_PORT:-19511}
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
-trap cleanup EXIT
-
-bun bench/mock-upstream.ts "$MOCK_PORT" >/dev/null 2>&1 &
-PIDS+=($!)
+start_bench_run "$MOCK_PORT"
 declare -A URL AUTH MODEL PID
 URL[mock]="http://127.0.0.1:$MOCK_PORT" AUTH[mock]=sk-bench MODEL[mock]=gpt-4o-mini PID[mock]=$!
 NAMES=(mock)

@@ -14,13 +14,7 @@ WORKERS=${WORKERS:-2}
 MOCK_PORT=${MOCK_PORT:-19611}
 ONE_PORT=${ONE_PORT:-19612}
 MANY_PORT=${MANY_PORT:-19613}
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
-trap cleanup EXIT
-
-bun bench/mock-upstream.ts "$MOCK_PORT" >/dev/null 2>&1 &
-PIDS+=($!)
+start_bench_run "$MOCK_PORT"
 mkdir -p "$TMP/one" "$TMP/many"
 # shellcheck disable=SC2086 # EXTRA_ENV is a list of VAR=value words
 start_bench_gateway "$ONE_PORT" "$TMP/one/g.db" "$TMP/one.log" "$MOCK_PORT" ${EXTRA_ENV:-}
