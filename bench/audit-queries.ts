@@ -15,7 +15,9 @@ import { SqliteAuditStore } from '../src/stores/sqlite/audit-log.ts'
 import { PostgresAuditStore } from '../src/stores/postgres/audit-log.ts'
 import { connectPostgres } from '../src/stores/postgres/client.ts'
 
-const { values: args } = parseArgs({ options: { file: { type: 'string', default: './data/audit-bench.db' }, runs: { type: 'string', default: '40' }, postgres: { type: 'string' } } })
+const { values: args } = parseArgs({
+  options: { file: { type: 'string', default: './data/audit-bench.db' }, runs: { type: 'string', default: '40' }, postgres: { type: 'string' } },
+})
 const runs = Number(args.runs)
 
 type Sample = { id: string; session_id: string; request_id: string; user_path: string }
@@ -46,7 +48,11 @@ async function source(): Promise<Source> {
     name: args.file,
     store: new SqliteAuditStore(db),
     sample: async () => db.query<Sample, []>(SAMPLE).get() ?? undefined,
-    ids: async () => db.query<{ id: string }, []>('SELECT id FROM audit_log WHERE seq % 997 = 0 LIMIT 400').all().map((r) => r.id),
+    ids: async () =>
+      db
+        .query<{ id: string }, []>('SELECT id FROM audit_log WHERE seq % 997 = 0 LIMIT 400')
+        .all()
+        .map((r) => r.id),
     total: async () => db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM audit_log').get()!.n,
     close: async () => db.close(),
   }

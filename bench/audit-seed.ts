@@ -62,9 +62,24 @@ const TEAMS = Array.from({ length: 20 }, (_, i) => `/acme/team-${i}`)
 const USER_PATHS = TEAMS.flatMap((t) => Array.from({ length: 10 }, (_, i) => `${t}/user-${i}`))
 const SESSIONS = Array.from({ length: 50_000 }, uuid)
 const ERRORS = [
-  { status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', message: (p: string) => `Upstream rate limit (provider '${p}', HTTP 429): Rate limit reached for requests` },
-  { status: 500, type: 'provider_error', code: 'upstream_http_500', message: (p: string) => `Upstream error (provider '${p}', HTTP 500): The server had an error while processing your request.` },
-  { status: 503, type: 'provider_error', code: 'upstream_http_503', message: (p: string) => `Upstream error (provider '${p}', HTTP 503): The engine is currently overloaded, please try again later.` },
+  {
+    status: 429,
+    type: 'rate_limit_error',
+    code: 'rate_limit_exceeded',
+    message: (p: string) => `Upstream rate limit (provider '${p}', HTTP 429): Rate limit reached for requests`,
+  },
+  {
+    status: 500,
+    type: 'provider_error',
+    code: 'upstream_http_500',
+    message: (p: string) => `Upstream error (provider '${p}', HTTP 500): The server had an error while processing your request.`,
+  },
+  {
+    status: 503,
+    type: 'provider_error',
+    code: 'upstream_http_503',
+    message: (p: string) => `Upstream error (provider '${p}', HTTP 503): The engine is currently overloaded, please try again later.`,
+  },
   { status: 401, type: 'authentication_error', code: 'invalid_api_key', message: () => 'Invalid or missing API key. (unknown API key)' },
   { status: 400, type: 'invalid_request_error', code: 'invalid_request', message: () => `messages: expected an array, got ${pick(['string', 'object', 'null'])}` },
   { status: 404, type: 'not_found_error', code: 'model_not_found', message: () => `The model '${pick(['gpt-5-turbo', 'claude-9', 'llama-x'])}' does not exist on this gateway.` },
@@ -115,14 +130,39 @@ function entry(ts: number, withBodies: boolean): AuditLogEntry {
       ...(error ? { error_code: error.code, error_message: error.message(provider.name), error_provider: gatewayError ? '' : provider.name } : {}),
       attempts: gatewayError
         ? []
-        : [{ seq: 1, kind: 'primary', model, provider_name: provider.name, provider_type: provider.type, started_at: new Date(ts + 2).toISOString(), duration_ns: duration - 1e6, success: !error, status_code: error?.status ?? 200 }],
+        : [
+            {
+              seq: 1,
+              kind: 'primary',
+              model,
+              provider_name: provider.name,
+              provider_type: provider.type,
+              started_at: new Date(ts + 2).toISOString(),
+              duration_ns: duration - 1e6,
+              success: !error,
+              status_code: error?.status ?? 200,
+            },
+          ],
       workflow_features: { audit: true, budget: false, cache: true, failover: false, guardrails: false, usage: true },
       ...(withBodies
         ? {
-            request_body: { model, stream, messages: [{ role: 'system', content: 'You are a helpful coding assistant.' }, { role: 'user', content: `Explain item ${hex(6)} of the build in two sentences.` }] },
+            request_body: {
+              model,
+              stream,
+              messages: [
+                { role: 'system', content: 'You are a helpful coding assistant.' },
+                { role: 'user', content: `Explain item ${hex(6)} of the build in two sentences.` },
+              ],
+            },
             response_body: error
               ? undefined
-              : { id: `chatcmpl-${hex(20)}`, object: 'chat.completion', created: Math.floor(ts / 1000), model, choices: [{ index: 0, message: { role: 'assistant', content: `Item ${hex(6)} compiles the sources and links them. ${hex(40)}` }, finish_reason: 'stop' }] },
+              : {
+                  id: `chatcmpl-${hex(20)}`,
+                  object: 'chat.completion',
+                  created: Math.floor(ts / 1000),
+                  model,
+                  choices: [{ index: 0, message: { role: 'assistant', content: `Item ${hex(6)} compiles the sources and links them. ${hex(40)}` }, finish_reason: 'stop' }],
+                },
           }
         : {}),
     },
@@ -168,8 +208,11 @@ if (args.postgres) {
   // autovacuum analyzes a table this size on its own; done here so the queries do not race it.
   await sql`ANALYZE audit_log`
   await sql`ANALYZE audit_log_labels`
-  const [size] = await sql`SELECT (SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c WHERE c.relname LIKE 'audit_log%' AND c.relkind IN ('r', 'p'))::float8 AS n`
-  console.log(`\nseeded ${written.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(written / seconds).toLocaleString()} rows/s), ${(size.n / 1024 / 1024).toFixed(0)} MB in PostgreSQL`)
+  const [size] =
+    await sql`SELECT (SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c WHERE c.relname LIKE 'audit_log%' AND c.relkind IN ('r', 'p'))::float8 AS n`
+  console.log(
+    `\nseeded ${written.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(written / seconds).toLocaleString()} rows/s), ${(size.n / 1024 / 1024).toFixed(0)} MB in PostgreSQL`,
+  )
   await sql.close()
   process.exit(0)
 }
@@ -183,5 +226,7 @@ const { written, seconds } = await seedBatches(store, batchSize)
 // No ANALYZE: the gateway never runs one, so the queries are timed with the migration's nominal statistics.
 db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
 const size = db.query<{ n: number }, []>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get()?.n ?? 0
-console.log(`\nseeded ${written.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(written / seconds).toLocaleString()} rows/s), ${(size / 1024 / 1024).toFixed(0)} MB: ${args.file}`)
+console.log(
+  `\nseeded ${written.toLocaleString()} entries in ${seconds.toFixed(1)} s (${Math.round(written / seconds).toLocaleString()} rows/s), ${(size / 1024 / 1024).toFixed(0)} MB: ${args.file}`,
+)
 db.close()

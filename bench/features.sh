@@ -2,7 +2,9 @@
 # Feature-cost benchmark: the same wrk load (50 connections, small chat completion) through the gateway under
 # different workflow configurations, one after the other in one run, each against the bench mock upstream.
 # Prints requests/s and the gateway process's CPU time per request (both threads), which is steadier than req/s
-# on a shared 2-core machine. Usage: [ROUNDS=3] bench/features.sh [seconds per run, default 6]
+# on a shared 2-core machine. REFS compares commits in the same interleaved rounds (`.` = the working tree, as in
+# bench/memory.sh); ONLY keeps the configurations named by their first field (e.g. ONLY="core defaults").
+# Usage: [ROUNDS=3] [REFS=". 9705e3e"] [ONLY="core defaults"] bench/features.sh [seconds per run, default 6]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -12,16 +14,24 @@ GW_PORT=${GW_PORT:-19102}
 start_bench_run "$MOCK_PORT"
 sleep 0.5
 
-# name | extra environment | extra request header
-RUNS=(
-  "core (auth, routing; audit and usage off)|GATEWAY_CONFIG=bench/configs/core.yaml|"
-  "+ failover (happy path)|GATEWAY_CONFIG=bench/configs/failover.yaml|"
-  "+ usage|GATEWAY_CONFIG=bench/configs/usage-only.yaml|"
-  "+ usage + budget + guardrails (cache bypassed)|GATEWAY_CONFIG=bench/configs/budget-cache-guardrails.yaml|Cache-Control: no-store"
-  "cache hits (identical requests)|GATEWAY_CONFIG=bench/configs/budget-cache-guardrails.yaml|"
-  "defaults: + audit (no bodies) + usage|GATEWAY_CONFIG=bench/configs/defaults.yaml|"
-  "+ audit with headers and bodies logged|GATEWAY_CONFIG=bench/configs/defaults.yaml LOGGING_LOG_BODIES=true LOGGING_LOG_HEADERS=true|"
+REFS=${REFS:-.}
+CONFIGS=$PWD/bench/configs
+# key | name | extra environment | extra request header
+ALL_RUNS=(
+  "core|core (auth, routing; audit and usage off)|GATEWAY_CONFIG=$CONFIGS/core.yaml|"
+  "failover|+ failover (happy path)|GATEWAY_CONFIG=$CONFIGS/failover.yaml|"
+  "usage|+ usage|GATEWAY_CONFIG=$CONFIGS/usage-only.yaml|"
+  "budget|+ usage + budget + guardrails (cache bypassed)|GATEWAY_CONFIG=$CONFIGS/budget-cache-guardrails.yaml|Cache-Control: no-store"
+  "cache|cache hits (identical requests)|GATEWAY_CONFIG=$CONFIGS/budget-cache-guardrails.yaml|"
+  "defaults|defaults: + audit (no bodies) + usage|GATEWAY_CONFIG=$CONFIGS/defaults.yaml|"
+  "bodies|+ audit with headers and bodies logged|GATEWAY_CONFIG=$CONFIGS/defaults.yaml LOGGING_LOG_BODIES=true LOGGING_LOG_HEADERS=true|"
 )
+RUNS=()
+for run in "${ALL_RUNS[@]}"; do
+  for ref in $REFS; do
+    [[ -z ${ONLY:-} || " $ONLY " == *" ${run%%|*} "* ]] && RUNS+=("$ref|$run")
+  done
+done
 
 # ROUNDS > 1 runs every configuration once per round, interleaved, and reports the medians: on a shared machine
 # the speed drifts over minutes, and interleaving spreads that drift over all configurations alike.
@@ -29,10 +39,11 @@ ROUNDS=${ROUNDS:-1}
 declare -A RPS CPU
 for round in $(seq 1 "$ROUNDS"); do
   for run in "${RUNS[@]}"; do
-    IFS='|' read -r name extra header <<<"$run"
+    IFS='|' read -r ref _ name extra header <<<"$run"
+    [[ $REFS == . ]] || name="$name @ $ref"
     rm -rf "$TMP/db" && mkdir -p "$TMP/db"
     # shellcheck disable=SC2086 # word splitting is the point: each word is one VAR=value
-    start_bench_gateway "$GW_PORT" "$TMP/db/g.db" "$TMP/gw.log" "$MOCK_PORT" $extra
+    BENCH_SRC=$(export_bench_ref "$ref") start_bench_gateway "$GW_PORT" "$TMP/db/g.db" "$TMP/gw.log" "$MOCK_PORT" $extra
     gw=$GATEWAY_PID
     export BENCH_AUTH=$BENCH_KEY BENCH_MODEL=openai/gpt-4o-mini BENCH_HEADERS="$header"
     wrk -t1 -c50 -d2 -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" >/dev/null 2>&1
@@ -48,6 +59,7 @@ done
 
 printf '| Configuration | req/s | gateway CPU µs/req |\n| --- | ---: | ---: |\n'
 for run in "${RUNS[@]}"; do
-  IFS='|' read -r name _ _ <<<"$run"
+  IFS='|' read -r ref _ name _ <<<"$run"
+  [[ $REFS == . ]] || name="$name @ $ref"
   printf '| %s | %s | %s |\n' "$name" "$(median %d <<<"${RPS[$name]}")" "$(median %d <<<"${CPU[$name]}")"
 done

@@ -23,13 +23,7 @@ printf '| code | idle RSS | after /dashboard | after a count | peak, c=%s | peak
   "$CONNECTIONS" "$STREAMS" "$CONNECTIONS"
 port=19212
 for ref in $REFS; do
-  src=$PWD
-  if [[ $ref != . ]]; then
-    src="$TMP/src-$port"
-    mkdir -p "$src"
-    git archive --format=tar "$ref" src plugins package.json tsconfig.json | tar -x -C "$src"
-    ln -s "$PWD/node_modules" "$src/node_modules"
-  fi
+  src=$(export_bench_ref "$ref")
   mkdir -p "$TMP/$port"
   # shellcheck disable=SC2086 # MEM_ENV is a list of VAR=value words
   (cd "$src" && start_bench_gateway "$port" "$TMP/$port/g.db" "$TMP/$port.log" "$MOCK_PORT" ${MEM_ENV:-}; echo "$GATEWAY_PID" >"$TMP/$port.pid")

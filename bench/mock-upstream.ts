@@ -30,7 +30,9 @@ const modelsBody = JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 
 
 const encoder = new TextEncoder()
 const frame = (delta: Record<string, unknown>, finish: string | null = null) =>
-  encoder.encode(`data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: CREATED, model: MODEL, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`)
+  encoder.encode(
+    `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: CREATED, model: MODEL, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`,
+  )
 /** Frame 0 is sent at once; every later frame after `intervalMs`. */
 const streamFrames: Uint8Array[] = [
   frame({ role: 'assistant', content: '' }),
@@ -46,15 +48,31 @@ const streamFramesWithUsage: Uint8Array[] = [...streamFrames.slice(0, -1), usage
 
 /** The same answer in Anthropic's and Gemini's wire formats, for the translated-provider rows. */
 const TEXT = 'Hello! How can I help you today?'
-const anthropicBody = JSON.stringify({ id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [{ type: 'text', text: TEXT }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 19, output_tokens: 9 } })
+const anthropicBody = JSON.stringify({
+  id: 'msg_bench',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-bench',
+  content: [{ type: 'text', text: TEXT }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 19, output_tokens: 9 },
+})
 const anthropicEvent = (name: string, data: Record<string, unknown>) => encoder.encode(`event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`)
 const anthropicFrames: Uint8Array[] = [
-  anthropicEvent('message_start', { message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [], stop_reason: null, usage: { input_tokens: 19, output_tokens: 1 } } }),
+  anthropicEvent('message_start', {
+    message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [], stop_reason: null, usage: { input_tokens: 19, output_tokens: 1 } },
+  }),
   ...Array.from({ length: chunks }, (_, i) => anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: `word${i} ` } })),
   anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }),
   anthropicEvent('message_stop', {}),
 ]
-const geminiAnswer = (parts: unknown[], finish?: string) => ({ candidates: [{ content: { role: 'model', parts }, index: 0, ...(finish ? { finishReason: finish } : {}) }], usageMetadata: { promptTokenCount: 19, candidatesTokenCount: 9, totalTokenCount: 28 }, modelVersion: 'gemini-bench', responseId: 'bench' })
+const geminiAnswer = (parts: unknown[], finish?: string) => ({
+  candidates: [{ content: { role: 'model', parts }, index: 0, ...(finish ? { finishReason: finish } : {}) }],
+  usageMetadata: { promptTokenCount: 19, candidatesTokenCount: 9, totalTokenCount: 28 },
+  modelVersion: 'gemini-bench',
+  responseId: 'bench',
+})
 const geminiBody = JSON.stringify(geminiAnswer([{ text: TEXT }], 'STOP'))
 const geminiFrame = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\r\n\r\n`)
 const geminiFrames: Uint8Array[] = [

@@ -81,7 +81,8 @@ const rps = (r?: WrkRow) => (r ? r.requests / (r.duration_us / 1e6) : NaN)
 const errors = (r?: WrkRow) => (r ? r.errors_connect + r.errors_read + r.errors_write + r.errors_status + r.errors_timeout : NaN)
 const ms = (us?: number) => (us === undefined ? NaN : us / 1000)
 /** CPU used by everything except the proxy, the mock and wrk, as a share of the whole machine. */
-const otherCpuPct = (r?: WrkRow) => (r && r.machine_total_ticks ? (100 * Math.max(0, r.machine_busy_ticks - r.cpu_ticks - r.mock_ticks - r.wrk_ticks)) / r.machine_total_ticks : NaN)
+const otherCpuPct = (r?: WrkRow) =>
+  r && r.machine_total_ticks ? (100 * Math.max(0, r.machine_busy_ticks - r.cpu_ticks - r.mock_ticks - r.wrk_ticks)) / r.machine_total_ticks : NaN
 const cpuPerRequestUs = (r?: WrkRow) => (r && r.requests ? ((r.cpu_ticks / r.clk_tck) * 1e6) / r.requests : NaN)
 
 function fmt(n: number, digits = 2): string {
@@ -132,15 +133,20 @@ out.push(
     `Load average before/after: ${meta.load_before} / ${meta.load_after}.`,
 )
 out.push('')
-out.push('**Machine:** ' + [
-  `${availableParallelism()} CPUs (nproc), ${cpuModel}`,
-  `${fmt(memKb / 1024 / 1024, 1)} GiB RAM`,
-  `Linux ${release()}`,
-  `bun ${Bun.version}`,
-  commandOutput(['nginx', '-v']).replace('nginx version: ', ''),
-  commandOutput(['wrk', '-v']).replace(/ Copyright.*$/, '').replace(/^wrk /, 'wrk '),
-  `node ${commandOutput(['node', '-v'])}`,
-].join(' · '))
+out.push(
+  '**Machine:** ' +
+    [
+      `${availableParallelism()} CPUs (nproc), ${cpuModel}`,
+      `${fmt(memKb / 1024 / 1024, 1)} GiB RAM`,
+      `Linux ${release()}`,
+      `bun ${Bun.version}`,
+      commandOutput(['nginx', '-v']).replace('nginx version: ', ''),
+      commandOutput(['wrk', '-v'])
+        .replace(/ Copyright.*$/, '')
+        .replace(/^wrk /, 'wrk '),
+      `node ${commandOutput(['node', '-v'])}`,
+    ].join(' · '),
+)
 out.push('')
 out.push(
   `**Load:** wrk ${meta.wrk_threads} thread(s), POST /v1/chat/completions with a small chat body; ${meta.warmup_s} s warm-up per target, ` +
@@ -167,7 +173,17 @@ out.push(
     measured.map((t) => {
       const r = find(t, 'load')
       const m = find(t, 'memory')
-      return [t, int(rps(r)), fmt(ms(r?.p50_us)), fmt(ms(r?.p99_us)), errorCell(r), int(cpuPerRequestUs(r)), m ? fmt(m.peak_rss_kb / 1024, 0) : '–', reachedCell(r), fmt(otherCpuPct(r), 1)]
+      return [
+        t,
+        int(rps(r)),
+        fmt(ms(r?.p50_us)),
+        fmt(ms(r?.p99_us)),
+        errorCell(r),
+        int(cpuPerRequestUs(r)),
+        m ? fmt(m.peak_rss_kb / 1024, 0) : '–',
+        reachedCell(r),
+        fmt(otherCpuPct(r), 1),
+      ]
     }),
   ),
 )
@@ -232,7 +248,12 @@ out.push(
       ['(reference) gateway (defaults) / LiteLLM throughput', `${fmt(gw / rps(find('litellm', 'load')), 1)}×`, '–', '–'],
       ['added p50 latency at concurrency 1 (gateway defaults − mock)', `${fmt(addedC1, 3)} ms`, '≤ 0.3 ms', verdict(addedC1 <= 0.3, addedC1)],
       ['(reference) gateway / bare Bun proxy throughput', `${fmt((100 * gw) / bare, 1)} %`, '–', '–'],
-      ...(['gateway-anthropic', 'gateway-gemini'] as const).map((t) => [`(issue 5) ${t} / gateway throughput (translation cost)`, `${fmt((100 * rps(find(t, 'load'))) / gw, 1)} %`, '–', '–']),
+      ...(['gateway-anthropic', 'gateway-gemini'] as const).map((t) => [
+        `(issue 5) ${t} / gateway throughput (translation cost)`,
+        `${fmt((100 * rps(find(t, 'load'))) / gw, 1)} %`,
+        '–',
+        '–',
+      ]),
     ],
   ),
 )

@@ -19,9 +19,17 @@ const MASTER = 'bench-master-key-0123456789'
 const pg = await startPostgres()
 const redis = args.feed === 'redis' ? await startRedis() : undefined
 const mock = startMockOpenAI()
-const env = { DATABASE_URL: await pg.freshDatabase(), GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: mock.url, LOG_LEVEL: 'warn', ...(redis ? { REDIS_URL: redis.url } : {}) }
+const env = {
+  DATABASE_URL: await pg.freshDatabase(),
+  GATEWAY_MASTER_KEY: MASTER,
+  OPENAI_API_KEY: 'sk-bench',
+  OPENAI_BASE_URL: mock.url,
+  LOG_LEVEL: 'warn',
+  ...(redis ? { REDIS_URL: redis.url } : {}),
+}
 const [a, b] = await Promise.all([spawnGateway(env), spawnGateway(env)])
-const admin = (url: string, path: string, init: RequestInit = {}) => fetch(`${url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
+const admin = (url: string, path: string, init: RequestInit = {}) =>
+  fetch(`${url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
 const status = async (url: string, key: string) => {
   const res = await fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
   await res.arrayBuffer()

@@ -21,13 +21,7 @@ URL[mock]="http://127.0.0.1:$MOCK_PORT" AUTH[mock]=sk-bench MODEL[mock]=gpt-4o-m
 NAMES=(mock)
 port=$((MOCK_PORT + 1))
 for ref in $REFS; do
-  src=$PWD
-  if [[ $ref != . ]]; then
-    src="$TMP/src-$port"
-    mkdir -p "$src"
-    git archive --format=tar "$ref" src plugins package.json tsconfig.json | tar -x -C "$src"
-    ln -s "$PWD/node_modules" "$src/node_modules"
-  fi
+  src=$(export_bench_ref "$ref")
   for variant in ${VARIANTS:-audit-off defaults bodies}; do
     case $variant in
       core) env=(GATEWAY_CONFIG="$PWD/bench/configs/core.yaml") ;;
