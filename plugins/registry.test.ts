@@ -7,7 +7,9 @@ const dir = import.meta.dir
 const folders = (path: string) => readdirSync(path).filter((f) => statSync(join(path, f)).isDirectory())
 
 test('every plugin folder is registered, and every registered plugin has its folder', () => {
-  const pluginFolders = folders(dir).filter((f) => f !== 'providers').sort()
+  const pluginFolders = folders(dir)
+    .filter((f) => f !== 'providers')
+    .sort()
   expect(pluginRegistry.map((p) => p.manifest.id).sort()).toEqual(pluginFolders)
 })
 

@@ -87,7 +87,12 @@ export class Gateway {
     this.catalog = new ModelCatalog(this.providers, this.config.virtual_models, this.log)
     this.stores = stores
     // The audit writer's counters are read when /metrics is scraped.
-    this.metrics = this.config.metrics.enabled ? new GatewayMetrics(() => stores.auditSink.stats(), () => stores.usageSink.stats()) : undefined
+    this.metrics = this.config.metrics.enabled
+      ? new GatewayMetrics(
+          () => stores.auditSink.stats(),
+          () => stores.usageSink.stats(),
+        )
+      : undefined
     this.limits = new LimitRegistry(stores.limits, { changes: stores.changes, log: this.log })
     this.usage = new UsageService(stores, this.config.pricing, this.log)
     this.auditLog = createAuditLog(this.config, stores, this.log)
@@ -156,7 +161,16 @@ export class Gateway {
     const w = this.auditLog.writer.stats()
     const u = this.usage.writerStats()
     // Holding entries in memory (the disk refuses writes) or losing them is degraded: an operator must act.
-    const audit = { state: w.state, held: w.held, held_bytes: w.held_bytes, held_max_bytes: w.held_max_bytes, lost: w.lost, spill_files: w.spill_files, usage_queued: u.queued, usage_lost: u.lost }
+    const audit = {
+      state: w.state,
+      held: w.held,
+      held_bytes: w.held_bytes,
+      held_max_bytes: w.held_max_bytes,
+      lost: w.lost,
+      spill_files: w.spill_files,
+      usage_queued: u.queued,
+      usage_lost: u.lost,
+    }
     const auditDegraded = w.state === 'holding' || w.state === 'losing' || u.losing
     return { degraded: !store.reachable || snapshots.some((s) => !s.fresh) || auditDegraded, store, snapshots, audit }
   }

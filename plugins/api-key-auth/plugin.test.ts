@@ -80,7 +80,12 @@ describe('user path', () => {
   })
 
   test('a bad header is 400 invalid_request_error, also for unbound keys', async () => {
-    for (const [key, path] of [[bound, '/acme/team-a/../../root'], [plain, '/a/%2e%2e'], [plain, '\\a'], [MASTER, '/a/./b']] as const) {
+    for (const [key, path] of [
+      [bound, '/acme/team-a/../../root'],
+      [plain, '/a/%2e%2e'],
+      [plain, '\\a'],
+      [MASTER, '/a/./b'],
+    ] as const) {
       const { status, error } = await run({ authorization: `Bearer ${key}`, 'x-gateway-user-path': path })
       expect(status).toBe(400)
       expect(error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_user_path' })

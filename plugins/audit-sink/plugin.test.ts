@@ -11,12 +11,19 @@ import { auditSink } from './plugin.ts'
 async function setup(env: Record<string, string> = {}) {
   const entries: AuditLogEntry[] = []
   let suppressed = 0
-  const deps = { ...await makeDeps(env), audit: { record: (e: AuditLogEntry) => entries.push(e), recordSuppressed: () => suppressed++ } }
+  const deps = { ...(await makeDeps(env)), audit: { record: (e: AuditLogEntry) => entries.push(e), recordSuppressed: () => suppressed++ } }
   const hooks = { ...(pluginHooks(auditSink, {}, deps) as Required<Pick<BoundHooks, 'onComplete'>>), prepare: (ctx: RequestContext) => applyCapture(ctx, [auditSink], deps) }
   return { hooks, entries, suppressed: () => suppressed }
 }
 
-const outcome = (over: Partial<Outcome> = {}): Outcome => ({ status: 200, clientAborted: false, bytesOut: 20, responseHeaders: new Headers({ 'content-type': 'application/json' }), durationNs: 1_500_000, ...over })
+const outcome = (over: Partial<Outcome> = {}): Outcome => ({
+  status: 200,
+  clientAborted: false,
+  bytesOut: 20,
+  responseHeaders: new Headers({ 'content-type': 'application/json' }),
+  durationNs: 1_500_000,
+  ...over,
+})
 
 function complete(hooks: Awaited<ReturnType<typeof setup>>['hooks'], ctx: RequestContext, out: Outcome) {
   hooks.prepare(ctx)
@@ -116,10 +123,19 @@ describe('capture switches', () => {
 
   test('LOGGING_LOG_HEADERS: request and response headers with every credential redacted', async () => {
     const { hooks, entries } = await setup({ LOGGING_LOG_HEADERS: 'true' })
-    const ctx = makeContext({ body: chat, headers: { authorization: 'Bearer sk-live-123', 'x-api-key': 'sk-other-456', 'x-custom-token': 'tok-789', cookie: 'sid=abc', accept: 'application/json' } })
+    const ctx = makeContext({
+      body: chat,
+      headers: { authorization: 'Bearer sk-live-123', 'x-api-key': 'sk-other-456', 'x-custom-token': 'tok-789', cookie: 'sid=abc', accept: 'application/json' },
+    })
     complete(hooks, ctx, outcome({ responseHeaders: new Headers({ 'set-cookie': 'sid=def', 'x-ratelimit-remaining-requests': '9' }) }))
     const { request_headers, response_headers } = entries[0]!.data
-    expect(request_headers).toMatchObject({ authorization: '[REDACTED]', 'x-api-key': '[REDACTED]', 'x-custom-token': '[REDACTED]', cookie: '[REDACTED]', accept: 'application/json' })
+    expect(request_headers).toMatchObject({
+      authorization: '[REDACTED]',
+      'x-api-key': '[REDACTED]',
+      'x-custom-token': '[REDACTED]',
+      cookie: '[REDACTED]',
+      accept: 'application/json',
+    })
     expect(response_headers).toEqual({ 'set-cookie': '[REDACTED]', 'x-ratelimit-remaining-requests': '9' })
     for (const secret of ['sk-live-123', 'sk-other-456', 'tok-789', 'sid=abc', 'sid=def']) expect(JSON.stringify(entries[0])).not.toContain(secret)
   })
@@ -157,7 +173,11 @@ describe('capture switches', () => {
   test('a streamed answer whose folded body passes 1 MB is not stored', async () => {
     const { hooks, entries } = await setup({ LOGGING_LOG_BODIES: 'true' })
     const ctx = makeContext({ body: { ...chat, stream: true } })
-    complete(hooks, ctx, outcome({ bytesOut: 3 * BODY_CAPTURE_LIMIT_BYTES, responseBody: { object: 'chat.completion', choices: [{ message: { content: 'x'.repeat(BODY_CAPTURE_LIMIT_BYTES) } }] } }))
+    complete(
+      hooks,
+      ctx,
+      outcome({ bytesOut: 3 * BODY_CAPTURE_LIMIT_BYTES, responseBody: { object: 'chat.completion', choices: [{ message: { content: 'x'.repeat(BODY_CAPTURE_LIMIT_BYTES) } }] } }),
+    )
     expect(entries[0]!.data.response_body_too_big_to_handle).toBe(true)
     expect(entries[0]!.data).not.toHaveProperty('response_body')
   })
@@ -179,7 +199,10 @@ describe('usage summary', () => {
     const { hooks, entries } = await setup()
     const ctx = makeContext({ body: chat })
     ctx.features = { ...ctx.features, usage: true }
-    ctx.revisions.push({ seq: 1, rewriter: 'context-slimmer', bytes_before: 900, bytes_after: 400, tokens_saved: 70 }, { seq: 2, rewriter: 'system-prompt', bytes_before: 400, bytes_after: 450, tokens_saved: 3 })
+    ctx.revisions.push(
+      { seq: 1, rewriter: 'context-slimmer', bytes_before: 900, bytes_after: 400, tokens_saved: 70 },
+      { seq: 2, rewriter: 'system-prompt', bytes_before: 400, bytes_after: 450, tokens_saved: 3 },
+    )
     complete(hooks, ctx, outcome({ usage }))
     expect(entries[0]!.usage).toEqual({
       input_tokens: 100,

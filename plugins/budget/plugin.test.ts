@@ -10,7 +10,7 @@ import { budget } from './plugin.ts'
 const costModel: CostModel = { costUsd: (_t, tokens) => (tokens.prompt + tokens.completion) / 1000 }
 
 async function setup(limitUsd: number) {
-  const deps = { ...await makeDeps(), costModel }
+  const deps = { ...(await makeDeps()), costModel }
   await deps.limits.addBudget({ scope: { key_id: 'key_1' }, window: 'day', limit_usd: limitUsd })
   return { deps, hooks: pluginHooks(budget, budgetConfig.parse({}), deps) }
 }
@@ -23,7 +23,22 @@ function request(maxTokens = 100) {
 }
 
 const outcome = (prompt: number, completion: number) =>
-  ({ status: 200, clientAborted: false, bytesOut: 0, responseHeaders: new Headers(), durationNs: 0, usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated: false } }) as Outcome
+  ({
+    status: 200,
+    clientAborted: false,
+    bytesOut: 0,
+    responseHeaders: new Headers(),
+    durationNs: 0,
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+      estimated: false,
+    },
+  }) as Outcome
 
 test('50 concurrent requests: reservations stop at the limit; settled spend never exceeds it when answers stay within max_tokens', async () => {
   const { hooks, deps } = await setup(1) // 1 USD; each request reserves ~0.108 USD (≈8 prompt + 100 output tokens)

@@ -58,19 +58,34 @@ describe('tool results on every ingress protocol', () => {
     }
     const result = slimToolResults('responses', body, slim)!
     expect(result.slimmed).toBe(2)
-    expect(result.body.input).toEqual([{ role: 'user', content: padded }, { type: 'function_call_output', call_id: 'c1', output: thin }, { type: 'custom_tool_call_output', call_id: 'c2', output: [{ type: 'input_text', text: thin }] }])
+    expect(result.body.input).toEqual([
+      { role: 'user', content: padded },
+      { type: 'function_call_output', call_id: 'c1', output: thin },
+      { type: 'custom_tool_call_output', call_id: 'c2', output: [{ type: 'input_text', text: thin }] },
+    ])
   })
 
   test('Messages: tool_result blocks with string or block content; user text untouched', () => {
     const body = {
       messages: [
         { role: 'user', content: padded },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: padded }, { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: padded }] }, { type: 'text', text: padded }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't1', content: padded },
+            { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: padded }] },
+            { type: 'text', text: padded },
+          ],
+        },
       ],
     }
     const result = slimToolResults('messages', body, slim)!
     expect(result.slimmed).toBe(2)
-    expect((result.body.messages as any)[1].content).toEqual([{ type: 'tool_result', tool_use_id: 't1', content: thin }, { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: thin }] }, { type: 'text', text: padded }])
+    expect((result.body.messages as any)[1].content).toEqual([
+      { type: 'tool_result', tool_use_id: 't1', content: thin },
+      { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: thin }] },
+      { type: 'text', text: padded },
+    ])
     expect((result.body.messages as any)[0]).toBe(body.messages[0])
   })
 

@@ -15,11 +15,27 @@ function scriptedAdapter(script: Record<string, number[]>) {
     async chatCompletions(call: AdapterCall) {
       const key = call.target.selector
       calls.push(`${call.attemptKind}:${key}`)
-      call.ctx.attempts.push({ seq: call.ctx.attempts.length + 1, kind: call.attemptKind, model: call.target.model, provider_name: call.provider.name, provider_type: call.provider.type, started_at: '', duration_ns: 0, success: true, status_code: 200 })
+      call.ctx.attempts.push({
+        seq: call.ctx.attempts.length + 1,
+        kind: call.attemptKind,
+        model: call.target.model,
+        provider_name: call.provider.name,
+        provider_type: call.provider.type,
+        started_at: '',
+        duration_ns: 0,
+        success: true,
+        status_code: 200,
+      })
       const status = script[key]?.shift() ?? 200
       if (status !== 200) {
         call.ctx.attempts.at(-1)!.status_code = status
-        throw new GatewayError({ status: status === 401 ? 502 : status, type: 'provider_error', provider: call.provider.name, message: 'scripted', headers: status === 429 ? { 'retry-after-ms': '1' } : {} })
+        throw new GatewayError({
+          status: status === 401 ? 502 : status,
+          type: 'provider_error',
+          provider: call.provider.name,
+          message: 'scripted',
+          headers: status === 429 ? { 'retry-after-ms': '1' } : {},
+        })
       }
       return new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } })
     },
@@ -28,7 +44,21 @@ function scriptedAdapter(script: Record<string, number[]>) {
   return { adapter, calls }
 }
 
-const env = { OPENAI_API_KEY: 'k', GROQ_API_KEY: 'k', MISTRAL_API_KEY: 'k', VIRTUAL_MODELS: JSON.stringify([{ source: 'spread', target: 'mistral/m', targets: [{ target: 'openai/a', weight: 1 }, { target: 'groq/b', weight: 3 }] }]) }
+const env = {
+  OPENAI_API_KEY: 'k',
+  GROQ_API_KEY: 'k',
+  MISTRAL_API_KEY: 'k',
+  VIRTUAL_MODELS: JSON.stringify([
+    {
+      source: 'spread',
+      target: 'mistral/m',
+      targets: [
+        { target: 'openai/a', weight: 1 },
+        { target: 'groq/b', weight: 3 },
+      ],
+    },
+  ]),
+}
 
 async function run(script: Record<string, number[]>, settings: Record<string, unknown> = {}, model = 'openai/a') {
   const { adapter, calls } = scriptedAdapter(script)

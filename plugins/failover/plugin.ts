@@ -92,7 +92,13 @@ export const failover = definePlugin({
         for (let i = 0; i < targets.length; i++) {
           const target = targets[i]!
           if (!breaker.allows(target.selector, policy)) {
-            lastError ??= new GatewayError({ status: 503, type: 'provider_error', provider: target.providerName, code: 'circuit_open', message: `Target '${target.selector}' is failing and is skipped for now (circuit open).` })
+            lastError ??= new GatewayError({
+              status: 503,
+              type: 'provider_error',
+              provider: target.providerName,
+              code: 'circuit_open',
+              message: `Target '${target.selector}' is failing and is skipped for now (circuit open).`,
+            })
             if (i === 0) targets = candidateTargets(ctx, config, deps)
             continue
           }

@@ -38,6 +38,15 @@ describe('detectors: true and false positives', () => {
 
   test('masking merges overlapping spans', () => {
     expect(maskSpans('a 123 b', [{ start: 2, end: 5 }], '[X]')).toBe('a [X] b')
-    expect(maskSpans('abcdef', [{ start: 1, end: 4 }, { start: 2, end: 5 }], '#')).toBe('a#f')
+    expect(
+      maskSpans(
+        'abcdef',
+        [
+          { start: 1, end: 4 },
+          { start: 2, end: 5 },
+        ],
+        '#',
+      ),
+    ).toBe('a#f')
   })
 })

@@ -12,7 +12,10 @@ const ruleSchema = z
     words: z.array(z.string().min(1)).min(1).optional(),
     action: z.enum(['block', 'mask']).default('block'),
     /** Where the rule looks: the request, non-streamed responses, or both. */
-    applies_to: z.array(z.enum(['input', 'output'])).min(1).default(['input']),
+    applies_to: z
+      .array(z.enum(['input', 'output']))
+      .min(1)
+      .default(['input']),
   })
   .superRefine((rule, ctx) => {
     if (rule.kind !== 'pattern') return

@@ -65,7 +65,10 @@ describe('input rules', () => {
 })
 
 describe('output rules', () => {
-  const completion = (content: string) => new Response(JSON.stringify({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }), { headers: { 'content-type': 'application/json' } })
+  const completion = (content: string) =>
+    new Response(JSON.stringify({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }), {
+      headers: { 'content-type': 'application/json' },
+    })
 
   test('mask and block on non-streamed responses', async () => {
     const masked = (await guard.onResponse(chat('x'), completion('reach me at eve@example.org'))) as Response

@@ -52,7 +52,8 @@ export function unwrapStream(body: ReadableStream<Uint8Array>, customTools: Set<
         for (const call of delta.tool_calls as Json[]) {
           const fn = (call.function ?? {}) as Json
           const index = Number(call.index ?? 0)
-          if (typeof fn.name === 'string' && customTools.has(fn.name)) held.set(index, { args: '', template: { id: chunk.id, object: chunk.object, created: chunk.created, model: chunk.model } })
+          if (typeof fn.name === 'string' && customTools.has(fn.name))
+            held.set(index, { args: '', template: { id: chunk.id, object: chunk.object, created: chunk.created, model: chunk.model } })
           const slot = held.get(index)
           if (slot && typeof fn.arguments === 'string') {
             slot.args += fn.arguments

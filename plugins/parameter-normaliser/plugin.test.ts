@@ -57,10 +57,17 @@ describe('output tokens clamped to the model limit', () => {
   test('on /v1/messages (Claude Code asks for 32000) and /v1/responses, with a revision naming the clamp', async () => {
     const hooks = parameterNormaliser.create(await makeDeps())
     const settings = parameterNormaliserConfig.parse({})
-    const messages = route(makeContext({ endpoint: 'messages', body: { model: 'cc', max_tokens: 32000, messages: [{ role: 'user', content: 'x' }] } }), 'openai', 'gpt-4o-mini-2024-07-18')
+    const messages = route(
+      makeContext({ endpoint: 'messages', body: { model: 'cc', max_tokens: 32000, messages: [{ role: 'user', content: 'x' }] } }),
+      'openai',
+      'gpt-4o-mini-2024-07-18',
+    )
     await hooks.before!(messages, settings)
     expect(messages.body.max_tokens).toBe(16384)
-    expect(messages.revisions[0]).toMatchObject({ rewriter: 'parameter-normaliser', detail: { changes: ['max_tokens clamped from 32000 to 16384 (output limit of openai/gpt-4o-mini-2024-07-18)'] } })
+    expect(messages.revisions[0]).toMatchObject({
+      rewriter: 'parameter-normaliser',
+      detail: { changes: ['max_tokens clamped from 32000 to 16384 (output limit of openai/gpt-4o-mini-2024-07-18)'] },
+    })
     const responses = route(makeContext({ endpoint: 'responses', body: { model: 'x', input: 'hi', max_output_tokens: 50000 } }), 'anthropic', 'claude-3-5-haiku-latest')
     await hooks.before!(responses, settings)
     expect(responses.body.max_output_tokens).toBe(8192)

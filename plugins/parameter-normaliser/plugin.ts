@@ -23,7 +23,9 @@ export const parameterNormaliser = definePlugin({
         await applyRewrite(ctx, parameterNormaliserManifest.id, (body) => {
           const clamped = limit === undefined ? { body, changes: [] } : clampOutputTokens(body, limit, target.selector)
           const normalised =
-            ctx.endpoint === 'chat.completions' ? normaliseParameters(clamped.body, target.providerType, target.model, config.drop_unsupported) : { body: clamped.body, changes: [] }
+            ctx.endpoint === 'chat.completions'
+              ? normaliseParameters(clamped.body, target.providerType, target.model, config.drop_unsupported)
+              : { body: clamped.body, changes: [] }
           const changes = [...clamped.changes, ...normalised.changes]
           if (changes.length === 0) return { unchanged: true, detail: { provider_type: target.providerType } }
           return { body: normalised.body, detail: { provider_type: target.providerType, changes } }

@@ -17,7 +17,15 @@ function request(keyId = 'key_1', userPath?: string) {
   return ctx
 }
 
-const done = (usage?: number) => ({ status: 200, clientAborted: false, bytesOut: 0, responseHeaders: new Headers(), durationNs: 0, usage: usage === undefined ? undefined : { total_tokens: usage } }) as unknown as Outcome
+const done = (usage?: number) =>
+  ({
+    status: 200,
+    clientAborted: false,
+    bytesOut: 0,
+    responseHeaders: new Headers(),
+    durationNs: 0,
+    usage: usage === undefined ? undefined : { total_tokens: usage },
+  }) as unknown as Outcome
 
 test('requests per minute: the limit+1st request is a 429 with Retry-After and x-ratelimit headers', async () => {
   const { hooks } = await setup({ requests_per_minute: 2 })

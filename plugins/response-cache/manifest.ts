@@ -2,9 +2,18 @@ import { z } from 'zod'
 import type { PluginManifest } from '../../src/pipeline/types.ts'
 
 export const responseCacheConfig = z.strictObject({
-  ttl_seconds: z.number().int().min(1).max(30 * 24 * 3600).default(300),
+  ttl_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24 * 3600)
+    .default(300),
   /** Answers larger than this are not cached. */
-  max_entry_bytes: z.number().int().min(1024).default(1024 * 1024),
+  max_entry_bytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   /** Identical requests in flight at the same time wait for the first one instead of calling the upstream. */
   coalesce: z.boolean().default(true),
   /** How long a waiting duplicate waits for the first one before calling the upstream itself. */

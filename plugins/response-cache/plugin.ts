@@ -35,7 +35,10 @@ export const responseCache = definePlugin({
       const headers = { 'x-cache': 'HIT', 'x-request-id': ctx.requestId }
       if (!ctx.stream) return { kind: 'respond', response: new Response(hit.body, { headers: { ...headers, 'content-type': 'application/json' } }) }
       const includeUsage = (ctx.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
-      return { kind: 'respond', response: new Response(replayAsStream(JSON.parse(hit.body), includeUsage), { headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8' } }) }
+      return {
+        kind: 'respond',
+        response: new Response(replayAsStream(JSON.parse(hit.body), includeUsage), { headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8' } }),
+      }
     }
 
     function waitFor(leader: Promise<void>, signal: AbortSignal, waitMs: number): Promise<void> {

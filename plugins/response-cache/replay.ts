@@ -17,7 +17,9 @@ export function replayAsStream(completion: Json, includeUsage: boolean): Readabl
     chunk([{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }])
     if (typeof message.content === 'string' && message.content) chunk([{ index, delta: { content: message.content }, logprobs: null, finish_reason: null }])
     const calls = (Array.isArray(message.tool_calls) ? message.tool_calls : []) as Json[]
-    calls.forEach((call, i) => chunk([{ index, delta: { tool_calls: [{ index: i, id: call.id, type: call.type ?? 'function', function: call.function }] }, logprobs: null, finish_reason: null }]))
+    calls.forEach((call, i) =>
+      chunk([{ index, delta: { tool_calls: [{ index: i, id: call.id, type: call.type ?? 'function', function: call.function }] }, logprobs: null, finish_reason: null }]),
+    )
     chunk([{ index, delta: {}, logprobs: null, finish_reason: choice.finish_reason ?? 'stop' }])
   }
   if (includeUsage && completion.usage) chunk([], { usage: completion.usage })

@@ -14,7 +14,10 @@ function request(provider: 'openai' | 'mistral', body: Record<string, unknown>) 
 }
 
 async function answer(ctx: ReturnType<typeof makeContext>, id: string, text: string) {
-  const outcome = { status: 200, responseBody: { id, output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text }] }] } } as unknown as Outcome
+  const outcome = {
+    status: 200,
+    responseBody: { id, output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text }] }] },
+  } as unknown as Outcome
   await hooks.onComplete!(ctx, outcome)
 }
 

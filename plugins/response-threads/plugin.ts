@@ -41,7 +41,16 @@ export const responseThreads = definePlugin({
       const previous = await store.get(previousId)
       if (!previous) {
         if (answeredNatively(ctx)) return CONTINUE // the provider may know its own response id
-        return respondWithError(ctx, new GatewayError({ status: 404, type: 'not_found_error', param: 'previous_response_id', code: 'previous_response_not_found', message: `Previous response '${previousId}' is not stored on this gateway.` }))
+        return respondWithError(
+          ctx,
+          new GatewayError({
+            status: 404,
+            type: 'not_found_error',
+            param: 'previous_response_id',
+            code: 'previous_response_not_found',
+            message: `Previous response '${previousId}' is not stored on this gateway.`,
+          }),
+        )
       }
       const items = [...previous.items, ...ownInput]
       ctx.setState(threadInputSlot, items)

@@ -42,7 +42,13 @@ test('records a revision and keeps the original body; without a prompt it does n
 })
 
 test('Responses: instructions get the operator text; override also drops system and developer input items', () => {
-  const body = { instructions: 'client', input: [{ role: 'developer', content: 'dev' }, { role: 'user', content: 'hi' }] }
+  const body = {
+    instructions: 'client',
+    input: [
+      { role: 'developer', content: 'dev' },
+      { role: 'user', content: 'hi' },
+    ],
+  }
   expect(responsesWithSystemPrompt(body, 'OP', 'prepend')).toEqual({ ...body, instructions: 'OP\n\nclient' })
   expect(responsesWithSystemPrompt(body, 'OP', 'append').instructions).toBe('client\n\nOP')
   expect(responsesWithSystemPrompt({ input: 'hi' }, 'OP', 'append')).toEqual({ input: 'hi', instructions: 'OP' })
@@ -55,6 +61,12 @@ test('Messages: system as a string or as blocks; override also drops system mess
   expect(messagesWithSystemPrompt({ messages: [] }, 'OP', 'append').system).toBe('OP')
   expect(messagesWithSystemPrompt({ system: blocks, messages: [] }, 'OP', 'prepend').system).toEqual([{ type: 'text', text: 'OP' }, ...blocks])
   expect(messagesWithSystemPrompt({ system: blocks, messages: [] }, 'OP', 'append').system).toEqual([...blocks, { type: 'text', text: 'OP' }])
-  const withInnerSystem = { system: 'client', messages: [{ role: 'user', content: 'a' }, { role: 'system', content: 'mid' }] }
+  const withInnerSystem = {
+    system: 'client',
+    messages: [
+      { role: 'user', content: 'a' },
+      { role: 'system', content: 'mid' },
+    ],
+  }
   expect(messagesWithSystemPrompt(withInnerSystem, 'OP', 'override')).toEqual({ system: 'OP', messages: [{ role: 'user', content: 'a' }] })
 })

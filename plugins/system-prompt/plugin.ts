@@ -27,7 +27,10 @@ export const systemPrompt = definePlugin({
       async before(ctx, config) {
         const rewrite = BY_ENDPOINT[ctx.endpoint]
         if (!config.prompt || !rewrite || (ctx.endpoint === 'chat.completions' && !Array.isArray(ctx.body.messages))) return CONTINUE
-        await applyRewrite(ctx, systemPromptManifest.id, (body) => ({ body: rewrite(body, config.prompt, config.mode), detail: { mode: config.mode, prompt_chars: config.prompt.length } }))
+        await applyRewrite(ctx, systemPromptManifest.id, (body) => ({
+          body: rewrite(body, config.prompt, config.mode),
+          detail: { mode: config.mode, prompt_chars: config.prompt.length },
+        }))
         return CONTINUE
       },
     }

@@ -11,8 +11,18 @@ import { loadCountThread } from '../../src/tokens/count-thread.ts'
 // The tokenizer thread loads its tables once (seconds on a loaded machine); counts below then answer at once.
 beforeAll(() => loadCountThread(), 30_000)
 
-const usage = (u: Partial<Outcome['usage']> & object) => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated: false, ...u })
-const outcome = (u?: ReturnType<typeof usage>, responseBody?: unknown) => ({ status: 200, clientAborted: false, bytesOut: 100, responseHeaders: new Headers(), durationNs: 0, usage: u, responseBody }) as Outcome
+const usage = (u: Partial<Outcome['usage']> & object) => ({
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+  cached_tokens: 0,
+  cache_write_tokens: 0,
+  reasoning_tokens: 0,
+  estimated: false,
+  ...u,
+})
+const outcome = (u?: ReturnType<typeof usage>, responseBody?: unknown) =>
+  ({ status: 200, clientAborted: false, bytesOut: 100, responseHeaders: new Headers(), durationNs: 0, usage: u, responseBody }) as Outcome
 const target = (selector: string) => {
   const [providerName, model] = [selector.slice(0, selector.indexOf('/')), selector.slice(selector.indexOf('/') + 1)]
   return { providerName, providerType: providerName as 'openai', model, selector }

@@ -130,5 +130,9 @@ function apiKeyHash(ctx: RequestContext): string | undefined {
 
 /** The summary without a priced usage record (usage feature on but the meter not run): tokens only. */
 export function usageSummary(usage: TokenUsage, ctx: Pick<RequestContext, 'revisions'>): RequestUsageSummary {
-  return summaryFromTokens(usage, ctx.revisions.reduce((sum, r) => sum + (r.tokens_saved || 0), 0), 0)
+  return summaryFromTokens(
+    usage,
+    ctx.revisions.reduce((sum, r) => sum + (r.tokens_saved || 0), 0),
+    0,
+  )
 }

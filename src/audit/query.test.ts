@@ -46,7 +46,9 @@ describe('GET /admin/audit/log parameters', () => {
 
   test('every filter is read', () => {
     expect(
-      q('requested_model=fast&provider=openai&method=post&path=/v1/chat/completions&user_path=acme//team-a/&error_type=rate_limit_error&status_code=429&stream=true&search=rate%20limit&limit=100&offset=50'),
+      q(
+        'requested_model=fast&provider=openai&method=post&path=/v1/chat/completions&user_path=acme//team-a/&error_type=rate_limit_error&status_code=429&stream=true&search=rate%20limit&limit=100&offset=50',
+      ),
     ).toEqual({
       from: TODAY - 29 * DAY,
       requestedModel: 'fast',

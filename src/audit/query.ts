@@ -14,7 +14,25 @@ const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
 const MAX_TEXT = 200
 
-const LIST_PARAMS = ['days', 'start_date', 'end_date', 'requested_model', 'model', 'provider', 'method', 'path', 'user_path', 'session_id', 'error_type', 'status_code', 'stream', 'label', 'search', 'limit', 'offset'] as const
+const LIST_PARAMS = [
+  'days',
+  'start_date',
+  'end_date',
+  'requested_model',
+  'model',
+  'provider',
+  'method',
+  'path',
+  'user_path',
+  'session_id',
+  'error_type',
+  'status_code',
+  'stream',
+  'label',
+  'search',
+  'limit',
+  'offset',
+] as const
 const STATS_PARAMS = ['days', 'start_date', 'end_date'] as const
 
 const invalid = (param: string, message: string) => gatewayErrors.invalidRequest(message, param, 'invalid_query_parameter')

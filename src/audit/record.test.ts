@@ -14,9 +14,34 @@ test('columns follow AUDIT_ROW_COLUMNS; LogData is split into light JSON and the
       user_agent: 'OpenAI/JS 6.9.0',
       error_message: 'Upstream rate limit',
       request_body: { model: 'fast', messages: [{ role: 'user', content: 'hi' }] },
-      attempts: [{ seq: 1, kind: 'primary', model: 'm', provider_name: 'openai', provider_type: 'openai', started_at: '', duration_ns: 1, success: false, status_code: 429, response_body: { error: 'slow down' } }],
+      attempts: [
+        {
+          seq: 1,
+          kind: 'primary',
+          model: 'm',
+          provider_name: 'openai',
+          provider_type: 'openai',
+          started_at: '',
+          duration_ns: 1,
+          success: false,
+          status_code: 429,
+          response_body: { error: 'slow down' },
+        },
+      ],
     },
-    usage: { input_tokens: 3, output_tokens: 4, total_tokens: 7, cached_input_tokens: 0, uncached_input_tokens: 3, cache_write_input_tokens: 0, cached_input_ratio: 0, estimated_cached_characters: 0, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, entries: 1 },
+    usage: {
+      input_tokens: 3,
+      output_tokens: 4,
+      total_tokens: 7,
+      cached_input_tokens: 0,
+      uncached_input_tokens: 3,
+      cache_write_input_tokens: 0,
+      cached_input_ratio: 0,
+      estimated_cached_characters: 0,
+      rewrite_tokens_saved: 0,
+      rewrite_cost_saved: 0,
+      entries: 1,
+    },
   })
   const row = encodeAuditEntry(entry)
   expect(isAuditRow(row)).toBe(true)

@@ -25,7 +25,18 @@ export function planSearch(term: string): SearchPlan {
 export function searchableText(entry: AuditLogEntry): string {
   let text = entry.request_id !== entry.id ? entry.request_id : ''
   let previous = ''
-  for (const part of [entry.requested_model, entry.resolved_model, entry.provider, entry.provider_name, entry.method, entry.path, entry.session_id, entry.error_type, entry.data.error_message, entry.data.event_type]) {
+  for (const part of [
+    entry.requested_model,
+    entry.resolved_model,
+    entry.provider,
+    entry.provider_name,
+    entry.method,
+    entry.path,
+    entry.session_id,
+    entry.error_type,
+    entry.data.error_message,
+    entry.data.event_type,
+  ]) {
     // The resolved model and provider name usually repeat their neighbour: indexing them twice finds nothing more.
     if (part && part !== previous) text = text ? `${text} ${part}` : part
     previous = part ?? ''

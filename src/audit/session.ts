@@ -6,15 +6,7 @@
  */
 
 /** Checked in this order. Header names are case-insensitive. */
-export const SESSION_HEADERS = [
-  'x-session-id',
-  'session-id',
-  'session_id',
-  'x-claude-code-session-id',
-  'x-conversation-id',
-  'conversation-id',
-  'x-thread-id',
-] as const
+export const SESSION_HEADERS = ['x-session-id', 'session-id', 'session_id', 'x-claude-code-session-id', 'x-conversation-id', 'conversation-id', 'x-thread-id'] as const
 
 const MAX_SESSION_ID_LENGTH = 200
 /** Printable ASCII without spaces: ids, not prose (and nothing that could forge log lines). */

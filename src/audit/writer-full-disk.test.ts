@@ -97,7 +97,8 @@ describe('transient errors', () => {
       Object.assign(new Error('could not extend file'), { errno: '53100' }),
     ])
       expect(isTransientWriteError(err)).toBe(true)
-    for (const err of [new Error('cannot store this entry'), new Error('NOT NULL constraint failed: audit_log.id'), new TypeError('x is not a function')]) expect(isTransientWriteError(err)).toBe(false)
+    for (const err of [new Error('cannot store this entry'), new Error('NOT NULL constraint failed: audit_log.id'), new TypeError('x is not a function')])
+      expect(isTransientWriteError(err)).toBe(false)
   })
 })
 

@@ -44,7 +44,12 @@ afterEach(() => {
 
 function setup(options: Partial<AuditWriterOptions> = {}, store = new FakeStore(), dir = mkdtempSync(join(tmpdir(), 'audit-writer-'))) {
   dirs.push(dir)
-  const writer = new AuditWriter(store, new SpillFiles(dir), { capacity: 1000, maxBytes: 64 * 1024 * 1024, batchSize: 200, flushIntervalMs: 5, retryBaseMs: 5, retryMaxMs: 20, ...options }, silentLogger)
+  const writer = new AuditWriter(
+    store,
+    new SpillFiles(dir),
+    { capacity: 1000, maxBytes: 64 * 1024 * 1024, batchSize: 200, flushIntervalMs: 5, retryBaseMs: 5, retryMaxMs: 20, ...options },
+    silentLogger,
+  )
   return { writer, store, dir }
 }
 
@@ -191,7 +196,12 @@ describe('failures', () => {
   test('a torn last line (hard kill mid-write) is set aside; the other lines are replayed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'audit-writer-'))
     const good = [entry(1), entry(2)]
-    appendFileSync(join(dir, 'audit-spill.jsonl'), rowsOf(good).map((row) => JSON.stringify(row)).join('\n') + '\n{"id":"torn","timesta')
+    appendFileSync(
+      join(dir, 'audit-spill.jsonl'),
+      rowsOf(good)
+        .map((row) => JSON.stringify(row))
+        .join('\n') + '\n{"id":"torn","timesta',
+    )
     const { writer, store } = setup({}, new FakeStore(), dir)
     writer.start()
     await until(() => store.rows.size === 2)

@@ -261,7 +261,8 @@ export class AuditWriter implements AuditSink {
   private run(): Promise<void> {
     this.running ??= this.loop().finally(() => {
       this.running = undefined
-      if (!this.draining && (this.queue.length > 0 || this.held.length > 0 || this.replayWanted || this.replay)) this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs)
+      if (!this.draining && (this.queue.length > 0 || this.held.length > 0 || this.replayWanted || this.replay))
+        this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs)
     })
     return this.running
   }
@@ -443,7 +444,11 @@ export class AuditWriter implements AuditSink {
   /** Moves held entries into the queue as far as it has room. */
   private refillFromHeld(): void {
     let n = 0
-    while (n < this.held.length && this.queue.length + n < this.options.capacity && (this.queue.length + n === 0 || this.queueBytes + (this.heldWeights[n] ?? 0) <= this.options.maxBytes)) {
+    while (
+      n < this.held.length &&
+      this.queue.length + n < this.options.capacity &&
+      (this.queue.length + n === 0 || this.queueBytes + (this.heldWeights[n] ?? 0) <= this.options.maxBytes)
+    ) {
       this.queueBytes += this.heldWeights[n] ?? 0
       n++
     }

@@ -46,7 +46,10 @@ describe('loadConfig', () => {
 
   test('environment overrides YAML, and ${VAR} expands inside YAML', () => {
     const dir = emptyDir()
-    writeFileSync(join(dir, 'gateway.yaml'), 'server:\n  port: 9000\nproviders:\n  mine:\n    type: openai\n    api_key: ${MY_KEY}\nvirtual_models:\n  - source: fast\n    target: mine/gpt-4o-mini\n')
+    writeFileSync(
+      join(dir, 'gateway.yaml'),
+      'server:\n  port: 9000\nproviders:\n  mine:\n    type: openai\n    api_key: ${MY_KEY}\nvirtual_models:\n  - source: fast\n    target: mine/gpt-4o-mini\n',
+    )
     const config = loadConfig({ env: { MY_KEY: 'sk-from-env', PORT: '9100' }, cwd: dir })
     expect(config.server.port).toBe(9100)
     expect(config.providers.mine!.api_key).toBe('sk-from-env')

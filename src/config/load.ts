@@ -143,7 +143,15 @@ function applyProviderEnvironment(raw: Record<string, unknown>, type: ProviderTy
   }
   if (apiKey) set('api_key', apiKey, `${p}_API_KEY`)
   if (baseUrl) set('base_url', baseUrl, `${p}_BASE_URL`)
-  if (models) set('models', models.split(',').map((m) => m.trim()).filter(Boolean), `${p}_MODELS`)
+  if (models)
+    set(
+      'models',
+      models
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean),
+      `${p}_MODELS`,
+    )
   if (apiVersion) set('api_version', apiVersion, 'AZURE_API_VERSION')
 }
 

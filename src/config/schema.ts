@@ -10,10 +10,7 @@ import { modelPriceSchema } from '../usage/pricing.ts'
 import { workflowInputSchema } from '../workflows/definition.ts'
 import { PROVIDER_TYPE_NAMES } from './provider-catalog.ts'
 
-const booleanFromEnv = z.union([
-  z.boolean(),
-  z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((v) => ['true', '1', 'yes', 'on'].includes(v)),
-])
+const booleanFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((v) => ['true', '1', 'yes', 'on'].includes(v))])
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max)
 
 /** `<provider>/<model>` or a bare model name; never empty, no whitespace. */
@@ -34,7 +31,10 @@ export const virtualModelSchema = z.strictObject({
   source: z.string().min(1).regex(/^\S+$/, 'expected a name without spaces'),
   target: modelSelectorSchema,
   /** Optional weighted spread: requests go to one of these by weight; the others (then `target`) are fallbacks. */
-  targets: z.array(z.strictObject({ target: modelSelectorSchema, weight: z.number().positive().default(1) })).min(1).optional(),
+  targets: z
+    .array(z.strictObject({ target: modelSelectorSchema, weight: z.number().positive().default(1) }))
+    .min(1)
+    .optional(),
 })
 export type VirtualModel = z.infer<typeof virtualModelSchema>
 
@@ -59,7 +59,10 @@ export const gatewayConfigSchema = z.strictObject({
       /** SQLite file of the embedded default store; relative paths resolve against the working directory. */
       path: z.string().min(1).default('./data/gateway.db'),
       /** PostgreSQL server shared by several replicas (`postgres://…`); when set, it is used instead of `path`. */
-      url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL').optional(),
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+        .optional(),
       /** Connections each replica keeps to PostgreSQL (requests never wait on them; admin calls, writers and reloads do). */
       pool_size: integer(1, 1000).default(10),
       /** TLS to PostgreSQL: `disable`, `require` (encrypted) or `verify-full` (certificate and host checked); unset follows the URL's sslmode. */
@@ -68,9 +71,7 @@ export const gatewayConfigSchema = z.strictObject({
       tls_ca_file: z.string().min(1).optional(),
     })
     .prefault({}),
-  providers: z
-    .record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'expected a lower-case provider name'), providerConfigSchema)
-    .default({}),
+  providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'expected a lower-case provider name'), providerConfigSchema).default({}),
   virtual_models: z.array(virtualModelSchema).default([]),
   upstream: z
     .strictObject({
@@ -87,13 +88,14 @@ export const gatewayConfigSchema = z.strictObject({
     })
     .prefault({}),
   /** Process-wide switches: a feature is on for a request only when both this and its workflow say so. */
-  features: z
-    .strictObject(Object.fromEntries(FEATURE_IDS.map((f) => [f, booleanFromEnv.default(true)])) as Record<FeatureId, z.ZodDefault<typeof booleanFromEnv>>)
-    .prefault({}),
+  features: z.strictObject(Object.fromEntries(FEATURE_IDS.map((f) => [f, booleanFromEnv.default(true)])) as Record<FeatureId, z.ZodDefault<typeof booleanFromEnv>>).prefault({}),
   redis: z
     .strictObject({
       /** Shared counters (rate limits, budgets) and response cache for several replicas; empty means in-process. */
-      url: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL').optional(),
+      url: z
+        .string()
+        .regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL')
+        .optional(),
     })
     .prefault({}),
   cache: z

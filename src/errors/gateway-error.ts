@@ -4,13 +4,7 @@
  */
 import type { z } from 'zod'
 
-export const GATEWAY_ERROR_TYPES = [
-  'provider_error',
-  'rate_limit_error',
-  'invalid_request_error',
-  'authentication_error',
-  'not_found_error',
-] as const
+export const GATEWAY_ERROR_TYPES = ['provider_error', 'rate_limit_error', 'invalid_request_error', 'authentication_error', 'not_found_error'] as const
 export type GatewayErrorType = (typeof GATEWAY_ERROR_TYPES)[number]
 
 export interface GatewayErrorBody {
@@ -138,8 +132,7 @@ export const gatewayErrors = {
       code: 'too_many_auth_failures',
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
-  forbidden: (message: string, code: string) =>
-    new GatewayError({ status: 403, type: 'authentication_error', message, code }),
+  forbidden: (message: string, code: string) => new GatewayError({ status: 403, type: 'authentication_error', message, code }),
   modelNotFound: (model: string, hint = '') =>
     new GatewayError({
       status: 404,
@@ -162,12 +155,15 @@ export const gatewayErrors = {
       message: `Method ${method} is not allowed on ${path}.`,
       code: 'method_not_allowed',
     }),
-  internal: (message = 'The gateway failed to handle this request.') =>
-    new GatewayError({ status: 500, type: 'provider_error', message, code: 'internal_error' }),
+  internal: (message = 'The gateway failed to handle this request.') => new GatewayError({ status: 500, type: 'provider_error', message, code: 'internal_error' }),
   shuttingDown: () =>
-    new GatewayError({ status: 503, type: 'provider_error', message: 'The gateway is shutting down and ended this request at its drain deadline; retry it.', code: 'gateway_shutting_down' }),
-  unavailable: (message: string, code = 'service_unavailable') =>
-    new GatewayError({ status: 503, type: 'provider_error', message, code }),
+    new GatewayError({
+      status: 503,
+      type: 'provider_error',
+      message: 'The gateway is shutting down and ended this request at its drain deadline; retry it.',
+      code: 'gateway_shutting_down',
+    }),
+  unavailable: (message: string, code = 'service_unavailable') => new GatewayError({ status: 503, type: 'provider_error', message, code }),
 }
 
 /** Anything thrown becomes a GatewayError; unknown throwables are bugs and become a 500 without details. */

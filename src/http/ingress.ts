@@ -11,7 +11,6 @@ import { endpoint as endpointOf } from '../protocols/endpoints.ts'
 import { readBody } from './body-reader.ts'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 
-
 export interface IngressInput {
   request: Request
   endpoint: EndpointId
@@ -36,7 +35,17 @@ export interface Ingress {
   closeConnection: boolean
 }
 
-export async function buildRequestContext({ request, endpoint, clientIp, log, maxBodyBytes, bodyDeadlineMs, readBody: wantBody, pathParam, signal }: IngressInput): Promise<Ingress> {
+export async function buildRequestContext({
+  request,
+  endpoint,
+  clientIp,
+  log,
+  maxBodyBytes,
+  bodyDeadlineMs,
+  readBody: wantBody,
+  pathParam,
+  signal,
+}: IngressInput): Promise<Ingress> {
   const url = new URL(request.url)
   const ctx = new RequestContext({
     endpoint,

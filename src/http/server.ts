@@ -56,44 +56,81 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
     content: { 'application/json': { schema: z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown> } },
   })
 
-  return new Elysia({ name: 'gateway/http', serve: { reusePort: options.reusePort ?? false, development: false, idleTimeout: gateway.config.server.idle_timeout_seconds, maxRequestBodySize: maxBodyBytes * 2 + 1024 * 1024 } })
-    .onError(function toGatewayError({ code, request }) {
-      if (code === 'NOT_FOUND') return errorResponse(gatewayErrors.routeNotFound(request.method, new URL(request.url).pathname))
-      if (code === 'PARSE') return errorResponse(gatewayErrors.invalidJson('could not parse the body'))
-      gateway.log.error({ code }, 'unhandled HTTP error')
-      return errorResponse(gatewayErrors.internal())
-    })
-    .use(
-      openapi({
-        path: '/openapi',
-        mapJsonSchema: { zod: z.toJSONSchema },
-        documentation: {
-          info: { title: 'AI Gateway', version: API_VERSION, description: 'OpenAI-compatible gateway in front of many LLM providers.' },
-          components: { securitySchemes: { BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-          security: [{ BearerAuth: [] }],
-        },
-      }),
-    )
-    .get('/health', () => Response.json({ status: 'ok' }), { detail: { summary: 'Liveness', tags: ['health'], security: [], responses: { 200: { description: 'Alive', content: { 'application/json': { schema: schemaOf(z.object({ status: z.literal('ok') })) } } } } } })
-    .get(
-      '/ready',
-      () => {
-        const ready = gateway.catalog.isReady()
-        const readiness = gateway.readiness()
-        // Degraded still answers 200: requests are served from the snapshots, so the load balancer keeps this replica.
-        const status = !ready ? 'starting' : readiness.degraded ? 'degraded' : 'ready'
-        return Response.json({ status, models_loaded: ready, store: readiness.store, snapshots: readiness.snapshots, audit: readiness.audit }, { status: ready ? 200 : 503 })
+  return (
+    new Elysia({
+      name: 'gateway/http',
+      serve: {
+        reusePort: options.reusePort ?? false,
+        development: false,
+        idleTimeout: gateway.config.server.idle_timeout_seconds,
+        maxRequestBodySize: maxBodyBytes * 2 + 1024 * 1024,
       },
-      { detail: { summary: 'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots) or audit entries are held in memory or lost because the disk refuses writes', tags: ['health'], security: [], responses: { 200: readiness('Serving'), 503: readiness('Still loading the model lists') } } },
-    )
-    // TRACE echoes a request back (cross-site tracing); no route serves it, on any path.
-    .route('TRACE', '/*', refuseTrace, { parse: 'none', detail: { hide: true } } as never)
-    .route('TRACE', '/v1/*', refuseTrace, { parse: 'none', detail: { hide: true } } as never)
-    .use(v1Routes(ENDPOINTS.filter((e) => e.method !== 'ALL'), handleV1, jsonBody))
-    .use(dashboardRoutes())
-    .use(metricsRoutes(gateway))
-    .use(adminRoutes(gateway))
-    .use(v1Routes(ENDPOINTS.filter((e) => e.method === 'ALL'), handleV1, jsonBody))
+    })
+      .onError(function toGatewayError({ code, request }) {
+        if (code === 'NOT_FOUND') return errorResponse(gatewayErrors.routeNotFound(request.method, new URL(request.url).pathname))
+        if (code === 'PARSE') return errorResponse(gatewayErrors.invalidJson('could not parse the body'))
+        gateway.log.error({ code }, 'unhandled HTTP error')
+        return errorResponse(gatewayErrors.internal())
+      })
+      .use(
+        openapi({
+          path: '/openapi',
+          mapJsonSchema: { zod: z.toJSONSchema },
+          documentation: {
+            info: { title: 'AI Gateway', version: API_VERSION, description: 'OpenAI-compatible gateway in front of many LLM providers.' },
+            components: { securitySchemes: { BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+            security: [{ BearerAuth: [] }],
+          },
+        }),
+      )
+      .get('/health', () => Response.json({ status: 'ok' }), {
+        detail: {
+          summary: 'Liveness',
+          tags: ['health'],
+          security: [],
+          responses: { 200: { description: 'Alive', content: { 'application/json': { schema: schemaOf(z.object({ status: z.literal('ok') })) } } } },
+        },
+      })
+      .get(
+        '/ready',
+        () => {
+          const ready = gateway.catalog.isReady()
+          const readiness = gateway.readiness()
+          // Degraded still answers 200: requests are served from the snapshots, so the load balancer keeps this replica.
+          const status = !ready ? 'starting' : readiness.degraded ? 'degraded' : 'ready'
+          return Response.json({ status, models_loaded: ready, store: readiness.store, snapshots: readiness.snapshots, audit: readiness.audit }, { status: ready ? 200 : 503 })
+        },
+        {
+          detail: {
+            summary:
+              'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots) or audit entries are held in memory or lost because the disk refuses writes',
+            tags: ['health'],
+            security: [],
+            responses: { 200: readiness('Serving'), 503: readiness('Still loading the model lists') },
+          },
+        },
+      )
+      // TRACE echoes a request back (cross-site tracing); no route serves it, on any path.
+      .route('TRACE', '/*', refuseTrace, { parse: 'none', detail: { hide: true } } as never)
+      .route('TRACE', '/v1/*', refuseTrace, { parse: 'none', detail: { hide: true } } as never)
+      .use(
+        v1Routes(
+          ENDPOINTS.filter((e) => e.method !== 'ALL'),
+          handleV1,
+          jsonBody,
+        ),
+      )
+      .use(dashboardRoutes())
+      .use(metricsRoutes(gateway))
+      .use(adminRoutes(gateway))
+      .use(
+        v1Routes(
+          ENDPOINTS.filter((e) => e.method === 'ALL'),
+          handleV1,
+          jsonBody,
+        ),
+      )
+  )
 }
 
 const readinessSchema = z.object({ status: z.enum(['starting', 'ready', 'degraded']), models_loaded: z.boolean() })

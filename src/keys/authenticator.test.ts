@@ -93,7 +93,9 @@ describe('property: random Authorization values', () => {
   const headerValue = fc.oneof(
     fc.string({ maxLength: 120 }),
     fc.string({ unit: 'binary', maxLength: 120 }),
-    fc.tuple(fc.constantFrom('Bearer ', 'bearer ', 'Bearer\t', 'Basic ', 'Bearer  ', ''), fc.string({ maxLength: 80 }), fc.constantFrom('', ' ', '\t', ' x')).map((p) => p.join('')),
+    fc
+      .tuple(fc.constantFrom('Bearer ', 'bearer ', 'Bearer\t', 'Basic ', 'Bearer  ', ''), fc.string({ maxLength: 80 }), fc.constantFrom('', ' ', '\t', ' x'))
+      .map((p) => p.join('')),
     fc.constantFrom('sk-gw-', 'Bearer sk-gw-').chain((p) => fc.base64String({ maxLength: 60 }).map((s) => p + s)),
     fc.string({ maxLength: 49 }).map((s) => `Bearer ${active.slice(0, 49 - s.length)}${s}`),
   )

@@ -65,7 +65,11 @@ describe('subtrees', () => {
 
 describe('properties', () => {
   const segmentChar = fc.constantFrom(...'abcXYZ019._-/\\%.'.split(''), '\u0000', '\n', ' ', 'é', '..')
-  const pathLike = fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: 'binary', maxLength: 80 }), fc.array(segmentChar, { maxLength: 40 }).map((a) => a.join('')))
+  const pathLike = fc.oneof(
+    fc.string({ maxLength: 80 }),
+    fc.string({ unit: 'binary', maxLength: 80 }),
+    fc.array(segmentChar, { maxLength: 40 }).map((a) => a.join('')),
+  )
 
   test('never throws; accepted paths are canonical, free of dot segments, and normalising them again changes nothing', () => {
     fc.assert(

@@ -38,10 +38,7 @@ export function isWithinUserPath(path: string, ancestor: string): boolean {
   return ancestor === '/' || path === ancestor || path.startsWith(`${ancestor}/`)
 }
 
-export type RequestUserPath =
-  | { ok: true; path: string | undefined }
-  | { ok: false; problem: 'invalid'; reason: string }
-  | { ok: false; problem: 'outside'; reason: string }
+export type RequestUserPath = { ok: true; path: string | undefined } | { ok: false; problem: 'invalid'; reason: string } | { ok: false; problem: 'outside'; reason: string }
 
 /**
  * The path a request is attributed to: the key's bound path, narrowed by the client's header when it sent one.

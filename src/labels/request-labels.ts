@@ -30,10 +30,16 @@ export function requestLabels(headers: Headers, config: LabelsConfig): LabelsRes
   const labels: string[] = []
   for (const { label, header } of found) {
     if (label === '' || labels.includes(label)) continue
-    if (label.length > config.max_length) return { ok: false, param: header, message: `Label '${label.slice(0, 40)}…' in ${header} is longer than ${config.max_length} characters.` }
+    if (label.length > config.max_length)
+      return { ok: false, param: header, message: `Label '${label.slice(0, 40)}…' in ${header} is longer than ${config.max_length} characters.` }
     if (!LABEL_TEXT.test(label)) return { ok: false, param: header, message: `Labels in ${header} may only contain printable ASCII characters other than ','.` }
     labels.push(label)
-    if (labels.length > config.max_count) return { ok: false, param: header, message: `A request may carry at most ${config.max_count} labels (from ${config.header || 'no list header'} and ${config.tag_header_prefix ? `${config.tag_header_prefix}* headers` : 'no tag headers'}).` }
+    if (labels.length > config.max_count)
+      return {
+        ok: false,
+        param: header,
+        message: `A request may carry at most ${config.max_count} labels (from ${config.header || 'no list header'} and ${config.tag_header_prefix ? `${config.tag_header_prefix}* headers` : 'no tag headers'}).`,
+      }
   }
   return { ok: true, labels }
 }

@@ -8,7 +8,10 @@ import { z } from 'zod'
 export const limitScopeSchema = z
   .strictObject({
     key_id: z.string().min(1).optional(),
-    user_path: z.string().regex(/^\/[A-Za-z0-9._\-/]*$/, 'expected a user path such as /team-a').optional(),
+    user_path: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._\-/]*$/, 'expected a user path such as /team-a')
+      .optional(),
   })
   .refine((s) => (s.key_id === undefined) !== (s.user_path === undefined), { message: 'set exactly one of key_id and user_path' })
 export type LimitScope = z.infer<typeof limitScopeSchema>

@@ -15,9 +15,7 @@ export interface ModelEntry {
   owned_by: string
 }
 
-export type Resolution =
-  | { ok: true; target: ResolvedTarget; aliasUsed: boolean; alternatives: string[] }
-  | { ok: false; error: GatewayError }
+export type Resolution = { ok: true; target: ResolvedTarget; aliasUsed: boolean; alternatives: string[] } | { ok: false; error: GatewayError }
 
 interface ProviderModels {
   ids: Set<string>
@@ -123,7 +121,10 @@ export class ModelCatalog {
     const owners = [...this.models].filter(([, m]) => m.ids.has(requested)).map(([provider]) => provider)
     if (owners.length === 1) return { ok: true, target: this.target(owners[0]!, requested), aliasUsed: false, alternatives: [] }
     if (owners.length > 1) {
-      return { ok: false, error: gatewayErrors.modelNotFound(requested, ` as a bare name: it is offered by ${owners.join(', ')}; use one of ${owners.map((o) => `'${o}/${requested}'`).join(', ')}`) }
+      return {
+        ok: false,
+        error: gatewayErrors.modelNotFound(requested, ` as a bare name: it is offered by ${owners.join(', ')}; use one of ${owners.map((o) => `'${o}/${requested}'`).join(', ')}`),
+      }
     }
     return { ok: false, error: gatewayErrors.modelNotFound(requested) }
   }
@@ -159,7 +160,10 @@ export function orderByWeight(vm: VirtualModel, random: () => number): string[] 
       break
     }
   }
-  const rest = vm.targets.filter((t) => t !== chosen).sort((a, b) => b.weight - a.weight).map((t) => t.target)
+  const rest = vm.targets
+    .filter((t) => t !== chosen)
+    .sort((a, b) => b.weight - a.weight)
+    .map((t) => t.target)
   const ordered = [chosen.target, ...rest]
   if (!ordered.includes(vm.target)) ordered.push(vm.target)
   return ordered

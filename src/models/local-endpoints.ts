@@ -8,8 +8,7 @@ import { isModelAllowed } from '../keys/model-access.ts'
 import type { ModelCatalog } from './catalog.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 
-const json = (body: unknown, requestId: string) =>
-  new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json', 'x-request-id': requestId } })
+const json = (body: unknown, requestId: string) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json', 'x-request-id': requestId } })
 
 export function localEndpoints(ctx: RequestContext, catalog: ModelCatalog): Response | GatewayError | undefined {
   switch (ctx.endpoint) {

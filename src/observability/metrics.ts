@@ -47,10 +47,19 @@ export class GatewayMetrics {
     this.requests = new KeyedCounter('gateway_requests_total', 'Requests answered, by endpoint, provider, model, status class and stream.', r)
     this.duration = new KeyedHistogram('gateway_request_duration_seconds', 'Time from request start until the response body ended.', LATENCY_BUCKETS, r)
     this.ttfb = new KeyedHistogram('gateway_time_to_first_byte_seconds', 'Time from request start until the first response body byte was handed to the client.', LATENCY_BUCKETS, r)
-    this.overhead = new KeyedHistogram('gateway_overhead_seconds', "Time of a request not spent in upstream calls: the gateway's own work (and retry back-off waits).", OVERHEAD_BUCKETS, r)
+    this.overhead = new KeyedHistogram(
+      'gateway_overhead_seconds',
+      "Time of a request not spent in upstream calls: the gateway's own work (and retry back-off waits).",
+      OVERHEAD_BUCKETS,
+      r,
+    )
     this.inFlight = new KeyedCounter('gateway_requests_in_flight', 'Requests started and not yet completed, by endpoint.', r, 'gauge')
     this.openStreams = new KeyedCounter('gateway_open_streams', 'Streamed responses being sent to clients, by endpoint and provider.', r, 'gauge')
-    this.attempts = new KeyedCounter('gateway_upstream_attempts_total', 'Upstream calls, by provider, model, kind (primary, retry, failover), outcome (success, error) and status class.', r)
+    this.attempts = new KeyedCounter(
+      'gateway_upstream_attempts_total',
+      'Upstream calls, by provider, model, kind (primary, retry, failover), outcome (success, error) and status class.',
+      r,
+    )
     this.retries = new KeyedCounter('gateway_upstream_retries_total', 'Upstream calls that retried the same target.', r)
     this.failovers = new KeyedCounter('gateway_failovers_total', 'Requests answered by a fallback target, by the target that answered.', r)
     this.tokens = new KeyedCounter('gateway_tokens_total', 'Tokens metered, by provider, model and direction (input, output).', r)
@@ -97,11 +106,46 @@ export class GatewayMetrics {
 /** The audit writer's own counters (src/audit/writer.ts `stats()`), read when scraped. */
 function registerAuditWriterMetrics(registry: Registry, stats: () => AuditWriterStats): void {
   const registers = [registry]
-  new Gauge({ name: 'gateway_audit_queue_depth', help: 'Audit entries waiting in the writer queue.', registers, collect() { this.set(stats().queue_depth) } })
-  new Gauge({ name: 'gateway_audit_queue_bytes', help: 'Estimated bytes held by the audit writer queue.', registers, collect() { this.set(stats().queue_bytes) } })
-  new Gauge({ name: 'gateway_audit_spill_files', help: 'Audit spill files waiting to be replayed.', registers, collect() { this.set(stats().spill_files) } })
-  new Gauge({ name: 'gateway_audit_held_entries', help: 'Audit entries held in memory because neither the database nor the spill folder takes writes.', registers, collect() { this.set(stats().held) } })
-  new Gauge({ name: 'gateway_audit_held_bytes', help: 'Estimated bytes of audit entries held in memory (bound: logging.audit_memory_max_bytes).', registers, collect() { this.set(stats().held_bytes) } })
+  new Gauge({
+    name: 'gateway_audit_queue_depth',
+    help: 'Audit entries waiting in the writer queue.',
+    registers,
+    collect() {
+      this.set(stats().queue_depth)
+    },
+  })
+  new Gauge({
+    name: 'gateway_audit_queue_bytes',
+    help: 'Estimated bytes held by the audit writer queue.',
+    registers,
+    collect() {
+      this.set(stats().queue_bytes)
+    },
+  })
+  new Gauge({
+    name: 'gateway_audit_spill_files',
+    help: 'Audit spill files waiting to be replayed.',
+    registers,
+    collect() {
+      this.set(stats().spill_files)
+    },
+  })
+  new Gauge({
+    name: 'gateway_audit_held_entries',
+    help: 'Audit entries held in memory because neither the database nor the spill folder takes writes.',
+    registers,
+    collect() {
+      this.set(stats().held)
+    },
+  })
+  new Gauge({
+    name: 'gateway_audit_held_bytes',
+    help: 'Estimated bytes of audit entries held in memory (bound: logging.audit_memory_max_bytes).',
+    registers,
+    collect() {
+      this.set(stats().held_bytes)
+    },
+  })
   const entries = new Counter({
     name: 'gateway_audit_entries_total',
     help: 'Audit entries by fate: recorded, written, spilled (queue full), replayed (from spill files), dead_lettered (cannot be encoded or stored), lost (past the memory bound while the disk refused writes), suppressed (auth failure floods), duplicate.',
@@ -134,7 +178,14 @@ function registerAuditWriterMetrics(registry: Registry, stats: () => AuditWriter
 /** The usage writer's counters (src/usage/usage-writer.ts `stats()`), read when scraped. */
 function registerUsageWriterMetrics(registry: Registry, stats: () => UsageWriterStats): void {
   const registers = [registry]
-  new Gauge({ name: 'gateway_usage_queue_depth', help: 'Usage records waiting to be written (bound: logging.usage_queue_size).', registers, collect() { this.set(stats().queued) } })
+  new Gauge({
+    name: 'gateway_usage_queue_depth',
+    help: 'Usage records waiting to be written (bound: logging.usage_queue_size).',
+    registers,
+    collect() {
+      this.set(stats().queued)
+    },
+  })
   const records = new Counter({
     name: 'gateway_usage_records_total',
     help: 'Usage records by fate: written, rejected (refused by the store for a non-transient reason, logged whole), lost (over the queue bound while the store refused writes).',

@@ -10,7 +10,14 @@ const LAG_INTERVAL_MS = 500
 /** Registers the gauges; returns the function that stops the lag timer. */
 export function registerProcessMetrics(registry: Registry): () => void {
   const registers = [registry]
-  new Gauge({ name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes.', registers, collect() { this.set(process.memoryUsage.rss()) } })
+  new Gauge({
+    name: 'process_resident_memory_bytes',
+    help: 'Resident memory size in bytes.',
+    registers,
+    collect() {
+      this.set(process.memoryUsage.rss())
+    },
+  })
   new Gauge({
     name: 'process_heap_bytes',
     help: 'JavaScript heap in use, in bytes.',
@@ -19,7 +26,9 @@ export function registerProcessMetrics(registry: Registry): () => void {
       this.set(process.memoryUsage().heapUsed)
     },
   })
-  new Gauge({ name: 'process_start_time_seconds', help: 'Start time of the process since the Unix epoch, in seconds.', registers }).set(Math.round(Date.now() / 1000 - process.uptime()))
+  new Gauge({ name: 'process_start_time_seconds', help: 'Start time of the process since the Unix epoch, in seconds.', registers }).set(
+    Math.round(Date.now() / 1000 - process.uptime()),
+  )
   const cpu = new Counter({
     name: 'process_cpu_seconds_total',
     help: 'User and system CPU time spent, in seconds.',

@@ -66,7 +66,9 @@ function samplerFromEnv(raw: string | undefined, arg: string | undefined): { sam
     case 'parentbased_traceidratio':
       return { sampler: new ParentBasedSampler({ root: ratio() }), name }
     default:
-      throw new TracingConfigError(`OTEL_TRACES_SAMPLER: unsupported sampler '${name}' (always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio)`)
+      throw new TracingConfigError(
+        `OTEL_TRACES_SAMPLER: unsupported sampler '${name}' (always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio)`,
+      )
   }
 }
 

@@ -30,7 +30,13 @@ test('folds text, tool call fragments and the usage chunk into one chat.completi
 
 test('keeps several choices apart and remembers a stream-borne error', () => {
   const fold = new ChatStreamFold()
-  fold.add({ id: 'x', choices: [{ index: 1, delta: { content: 'b' } }, { index: 0, delta: { content: 'a' } }] })
+  fold.add({
+    id: 'x',
+    choices: [
+      { index: 1, delta: { content: 'b' } },
+      { index: 0, delta: { content: 'a' } },
+    ],
+  })
   fold.add({ error: { message: 'boom' } })
   const result = fold.result() as { choices: { index: number; message: { content: string } }[] }
   expect(result.choices.map((c) => [c.index, c.message.content])).toEqual([

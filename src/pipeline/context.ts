@@ -9,13 +9,7 @@ import type { Logger } from '../log/logger.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
 import type { EndpointId } from '../protocols/endpoints.ts'
 import type { Capture } from './types.ts'
-import type {
-  AttemptSnapshot,
-  FailoverSnapshot,
-  RequestRevisionSnapshot,
-  TokenUsage,
-  WorkflowFeaturesSnapshot,
-} from './snapshots.ts'
+import type { AttemptSnapshot, FailoverSnapshot, RequestRevisionSnapshot, TokenUsage, WorkflowFeaturesSnapshot } from './snapshots.ts'
 
 export type { EndpointId }
 

@@ -4,14 +4,7 @@
  */
 
 /** Upstream response headers worth passing on; everything else (cookies, hop-by-hop, encodings) stays behind. */
-const FORWARDED_RESPONSE_HEADERS = new Set([
-  'content-type',
-  'cache-control',
-  'retry-after',
-  'retry-after-ms',
-  'openai-processing-ms',
-  'openai-version',
-])
+const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'cache-control', 'retry-after', 'retry-after-ms', 'openai-processing-ms', 'openai-version'])
 const FORWARDED_PREFIXES = ['x-ratelimit-']
 
 /**
@@ -29,7 +22,8 @@ export function clientHeadersFrom(upstream: Headers, requestId: string): Headers
   return out
 }
 
-const SENSITIVE_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie|x-auth-token|x-access-token|x-gateway-key|x-amz-security-token)$|secret|token|password|credential/i
+const SENSITIVE_HEADER =
+  /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie|x-auth-token|x-access-token|x-gateway-key|x-amz-security-token)$|secret|token|password|credential/i
 
 export const REDACTED = '[REDACTED]'
 

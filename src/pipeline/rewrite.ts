@@ -22,7 +22,15 @@ export async function applyRewrite(ctx: RequestContext, rewriter: string, rewrit
   const result = rewrite(before)
   const seq = ctx.revisions.length + 1
   if ('unchanged' in result) {
-    ctx.revisions.push({ seq, rewriter, bytes_before: bytesBefore, bytes_after: bytesBefore, tokens_saved: 0, no_change: true, ...(result.detail !== undefined ? { detail: result.detail } : {}) })
+    ctx.revisions.push({
+      seq,
+      rewriter,
+      bytes_before: bytesBefore,
+      bytes_after: bytesBefore,
+      tokens_saved: 0,
+      no_change: true,
+      ...(result.detail !== undefined ? { detail: result.detail } : {}),
+    })
     return
   }
   const text = JSON.stringify(result.body)

@@ -34,7 +34,12 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
     body: { ...ctx.body, model: target.model },
     ctx,
     attemptKind: kind,
-    limits: { ttfbMs: deps.config.upstream.ttfb_timeout_ms, idleMs: deps.config.upstream.idle_timeout_ms, maxResponseBytes: deps.config.upstream.max_response_bytes, secrets: deps.providers.secrets() },
+    limits: {
+      ttfbMs: deps.config.upstream.ttfb_timeout_ms,
+      idleMs: deps.config.upstream.idle_timeout_ms,
+      maxResponseBytes: deps.config.upstream.max_response_bytes,
+      secrets: deps.providers.secrets(),
+    },
   }
   if (ctx.endpoint === 'messages.count_tokens') {
     return adapter.countMessageTokens ? toClient(ctx, await adapter.countMessageTokens(call)) : await countTokensResponse(ctx.body)

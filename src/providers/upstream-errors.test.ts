@@ -32,8 +32,13 @@ describe('upstreamError', () => {
   })
 
   test('reads Anthropic, Gemini and plain error shapes', () => {
-    expect(upstreamError({ provider: 'a', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'bad thing' } }, text: '', headers: h(), secrets: [] }).message).toBe('bad thing')
-    expect(upstreamError({ provider: 'g', status: 400, body: [{ error: { code: 400, message: 'gem', status: 'INVALID_ARGUMENT' } }], text: '', headers: h(), secrets: [] }).code).toBe('400')
+    expect(
+      upstreamError({ provider: 'a', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'bad thing' } }, text: '', headers: h(), secrets: [] })
+        .message,
+    ).toBe('bad thing')
+    expect(
+      upstreamError({ provider: 'g', status: 400, body: [{ error: { code: 400, message: 'gem', status: 'INVALID_ARGUMENT' } }], text: '', headers: h(), secrets: [] }).code,
+    ).toBe('400')
     expect(upstreamError({ provider: 'v', status: 400, body: { object: 'error', message: 'vllm says' }, text: '', headers: h(), secrets: [] }).message).toBe('vllm says')
   })
 })

@@ -18,10 +18,7 @@ export function readUpstreamErrorFields(body: unknown, text: string, status: num
   const err = (inner as Record<string, unknown>)?.error ?? inner
   if (typeof err === 'string') return { message: err, code: null, param: null }
   const e = (typeof err === 'object' && err !== null ? err : {}) as Record<string, unknown>
-  const message =
-    (typeof e.message === 'string' && e.message) ||
-    (typeof root.message === 'string' && root.message) ||
-    (text.trim() ? text.trim().slice(0, 500) : `HTTP ${status}`)
+  const message = (typeof e.message === 'string' && e.message) || (typeof root.message === 'string' && root.message) || (text.trim() ? text.trim().slice(0, 500) : `HTTP ${status}`)
   const code = typeof e.code === 'string' ? e.code : typeof e.code === 'number' ? String(e.code) : typeof e.status === 'string' ? e.status : null
   return { message, code, param: typeof e.param === 'string' ? e.param : null }
 }
@@ -38,14 +35,7 @@ const MAX_ERROR_MESSAGE = 2000
 
 const PASS_THROUGH_HEADERS = ['retry-after', 'retry-after-ms']
 
-export function upstreamError(args: {
-  provider: string
-  status: number
-  body: unknown
-  text: string
-  headers: Headers
-  secrets: readonly string[]
-}): GatewayError {
+export function upstreamError(args: { provider: string; status: number; body: unknown; text: string; headers: Headers; secrets: readonly string[] }): GatewayError {
   const { provider, status } = args
   const fields = readUpstreamErrorFields(args.body, args.text, status)
   const message = scrubSecrets(fields.message.length > MAX_ERROR_MESSAGE ? `${fields.message.slice(0, MAX_ERROR_MESSAGE)}…` : fields.message, args.secrets)
@@ -71,8 +61,7 @@ function classify(status: number): { clientStatus: number; type: GatewayErrorTyp
   if (status === 429) return { clientStatus: 429, type: 'rate_limit_error' }
   if (status === 404) return { clientStatus: 404, type: 'not_found_error' }
   // The gateway's own provider credentials were refused: the client cannot fix that, so it is not a 401 for them.
-  if (status === 401 || status === 403)
-    return { clientStatus: 502, type: 'provider_error', prefix: 'The provider rejected the gateway credentials' }
+  if (status === 401 || status === 403) return { clientStatus: 502, type: 'provider_error', prefix: 'The provider rejected the gateway credentials' }
   if (status === 408) return { clientStatus: 504, type: 'provider_error' }
   if (status >= 400 && status < 500) return { clientStatus: status, type: 'invalid_request_error' }
   if (status >= 500 && status <= 504) return { clientStatus: status, type: 'provider_error' }
@@ -87,11 +76,29 @@ export const upstreamFailures = {
   interrupted: (provider: string, detail: string) =>
     new GatewayError({ status: 502, type: 'provider_error', provider, code: 'stream_interrupted', message: `The stream from provider '${provider}' broke off: ${detail}` }),
   tooLarge: (provider: string, limitBytes: number) =>
-    new GatewayError({ status: 502, type: 'provider_error', provider, code: 'upstream_response_too_large', message: `The answer of provider '${provider}' exceeds the limit of ${limitBytes} bytes.` }),
+    new GatewayError({
+      status: 502,
+      type: 'provider_error',
+      provider,
+      code: 'upstream_response_too_large',
+      message: `The answer of provider '${provider}' exceeds the limit of ${limitBytes} bytes.`,
+    }),
   unreadable: (provider: string, detail: string) =>
-    new GatewayError({ status: 502, type: 'provider_error', provider, code: 'upstream_invalid_response', message: `Provider '${provider}' sent an answer that is not valid JSON: ${detail}` }),
+    new GatewayError({
+      status: 502,
+      type: 'provider_error',
+      provider,
+      code: 'upstream_invalid_response',
+      message: `Provider '${provider}' sent an answer that is not valid JSON: ${detail}`,
+    }),
   brokenStream: (provider: string, detail: string) =>
-    new GatewayError({ status: 502, type: 'provider_error', provider, code: 'upstream_invalid_stream', message: `The stream from provider '${provider}' is not valid server-sent events: ${detail}` }),
+    new GatewayError({
+      status: 502,
+      type: 'provider_error',
+      provider,
+      code: 'upstream_invalid_stream',
+      message: `The stream from provider '${provider}' is not valid server-sent events: ${detail}`,
+    }),
   clientClosed: () =>
     new GatewayError({ status: 499, type: 'invalid_request_error', code: 'client_closed_request', message: 'The client closed the request before the answer was complete.' }),
 }

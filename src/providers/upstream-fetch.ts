@@ -239,7 +239,10 @@ async function readBounded(response: Response, maxBytes: number, keepTruncated =
     size += value.byteLength
     chunks.push(value)
   }
-  return { text: chunks.length === 1 ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength).toString('utf8') : Buffer.concat(chunks).toString('utf8'), truncated: false }
+  return {
+    text: chunks.length === 1 ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength).toString('utf8') : Buffer.concat(chunks).toString('utf8'),
+    truncated: false,
+  }
 }
 
 function isJson(text: string): boolean {

@@ -77,7 +77,9 @@ export async function copySqliteToPostgres(config: GatewayConfig, options: CopyO
 
     const definitions = await copyDefinitions(source, target)
 
-    await progressDb.unsafe(`CREATE TABLE IF NOT EXISTS ${PROGRESS_TABLE} (source text PRIMARY KEY, audit_after bigint NOT NULL DEFAULT 0, usage_after bigint NOT NULL DEFAULT 0, updated_at timestamptz NOT NULL DEFAULT now())`)
+    await progressDb.unsafe(
+      `CREATE TABLE IF NOT EXISTS ${PROGRESS_TABLE} (source text PRIMARY KEY, audit_after bigint NOT NULL DEFAULT 0, usage_after bigint NOT NULL DEFAULT 0, updated_at timestamptz NOT NULL DEFAULT now())`,
+    )
     if (options.restart) await progressDb`DELETE FROM gateway_copy_progress WHERE source = ${sourceId}`
     const [saved] = await progressDb`SELECT audit_after, usage_after FROM gateway_copy_progress WHERE source = ${sourceId}`
     const position = { audit: Number(saved?.audit_after ?? 0), usage: Number(saved?.usage_after ?? 0) }

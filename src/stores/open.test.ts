@@ -20,7 +20,22 @@ test('DATABASE_URL must be a postgres URL', () => {
 
 test('an in-memory database opens every store', async () => {
   const stores = await openStores(loadConfig({ env: { GATEWAY_DB_PATH: ':memory:' }, cwd: '/nonexistent-dir-for-tests' }), silentLogger)
-  for (const name of ['keys', 'workflows', 'limits', 'prices', 'audit', 'auditSink', 'usage', 'usageSink', 'responseThreads', 'counters', 'responseCache', 'changes', 'lease'] as const) expect(stores[name]).toBeDefined()
+  for (const name of [
+    'keys',
+    'workflows',
+    'limits',
+    'prices',
+    'audit',
+    'auditSink',
+    'usage',
+    'usageSink',
+    'responseThreads',
+    'counters',
+    'responseCache',
+    'changes',
+    'lease',
+  ] as const)
+    expect(stores[name]).toBeDefined()
   expect(await stores.keys.loadAll()).toEqual([])
   await stores.close()
 })

@@ -30,7 +30,9 @@ export async function openStores(config: GatewayConfig, log: Logger, options: St
   }
   // Without this, `GATEWAY_DB_PATH=postgres://…` silently created a directory called `postgres:`.
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(config.database.path)) {
-    throw new StoreConfigError(`GATEWAY_DB_PATH (database.path) is a file path for the embedded SQLite database, but '${config.database.path.replace(/\/\/[^@/]*@/, '//***@')}' looks like a URL; set DATABASE_URL (database.url) to use a database server.`)
+    throw new StoreConfigError(
+      `GATEWAY_DB_PATH (database.path) is a file path for the embedded SQLite database, but '${config.database.path.replace(/\/\/[^@/]*@/, '//***@')}' looks like a URL; set DATABASE_URL (database.url) to use a database server.`,
+    )
   }
   const stores = await openSqliteStores(config, log, options)
   if (!primary) return stores

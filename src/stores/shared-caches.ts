@@ -21,7 +21,8 @@ export interface SharedCaches {
 }
 
 export function sharedCaches(config: GatewayConfig): SharedCaches {
-  if (!config.redis.url) return { counters: new MemoryCounters(), responseCache: new MemoryResponseCache(config.cache.max_bytes), changes: new MemoryChanges(), close: async () => {} }
+  if (!config.redis.url)
+    return { counters: new MemoryCounters(), responseCache: new MemoryResponseCache(config.cache.max_bytes), changes: new MemoryChanges(), close: async () => {} }
   const redis = new RedisClient(config.redis.url)
   const changes = RedisChanges.open(config.redis.url, redis)
   return {

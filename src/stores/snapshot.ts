@@ -107,7 +107,8 @@ export class Snapshot<T> {
       this.options.apply(await this.options.load())
     } catch (err) {
       const message = (err as Error)?.message ?? String(err)
-      if (this.fresh || this.lastError !== message) this.options.log.error({ snapshot: this.options.name, err: message, loaded_before: this.loaded }, 'could not reload; keeping the last good copy')
+      if (this.fresh || this.lastError !== message)
+        this.options.log.error({ snapshot: this.options.name, err: message, loaded_before: this.loaded }, 'could not reload; keeping the last good copy')
       this.fresh = false
       this.lastError = message
       return false

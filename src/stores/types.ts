@@ -106,7 +106,6 @@ export interface AuditReader {
   deleteOlderThan(cutoffMs: number, batch: number): Promise<number>
 }
 
-
 /** Where usage records go; batches are written off the request path. */
 export interface UsageSink {
   record(record: UsageRecord): void

@@ -52,8 +52,16 @@ test('counts with the o200k tokenizer', async () => {
 
 test('prompt tokens grow with messages and tools; completion tokens with the answer', async () => {
   const one = await countChatPromptTokens({ messages: [{ role: 'user', content: 'Say hello to everyone in the room' }] })
-  const two = await countChatPromptTokens({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello to everyone in the room' }] }, { role: 'assistant', content: 'Hello everyone' }] })
-  const withTools = await countChatPromptTokens({ messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }] })
+  const two = await countChatPromptTokens({
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'Say hello to everyone in the room' }] },
+      { role: 'assistant', content: 'Hello everyone' },
+    ],
+  })
+  const withTools = await countChatPromptTokens({
+    messages: [{ role: 'user', content: 'x' }],
+    tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+  })
   expect(one).toBeGreaterThan(5)
   expect(two).toBeGreaterThan(one)
   expect(withTools).toBeGreaterThan(await countChatPromptTokens({ messages: [{ role: 'user', content: 'x' }] }))

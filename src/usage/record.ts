@@ -38,7 +38,11 @@ export function usageSummaryOf(record: UsageRecord): RequestUsageSummary {
   return { ...summaryFromTokens(record, record.rewrite_tokens_saved, record.rewrite_cost_saved), cost_usd: record.cost_usd }
 }
 
-export function summaryFromTokens(usage: Pick<TokenUsage, 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cached_tokens' | 'cache_write_tokens'>, rewriteTokensSaved: number, rewriteCostSaved: number): RequestUsageSummary {
+export function summaryFromTokens(
+  usage: Pick<TokenUsage, 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cached_tokens' | 'cache_write_tokens'>,
+  rewriteTokensSaved: number,
+  rewriteCostSaved: number,
+): RequestUsageSummary {
   const cached = Math.min(usage.cached_tokens, usage.prompt_tokens)
   return {
     input_tokens: usage.prompt_tokens,

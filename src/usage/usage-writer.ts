@@ -95,7 +95,8 @@ export class UsageWriter implements UsageSink {
     clearTimeout(this.lossTimer)
     this.lossTimer = undefined
     this.logLosses()
-    if (this.queue.length > 0) this.log.error({ records: this.queue.length, ids: this.queue.map((r) => r.id) }, 'usage records not stored before shutdown (they are in the audit entries)')
+    if (this.queue.length > 0)
+      this.log.error({ records: this.queue.length, ids: this.queue.map((r) => r.id) }, 'usage records not stored before shutdown (they are in the audit entries)')
   }
 
   private flushSoon(delay: number): void {
@@ -165,7 +166,10 @@ export class UsageWriter implements UsageSink {
   private logLosses(lastId?: string): void {
     if (this.lossUnlogged === 0) return
     this.lossLogged = Date.now()
-    this.log.error({ records: this.lossUnlogged, lost_total: this.counters.lost, max_queued: this.maxQueued, last_id: lastId }, 'usage records lost: the store refuses writes and the queue is full')
+    this.log.error(
+      { records: this.lossUnlogged, lost_total: this.counters.lost, max_queued: this.maxQueued, last_id: lastId },
+      'usage records lost: the store refuses writes and the queue is full',
+    )
     this.lossUnlogged = 0
   }
 }

@@ -11,7 +11,10 @@ export const workflowScopeSchema = z.strictObject({
   /** A managed key id. */
   key_id: z.string().min(1).optional(),
   /** A user path subtree, e.g. `/team-a`. */
-  user_path: z.string().regex(/^\/[A-Za-z0-9._\-/]*$/, 'expected a user path such as /team-a').optional(),
+  user_path: z
+    .string()
+    .regex(/^\/[A-Za-z0-9._\-/]*$/, 'expected a user path such as /team-a')
+    .optional(),
   /** A provider name or type. */
   provider: z.string().min(1).optional(),
   /** A requested model name or a resolved `<provider>/<model>` selector. */
@@ -65,13 +68,16 @@ export function effectiveFeatures(flags: WorkflowFeaturesSnapshot, processSwitch
 
 /** Same definition, so re-declaring it (e.g. on restart from YAML) creates no new version. */
 export function sameDefinition(a: WorkflowInput | WorkflowVersion, b: WorkflowInput): boolean {
-  const canon = (w: WorkflowInput | WorkflowVersion) =>
-    JSON.stringify({ d: w.description, s: sortKeys(w.scope), f: sortKeys(resolveFlags(w.features)), p: sortKeys(w.plugins) })
+  const canon = (w: WorkflowInput | WorkflowVersion) => JSON.stringify({ d: w.description, s: sortKeys(w.scope), f: sortKeys(resolveFlags(w.features)), p: sortKeys(w.plugins) })
   return canon(a) === canon(b)
 }
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys)
   if (typeof value !== 'object' || value === null) return value
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]))
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+  )
 }

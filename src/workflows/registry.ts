@@ -49,7 +49,8 @@ export class WorkflowRegistry implements PipelineSelector {
   /** Loads the active versions, then applies the declared (YAML) workflows; each changed one becomes a new version. */
   async load(declared: readonly WorkflowInput[]): Promise<void> {
     for (const input of declared) await this.upsert(input, 'config')
-    if (!(await this.store.latestByName(DEFAULT_WORKFLOW_NAME))) await this.upsert(workflowInputSchema.parse({ name: DEFAULT_WORKFLOW_NAME, description: 'Applies to every request no other workflow matches.' }), 'system')
+    if (!(await this.store.latestByName(DEFAULT_WORKFLOW_NAME)))
+      await this.upsert(workflowInputSchema.parse({ name: DEFAULT_WORKFLOW_NAME, description: 'Applies to every request no other workflow matches.' }), 'system')
     if (!(await this.snapshot.start())) throw new Error(`could not load the workflows: ${this.snapshot.status().lastError}`)
   }
 
@@ -113,7 +114,12 @@ export class WorkflowRegistry implements PipelineSelector {
   async deactivate(id: string): Promise<boolean> {
     const current = this.active.find((a) => a.version.id === id)
     if (current?.version.name === DEFAULT_WORKFLOW_NAME) {
-      throw new GatewayError({ status: 400, type: 'invalid_request_error', code: 'default_workflow', message: 'The default workflow cannot be deactivated; change its features instead.' })
+      throw new GatewayError({
+        status: 400,
+        type: 'invalid_request_error',
+        code: 'default_workflow',
+        message: 'The default workflow cannot be deactivated; change its features instead.',
+      })
     }
     const done = await this.store.deactivate(id)
     await this.reload(done)
@@ -124,7 +130,8 @@ export class WorkflowRegistry implements PipelineSelector {
     let best: ActiveWorkflow | undefined
     for (const candidate of this.active) {
       if (!matches(candidate.version.scope, ctx)) continue
-      if (!best || candidate.specificity > best.specificity || (candidate.specificity === best.specificity && candidate.version.createdAt > best.version.createdAt)) best = candidate
+      if (!best || candidate.specificity > best.specificity || (candidate.specificity === best.specificity && candidate.version.createdAt > best.version.createdAt))
+        best = candidate
     }
     return best?.pipeline ?? this.fallback
   }
@@ -133,7 +140,14 @@ export class WorkflowRegistry implements PipelineSelector {
     const byId = new Map(this.plugins.map((p) => [p.manifest.id, p]))
     for (const [id, settings] of Object.entries(input.plugins)) {
       const plugin = byId.get(id)
-      if (!plugin) throw new GatewayError({ status: 400, type: 'invalid_request_error', param: `plugins.${id}`, code: 'invalid_workflow', message: `plugins.${id}: no such plugin (GET /admin/plugins lists them)` })
+      if (!plugin)
+        throw new GatewayError({
+          status: 400,
+          type: 'invalid_request_error',
+          param: `plugins.${id}`,
+          code: 'invalid_workflow',
+          message: `plugins.${id}: no such plugin (GET /admin/plugins lists them)`,
+        })
       const result = plugin.manifest.config.safeParse(settings ?? {})
       if (!result.success) throw gatewayErrors.fromZod(result.error, { code: 'invalid_workflow', prefix: ['plugins', id] })
     }
@@ -141,7 +155,11 @@ export class WorkflowRegistry implements PipelineSelector {
 
   private build(version: Pick<WorkflowVersion, 'id' | 'versionId' | 'features' | 'plugins'>): BuiltPipeline {
     try {
-      return buildPipeline({ id: version.id, versionId: version.versionId, features: effectiveFeatures(version.features, this.processSwitches), plugins: version.plugins }, this.instances, this.core)
+      return buildPipeline(
+        { id: version.id, versionId: version.versionId, features: effectiveFeatures(version.features, this.processSwitches), plugins: version.plugins },
+        this.instances,
+        this.core,
+      )
     } catch (error) {
       if (error instanceof PluginConfigError) throw new GatewayError({ status: 400, type: 'invalid_request_error', code: 'invalid_workflow', message: error.message })
       throw error

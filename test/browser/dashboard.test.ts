@@ -40,7 +40,11 @@ const screenshot = (target: Page, name: string) => target.screenshot({ path: joi
 const sdk = (apiKey: string) => new OpenAI({ apiKey, baseURL: gw.baseURL, maxRetries: 0 })
 
 async function adminPost(path: string, body: unknown) {
-  const res = await fetch(`${gw.url}/admin${path}`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const res = await fetch(`${gw.url}/admin${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   expect(res.ok).toBe(true)
   return (await res.json()) as { id: string; key: string }
 }
@@ -69,7 +73,10 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     // Traced (spans go to a receiver that accepts and drops them): entries carry a trace id for the entry view.
     spanSink = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({}) })
     const tracing = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${spanSink.port}` })
-    gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: mock.url, LOGGING_LOG_BODIES: 'true', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' }, { tracing })
+    gw = await startGateway(
+      { GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: mock.url, LOGGING_LOG_BODIES: 'true', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' },
+      { tracing },
+    )
     audit = auditAdmin(gw.url, MASTER)
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
     page = await newPage({ width: 1280, height: 800 })
@@ -91,213 +98,283 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     expect(html.headers.get('content-type')).toContain('text/html')
   })
 
-  test('a wrong key is refused with "That key is not valid."', async () => {
-    await page.goto(`${gw.url}/dashboard`)
-    await visible(page.getByLabel('Admin key'))
-    await screenshot(page, 'sign-in')
-    await signIn(page, 'not-a-valid-key')
-    await visible(page.getByRole('alert').filter({ hasText: 'That key is not valid.' }))
-  }, STEP_TIMEOUT_MS)
+  test(
+    'a wrong key is refused with "That key is not valid."',
+    async () => {
+      await page.goto(`${gw.url}/dashboard`)
+      await visible(page.getByLabel('Admin key'))
+      await screenshot(page, 'sign-in')
+      await signIn(page, 'not-a-valid-key')
+      await visible(page.getByRole('alert').filter({ hasText: 'That key is not valid.' }))
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('the master key signs in and lands on Audit Logs', async () => {
-    await signIn(page, MASTER)
-    await visible(page.getByRole('heading', { level: 1, name: 'Audit Logs' }))
-    expect(await page.getByText('Signed in with the master key').isVisible()).toBe(true)
-  }, STEP_TIMEOUT_MS)
+  test(
+    'the master key signs in and lands on Audit Logs',
+    async () => {
+      await signIn(page, MASTER)
+      await visible(page.getByRole('heading', { level: 1, name: 'Audit Logs' }))
+      expect(await page.getByText('Signed in with the master key').isVisible()).toBe(true)
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('API Keys: a new key is created and its secret shown once', async () => {
-    await openView('API Keys')
-    await page.getByRole('button', { name: 'Create API Key' }).click()
-    const form = page.getByRole('dialog', { name: 'Create API Key' })
-    await visible(form)
-    await form.getByLabel('Name', { exact: true }).fill(KEY_NAME)
-    await form.getByLabel('Description').fill('Created by the browser test')
-    await form.getByLabel('Allowed models').fill('openai/*')
-    await form.getByRole('button', { name: 'Create key' }).click()
-    const created = page.getByRole('dialog', { name: 'API key created' })
-    await visible(created)
-    secret = await created.getByLabel('Secret key').inputValue()
-    expect(secret).toMatch(/^sk-gw-[A-Za-z0-9_-]{43}$/)
-    await screenshot(page, 'keys-secret')
-    await created.getByRole('button', { name: 'Done' }).click()
-    await visible(page.getByRole('row', { name: new RegExp(KEY_NAME) }).getByText('active'))
-    await screenshot(page, 'keys')
-  }, STEP_TIMEOUT_MS)
+  test(
+    'API Keys: a new key is created and its secret shown once',
+    async () => {
+      await openView('API Keys')
+      await page.getByRole('button', { name: 'Create API Key' }).click()
+      const form = page.getByRole('dialog', { name: 'Create API Key' })
+      await visible(form)
+      await form.getByLabel('Name', { exact: true }).fill(KEY_NAME)
+      await form.getByLabel('Description').fill('Created by the browser test')
+      await form.getByLabel('Allowed models').fill('openai/*')
+      await form.getByRole('button', { name: 'Create key' }).click()
+      const created = page.getByRole('dialog', { name: 'API key created' })
+      await visible(created)
+      secret = await created.getByLabel('Secret key').inputValue()
+      expect(secret).toMatch(/^sk-gw-[A-Za-z0-9_-]{43}$/)
+      await screenshot(page, 'keys-secret')
+      await created.getByRole('button', { name: 'Done' }).click()
+      await visible(page.getByRole('row', { name: new RegExp(KEY_NAME) }).getByText('active'))
+      await screenshot(page, 'keys')
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('Audit Logs: the SDK request made with the new key is found by its request id', async () => {
-    const master = sdk(MASTER)
-    const streamed = await master.chat.completions.stream({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'echo:streamed' }] }).finalChatCompletion()
-    expect(streamed.choices[0]!.message.content).toBe('streamed')
-    expect(await master.chat.completions.create({ model: 'openai/error-429', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error)).toBeInstanceOf(OpenAI.RateLimitError)
-    const session = { headers: { 'x-session-id': 'dashboard-session' } }
-    await master.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:first turn' }] }, session)
-    const secondTurn = await master.chat.completions
-      .create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:first turn' }, { role: 'assistant', content: 'first turn' }, { role: 'user', content: 'echo:second turn' }] }, session)
-      .withResponse()
-    sessionTurnId = (await audit.entryFor(secondTurn.response.headers.get('x-request-id')!)).id
+  test(
+    'Audit Logs: the SDK request made with the new key is found by its request id',
+    async () => {
+      const master = sdk(MASTER)
+      const streamed = await master.chat.completions.stream({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'echo:streamed' }] }).finalChatCompletion()
+      expect(streamed.choices[0]!.message.content).toBe('streamed')
+      expect(await master.chat.completions.create({ model: 'openai/error-429', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error)).toBeInstanceOf(
+        OpenAI.RateLimitError,
+      )
+      const session = { headers: { 'x-session-id': 'dashboard-session' } }
+      await master.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:first turn' }] }, session)
+      const secondTurn = await master.chat.completions
+        .create(
+          {
+            model: 'openai/gpt-4o-mini',
+            messages: [
+              { role: 'user', content: 'echo:first turn' },
+              { role: 'assistant', content: 'first turn' },
+              { role: 'user', content: 'echo:second turn' },
+            ],
+          },
+          session,
+        )
+        .withResponse()
+      sessionTurnId = (await audit.entryFor(secondTurn.response.headers.get('x-request-id')!)).id
 
-    requestId = crypto.randomUUID()
-    const completion = await sdk(secret).chat.completions.create(
-      { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }] },
-      { headers: { 'x-request-id': requestId, traceparent: `00-${TRACE_ID}-00f067aa0ba902b7-01` } },
-    )
-    expect(completion.choices[0]!.message.content).toBe('hello from the dashboard test')
-    await audit.entryFor(requestId)
+      requestId = crypto.randomUUID()
+      const completion = await sdk(secret).chat.completions.create(
+        { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }] },
+        { headers: { 'x-request-id': requestId, traceparent: `00-${TRACE_ID}-00f067aa0ba902b7-01` } },
+      )
+      expect(completion.choices[0]!.message.content).toBe('hello from the dashboard test')
+      await audit.entryFor(requestId)
 
-    await openView('Audit Logs')
-    await visible(page.getByRole('row', { name: /POST \/v1\/chat\/completions, status 429/ }))
-    await screenshot(page, 'audit-list')
-    await page.getByLabel('Search the audit log').fill(requestId)
-    await visible(page.getByText('1–1 of 1'))
-    expect(page.url()).toContain(`search=${requestId}`)
-    expect(await page.getByRole('row', { name: /open details/ }).count()).toBe(1)
-  }, STEP_TIMEOUT_MS)
+      await openView('Audit Logs')
+      await visible(page.getByRole('row', { name: /POST \/v1\/chat\/completions, status 429/ }))
+      await screenshot(page, 'audit-list')
+      await page.getByLabel('Search the audit log').fill(requestId)
+      await visible(page.getByText('1–1 of 1'))
+      expect(page.url()).toContain(`search=${requestId}`)
+      expect(await page.getByRole('row', { name: /open details/ }).count()).toBe(1)
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('the entry opens with Enter and shows the request and response bodies, then its conversation', async () => {
-    await page.getByRole('row', { name: /open details/ }).focus()
-    await page.keyboard.press('Enter')
-    await visible(page.getByRole('heading', { level: 1, name: /\/v1\/chat\/completions/ }))
-    const body = (title: string) => page.locator('details.json-block', { has: page.locator('summary', { hasText: title }) }).locator('code')
-    expect(await body('Request body').textContent()).toContain(PROMPT)
-    expect(await body('Response body').textContent()).toContain('"content": "hello from the dashboard test"')
-    expect(await page.getByText(requestId).first().isVisible()).toBe(true)
-    expect(await page.getByText(TRACE_ID).isVisible()).toBe(true)
-    await visible(page.getByRole('heading', { name: 'Attempts' }))
-    await screenshot(page, 'audit-detail')
+  test(
+    'the entry opens with Enter and shows the request and response bodies, then its conversation',
+    async () => {
+      await page.getByRole('row', { name: /open details/ }).focus()
+      await page.keyboard.press('Enter')
+      await visible(page.getByRole('heading', { level: 1, name: /\/v1\/chat\/completions/ }))
+      const body = (title: string) => page.locator('details.json-block', { has: page.locator('summary', { hasText: title }) }).locator('code')
+      expect(await body('Request body').textContent()).toContain(PROMPT)
+      expect(await body('Response body').textContent()).toContain('"content": "hello from the dashboard test"')
+      expect(await page.getByText(requestId).first().isVisible()).toBe(true)
+      expect(await page.getByText(TRACE_ID).isVisible()).toBe(true)
+      await visible(page.getByRole('heading', { name: 'Attempts' }))
+      await screenshot(page, 'audit-detail')
 
-    await page.getByRole('link', { name: 'Conversation' }).click()
-    await visible(page.locator('.bubble.role-assistant', { hasText: 'hello from the dashboard test' }))
-    await visible(page.locator('.bubble.role-user', { hasText: PROMPT }))
-    await screenshot(page, 'audit-conversation')
-  }, STEP_TIMEOUT_MS)
+      await page.getByRole('link', { name: 'Conversation' }).click()
+      await visible(page.locator('.bubble.role-assistant', { hasText: 'hello from the dashboard test' }))
+      await visible(page.locator('.bubble.role-user', { hasText: PROMPT }))
+      await screenshot(page, 'audit-conversation')
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('the Conversation tab shows a session as one transcript, folding the history a client resent', async () => {
-    await page.goto(`${gw.url}/dashboard#/audit/${sessionTurnId}/conversation`)
-    await visible(page.getByText('2 earlier messages repeated by the client'))
-    const bubbles = page.locator('.bubble')
-    expect(await bubbles.allTextContents()).toEqual(['userecho:first turn', 'assistantfirst turn', 'userecho:second turn', 'assistantsecond turn'])
-    expect(await page.getByRole('region', { name: /^Request at/ }).count()).toBe(2)
-  }, STEP_TIMEOUT_MS)
+  test(
+    'the Conversation tab shows a session as one transcript, folding the history a client resent',
+    async () => {
+      await page.goto(`${gw.url}/dashboard#/audit/${sessionTurnId}/conversation`)
+      await visible(page.getByText('2 earlier messages repeated by the client'))
+      const bubbles = page.locator('.bubble')
+      expect(await bubbles.allTextContents()).toEqual(['userecho:first turn', 'assistantfirst turn', 'userecho:second turn', 'assistantsecond turn'])
+      expect(await page.getByRole('region', { name: /^Request at/ }).count()).toBe(2)
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('Audit Logs filters: status code, date presets and a custom range end up in the URL and narrow the list', async () => {
-    await page.goto(`${gw.url}/dashboard#/audit`)
-    await page.locator('summary', { hasText: 'Filters' }).click()
-    await page.getByLabel('Status', { exact: true }).fill('429')
-    await visible(page.getByText('1–1 of 1'))
-    await visible(page.getByRole('row', { name: /status 429/ }))
-    await page.getByRole('button', { name: 'Today' }).click()
-    await page.waitForURL(/days=1/)
-    await visible(page.getByRole('row', { name: /status 429/ }))
-    await page.getByRole('button', { name: 'Custom' }).click()
-    await visible(page.getByLabel('From'))
-    expect(page.url()).toMatch(/start_date=\d{4}-\d{2}-\d{2}&end_date=\d{4}-\d{2}-\d{2}/)
-    await page.getByRole('button', { name: 'Clear filters' }).click()
-    await visible(page.locator('summary').getByText('Filters', { exact: true }))
-    expect(page.url()).not.toContain('status_code')
-  }, STEP_TIMEOUT_MS)
+  test(
+    'Audit Logs filters: status code, date presets and a custom range end up in the URL and narrow the list',
+    async () => {
+      await page.goto(`${gw.url}/dashboard#/audit`)
+      await page.locator('summary', { hasText: 'Filters' }).click()
+      await page.getByLabel('Status', { exact: true }).fill('429')
+      await visible(page.getByText('1–1 of 1'))
+      await visible(page.getByRole('row', { name: /status 429/ }))
+      await page.getByRole('button', { name: 'Today' }).click()
+      await page.waitForURL(/days=1/)
+      await visible(page.getByRole('row', { name: /status 429/ }))
+      await page.getByRole('button', { name: 'Custom' }).click()
+      await visible(page.getByLabel('From'))
+      expect(page.url()).toMatch(/start_date=\d{4}-\d{2}-\d{2}&end_date=\d{4}-\d{2}-\d{2}/)
+      await page.getByRole('button', { name: 'Clear filters' }).click()
+      await visible(page.locator('summary').getByText('Filters', { exact: true }))
+      expect(page.url()).not.toContain('status_code')
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('revoking the key (after a confirmation that Escape cancels) makes the next SDK call fail with 401', async () => {
-    await openView('API Keys')
-    await page.getByRole('button', { name: `Revoke ${KEY_NAME}` }).click()
-    const confirm = page.getByRole('dialog', { name: 'Revoke API key?' })
-    await visible(confirm)
-    await page.keyboard.press('Escape')
-    await confirm.waitFor({ state: 'detached', timeout: WAIT_MS })
+  test(
+    'revoking the key (after a confirmation that Escape cancels) makes the next SDK call fail with 401',
+    async () => {
+      await openView('API Keys')
+      await page.getByRole('button', { name: `Revoke ${KEY_NAME}` }).click()
+      const confirm = page.getByRole('dialog', { name: 'Revoke API key?' })
+      await visible(confirm)
+      await page.keyboard.press('Escape')
+      await confirm.waitFor({ state: 'detached', timeout: WAIT_MS })
 
-    await page.getByRole('button', { name: `Revoke ${KEY_NAME}` }).click()
-    await visible(confirm)
-    await confirm.getByRole('button', { name: 'Revoke key' }).click()
-    await confirm.waitFor({ state: 'detached', timeout: WAIT_MS })
-    await visible(page.getByText('No API keys yet.'))
-    await page.getByLabel('Show revoked').check()
-    await visible(page.getByRole('row', { name: new RegExp(KEY_NAME) }).getByText('revoked'))
+      await page.getByRole('button', { name: `Revoke ${KEY_NAME}` }).click()
+      await visible(confirm)
+      await confirm.getByRole('button', { name: 'Revoke key' }).click()
+      await confirm.waitFor({ state: 'detached', timeout: WAIT_MS })
+      await visible(page.getByText('No API keys yet.'))
+      await page.getByLabel('Show revoked').check()
+      await visible(page.getByRole('row', { name: new RegExp(KEY_NAME) }).getByText('revoked'))
 
-    const refused = await sdk(secret).chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error)
-    expect(refused).toBeInstanceOf(OpenAI.AuthenticationError)
-    expect((refused as InstanceType<typeof OpenAI.AuthenticationError>).status).toBe(401)
-  }, STEP_TIMEOUT_MS)
+      const refused = await sdk(secret)
+        .chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+        .catch((error: unknown) => error)
+      expect(refused).toBeInstanceOf(OpenAI.AuthenticationError)
+      expect((refused as InstanceType<typeof OpenAI.AuthenticationError>).status).toBe(401)
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('Usage shows the request in totals, the daily charts and the tables by model and by key', async () => {
-    await openView('Usage')
-    await visible(page.locator('.stat', { hasText: 'Requests' }).getByText('4', { exact: true }))
-    expect(await page.locator('.daily-chart canvas').count()).toBe(3)
-    await visible(page.getByRole('cell', { name: 'gpt-4o-mini' }))
-    await page.getByRole('button', { name: 'API key', exact: true }).click()
-    await visible(page.getByRole('cell', { name: KEY_NAME }))
-    await screenshot(page, 'usage')
-  }, STEP_TIMEOUT_MS)
+  test(
+    'Usage shows the request in totals, the daily charts and the tables by model and by key',
+    async () => {
+      await openView('Usage')
+      await visible(page.locator('.stat', { hasText: 'Requests' }).getByText('4', { exact: true }))
+      expect(await page.locator('.daily-chart canvas').count()).toBe(3)
+      await visible(page.getByRole('cell', { name: 'gpt-4o-mini' }))
+      await page.getByRole('button', { name: 'API key', exact: true }).click()
+      await visible(page.getByRole('cell', { name: KEY_NAME }))
+      await screenshot(page, 'usage')
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('Labels: a labelled request shows them in the list and the entry; a label filters; Usage groups by label', async () => {
-    const labelled = crypto.randomUUID()
-    const headers = { 'x-request-id': labelled, 'x-gateway-labels': 'browser-run', 'x-gateway-tag-team': 'qa' }
-    await sdk(MASTER).chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:labelled' }] }, { headers })
-    await audit.entryFor(labelled)
-    await page.goto(`${gw.url}/dashboard#/audit`)
-    const chip = page.getByRole('link', { name: 'Filter by label team:qa' })
-    await visible(chip)
-    await screenshot(page, 'audit-labels')
-    await chip.click()
-    await page.waitForURL(/label=team%3Aqa/)
-    await visible(page.getByText('1–1 of 1'))
-    expect(await page.getByLabel('Label', { exact: true }).inputValue()).toBe('team:qa')
-    await page.getByRole('row', { name: /open details/ }).click()
-    await visible(page.getByRole('heading', { level: 1, name: /\/v1\/chat\/completions/ }))
-    await visible(page.getByRole('link', { name: 'Filter by label browser-run' }))
-    await openView('Usage')
-    await page.getByRole('button', { name: 'Label', exact: true }).click()
-    await visible(page.getByRole('cell', { name: 'team:qa' }))
-    await visible(page.getByRole('cell', { name: '(no label)' }))
-  }, STEP_TIMEOUT_MS)
+  test(
+    'Labels: a labelled request shows them in the list and the entry; a label filters; Usage groups by label',
+    async () => {
+      const labelled = crypto.randomUUID()
+      const headers = { 'x-request-id': labelled, 'x-gateway-labels': 'browser-run', 'x-gateway-tag-team': 'qa' }
+      await sdk(MASTER).chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:labelled' }] }, { headers })
+      await audit.entryFor(labelled)
+      await page.goto(`${gw.url}/dashboard#/audit`)
+      const chip = page.getByRole('link', { name: 'Filter by label team:qa' })
+      await visible(chip)
+      await screenshot(page, 'audit-labels')
+      await chip.click()
+      await page.waitForURL(/label=team%3Aqa/)
+      await visible(page.getByText('1–1 of 1'))
+      expect(await page.getByLabel('Label', { exact: true }).inputValue()).toBe('team:qa')
+      await page.getByRole('row', { name: /open details/ }).click()
+      await visible(page.getByRole('heading', { level: 1, name: /\/v1\/chat\/completions/ }))
+      await visible(page.getByRole('link', { name: 'Filter by label browser-run' }))
+      await openView('Usage')
+      await page.getByRole('button', { name: 'Label', exact: true }).click()
+      await visible(page.getByRole('cell', { name: 'team:qa' }))
+      await visible(page.getByRole('cell', { name: '(no label)' }))
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('Workflows: turning a feature on and saving creates a new version', async () => {
-    await openView('Workflows')
-    const card = page.getByRole('article', { name: 'default' })
-    await visible(card.getByText('version 1'))
-    await card.getByRole('checkbox', { name: 'cache', exact: true }).check()
-    await card.locator('summary', { hasText: 'system-prompt' }).click()
-    await card.getByLabel('prompt', { exact: true }).fill('Answer briefly.')
-    await card.getByRole('button', { name: 'Save as new version' }).click()
-    await visible(page.getByRole('status').filter({ hasText: 'Saved: version 2 applies to the next request.' }))
-    await visible(page.getByRole('article', { name: 'default' }).getByText('version 2', { exact: true }))
-    expect(await page.getByRole('article', { name: 'default' }).getByRole('checkbox', { name: 'cache', exact: true }).isChecked()).toBe(true)
-    await screenshot(page, 'workflows')
-    const workflows = (await (await fetch(`${gw.url}/admin/workflows`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as { data: { name: string }[] }
-    expect(workflows.data.find((w) => w.name === 'default')).toMatchObject({ version: 2, features: { cache: true }, plugins: { 'system-prompt': { prompt: 'Answer briefly.' } } })
-  }, STEP_TIMEOUT_MS)
+  test(
+    'Workflows: turning a feature on and saving creates a new version',
+    async () => {
+      await openView('Workflows')
+      const card = page.getByRole('article', { name: 'default' })
+      await visible(card.getByText('version 1'))
+      await card.getByRole('checkbox', { name: 'cache', exact: true }).check()
+      await card.locator('summary', { hasText: 'system-prompt' }).click()
+      await card.getByLabel('prompt', { exact: true }).fill('Answer briefly.')
+      await card.getByRole('button', { name: 'Save as new version' }).click()
+      await visible(page.getByRole('status').filter({ hasText: 'Saved: version 2 applies to the next request.' }))
+      await visible(page.getByRole('article', { name: 'default' }).getByText('version 2', { exact: true }))
+      expect(await page.getByRole('article', { name: 'default' }).getByRole('checkbox', { name: 'cache', exact: true }).isChecked()).toBe(true)
+      await screenshot(page, 'workflows')
+      const workflows = (await (await fetch(`${gw.url}/admin/workflows`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as { data: { name: string }[] }
+      expect(workflows.data.find((w) => w.name === 'default')).toMatchObject({ version: 2, features: { cache: true }, plugins: { 'system-prompt': { prompt: 'Answer briefly.' } } })
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('a managed key without dashboard access is refused with "This key has no dashboard access."', async () => {
-    const plain = await adminPost('/keys', { name: 'no dashboard' })
-    await page.getByRole('button', { name: 'Sign out' }).click()
-    await signIn(page, plain.key)
-    await visible(page.getByRole('alert').filter({ hasText: 'This key has no dashboard access.' }))
-  }, STEP_TIMEOUT_MS)
+  test(
+    'a managed key without dashboard access is refused with "This key has no dashboard access."',
+    async () => {
+      const plain = await adminPost('/keys', { name: 'no dashboard' })
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      await signIn(page, plain.key)
+      await visible(page.getByRole('alert').filter({ hasText: 'This key has no dashboard access.' }))
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('a dashboard-enabled key signs in, and a 401 later (key revoked meanwhile) returns to sign-in', async () => {
-    const admin = await adminPost('/keys', { name: 'operator', dashboard_enabled: true })
-    await signIn(page, admin.key)
-    await openView('API Keys')
-    await visible(page.getByRole('row', { name: /operator/ }))
-    await adminPost(`/keys/${admin.id}/revoke`, {})
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit Logs' }).click()
-    await visible(page.getByRole('status').filter({ hasText: 'Your key is no longer accepted. Sign in again.' }))
-    await visible(page.getByLabel('Admin key'))
-  }, STEP_TIMEOUT_MS)
+  test(
+    'a dashboard-enabled key signs in, and a 401 later (key revoked meanwhile) returns to sign-in',
+    async () => {
+      const admin = await adminPost('/keys', { name: 'operator', dashboard_enabled: true })
+      await signIn(page, admin.key)
+      await openView('API Keys')
+      await visible(page.getByRole('row', { name: /operator/ }))
+      await adminPost(`/keys/${admin.id}/revoke`, {})
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit Logs' }).click()
+      await visible(page.getByRole('status').filter({ hasText: 'Your key is no longer accepted. Sign in again.' }))
+      await visible(page.getByLabel('Admin key'))
+    },
+    STEP_TIMEOUT_MS,
+  )
 
-  test('on a 390×844 phone the navigation folds behind a Menu button', async () => {
-    const phone = await newPage({ width: 390, height: 844 })
-    await phone.goto(`${gw.url}/dashboard`)
-    await signIn(phone, MASTER)
-    await visible(phone.getByRole('heading', { level: 1, name: 'Audit Logs' }))
-    const usageLink = phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' })
-    expect(await usageLink.isVisible()).toBe(false)
-    await phone.getByRole('button', { name: 'Menu' }).click()
-    await visible(usageLink)
-    await screenshot(phone, 'phone-menu')
-    await usageLink.click()
-    await visible(phone.getByRole('heading', { level: 1, name: 'Usage' }))
-    expect(await usageLink.isVisible()).toBe(false)
-    await phone.close()
-  }, STEP_TIMEOUT_MS)
+  test(
+    'on a 390×844 phone the navigation folds behind a Menu button',
+    async () => {
+      const phone = await newPage({ width: 390, height: 844 })
+      await phone.goto(`${gw.url}/dashboard`)
+      await signIn(phone, MASTER)
+      await visible(phone.getByRole('heading', { level: 1, name: 'Audit Logs' }))
+      const usageLink = phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Usage' })
+      expect(await usageLink.isVisible()).toBe(false)
+      await phone.getByRole('button', { name: 'Menu' }).click()
+      await visible(usageLink)
+      await screenshot(phone, 'phone-menu')
+      await usageLink.click()
+      await visible(phone.getByRole('heading', { level: 1, name: 'Usage' }))
+      expect(await usageLink.isVisible()).toBe(false)
+      await phone.close()
+    },
+    STEP_TIMEOUT_MS,
+  )
 
   test('the pages raised no script errors', () => {
     expect(pageErrors).toEqual([])

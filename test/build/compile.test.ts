@@ -30,13 +30,24 @@ beforeAll(async () => {
   const port = await freePort()
   child = Bun.spawn([join(dir, 'gateway')], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', GATEWAY_MASTER_KEY: 'binary-master-key', OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: mock.url, LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      GATEWAY_MASTER_KEY: 'binary-master-key',
+      OPENAI_API_KEY: 'sk-x',
+      OPENAI_BASE_URL: mock.url,
+      LOG_LEVEL: 'warn',
+    },
     stdout: 'ignore',
     stderr: 'pipe',
   })
   baseURL = `http://127.0.0.1:${port}`
   for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`${baseURL}/health`).then((r) => r.ok, () => false)
+    const ok = await fetch(`${baseURL}/health`).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (ok) return
     await Bun.sleep(50)
   }

@@ -181,67 +181,106 @@ afterAll(async () => {
 
 for (const family of FAMILIES) {
   describe(`claude -p → ${family}`, () => {
-    test('streaming: no model settings (its default model name, caught by a virtual model)', async () => {
-      const before = upstreamOf(family).requests.length
-      const result = await claude(family, `reply with PONG-claude-${family}`, workdir(`claude-text-${family}`, 'unused'))
-      expectSuccess(result, `PONG-claude-${family}`)
-      const sent = upstreamOf(family).requests.slice(before).map((r) => r.body)
-      expect(sent.some((b) => b?.stream === true || family === 'gemini')).toBe(true)
-    }, RUN_TIMEOUT_MS + 10_000)
+    test(
+      'streaming: no model settings (its default model name, caught by a virtual model)',
+      async () => {
+        const before = upstreamOf(family).requests.length
+        const result = await claude(family, `reply with PONG-claude-${family}`, workdir(`claude-text-${family}`, 'unused'))
+        expectSuccess(result, `PONG-claude-${family}`)
+        const sent = upstreamOf(family)
+          .requests.slice(before)
+          .map((r) => r.body)
+        expect(sent.some((b) => b?.stream === true || family === 'gemini')).toBe(true)
+      },
+      RUN_TIMEOUT_MS + 10_000,
+    )
 
-    test('tool use: no model settings; Read runs and its result comes back', async () => {
-      const dir = workdir(`claude-tool-${family}`, `note-for-claude-${family}`)
-      const result = await claude(family, `call tool Read {"file_path":"${join(dir, 'note.txt')}"}`, dir)
-      expectSuccess(result, `note-for-claude-${family}`)
-      expect(result.stdout).toContain(AGENT_ANSWER_PREFIX)
-    }, RUN_TIMEOUT_MS + 10_000)
+    test(
+      'tool use: no model settings; Read runs and its result comes back',
+      async () => {
+        const dir = workdir(`claude-tool-${family}`, `note-for-claude-${family}`)
+        const result = await claude(family, `call tool Read {"file_path":"${join(dir, 'note.txt')}"}`, dir)
+        expectSuccess(result, `note-for-claude-${family}`)
+        expect(result.stdout).toContain(AGENT_ANSWER_PREFIX)
+      },
+      RUN_TIMEOUT_MS + 10_000,
+    )
 
-    test('tool use: with a virtual model (ANTHROPIC_MODEL=cc-agent)', async () => {
-      const dir = workdir(`claude-vm-${family}`, `vm-note-${family}`)
-      const result = await claude(family, `call tool Read {"file_path":"${join(dir, 'note.txt')}"}`, dir, { model: 'cc-agent' })
-      expectSuccess(result, `vm-note-${family}`)
-    }, RUN_TIMEOUT_MS + 10_000)
+    test(
+      'tool use: with a virtual model (ANTHROPIC_MODEL=cc-agent)',
+      async () => {
+        const dir = workdir(`claude-vm-${family}`, `vm-note-${family}`)
+        const result = await claude(family, `call tool Read {"file_path":"${join(dir, 'note.txt')}"}`, dir, { model: 'cc-agent' })
+        expectSuccess(result, `vm-note-${family}`)
+      },
+      RUN_TIMEOUT_MS + 10_000,
+    )
 
-    test('streaming: modelOverrides in settings.json, key sent as a bearer token (ANTHROPIC_AUTH_TOKEN)', async () => {
-      const before = upstreamOf(family).requests.length
-      const result = await claude(family, `reply with OVERRIDE-${family}`, workdir(`claude-override-${family}`, 'unused'), {
-        modelOverrides: { [CLAUDE_CODE_DEFAULT_MODEL]: 'cc-agent' },
-        bearer: true,
-      })
-      expectSuccess(result, `OVERRIDE-${family}`)
-      expect(upstreamOf(family).requests.length).toBeGreaterThan(before)
-    }, RUN_TIMEOUT_MS + 10_000)
+    test(
+      'streaming: modelOverrides in settings.json, key sent as a bearer token (ANTHROPIC_AUTH_TOKEN)',
+      async () => {
+        const before = upstreamOf(family).requests.length
+        const result = await claude(family, `reply with OVERRIDE-${family}`, workdir(`claude-override-${family}`, 'unused'), {
+          modelOverrides: { [CLAUDE_CODE_DEFAULT_MODEL]: 'cc-agent' },
+          bearer: true,
+        })
+        expectSuccess(result, `OVERRIDE-${family}`)
+        expect(upstreamOf(family).requests.length).toBeGreaterThan(before)
+      },
+      RUN_TIMEOUT_MS + 10_000,
+    )
   })
 
   if (family === 'anthropic') {
-    test("claude -p → anthropic > a model that refuses mid-conversation system messages: Claude Code's fallback retries without them", async () => {
-      const before = mocks.anthropic.requests.length
-      const result = await claude(family, 'say hello', workdir('claude-no-mid-system', 'unused'), { model: 'cc-no-mid-system' })
-      expectSuccess(result, ANTHROPIC_TEXT)
-      const roles = mocks.anthropic.requests.slice(before).map((r) => (r.body?.messages ?? []).map((m: { role: string }) => m.role).join(','))
-      expect(roles[0]).toContain('system')
-      expect(roles.at(-1)).not.toContain('system')
-    }, RUN_TIMEOUT_MS + 10_000)
+    test(
+      "claude -p → anthropic > a model that refuses mid-conversation system messages: Claude Code's fallback retries without them",
+      async () => {
+        const before = mocks.anthropic.requests.length
+        const result = await claude(family, 'say hello', workdir('claude-no-mid-system', 'unused'), { model: 'cc-no-mid-system' })
+        expectSuccess(result, ANTHROPIC_TEXT)
+        const roles = mocks.anthropic.requests.slice(before).map((r) => (r.body?.messages ?? []).map((m: { role: string }) => m.role).join(','))
+        expect(roles[0]).toContain('system')
+        expect(roles.at(-1)).not.toContain('system')
+      },
+      RUN_TIMEOUT_MS + 10_000,
+    )
   }
 
   describe(`codex exec → ${family}`, () => {
-    test('streaming: a plain answer', async () => {
-      const result = await codex(family, `reply with PONG-codex-${family}`, workdir(`codex-text-${family}`, 'unused'))
-      expectSuccess(result, `PONG-codex-${family}`)
-    }, RUN_TIMEOUT_MS + 10_000)
+    test(
+      'streaming: a plain answer',
+      async () => {
+        const result = await codex(family, `reply with PONG-codex-${family}`, workdir(`codex-text-${family}`, 'unused'))
+        expectSuccess(result, `PONG-codex-${family}`)
+      },
+      RUN_TIMEOUT_MS + 10_000,
+    )
 
-    test('tool use with its default tools: exec_command runs and its output comes back', async () => {
-      const dir = workdir(`codex-tool-${family}`, `note-for-codex-${family}`)
-      const result = await codex(family, 'call tool exec_command {"cmd":"cat note.txt"}', dir)
-      expectSuccess(result, `note-for-codex-${family}`)
-      expect(result.stdout).toContain(AGENT_ANSWER_PREFIX)
-    }, RUN_TIMEOUT_MS + 10_000)
+    test(
+      'tool use with its default tools: exec_command runs and its output comes back',
+      async () => {
+        const dir = workdir(`codex-tool-${family}`, `note-for-codex-${family}`)
+        const result = await codex(family, 'call tool exec_command {"cmd":"cat note.txt"}', dir)
+        expectSuccess(result, `note-for-codex-${family}`)
+        expect(result.stdout).toContain(AGENT_ANSWER_PREFIX)
+      },
+      RUN_TIMEOUT_MS + 10_000,
+    )
 
-    test(`streaming: a model name Codex knows (${CODEX_KNOWN_MODEL}, a virtual model): its additional_tools item is accepted`, async () => {
-      const before = upstreamOf(family).requests.length
-      const result = await codex(family, `reply with KNOWN-${family}`, workdir(`codex-known-${family}`, 'unused'), CODEX_KNOWN_MODEL)
-      expectSuccess(result, `KNOWN-${family}`)
-      if (family === 'openai') expect(upstreamOf(family).requests.slice(before).some((r) => JSON.stringify(r.body?.input ?? '').includes('additional_tools'))).toBe(true)
-    }, RUN_TIMEOUT_MS + 10_000)
+    test(
+      `streaming: a model name Codex knows (${CODEX_KNOWN_MODEL}, a virtual model): its additional_tools item is accepted`,
+      async () => {
+        const before = upstreamOf(family).requests.length
+        const result = await codex(family, `reply with KNOWN-${family}`, workdir(`codex-known-${family}`, 'unused'), CODEX_KNOWN_MODEL)
+        expectSuccess(result, `KNOWN-${family}`)
+        if (family === 'openai')
+          expect(
+            upstreamOf(family)
+              .requests.slice(before)
+              .some((r) => JSON.stringify(r.body?.input ?? '').includes('additional_tools')),
+          ).toBe(true)
+      },
+      RUN_TIMEOUT_MS + 10_000,
+    )
   })
 }

@@ -81,7 +81,9 @@ describe('compose.yaml', () => {
     expect(nginx).toContain('proxy_buffering off;')
     const prometheus = parse(read('deploy/prometheus.yml')) as any
     expect(prometheus.scrape_configs[0].static_configs[0].targets).toEqual(['gateway-1:8080', 'gateway-2:8080'])
-    const mounts = Object.values(services).flatMap((s: any) => (s.volumes ?? []) as string[]).filter((v) => v.startsWith('./'))
+    const mounts = Object.values(services)
+      .flatMap((s: any) => (s.volumes ?? []) as string[])
+      .filter((v) => v.startsWith('./'))
     for (const mount of mounts) expect(existsSync(join(root, mount.split(':')[0]!))).toBe(true)
   })
 

@@ -48,7 +48,13 @@ function claudeCodeBody(model: string, extra: Record<string, unknown> = {}) {
     max_tokens: 32000,
     system: [{ type: 'text', text: 'You are Claude Code.', cache_control: { type: 'ephemeral' } }],
     messages: [
-      { role: 'user', content: [{ type: 'text', text: '<system-reminder>attribution</system-reminder>' }, { type: 'text', text: 'echo:hello' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '<system-reminder>attribution</system-reminder>' },
+          { type: 'text', text: 'echo:hello' },
+        ],
+      },
       { role: 'system', content: [{ type: 'text', text: '# Environment\nPrimary working directory: /tmp' }] },
     ],
     metadata: { user_id: '{"session_id":"s1"}' },

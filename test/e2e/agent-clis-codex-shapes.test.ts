@@ -44,7 +44,13 @@ afterAll(async () => {
   openaiMock.stop()
 })
 
-const fn = (name: string) => ({ type: 'function', name, description: `${name} tool`, strict: false, parameters: { type: 'object', properties: { target: { type: 'string' } }, required: ['target'], additionalProperties: false } })
+const fn = (name: string) => ({
+  type: 'function',
+  name,
+  description: `${name} tool`,
+  strict: false,
+  parameters: { type: 'object', properties: { target: { type: 'string' } }, required: ['target'], additionalProperties: false },
+})
 
 /** Trimmed from a captured Codex 0.169 request: its tool kinds, item kinds and fields. */
 function codexBody(model: string, prompt: string, extra: Record<string, unknown> = {}) {
@@ -82,7 +88,9 @@ for (const family of ['anthropic', 'gemini'] as const) {
     const model = `${family}/agent`
     const upstreamToolNames = () => {
       const sent = (family === 'anthropic' ? anthropicMock : geminiMock).requests.at(-1)!.body
-      return family === 'anthropic' ? sent.tools.map((t: { name: string }) => t.name) : sent.tools.flatMap((t: { functionDeclarations: { name: string }[] }) => t.functionDeclarations.map((f) => f.name))
+      return family === 'anthropic'
+        ? sent.tools.map((t: { name: string }) => t.name)
+        : sent.tools.flatMap((t: { functionDeclarations: { name: string }[] }) => t.functionDeclarations.map((f) => f.name))
     }
 
     test('namespaced tools are flattened, hosted ones dropped and named in a header; the call comes back under its namespace', async () => {
@@ -95,7 +103,9 @@ for (const family of ['anthropic', 'gemini'] as const) {
       expect(call).toMatchObject({ type: 'function_call', name: 'close_agent', namespace: 'multi_agent_v1', arguments: '{"target":"a1"}' })
 
       const entry = await audit.entryFor(res.headers.get('x-request-id')!)
-      expect(entry.data.request_revisions).toContainEqual(expect.objectContaining({ rewriter: 'responses-translation', detail: expect.objectContaining({ dropped_tools: ['web_search', 'tool_search'] }) }))
+      expect(entry.data.request_revisions).toContainEqual(
+        expect.objectContaining({ rewriter: 'responses-translation', detail: expect.objectContaining({ dropped_tools: ['web_search', 'tool_search'] }) }),
+      )
     })
 
     test('tools of the additional_tools item and MCP namespaces are callable too', async () => {

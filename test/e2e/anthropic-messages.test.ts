@@ -71,7 +71,13 @@ describe('Anthropic SDK → /v1/messages on an Anthropic upstream (native)', () 
     expect(final.content[1] as unknown).toEqual({ type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } })
     const entry = await audit.entryFor(requestId)
     expect(entry).toMatchObject({ path: '/v1/messages', status_code: 200, stream: true, resolved_model: 'anthropic/tool' })
-    expect(entry.data.response_body).toMatchObject({ stop_reason: 'tool_use', content: [{ type: 'text', text: 'Let me check.' }, { type: 'tool_use', input: { city: 'Paris' } }] })
+    expect(entry.data.response_body).toMatchObject({
+      stop_reason: 'tool_use',
+      content: [
+        { type: 'text', text: 'Let me check.' },
+        { type: 'tool_use', input: { city: 'Paris' } },
+      ],
+    })
     expect(entry.usage).toMatchObject({ input_tokens: 125, output_tokens: 12, cached_input_tokens: 100 })
   })
 
@@ -79,7 +85,11 @@ describe('Anthropic SDK → /v1/messages on an Anthropic upstream (native)', () 
     const msg = await claude.beta.messages.create({ model: 'anthropic/claude-sonnet-4-5', max_tokens: 10, messages, betas: ['context-1m-2025-08-07'] })
     expect(msg.content[0]).toMatchObject({ type: 'text', text: ANTHROPIC_TEXT })
     expect(anthropicMock.requests.at(-1)!.headers['anthropic-beta']).toBe('context-1m-2025-08-07')
-    const res = await post('/messages?beta=true', { model: 'anthropic/claude-sonnet-4-5', max_tokens: 10, messages }, { authorization: `Bearer ${MASTER}`, 'anthropic-version': '2023-06-01' })
+    const res = await post(
+      '/messages?beta=true',
+      { model: 'anthropic/claude-sonnet-4-5', max_tokens: 10, messages },
+      { authorization: `Bearer ${MASTER}`, 'anthropic-version': '2023-06-01' },
+    )
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ type: 'message', content: [{ type: 'text', text: ANTHROPIC_TEXT }] })
   })
@@ -98,7 +108,10 @@ describe('Anthropic SDK → /v1/messages on an Anthropic upstream (native)', () 
     expect(overloaded.error).toMatchObject({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded', provider: 'anthropic', code: 'overloaded_error' } })
     const missing = await claude.messages.create({ model: 'anthropic/missing-model', max_tokens: 10, messages }).catch((e) => e)
     expect(missing).toBeInstanceOf(Anthropic.NotFoundError)
-    const streamErr = await claude.messages.stream({ model: 'anthropic/stream-error', max_tokens: 10, messages }).finalMessage().catch((e) => e)
+    const streamErr = await claude.messages
+      .stream({ model: 'anthropic/stream-error', max_tokens: 10, messages })
+      .finalMessage()
+      .catch((e) => e)
     expect(streamErr).toBeInstanceOf(Anthropic.APIError)
     expect(streamErr.error).toMatchObject({ error: { type: 'overloaded_error' } })
   })
@@ -108,7 +121,10 @@ describe('Anthropic SDK → /v1/messages on an Anthropic upstream (native)', () 
     const events = sseEvents(await res.text())
     expect(events[0]![0]).toBe('message_start')
     expect(events.at(-1)).toEqual(['error', { type: 'error', error: expect.objectContaining({ type: 'api_error', code: 'stream_interrupted', provider: 'anthropic' }) }])
-    const streamErr = await claude.messages.stream({ model: 'anthropic/broken', max_tokens: 10, messages }).finalMessage().catch((e) => e)
+    const streamErr = await claude.messages
+      .stream({ model: 'anthropic/broken', max_tokens: 10, messages })
+      .finalMessage()
+      .catch((e) => e)
     expect(streamErr).toBeInstanceOf(Anthropic.APIError)
   })
 })
@@ -169,7 +185,13 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
   })
 
   test('tool_use (plain and streamed) and the tool_result turn', async () => {
-    const msg = await claude.messages.create({ model: 'openai/tools', max_tokens: 100, messages, tools: anthropicTools, tool_choice: { type: 'any', disable_parallel_tool_use: true } })
+    const msg = await claude.messages.create({
+      model: 'openai/tools',
+      max_tokens: 100,
+      messages,
+      tools: anthropicTools,
+      tool_choice: { type: 'any', disable_parallel_tool_use: true },
+    })
     expect(msg.stop_reason).toBe('tool_use')
     expect(msg.content as unknown).toEqual([{ type: 'tool_use', id: 'call_weather1', name: 'get_weather', input: { city: 'Paris' } }])
     expect(openaiMock.requests.at(-1)!.body).toMatchObject({
@@ -191,8 +213,20 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
       tools: anthropicTools,
       messages: [
         ...messages,
-        { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'call_weather1', name: 'get_weather', input: { city: 'Paris' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_weather1', content: [{ type: 'text', text: '18C' }] }, { type: 'text', text: 'And tomorrow?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Checking.' },
+            { type: 'tool_use', id: 'call_weather1', name: 'get_weather', input: { city: 'Paris' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'call_weather1', content: [{ type: 'text', text: '18C' }] },
+            { type: 'text', text: 'And tomorrow?' },
+          ],
+        },
       ],
     })
     expect(openaiMock.requests.at(-1)!.body.messages).toEqual([
@@ -220,8 +254,14 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
 
     const res = await post('/messages', { model: 'openai/stream-error-event', max_tokens: 10, stream: true, messages })
     const events = sseEvents(await res.text())
-    expect(events.at(-1)).toEqual(['error', { type: 'error', error: expect.objectContaining({ type: 'api_error', message: 'The server had an error while processing your request.' }) }])
-    const streamErr = await claude.messages.stream({ model: 'openai/broken-stream', max_tokens: 10, messages }).finalMessage().catch((e) => e)
+    expect(events.at(-1)).toEqual([
+      'error',
+      { type: 'error', error: expect.objectContaining({ type: 'api_error', message: 'The server had an error while processing your request.' }) },
+    ])
+    const streamErr = await claude.messages
+      .stream({ model: 'openai/broken-stream', max_tokens: 10, messages })
+      .finalMessage()
+      .catch((e) => e)
     expect(streamErr).toBeInstanceOf(Anthropic.APIError)
     expect(streamErr.error).toMatchObject({ type: 'error', error: { type: 'api_error', code: 'stream_interrupted' } })
   })

@@ -89,7 +89,11 @@ describe('openai SDK → Anthropic upstream', () => {
       model: 'anthropic/claude-sonnet-4-5',
       tools,
       parallel_tool_calls: false,
-      messages: [...messages, { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, { role: 'tool', tool_call_id: 'toolu_01', content: '18C' }],
+      messages: [
+        ...messages,
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_01', content: '18C' },
+      ],
     })
     const sent = anthropicMock.requests.at(-1)!.body
     expect(sent.messages.slice(1)).toEqual([

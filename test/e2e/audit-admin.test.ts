@@ -19,9 +19,28 @@ let gw: RunningGateway
 let audit: AuditAdmin
 
 const seeded = {
-  today: makeEntry({ at: Math.max(TODAY + 30, NOW - 1000), requested_model: 'fast', provider: 'openai', provider_name: 'openai', session_id: 'sess-a', user_path: '/acme/team-a/alice' }),
-  streamed: makeEntry({ at: Math.max(TODAY + 20, NOW - 2000), stream: true, requested_model: 'smart', provider: 'azure-openai', provider_name: 'azure-east', user_path: '/acme/team-b' }),
-  limited: makeEntry({ at: TODAY - 2 * DAY + 1000, status_code: 429, error_type: 'rate_limit_error', data: { error_code: 'rate_limit_exceeded', error_message: 'Rate limit reached for requests', error_provider: 'openai' } }),
+  today: makeEntry({
+    at: Math.max(TODAY + 30, NOW - 1000),
+    requested_model: 'fast',
+    provider: 'openai',
+    provider_name: 'openai',
+    session_id: 'sess-a',
+    user_path: '/acme/team-a/alice',
+  }),
+  streamed: makeEntry({
+    at: Math.max(TODAY + 20, NOW - 2000),
+    stream: true,
+    requested_model: 'smart',
+    provider: 'azure-openai',
+    provider_name: 'azure-east',
+    user_path: '/acme/team-b',
+  }),
+  limited: makeEntry({
+    at: TODAY - 2 * DAY + 1000,
+    status_code: 429,
+    error_type: 'rate_limit_error',
+    data: { error_code: 'rate_limit_exceeded', error_message: 'Rate limit reached for requests', error_provider: 'openai' },
+  }),
   models: makeEntry({ at: TODAY - 5 * DAY + 1000, method: 'GET', path: '/v1/models', requested_model: '', session_id: 'sess-a' }),
   old: makeEntry({ at: TODAY - 40 * DAY + 1000, session_id: 'sess-a', requested_model: 'fast', request_id: 'req_client_old' }),
   otherTeam: makeEntry({ at: Math.max(TODAY + 10, NOW - 3000), user_path: '/acme-b', provider: 'groq', provider_name: 'groq' }),
@@ -179,11 +198,31 @@ describe('conversation, stats and writer counters', () => {
   })
 
   test('the OpenAPI document describes every audit endpoint with its parameters and schemas', async () => {
-    const spec = (await (await fetch(`${gw.url}/openapi/json`)).json()) as { paths: Record<string, { get?: { parameters?: { name: string }[]; responses?: Record<string, unknown> } }> }
-    for (const path of ['/admin/audit/log', '/admin/audit/detail', '/admin/audit/conversation', '/admin/audit/stats', '/admin/audit/writer-stats']) expect(spec.paths[path]?.get).toBeDefined()
+    const spec = (await (await fetch(`${gw.url}/openapi/json`)).json()) as {
+      paths: Record<string, { get?: { parameters?: { name: string }[]; responses?: Record<string, unknown> } }>
+    }
+    for (const path of ['/admin/audit/log', '/admin/audit/detail', '/admin/audit/conversation', '/admin/audit/stats', '/admin/audit/writer-stats'])
+      expect(spec.paths[path]?.get).toBeDefined()
     const log = spec.paths['/admin/audit/log']!.get!
     expect(log.parameters!.map((p) => p.name)).toEqual(
-      expect.arrayContaining(['days', 'start_date', 'end_date', 'requested_model', 'model', 'provider', 'method', 'path', 'user_path', 'session_id', 'error_type', 'status_code', 'stream', 'search', 'limit', 'offset']),
+      expect.arrayContaining([
+        'days',
+        'start_date',
+        'end_date',
+        'requested_model',
+        'model',
+        'provider',
+        'method',
+        'path',
+        'user_path',
+        'session_id',
+        'error_type',
+        'status_code',
+        'stream',
+        'search',
+        'limit',
+        'offset',
+      ]),
     )
     expect(JSON.stringify(log.responses?.['200'])).toContain('bodies_omitted')
     expect(spec.paths['/admin/audit/detail']!.get!.responses).toHaveProperty('404')

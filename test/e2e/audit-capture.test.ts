@@ -52,7 +52,10 @@ async function failing(run: () => Promise<unknown>): Promise<number | undefined>
 describe('successful requests', () => {
   test('a plain answer: routing, identity, bodies, headers, attempts, features and usage', async () => {
     const requestId = rid()
-    await client.chat.completions.create({ model: 'fast', messages, temperature: 0.3, max_tokens: 50 }, { headers: { 'x-request-id': requestId, 'x-session-id': 'sess-capture-1' } })
+    await client.chat.completions.create(
+      { model: 'fast', messages, temperature: 0.3, max_tokens: 50 },
+      { headers: { 'x-request-id': requestId, 'x-session-id': 'sess-capture-1' } },
+    )
     const entry = await audit.entryFor(requestId)
     expect(auditLogEntrySchema.strict().parse(entry)).toBeTruthy()
     expect(entry).toMatchObject({
@@ -92,13 +95,19 @@ describe('successful requests', () => {
 
   test('a streamed answer is stored as the equivalent chat.completion, usage included', async () => {
     const requestId = rid()
-    const stream = await client.chat.completions.create({ model: 'openai/gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } }, { headers: { 'x-request-id': requestId } })
+    const stream = await client.chat.completions.create(
+      { model: 'openai/gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } },
+      { headers: { 'x-request-id': requestId } },
+    )
     let text = ''
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
     expect(text).toBe(TRICKY_TEXT)
     const entry = await audit.entryFor(requestId)
     expect(entry.stream).toBe(true)
-    expect(entry.data.response_body).toMatchObject({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: TRICKY_TEXT }, finish_reason: 'stop' }] })
+    expect(entry.data.response_body).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: TRICKY_TEXT }, finish_reason: 'stop' }],
+    })
     expect(entry.data.response_headers?.['content-type']).toContain('text/event-stream')
     expect(entry.usage).toMatchObject({ input_tokens: 9, output_tokens: Array.from(TRICKY_TEXT).length })
   })
@@ -147,7 +156,13 @@ describe('failed requests: exactly one entry each, and who raised the error', ()
     const requestId = rid()
     expect(await failing(() => client.chat.completions.create({ model: 'no-such-model', messages }, { headers: { 'x-request-id': requestId } }))).toBe(404)
     const entry = await audit.entryFor(requestId)
-    expect(entry).toMatchObject({ status_code: 404, error_type: 'not_found_error', requested_model: 'no-such-model', resolved_model: '', data: { error_code: 'model_not_found', error_provider: '' } })
+    expect(entry).toMatchObject({
+      status_code: 404,
+      error_type: 'not_found_error',
+      requested_model: 'no-such-model',
+      resolved_model: '',
+      data: { error_code: 'model_not_found', error_provider: '' },
+    })
   })
 
   test('429 from the upstream: error_provider names it; the attempt keeps the raw upstream body', async () => {
@@ -193,7 +208,16 @@ describe('redaction and limits', () => {
   test('a 1.5 MB request body is not stored; its flag is set; the small answer is stored', async () => {
     const requestId = rid()
     const big = 'x'.repeat(1.5 * 1024 * 1024)
-    await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: big }, { role: 'user', content: 'echo:small' }] }, { headers: { 'x-request-id': requestId } })
+    await client.chat.completions.create(
+      {
+        model: 'fast',
+        messages: [
+          { role: 'user', content: big },
+          { role: 'user', content: 'echo:small' },
+        ],
+      },
+      { headers: { 'x-request-id': requestId } },
+    )
     const entry = await audit.entryFor(requestId)
     expect(entry.data.request_body_too_big_to_handle).toBe(true)
     expect(entry.data.request_body).toBeUndefined()
@@ -205,7 +229,10 @@ describe('redaction and limits', () => {
   // per frame, and a million frames would take the test's whole time budget.
   test('a 1.5 MB answer is not stored; its flag is set', async () => {
     const requestId = rid()
-    const answer = await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: `echo:${'y'.repeat(1.5 * 1024 * 1024)}` }] }, { headers: { 'x-request-id': requestId } })
+    const answer = await client.chat.completions.create(
+      { model: 'fast', messages: [{ role: 'user', content: `echo:${'y'.repeat(1.5 * 1024 * 1024)}` }] },
+      { headers: { 'x-request-id': requestId } },
+    )
     expect(answer.choices[0]!.message.content).toHaveLength(1.5 * 1024 * 1024)
     const entry = await audit.entryFor(requestId)
     expect(entry.data).toMatchObject({ request_body_too_big_to_handle: true, response_body_too_big_to_handle: true })
@@ -215,7 +242,16 @@ describe('redaction and limits', () => {
   test('a body just under 1 MB is stored whole', async () => {
     const requestId = rid()
     const content = 'z'.repeat(1024 * 1024 - 200)
-    await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content }, { role: 'user', content: 'echo:ok' }] }, { headers: { 'x-request-id': requestId } })
+    await client.chat.completions.create(
+      {
+        model: 'fast',
+        messages: [
+          { role: 'user', content },
+          { role: 'user', content: 'echo:ok' },
+        ],
+      },
+      { headers: { 'x-request-id': requestId } },
+    )
     const entry = await audit.entryFor(requestId)
     expect(entry.data.request_body_too_big_to_handle).toBeUndefined()
     expect((entry.data.request_body as { messages: { content: string }[] }).messages[0]!.content).toHaveLength(content.length)
@@ -253,17 +289,27 @@ describe('the audit feature and its neighbours', () => {
   })
 
   test('security lifecycle events become entries with data.event_type', async () => {
-    const res = await fetch(`${gw.url}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'audited key' }) })
+    const res = await fetch(`${gw.url}/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'audited key' }),
+    })
     expect(res.status).toBe(201)
     const key = (await res.json()) as { id: string; key: string }
-    const page = await audit.eventually(() => audit.list({ path: '/admin/keys' }), (p) => p.total > 0)
+    const page = await audit.eventually(
+      () => audit.list({ path: '/admin/keys' }),
+      (p) => p.total > 0,
+    )
     const event = page.entries.find((e) => e.data.event_type === 'key.created' && e.data.event_subject_id === key.id)
     expect(event).toMatchObject({ method: 'POST', status_code: 201, principal_id: 'master', auth_method: 'master_key' })
     expect(JSON.stringify(page)).not.toContain(key.key)
   })
 
   test('every /v1 request so far has exactly one entry', async () => {
-    const stats = await audit.eventually(() => audit.writerStats(), (s) => s.queue_depth === 0)
+    const stats = await audit.eventually(
+      () => audit.writerStats(),
+      (s) => s.queue_depth === 0,
+    )
     const requests = await audit.list({ path: '/v1/chat/completions', limit: '100' })
     const ids = requests.entries.map((e) => e.id)
     expect(new Set(ids).size).toBe(ids.length)

@@ -40,7 +40,17 @@ async function spawnGateway(dbPath: string, env: Record<string, string> = {}): P
   const port = freePort()
   const proc = Bun.spawn(['bun', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), GATEWAY_DB_PATH: dbPath, GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-up', OPENAI_BASE_URL: mock.url, LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      GATEWAY_DB_PATH: dbPath,
+      GATEWAY_MASTER_KEY: MASTER,
+      OPENAI_API_KEY: 'sk-up',
+      OPENAI_BASE_URL: mock.url,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdout: 'ignore',
     stderr: 'pipe',
   })
@@ -72,7 +82,11 @@ const tmpDb = () => join(mkdtempSync(join(tmpdir(), 'gw-audit-durable-')), 'gate
 /** One request; true when an HTTP answer came back in full (whatever its status). */
 async function answered(url: string, body: Record<string, unknown>): Promise<boolean> {
   try {
-    const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     await res.text()
     return true
   } catch {
@@ -120,7 +134,10 @@ describe('hard kill', () => {
 
     const next = await spawnGateway(dbPath, { LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' })
     const admin = auditAdmin(next.url, MASTER)
-    await admin.eventually(() => admin.writerStats(), (s) => s.replayed === 40 && s.spill_files === 0)
+    await admin.eventually(
+      () => admin.writerStats(),
+      (s) => s.replayed === 40 && s.spill_files === 0,
+    )
     next.proc.kill('SIGTERM')
     await next.proc.exited
     expect(storedEntries(dbPath)).toBe(40) // 50 answered − the 10 that were only in memory
@@ -129,13 +146,25 @@ describe('hard kill', () => {
 
 describe('in-process', () => {
   test('a full queue spills to disk without failing requests, and every entry is stored in the end', async () => {
-    const gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-up', OPENAI_BASE_URL: mock.url, LOGGING_AUDIT_QUEUE_SIZE: '2', LOGGING_AUDIT_BATCH_SIZE: '1000', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '200' })
+    const gw = await startGateway({
+      GATEWAY_MASTER_KEY: MASTER,
+      OPENAI_API_KEY: 'sk-up',
+      OPENAI_BASE_URL: mock.url,
+      LOGGING_AUDIT_QUEUE_SIZE: '2',
+      LOGGING_AUDIT_BATCH_SIZE: '1000',
+      LOGGING_AUDIT_FLUSH_INTERVAL_MS: '200',
+    })
     const admin = auditAdmin(gw.url, MASTER)
     const client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
-    const answers = await Promise.all(Array.from({ length: 100 }, () => client.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })))
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () => client.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })),
+    )
     expect(answers).toHaveLength(100)
     expect((await admin.writerStats()).spilled).toBeGreaterThanOrEqual(50)
-    const stats = await admin.eventually(() => admin.writerStats(), (s) => s.written === 100 && s.spill_files === 0)
+    const stats = await admin.eventually(
+      () => admin.writerStats(),
+      (s) => s.written === 100 && s.spill_files === 0,
+    )
     expect(stats).toMatchObject({ replayed: stats.spilled, failed: 0, duplicates: 0 })
     const page = await admin.list({ limit: '100' })
     expect(page.total).toBe(100)

@@ -70,78 +70,93 @@ const layouts = [
 ]
 
 describe.skipIf(!mountPoint)('a disk that fills and gets space back (tmpfs)', () => {
-  test.each(layouts)('$name: every answered request has its audit entry afterwards; nothing dead-lettered', async ({ name, spillDir }) => {
-    const dir = mountPoint!
-    const dbPath = join(dir, `gateway-${spillDir ? 'spill-elsewhere' : 'default'}.db`)
-    const spill = spillDir?.()
-    const env: Record<string, string> = {
-      ...(spill ? { LOGGING_AUDIT_SPILL_DIR: spill } : {}),
-      GATEWAY_MASTER_KEY: MASTER,
-      OPENAI_API_KEY: 'sk-up',
-      OPENAI_BASE_URL: mock.url,
-      LOGGING_LOG_BODIES: 'true',
-      // A small queue, so overflow reaches the (full) spill folder and then memory.
-      LOGGING_AUDIT_QUEUE_SIZE: '50',
-      LOGGING_AUDIT_BATCH_SIZE: '50',
-      LOGGING_AUDIT_FLUSH_INTERVAL_MS: '20',
-    }
-    const gw = await spawnGateway(env, dbPath)
-    const filler = fill(dir, 64 * 1024)
-    const padding = 'x'.repeat(4000)
-    let answered = 0
-    let next = 0
-    const readyStates = new Set<string>()
-    const worker = async () => {
-      while (next < REQUESTS) {
-        const i = next++
-        try {
-          const res = await fetch(`${gw.url}/v1/chat/completions`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: `${i} ${padding}` }] }),
-          })
-          await res.text()
-          answered++
-        } catch {
-          // not answered: no entry owed
-        }
-        if (i % 200 === 0) {
-          const ready = (await (await fetch(`${gw.url}/ready`)).json()) as { status: string; audit?: { state: string } }
-          readyStates.add(`${ready.status}/${ready.audit?.state ?? '-'}`)
+  test.each(layouts)(
+    '$name: every answered request has its audit entry afterwards; nothing dead-lettered',
+    async ({ name, spillDir }) => {
+      const dir = mountPoint!
+      const dbPath = join(dir, `gateway-${spillDir ? 'spill-elsewhere' : 'default'}.db`)
+      const spill = spillDir?.()
+      const env: Record<string, string> = {
+        ...(spill ? { LOGGING_AUDIT_SPILL_DIR: spill } : {}),
+        GATEWAY_MASTER_KEY: MASTER,
+        OPENAI_API_KEY: 'sk-up',
+        OPENAI_BASE_URL: mock.url,
+        LOGGING_LOG_BODIES: 'true',
+        // A small queue, so overflow reaches the (full) spill folder and then memory.
+        LOGGING_AUDIT_QUEUE_SIZE: '50',
+        LOGGING_AUDIT_BATCH_SIZE: '50',
+        LOGGING_AUDIT_FLUSH_INTERVAL_MS: '20',
+      }
+      const gw = await spawnGateway(env, dbPath)
+      const filler = fill(dir, 64 * 1024)
+      const padding = 'x'.repeat(4000)
+      let answered = 0
+      let next = 0
+      const readyStates = new Set<string>()
+      const worker = async () => {
+        while (next < REQUESTS) {
+          const i = next++
+          try {
+            const res = await fetch(`${gw.url}/v1/chat/completions`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: `${i} ${padding}` }] }),
+            })
+            await res.text()
+            answered++
+          } catch {
+            // not answered: no entry owed
+          }
+          if (i % 200 === 0) {
+            const ready = (await (await fetch(`${gw.url}/ready`)).json()) as { status: string; audit?: { state: string } }
+            readyStates.add(`${ready.status}/${ready.audit?.state ?? '-'}`)
+          }
         }
       }
-    }
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-    const ready = (await (await fetch(`${gw.url}/ready`)).json()) as { status: string; audit?: { state: string; held: number; lost: number } }
-    readyStates.add(`${ready.status}/${ready.audit?.state ?? '-'}`)
-    const storedWhileFull = storedEntries(dbPath)
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+      const ready = (await (await fetch(`${gw.url}/ready`)).json()) as { status: string; audit?: { state: string; held: number; lost: number } }
+      readyStates.add(`${ready.status}/${ready.audit?.state ?? '-'}`)
+      const storedWhileFull = storedEntries(dbPath)
 
-    unlinkSync(filler) // space comes back
-    const deadline = Date.now() + 20_000
-    while (storedEntries(dbPath) < answered && Date.now() < deadline) await Bun.sleep(250)
-    const stats = await auditAdmin(gw.url, MASTER).writerStats()
-    if (storedEntries(dbPath) < answered) console.log('audit-full-disk: writer', JSON.stringify(stats), gw.output().split('\n').filter((l) => /lost|dead|error/i.test(l)).slice(-5).join('\n').slice(0, 3000))
-    expect(await gw.stop()).toBe(0)
-    // A restart replays whatever spill files are left.
-    const again = await spawnGateway(env, dbPath)
-    const restartDeadline = Date.now() + 15_000
-    while (storedEntries(dbPath) < answered && Date.now() < restartDeadline) await Bun.sleep(250)
-    expect(await again.stop()).toBe(0)
+      unlinkSync(filler) // space comes back
+      const deadline = Date.now() + 20_000
+      while (storedEntries(dbPath) < answered && Date.now() < deadline) await Bun.sleep(250)
+      const stats = await auditAdmin(gw.url, MASTER).writerStats()
+      if (storedEntries(dbPath) < answered)
+        console.log(
+          'audit-full-disk: writer',
+          JSON.stringify(stats),
+          gw
+            .output()
+            .split('\n')
+            .filter((l) => /lost|dead|error/i.test(l))
+            .slice(-5)
+            .join('\n')
+            .slice(0, 3000),
+        )
+      expect(await gw.stop()).toBe(0)
+      // A restart replays whatever spill files are left.
+      const again = await spawnGateway(env, dbPath)
+      const restartDeadline = Date.now() + 15_000
+      while (storedEntries(dbPath) < answered && Date.now() < restartDeadline) await Bun.sleep(250)
+      expect(await again.stop()).toBe(0)
 
-    const stored = storedEntries(dbPath)
-    const usage = storedUsage(dbPath)
-    const deadLetterPath = `${spill ?? `${dbPath}.audit-spill`}/audit-dead-letter.jsonl`
-    const deadLettered = existsSync(deadLetterPath) ? readFileSync(deadLetterPath, 'utf8').split('\n').filter(Boolean).length : 0
-    console.log(
-      `audit-full-disk (${name}): ${answered} answered; stored while full ${storedWhileFull}; stored after space returned and a restart ${stored}; usage records ${usage}; dead-lettered ${deadLettered}; /ready seen ${[...readyStates].join(', ')}`,
-    )
-    expect(storedWhileFull).toBeLessThan(answered) // the disk really was full
-    expect(deadLettered).toBe(0)
-    expect(stored).toBe(answered)
-    expect(usage).toBe(answered)
-    // With the spill folder elsewhere nothing needs holding in memory; on the full disk /ready must say degraded.
-    if (!spill) expect([...readyStates].some((s) => s.startsWith('degraded/'))).toBe(true)
-    unlinkSync(dbPath)
-    if (spill) rmSync(spill, { recursive: true, force: true })
-  }, 120_000)
+      const stored = storedEntries(dbPath)
+      const usage = storedUsage(dbPath)
+      const deadLetterPath = `${spill ?? `${dbPath}.audit-spill`}/audit-dead-letter.jsonl`
+      const deadLettered = existsSync(deadLetterPath) ? readFileSync(deadLetterPath, 'utf8').split('\n').filter(Boolean).length : 0
+      console.log(
+        `audit-full-disk (${name}): ${answered} answered; stored while full ${storedWhileFull}; stored after space returned and a restart ${stored}; usage records ${usage}; dead-lettered ${deadLettered}; /ready seen ${[...readyStates].join(', ')}`,
+      )
+      expect(storedWhileFull).toBeLessThan(answered) // the disk really was full
+      expect(deadLettered).toBe(0)
+      expect(stored).toBe(answered)
+      expect(usage).toBe(answered)
+      // With the spill folder elsewhere nothing needs holding in memory; on the full disk /ready must say degraded.
+      if (!spill) expect([...readyStates].some((s) => s.startsWith('degraded/'))).toBe(true)
+      unlinkSync(dbPath)
+      if (spill) rmSync(spill, { recursive: true, force: true })
+    },
+    120_000,
+  )
 })

@@ -22,22 +22,51 @@ afterAll(async () => {
 
 const PATHS = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens']
 
-const hostileString = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 200 }), fc.constantFrom('y'.repeat(20_000), '\u0000', '\ud800', '漢'.repeat(5000), '{}'.repeat(1000)))
+const hostileString = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 200 }),
+  fc.string({ unit: 'grapheme', maxLength: 200 }),
+  fc.constantFrom('y'.repeat(20_000), '\u0000', '\ud800', '漢'.repeat(5000), '{}'.repeat(1000)),
+)
 const anyJson = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, hostileString, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 5 }), fc.dictionary(hostileString, tie('value'), { maxKeys: 5 })),
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    hostileString,
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 5 }),
+    fc.dictionary(hostileString, tie('value'), { maxKeys: 5 }),
+  ),
 })).value
 
 const messageLike = fc.record(
   {
     role: fc.oneof(fc.constantFrom('user', 'assistant', 'system', 'tool', 'developer'), hostileString),
-    content: fc.oneof(hostileString, anyJson, fc.array(fc.record({ type: fc.constantFrom('text', 'image_url', 'tool_result'), text: fc.oneof(hostileString, anyJson) }), { maxLength: 3 })),
+    content: fc.oneof(
+      hostileString,
+      anyJson,
+      fc.array(fc.record({ type: fc.constantFrom('text', 'image_url', 'tool_result'), text: fc.oneof(hostileString, anyJson) }), { maxLength: 3 }),
+    ),
   },
   { requiredKeys: [] },
 )
 
 const body = fc.oneof(
   anyJson.map((v) => JSON.stringify(v) ?? 'null'),
-  fc.record({ model: fc.oneof(fc.constantFrom('openai/gpt-4o-mini', 'openai/non-json-200', 'nope'), anyJson), messages: fc.oneof(fc.array(messageLike, { maxLength: 4 }), anyJson), stream: fc.oneof(fc.boolean(), anyJson), max_tokens: anyJson, input: anyJson, tools: anyJson }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+  fc
+    .record(
+      {
+        model: fc.oneof(fc.constantFrom('openai/gpt-4o-mini', 'openai/non-json-200', 'nope'), anyJson),
+        messages: fc.oneof(fc.array(messageLike, { maxLength: 4 }), anyJson),
+        stream: fc.oneof(fc.boolean(), anyJson),
+        max_tokens: anyJson,
+        input: anyJson,
+        tools: anyJson,
+      },
+      { requiredKeys: [] },
+    )
+    .map((v) => JSON.stringify(v)),
   fc.nat({ max: 5000 }).map((depth) => `{"model":"openai/gpt-4o-mini","messages":${'['.repeat(depth)}${']'.repeat(depth)}}`),
   hostileString,
 )

@@ -17,9 +17,19 @@ beforeAll(() => {
 afterAll(() => upstream.stop())
 
 test('SIGTERM with a hung upstream and a trickling stream: both end at the drain deadline, are audited, the process exits', async () => {
-  const gw = await spawnGateway({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-drain-upstream-00000000000000', OPENAI_BASE_URL: upstream.url, GATEWAY_DRAIN_TIMEOUT_SECONDS: '1', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '600000' })
+  const gw = await spawnGateway({
+    GATEWAY_MASTER_KEY: MASTER,
+    OPENAI_API_KEY: 'sk-drain-upstream-00000000000000',
+    OPENAI_BASE_URL: upstream.url,
+    GATEWAY_DRAIN_TIMEOUT_SECONDS: '1',
+    LOGGING_AUDIT_FLUSH_INTERVAL_MS: '600000',
+  })
   const post = (body: Record<string, unknown>) =>
-    fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], ...body }) })
+    fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], ...body }),
+    })
   const hung = post({ model: 'openai/hang' }).then(async (r) => ({ status: r.status, body: await r.text() }))
   const trickle = post({ model: 'openai/trickle', stream: true, metadata: { every_ms: '100' } }).then(async (r) => ({ status: r.status, body: await r.text() }))
   await Bun.sleep(300)

@@ -13,7 +13,13 @@ let gw: GatewayProcess
 
 beforeAll(async () => {
   upstream = startFaultUpstream()
-  gw = await spawnGateway({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-fault-upstream-key-0000000000', OPENAI_BASE_URL: upstream.url, LOGGING_LOG_BODIES: 'true', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '20' })
+  gw = await spawnGateway({
+    GATEWAY_MASTER_KEY: MASTER,
+    OPENAI_API_KEY: 'sk-fault-upstream-key-0000000000',
+    OPENAI_BASE_URL: upstream.url,
+    LOGGING_LOG_BODIES: 'true',
+    LOGGING_AUDIT_FLUSH_INTERVAL_MS: '20',
+  })
 }, 30_000)
 afterAll(async () => {
   await gw?.stop()
@@ -31,7 +37,7 @@ describe('token estimates are bounded (defect 1)', () => {
     const res = await count()
     expect(res.status).toBe(200)
     const { input_tokens } = (await res.json()) as { input_tokens: number }
-    expect(input_tokens).toBeGreaterThan(128 * 1024 / 8)
+    expect(input_tokens).toBeGreaterThan((128 * 1024) / 8)
     expect(performance.now() - started).toBeLessThan(2000)
   })
 
@@ -44,7 +50,10 @@ describe('token estimates are bounded (defect 1)', () => {
   for (const stream of [false, true]) {
     test(`an upstream answer without usage that is one long word (${stream ? 'streamed, 1 MB' : '512 KB'}) is estimated without stalling`, async () => {
       const bytes = stream ? 1024 * 1024 : 512 * 1024
-      const call = () => post('/v1/chat/completions', { model: 'openai/long-word', stream, metadata: { bytes: String(bytes) }, messages: [{ role: 'user', content: 'say y' }] }).then((r) => r.text())
+      const call = () =>
+        post('/v1/chat/completions', { model: 'openai/long-word', stream, metadata: { bytes: String(bytes) }, messages: [{ role: 'user', content: 'say y' }] }).then((r) =>
+          r.text(),
+        )
       expect(await healthDuringAttempts(gw.url, call, { afterMs: 500 })).toBeLessThan(100)
       const text = await call()
       expect(text.length).toBeGreaterThan(bytes)

@@ -22,7 +22,12 @@ afterAll(async () => {
   mock.stop()
 })
 
-const applyPatchTool = { type: 'custom', name: 'ApplyPatch', description: 'Apply a patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch hunk end_patch' } }
+const applyPatchTool = {
+  type: 'custom',
+  name: 'ApplyPatch',
+  description: 'Apply a patch',
+  format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch hunk end_patch' },
+}
 const PATCH = '*** Begin Patch\n*** Update File: a.txt\n-old\n+new\n*** End Patch'
 
 function post(body: unknown) {
@@ -30,7 +35,11 @@ function post(body: unknown) {
 }
 
 test('an agent-mode body with input and flat tools is answered as a chat completion', async () => {
-  const res = await post({ model: 'openai/gpt-4o', input: [{ role: 'user', content: 'echo:from input' }], tools: [{ type: 'function', name: 'read_file', parameters: { type: 'object', properties: {} } }] })
+  const res = await post({
+    model: 'openai/gpt-4o',
+    input: [{ role: 'user', content: 'echo:from input' }],
+    tools: [{ type: 'function', name: 'read_file', parameters: { type: 'object', properties: {} } }],
+  })
   expect(res.status).toBe(200)
   const body = (await res.json()) as OpenAI.ChatCompletion
   expect(body.object).toBe('chat.completion')

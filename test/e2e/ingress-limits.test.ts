@@ -28,7 +28,9 @@ afterAll(async () => {
 })
 
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!
   return Number(line.replace(/\D+/g, '')) / 1024
 }
 
@@ -41,7 +43,12 @@ describe('authentication before the body (defect 2)', () => {
     await (await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer wrong-key' }, body: '{}' })).text()
     const before = rssMb(gw.proc.pid)
     const answers = await Promise.all(
-      Array.from({ length: 4 }, () => fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer wrong-key', 'content-type': 'application/json' }, body }).then(async (r) => ({ status: r.status, body: await r.json() }))),
+      Array.from({ length: 4 }, () =>
+        fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer wrong-key', 'content-type': 'application/json' }, body }).then(async (r) => ({
+          status: r.status,
+          body: await r.json(),
+        })),
+      ),
     )
     const grown = rssMb(gw.proc.pid) - before
     for (const a of answers) expect(a).toMatchObject({ status: 401, body: { error: { type: 'authentication_error', code: 'invalid_api_key' } } })
@@ -49,13 +56,20 @@ describe('authentication before the body (defect 2)', () => {
   }, 20_000)
 
   test('a wrong key is refused before its body arrives at all', async () => {
-    const raw = await rawHttp(gw.url, postHead('/v1/chat/completions', host(gw.url), { authorization: 'Bearer wrong-key', 'content-type': 'application/json', 'content-length': '100000' }))
+    const raw = await rawHttp(
+      gw.url,
+      postHead('/v1/chat/completions', host(gw.url), { authorization: 'Bearer wrong-key', 'content-type': 'application/json', 'content-length': '100000' }),
+    )
     expect(await raw.waitFor('\r\n\r\n', 3000)).toStartWith('HTTP/1.1 401')
     raw.end()
   })
 
   test('a good key still works, and its body is read', async () => {
-    const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) })
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    })
     expect(res.status).toBe(200)
     expect((await res.json()).choices[0].message.content).toBe('fine')
   })
@@ -64,19 +78,34 @@ describe('authentication before the body (defect 2)', () => {
 describe('body deadline (defect 2)', () => {
   test('a body that trickles in is answered 408 and the connection closed at the deadline; the request is audited', async () => {
     const started = Date.now()
-    const raw = await rawHttp(small.url, postHead('/v1/chat/completions', host(small.url), { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'content-length': '1000', 'x-request-id': 'trickle-0001' }))
+    const raw = await rawHttp(
+      small.url,
+      postHead('/v1/chat/completions', host(small.url), {
+        authorization: `Bearer ${MASTER}`,
+        'content-type': 'application/json',
+        'content-length': '1000',
+        'x-request-id': 'trickle-0001',
+      }),
+    )
     raw.write('{"model":')
     expect(await raw.waitClosed(5000)).toBe(true)
     expect(Date.now() - started).toBeLessThan(4000)
     expect(raw.received).toStartWith('HTTP/1.1 408')
     expect(raw.received).toContain('"code":"request_body_timeout"')
     const admin = auditAdmin(small.url, MASTER)
-    const page = await admin.eventually(() => admin.list({ status_code: '408' }), (p) => p.total > 0)
+    const page = await admin.eventually(
+      () => admin.list({ status_code: '408' }),
+      (p) => p.total > 0,
+    )
     expect(page.entries[0]).toMatchObject({ status_code: 408, error_type: 'invalid_request_error' })
   }, 10_000)
 
   test('a request whose body arrived in time is not affected by the deadline', async () => {
-    const res = await fetch(`${small.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) })
+    const res = await fetch(`${small.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    })
     expect(res.status).toBe(200)
     await res.text()
   })
@@ -84,7 +113,10 @@ describe('body deadline (defect 2)', () => {
 
 describe('bodies over the limit (defect 10)', () => {
   test('a chunked body is refused as soon as it passes the limit, not when it ends', async () => {
-    const raw = await rawHttp(small.url, postHead('/v1/chat/completions', host(small.url), { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }))
+    const raw = await rawHttp(
+      small.url,
+      postHead('/v1/chat/completions', host(small.url), { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
+    )
     const piece = 'x'.repeat(64 * 1024)
     for (let i = 0; i < 24 && !raw.closed && !raw.received; i++) {
       raw.write(`${piece.length.toString(16)}\r\n${piece}\r\n`)

@@ -56,7 +56,11 @@ async function admin(method: string, path: string, body?: unknown, key = MASTER)
 }
 
 async function createKey(fields: Record<string, unknown>): Promise<KeyView & { key: string }> {
-  const res = await fetch(`${gw.url}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify(fields) })
+  const res = await fetch(`${gw.url}/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+    body: JSON.stringify(fields),
+  })
   expect(res.status).toBe(201)
   expect(res.headers.get('cache-control')).toBe('no-store')
   return (await res.json()) as KeyView & { key: string }
@@ -66,7 +70,13 @@ const clientFor = (apiKey: string, headers: Record<string, string> = {}) => new 
 
 describe('creating and reading keys', () => {
   test('POST /admin/keys returns the record and the secret once; reads never show it', async () => {
-    const created = await createKey({ name: 'Cursor on alice-laptop', description: 'IDE', user_path: 'acme//team-a/', allowed_models: ['fast'], expires_at: '2099-01-01T00:00:00+02:00' })
+    const created = await createKey({
+      name: 'Cursor on alice-laptop',
+      description: 'IDE',
+      user_path: 'acme//team-a/',
+      allowed_models: ['fast'],
+      expires_at: '2099-01-01T00:00:00+02:00',
+    })
     expect(created.key).toMatch(/^sk-gw-[A-Za-z0-9_-]{43}$/)
     expect(created).toMatchObject({
       object: 'api_key',
@@ -140,7 +150,11 @@ describe('creating and reading keys', () => {
     expect((await admin('PATCH', `/keys/${k.id}`, { key_hash: 'x' })).body.error.param).toBe('key_hash')
     expect((await admin('PATCH', `/keys/${k.id}`, {})).status).toBe(400)
 
-    for (const [method, path] of [['GET', '/keys/nope'], ['PATCH', '/keys/nope'], ['POST', '/keys/nope/revoke']] as const) {
+    for (const [method, path] of [
+      ['GET', '/keys/nope'],
+      ['PATCH', '/keys/nope'],
+      ['POST', '/keys/nope/revoke'],
+    ] as const) {
       const { status, body } = await admin(method, path, method === 'PATCH' ? { name: 'x' } : undefined)
       expect(status).toBe(404)
       expect(body.error).toMatchObject({ type: 'not_found_error', status_code: 404 })
@@ -215,12 +229,16 @@ describe('using keys from the OpenAI SDK', () => {
     await clientFor(k.key, { 'X-Gateway-User-Path': '/acme/team-a/alice' }).chat.completions.create({ model: 'fast', messages })
 
     for (const path of ['/acme', '/acme/team-b', '/acme/team-a-evil']) {
-      const err = await clientFor(k.key, { 'X-Gateway-User-Path': path }).chat.completions.create({ model: 'fast', messages }).catch((e) => e)
+      const err = await clientFor(k.key, { 'X-Gateway-User-Path': path })
+        .chat.completions.create({ model: 'fast', messages })
+        .catch((e) => e)
       expect(err).toBeInstanceOf(OpenAI.PermissionDeniedError)
       expect(err.code).toBe('user_path_not_allowed')
     }
     for (const path of ['/acme/team-a/../../root', '/acme/team-a/%2e%2e', '/acme/team-a/.']) {
-      const err = await clientFor(k.key, { 'X-Gateway-User-Path': path }).chat.completions.create({ model: 'fast', messages }).catch((e) => e)
+      const err = await clientFor(k.key, { 'X-Gateway-User-Path': path })
+        .chat.completions.create({ model: 'fast', messages })
+        .catch((e) => e)
       expect(err).toBeInstanceOf(OpenAI.BadRequestError)
       expect(err.type).toBe('invalid_request_error')
     }
@@ -251,7 +269,11 @@ describe('using keys from the OpenAI SDK', () => {
     ]
     const bodies = new Set<string>()
     for (const headers of headerSets) {
-      const res = await fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: 'fast', messages }) })
+      const res = await fetch(`${gw.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'fast', messages }),
+      })
       expect({ headers, status: res.status }).toEqual({ headers, status: 401 })
       const body = (await res.json()) as { error: Record<string, unknown> }
       expect(body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', provider: '', status_code: 401 })
@@ -264,7 +286,11 @@ describe('using keys from the OpenAI SDK', () => {
     const valid = (await createKey({ name: 'fuzz' })).key
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.string({ maxLength: 60 }), fc.string({ maxLength: 60 }).map((s) => `Bearer ${s}`), fc.nat({ max: valid.length }).map((n) => `Bearer ${valid.slice(0, n)}`)),
+        fc.oneof(
+          fc.string({ maxLength: 60 }),
+          fc.string({ maxLength: 60 }).map((s) => `Bearer ${s}`),
+          fc.nat({ max: valid.length }).map((n) => `Bearer ${valid.slice(0, n)}`),
+        ),
         async (value) => {
           let headers: Headers
           try {

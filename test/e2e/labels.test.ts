@@ -81,7 +81,10 @@ describe('labels from tagging headers', () => {
     const second = chat({ 'x-team-labels': tag })
     chat({ 'x-team-labels': `${tag}x` })
     await Promise.all([first.response, second.response])
-    const page = await audit.eventually(() => audit.list({ label: tag }), (p) => p.total === 2)
+    const page = await audit.eventually(
+      () => audit.list({ label: tag }),
+      (p) => p.total === 2,
+    )
     expect(page.entries.map((e) => e.request_id).sort()).toEqual([first.requestId, second.requestId].sort())
     expect(page.entries.every((e) => e.data.labels?.includes(tag))).toBe(true)
     expect((await audit.list({ label: tag, search: first.requestId })).total).toBe(1)
@@ -94,13 +97,16 @@ describe('labels from tagging headers', () => {
     const tag = `usage-${Date.now() % 100000}`
     await Promise.all([chat({ 'x-team-labels': `${tag},shared-${tag}` }).response, chat({ 'x-team-labels': `shared-${tag}` }).response, chat({}).response])
     type Row = { label: string; requests: number; total_tokens: number }
-    const read = async () => (await (await fetch(`${gw.url}/admin/usage/breakdown?by=label&days=1`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as { by: string; data: Row[] }
+    const read = async () =>
+      (await (await fetch(`${gw.url}/admin/usage/breakdown?by=label&days=1`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as { by: string; data: Row[] }
     const result = await audit.eventually(read, (r) => (r.data.find((row) => row.label === `shared-${tag}`)?.requests ?? 0) >= 2)
     expect(result.by).toBe('label')
     expect(result.data.find((r) => r.label === tag)?.requests).toBe(1)
     expect(result.data.find((r) => r.label === `shared-${tag}`)?.requests).toBe(2)
     expect(result.data.find((r) => r.label === '')?.requests).toBeGreaterThanOrEqual(1)
-    const perDay = (await (await fetch(`${gw.url}/admin/usage/breakdown?by=label&interval=day&days=1`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as { data: (Row & { day: string })[] }
+    const perDay = (await (await fetch(`${gw.url}/admin/usage/breakdown?by=label&interval=day&days=1`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as {
+      data: (Row & { day: string })[]
+    }
     expect(perDay.data.find((r) => r.label === tag)?.day).toMatch(/^\d{4}-\d{2}-\d{2}$/)
   })
 })

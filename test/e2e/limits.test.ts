@@ -10,7 +10,8 @@ import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstr
 const MASTER = 'master-key-for-tests'
 let mock: MockUpstream
 let gw: RunningGateway
-const admin = (path: string, init: RequestInit = {}) => fetch(`${gw.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
+const admin = (path: string, init: RequestInit = {}) =>
+  fetch(`${gw.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
 /** 1 USD per 1,000 tokens, whatever the kind. */
 const costModel: CostModel = { costUsd: (_t, x) => (x.prompt + x.completion) / 1000 }
 

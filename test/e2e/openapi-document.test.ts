@@ -5,7 +5,10 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
 
-type Operation = { responses?: Record<string, { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }>; parameters?: { name: string; schema?: Record<string, unknown> }[] }
+type Operation = {
+  responses?: Record<string, { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }>
+  parameters?: { name: string; schema?: Record<string, unknown> }[]
+}
 let gw: RunningGateway
 let paths: Record<string, Record<string, Operation>>
 
@@ -41,5 +44,6 @@ test('documented query constraints are the enforced ones', async () => {
   const admin = (path: string) => fetch(`${gw.url}/admin${path}`, { headers: { authorization: 'Bearer master-key-for-openapi-tests' } })
   for (const path of ['/audit/log?days=0', '/usage/summary?days=0']) expect({ path, status: (await admin(path)).status }).toEqual({ path, status: 400 })
   // One rule for empty values everywhere: not given.
-  for (const path of ['/audit/log?days=', '/usage/summary?days=', '/keys?user_path=', '/audit/log?user_path=']) expect({ path, status: (await admin(path)).status }).toEqual({ path, status: 200 })
+  for (const path of ['/audit/log?days=', '/usage/summary?days=', '/keys?user_path=', '/audit/log?user_path='])
+    expect({ path, status: (await admin(path)).status }).toEqual({ path, status: 200 })
 })

@@ -25,7 +25,8 @@ afterAll(async () => {
   await pg?.destroy()
 })
 
-const admin = (path: string, init: RequestInit = {}) => fetch(`${gw.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
+const admin = (path: string, init: RequestInit = {}) =>
+  fetch(`${gw.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
 
 describe.skipIf(!postgresAvailable())('PostgreSQL outage', () => {
   test('stopped under load and started again: requests keep being answered and every answer has its audit entry', async () => {
@@ -78,7 +79,7 @@ describe.skipIf(!postgresAvailable())('PostgreSQL outage', () => {
       if (stored === answered) break
       await Bun.sleep(200)
     }
-    if (stored !== answered) console.log(await (await admin("/audit/writer-stats")).text())
+    if (stored !== answered) console.log(await (await admin('/audit/writer-stats')).text())
     expect(stored).toBe(answered)
     expect(((await (await fetch(`${gw.url}/ready`)).json()) as { status: string }).status).toBe('ready')
   }, 90_000)

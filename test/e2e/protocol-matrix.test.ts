@@ -51,9 +51,22 @@ function expectedText(upstream: Upstream, ingress: Ingress): string {
 }
 
 const RESULT = '{"temp":18}'
-const chatTool = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }
-const responsesTool = { type: 'function' as const, name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false }
-const anthropicTool = { name: 'get_weather', description: 'Weather in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } }
+const chatTool = {
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+}
+const responsesTool = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Weather in a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  strict: false,
+}
+const anthropicTool = {
+  name: 'get_weather',
+  description: 'Weather in a city',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+}
 
 /** What one cell observed, in ingress-neutral terms. */
 interface Outcome {
@@ -171,7 +184,13 @@ describe('Gemini specifics through the gateway', () => {
 
   test('usage: thinking counts as completion, cached content as cached prompt tokens', async () => {
     const completion = await openai.chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }] })
-    expect(completion.usage).toMatchObject({ prompt_tokens: 293, completion_tokens: 130, total_tokens: 423, prompt_tokens_details: { cached_tokens: 200 }, completion_tokens_details: { reasoning_tokens: 110 } })
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 293,
+      completion_tokens: 130,
+      total_tokens: 423,
+      prompt_tokens_details: { cached_tokens: 200 },
+      completion_tokens_details: { reasoning_tokens: 110 },
+    })
   })
 
   test('errors reach each client as its own exception class', async () => {

@@ -39,9 +39,14 @@ afterAll(async () => {
   await redis?.stop()
 })
 
-const admin = (g: GatewayProcess, path: string, init: RequestInit = {}) => fetch(`${g.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
+const admin = (g: GatewayProcess, path: string, init: RequestInit = {}) =>
+  fetch(`${g.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
 const chat = (g: GatewayProcess, key: string, extra: object = {}, session?: string) =>
-  fetch(`${g.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(session ? { 'x-session-id': session } : {}) }, body: JSON.stringify({ model: 'openai/gpt-4o', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], ...extra }) })
+  fetch(`${g.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(session ? { 'x-session-id': session } : {}) },
+    body: JSON.stringify({ model: 'openai/gpt-4o', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], ...extra }),
+  })
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 5_000): Promise<T> {
   const deadline = Date.now() + ms
@@ -53,11 +58,23 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
   }
 }
 
-async function twoReplicas(command?: (dir: string) => string[], before?: (databaseUrl: string) => Promise<void>): Promise<{ a: GatewayProcess; b: GatewayProcess; databaseUrl: string }> {
+async function twoReplicas(
+  command?: (dir: string) => string[],
+  before?: (databaseUrl: string) => Promise<void>,
+): Promise<{ a: GatewayProcess; b: GatewayProcess; databaseUrl: string }> {
   const databaseUrl = await (await sharedPostgres()).freshDatabase()
   await before?.(databaseUrl)
   const yaml = writeGatewayYaml('workflows:\n  - name: default\n    features: { budget: true, usage: true }\n')
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-up', OPENAI_BASE_URL: mock.url, GATEWAY_CONFIG: yaml, LOGGING_RETENTION_DAYS: '1', LOG_LEVEL: 'info' }
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redis.url,
+    GATEWAY_MASTER_KEY: MASTER,
+    OPENAI_API_KEY: 'sk-up',
+    OPENAI_BASE_URL: mock.url,
+    GATEWAY_CONFIG: yaml,
+    LOGGING_RETENTION_DAYS: '1',
+    LOG_LEVEL: 'info',
+  }
   const dirs = [mkdtempSync(join(tmpdir(), 'gw-replica-')), mkdtempSync(join(tmpdir(), 'gw-replica-'))]
   // Started together: migrations and the declared workflow are applied once, under the advisory locks.
   const [a, b] = await Promise.all(dirs.map((dir) => spawnGateway(env, undefined, command ? { command: command(dir), cwd: dir } : {})))
@@ -114,7 +131,10 @@ describe.skipIf(!available)('two replicas on one PostgreSQL and one Redis', () =
 
   test('a workflow saved on A applies to B’s next request', async () => {
     const key = await newKey(a, 'with-prompt')
-    const saved = await admin(a, '/workflows', { method: 'POST', body: JSON.stringify({ name: 'replica-prompt', scope: { key_id: key.id }, plugins: { 'system-prompt': { prompt: 'Answer like a pirate.', mode: 'prepend' } } }) })
+    const saved = await admin(a, '/workflows', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'replica-prompt', scope: { key_id: key.id }, plugins: { 'system-prompt': { prompt: 'Answer like a pirate.', mode: 'prepend' } } }),
+    })
     expect(saved.status).toBe(201)
     const body = await until(
       'B to apply the workflow',
@@ -169,19 +189,30 @@ describe.skipIf(!available)('two replicas on one PostgreSQL and one Redis', () =
     for (let i = 0; i < 3; i++) expect(await count(a, keyA, sessions.a)).toBe(true)
     for (let i = 0; i < 2; i++) expect(await count(b, keyA, sessions.b)).toBe(true)
     for (const reader of [a, b]) {
-      for (const [session, count] of [[sessions.a, 3], [sessions.b, 2]] as const) {
+      for (const [session, count] of [
+        [sessions.a, 3],
+        [sessions.b, 2],
+      ] as const) {
         await until(`every entry of ${session} listed`, async () => ((await (await admin(reader, `/audit/log?session_id=${session}`)).json()) as { total: number }).total === count)
       }
     }
     // Usage: both replicas read the same sums, and they count what each answered.
     const byKey = async (g: GatewayProcess) => ((await (await admin(g, '/usage/breakdown?by=key')).json()) as { data: { key_id: string; requests: number }[] }).data
     for (const reader of [a, b]) {
-      await until('usage of both replicas summed', async () => {
-        const rows = await byKey(reader)
-        return rows.find((r) => r.key_id === keyA.id)?.requests === answered.get(keyA.id) && rows.find((r) => r.key_id === keyB.id)?.requests === answered.get(keyB.id)
-      }, 15_000)
+      await until(
+        'usage of both replicas summed',
+        async () => {
+          const rows = await byKey(reader)
+          return rows.find((r) => r.key_id === keyA.id)?.requests === answered.get(keyA.id) && rows.find((r) => r.key_id === keyB.id)?.requests === answered.get(keyB.id)
+        },
+        15_000,
+      )
     }
-    const [sumA, sumB] = (await Promise.all([a, b].map(async (g) => (await admin(g, '/usage/summary?days=1')).json()))) as { requests: number; total_tokens: number; cost_usd: number }[]
+    const [sumA, sumB] = (await Promise.all([a, b].map(async (g) => (await admin(g, '/usage/summary?days=1')).json()))) as {
+      requests: number
+      total_tokens: number
+      cost_usd: number
+    }[]
     expect({ ...sumA, start: 0, end: 0 }).toEqual({ ...sumB!, start: 0, end: 0 })
   }, 30_000)
 
@@ -190,12 +221,21 @@ describe.skipIf(!available)('two replicas on one PostgreSQL and one Redis', () =
     const window = `start_date=${oldDay}&end_date=${oldDay}`
     const olderDay = new Date(old - 3 * DAY).toISOString().slice(0, 10)
     await until('the old entries to be gone', async () => ((await (await admin(b, `/audit/log?${window}`)).json()) as { total: number }).total === 0, 20_000)
-    await until('the older entries to be gone', async () => ((await (await admin(b, `/audit/log?start_date=${olderDay}&end_date=${olderDay}`)).json()) as { total: number }).total === 0, 20_000)
+    await until(
+      'the older entries to be gone',
+      async () => ((await (await admin(b, `/audit/log?start_date=${olderDay}&end_date=${olderDay}`)).json()) as { total: number }).total === 0,
+      20_000,
+    )
     await Bun.sleep(1_000) // both replicas' first retention run (5 s after start-up) has passed
     // The log is buffered: stop both so every line is written.
     await Promise.all([a.stop(), b.stop()])
     await Bun.sleep(100)
-    const runs = [a, b].flatMap((g) => g.output().split('\n').filter((l) => l.includes('expired audit entries deleted')))
+    const runs = [a, b].flatMap((g) =>
+      g
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('expired audit entries deleted')),
+    )
     expect(runs).toHaveLength(1)
     expect(JSON.parse(runs[0]!).deleted).toBe(4030)
   }, 60_000)
@@ -215,6 +255,7 @@ describe.skipIf(!available)('two replicas of the compiled binary', () => {
     const session = `binary-${crypto.randomUUID()}`
     expect((await chat(a, MASTER, {}, session)).status).toBe(200)
     expect((await chat(b, MASTER, {}, session)).status).toBe(200)
-    for (const reader of [a, b]) await until('both entries listed', async () => ((await (await admin(reader, `/audit/log?session_id=${session}`)).json()) as { total: number }).total === 2)
+    for (const reader of [a, b])
+      await until('both entries listed', async () => ((await (await admin(reader, `/audit/log?session_id=${session}`)).json()) as { total: number }).total === 2)
   }, 180_000)
 })

@@ -49,10 +49,13 @@ describe('responses over a chat-only upstream', () => {
       headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'mistral/gpt-4o', input: 'hi', stream: true }),
     }).then((r) => r.text())
-    const events = raw.trim().split('\n\n').map((block) => {
-      const [eventLine, dataLine] = block.split('\n')
-      return { name: eventLine!.replace('event: ', ''), data: JSON.parse(dataLine!.replace('data: ', '')) }
-    })
+    const events = raw
+      .trim()
+      .split('\n\n')
+      .map((block) => {
+        const [eventLine, dataLine] = block.split('\n')
+        return { name: eventLine!.replace('event: ', ''), data: JSON.parse(dataLine!.replace('data: ', '')) }
+      })
     expect(events.map((e) => e.data.sequence_number)).toEqual(events.map((_, i) => i))
     for (const e of events) expect(e.data.type).toBe(e.name)
     const names = events.map((e) => e.name)

@@ -121,7 +121,9 @@ describe('/v1/responses', () => {
   })
 
   test('translated (Anthropic): the Anthropic upstream gets the prompt, the slim tool result and the mask', async () => {
-    const { response } = await openai.responses.create({ model: 'anthropic/claude-sonnet-4-5', instructions: 'Be brief.', input: responsesInput, tools: responsesTools }).withResponse()
+    const { response } = await openai.responses
+      .create({ model: 'anthropic/claude-sonnet-4-5', instructions: 'Be brief.', input: responsesInput, tools: responsesTools })
+      .withResponse()
     const sent = anthropicMock.requests.at(-1)!.body
     expect(sent.system).toBe(`${OPERATOR}\n\nBe brief.`)
     expect(JSON.stringify(sent.messages)).toContain(JSON.stringify(SLIM_OUTPUT))
@@ -143,7 +145,12 @@ describe('/v1/messages', () => {
   })
 
   test('a system given as blocks keeps its blocks (and their cache_control), the operator text goes first', async () => {
-    await claude.messages.create({ model: 'anthropic/claude-sonnet-4-5', max_tokens: 10, system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }], messages: [{ role: 'user', content: 'hi' }] })
+    await claude.messages.create({
+      model: 'anthropic/claude-sonnet-4-5',
+      max_tokens: 10,
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'hi' }],
+    })
     expect(anthropicMock.requests.at(-1)!.body.system).toEqual([
       { type: 'text', text: OPERATOR },
       { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },

@@ -23,8 +23,7 @@ workflows:
     plugins:
       system-prompt: { prompt: "Answer in English.", mode: prepend }
       context-slimmer: { enabled: true }
-`,
-  )
+`)
   gw = await startGateway({ GATEWAY_CONFIG: file, GATEWAY_MASTER_KEY: MASTER, LOGGING_LOG_BODIES: 'true' })
   client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
 })
@@ -34,16 +33,18 @@ afterAll(async () => {
 })
 
 test('system prompt, slimmer and parameter normaliser run in order on what goes upstream; the audit keeps each revision', async () => {
-  const { response } = await client.chat.completions.create({
-    model: 'up/llama',
-    max_completion_tokens: 64,
-    store: true,
-    messages: [
-      { role: 'user', content: 'list files' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
-      { role: 'tool', tool_call_id: 'c1', content: 'a.txt      1\nb.txt      2\n\n\n\n' },
-    ],
-  }).withResponse()
+  const { response } = await client.chat.completions
+    .create({
+      model: 'up/llama',
+      max_completion_tokens: 64,
+      store: true,
+      messages: [
+        { role: 'user', content: 'list files' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'a.txt      1\nb.txt      2\n\n\n\n' },
+      ],
+    })
+    .withResponse()
   const sent = mock.requests.at(-1)!.body
   expect(sent.messages[0]).toEqual({ role: 'system', content: 'Answer in English.' })
   expect(sent.messages[3].content).toBe('a.txt 1\nb.txt 2\n\n')

@@ -65,12 +65,20 @@ describe.each(FAMILIES)('%s target', (family) => {
   })
 
   test('Responses text.format json_schema: responses.parse returns the object', async () => {
-    const response = await openai.responses.parse({ model: MODELS[family], input: 'Weather in Paris as JSON', text: { format: { type: 'json_schema', name: 'weather', strict: true, schema: WEATHER_SCHEMA } } })
+    const response = await openai.responses.parse({
+      model: MODELS[family],
+      input: 'Weather in Paris as JSON',
+      text: { format: { type: 'json_schema', name: 'weather', strict: true, schema: WEATHER_SCHEMA } },
+    })
     expect(response.output_parsed).toEqual(EXPECTED)
   })
 
   test('Responses text.format json_schema, streamed: the final response parses', async () => {
-    const stream = openai.responses.stream({ model: MODELS[family], input: 'Weather in Paris as JSON', text: { format: { type: 'json_schema', name: 'weather', strict: true, schema: WEATHER_SCHEMA } } })
+    const stream = openai.responses.stream({
+      model: MODELS[family],
+      input: 'Weather in Paris as JSON',
+      text: { format: { type: 'json_schema', name: 'weather', strict: true, schema: WEATHER_SCHEMA } },
+    })
     const final = await stream.finalResponse()
     expect(JSON.parse(final.output_text)).toEqual(EXPECTED)
   })
@@ -90,8 +98,16 @@ describe('what reaches the Anthropic upstream', () => {
   })
 
   test('a schema with bounds and open objects (as OpenAI clients send) is prepared as Anthropic takes it', async () => {
-    const bounded = { type: 'object', properties: { city: { type: 'string', maxLength: 40 }, celsius: { type: 'integer', minimum: -90, maximum: 60 } }, required: ['city', 'celsius'] }
-    const completion = await openai.chat.completions.create({ model: MODELS.anthropic, messages, response_format: { type: 'json_schema', json_schema: { name: 'w', schema: bounded } } })
+    const bounded = {
+      type: 'object',
+      properties: { city: { type: 'string', maxLength: 40 }, celsius: { type: 'integer', minimum: -90, maximum: 60 } },
+      required: ['city', 'celsius'],
+    }
+    const completion = await openai.chat.completions.create({
+      model: MODELS.anthropic,
+      messages,
+      response_format: { type: 'json_schema', json_schema: { name: 'w', schema: bounded } },
+    })
     expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ city: 'Paris', celsius: 21 })
     const sent = anthropicMock.requests.at(-1)!.body.output_config.format.schema
     expect(sent.additionalProperties).toBe(false)
@@ -119,7 +135,9 @@ describe('targets that cannot honour a schema', () => {
     expect(chat).toBeInstanceOf(OpenAI.BadRequestError)
     expect((chat as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('unsupported_parameter')
     expect((chat as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('response_format')
-    const responses = await openai.responses.create({ model: 'anthropic/claude-3-5-haiku-20241022', input: 'x', text: { format: { type: 'json_schema', name: 'w', schema: WEATHER_SCHEMA } } }).catch((e: unknown) => e)
+    const responses = await openai.responses
+      .create({ model: 'anthropic/claude-3-5-haiku-20241022', input: 'x', text: { format: { type: 'json_schema', name: 'w', schema: WEATHER_SCHEMA } } })
+      .catch((e: unknown) => e)
     expect(responses).toBeInstanceOf(OpenAI.BadRequestError)
     expect((responses as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('unsupported_parameter')
     expect(anthropicMock.requests.length).toBe(calls)

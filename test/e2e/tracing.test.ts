@@ -113,7 +113,11 @@ describe('traces', () => {
     const clientTrace = '4bf92f3577b34da6a3ce929d0e0e4736'
     const clientSpan = '00f067aa0ba902b7'
     const requestId = crypto.randomUUID()
-    const res = await chat('one/gpt-4o-mini', { stream: true, stream_options: { include_usage: true } }, { traceparent: `00-${clientTrace}-${clientSpan}-01`, 'x-request-id': requestId })
+    const res = await chat(
+      'one/gpt-4o-mini',
+      { stream: true, stream_options: { include_usage: true } },
+      { traceparent: `00-${clientTrace}-${clientSpan}-01`, 'x-request-id': requestId },
+    )
     expect(res.status).toBe(200)
     expect(await res.text()).toContain('data: [DONE]')
     const spans = (await flushedSpans()).filter((s) => s.traceId === clientTrace)
@@ -234,17 +238,28 @@ describe('tracing settings from the standard variables', () => {
     expect(tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' })).toBeUndefined()
   })
   test('endpoint, traces endpoint, service name, resource attributes, sampler', () => {
-    const s = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,service.name=from-attrs', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })!
+    const s = tracingSettingsFromEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,service.name=from-attrs',
+      OTEL_TRACES_SAMPLER: 'traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+    })!
     expect(s.url).toBe('http://c:4318/v1/traces')
     expect(s.serviceName).toBe('from-attrs')
     expect(s.resourceAttributes['deployment.environment']).toBe('prod')
     expect(s.sampler.toString()).toContain('0.25')
-    expect(tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:4318/custom', OTEL_SERVICE_NAME: 'gw' })).toMatchObject({ url: 'http://t:4318/custom', serviceName: 'gw', captureContent: false })
+    expect(tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:4318/custom', OTEL_SERVICE_NAME: 'gw' })).toMatchObject({
+      url: 'http://t:4318/custom',
+      serviceName: 'gw',
+      captureContent: false,
+    })
   })
   test('unsupported values are refused with the variable named', () => {
     expect(() => tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow('OTEL_TRACES_SAMPLER')
     expect(() => tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow('grpc')
-    expect(() => tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow('OTEL_TRACES_SAMPLER_ARG')
+    expect(() => tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(
+      'OTEL_TRACES_SAMPLER_ARG',
+    )
   })
 })
 

@@ -131,7 +131,13 @@ describe('upstream faults', () => {
     const managedLooking = 'sk-gw-Zx8Q2mV7pL4nR9tY1wE6uI3oA5sD0fGh'
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'x-request-id': requestId, 'x-forwarded-authorization': `Bearer ${managedLooking}`, 'x-upstream-key': managedLooking },
+      headers: {
+        authorization: `Bearer ${MASTER}`,
+        'content-type': 'application/json',
+        'x-request-id': requestId,
+        'x-forwarded-authorization': `Bearer ${managedLooking}`,
+        'x-upstream-key': managedLooking,
+      },
       body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
     })
     expect(res.status).toBe(200)

@@ -12,7 +12,8 @@ const MASTER = 'master-key-for-tests'
 let mock: MockUpstream
 let gw: RunningGateway
 let client: OpenAI
-const admin = (path: string, init: RequestInit = {}) => fetch(`${gw.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
+const admin = (path: string, init: RequestInit = {}) =>
+  fetch(`${gw.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
 
 beforeAll(async () => {
   mock = startMockOpenAI()
@@ -70,7 +71,7 @@ test('an admin price override applies to the next request and can be dropped', a
   expect(put.status).toBe(200)
   const before = (await (await admin('/usage/summary?days=1')).json()) as { cost_usd: number }
   await client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x' }] })
-  const after = (await (await admin("/usage/summary?days=1")).json()) as { cost_usd: number }
+  const after = (await (await admin('/usage/summary?days=1')).json()) as { cost_usd: number }
   expect(after.cost_usd - before.cost_usd).toBeCloseTo(5, 6)
   const table = (await (await admin('/pricing')).json()) as { data: { model: string; source: string }[] }
   expect(table.data.find((p) => p.model === 'openai/gpt-4o')?.source).toBe('override')
@@ -96,6 +97,6 @@ test('malformed range parameters are 400s naming them', async () => {
     const res = await admin(`/usage/breakdown?${query}`)
     expect(res.status).toBe(400)
     expect(((await res.json()) as { error: { param: string } }).error.param).toBe(param!)
-  }  // An empty value counts as not given (the default range), as on every /admin route.
+  } // An empty value counts as not given (the default range), as on every /admin route.
   expect((await admin('/usage/breakdown?days=&by=&start_date=')).status).toBe(200)
 })

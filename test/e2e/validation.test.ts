@@ -45,7 +45,12 @@ describe('request validation', () => {
     ['messages of the wrong type', JSON.stringify({ model: 'openai/gpt-4o', messages: 'hi' }), 400, { param: 'messages' }],
     ['model of the wrong type', JSON.stringify({ model: 42, messages: [{ role: 'user', content: 'x' }] }), 400, { param: 'model' }],
     ['stream of the wrong type', JSON.stringify({ model: 'openai/gpt-4o', stream: 'yes', messages: [{ role: 'user', content: 'x' }] }), 400, { param: 'stream' }],
-    ['stream_options without stream', JSON.stringify({ model: 'openai/gpt-4o', stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] }), 400, { param: 'stream_options' }],
+    [
+      'stream_options without stream',
+      JSON.stringify({ model: 'openai/gpt-4o', stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] }),
+      400,
+      { param: 'stream_options' },
+    ],
     ['oversized body', JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(5000) }] }), 413, { code: 'request_too_large' }],
   ]
   for (const [name, body, status, fields] of cases) {
@@ -93,17 +98,29 @@ describe('configuration of several instances of one provider type', () => {
     const yamlGw = await startGateway({ GATEWAY_CONFIG: file, PRIMARY_KEY: 'sk-primary', GATEWAY_MASTER_KEY: MASTER })
     try {
       const headers = { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }
-      const ambiguous = await fetch(`${yamlGw.baseURL}/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'shared-model', messages: [{ role: 'user', content: 'x' }] }) })
+      const ambiguous = await fetch(`${yamlGw.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: 'shared-model', messages: [{ role: 'user', content: 'x' }] }),
+      })
       expect(ambiguous.status).toBe(404)
       const text = await ambiguous.text()
       expect(text).toContain('primary/shared-model')
       expect(text).toContain('backup/shared-model')
 
-      const viaAlias = await fetch(`${yamlGw.baseURL}/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'best', messages: [{ role: 'user', content: 'x' }] }) })
+      const viaAlias = await fetch(`${yamlGw.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: 'best', messages: [{ role: 'user', content: 'x' }] }),
+      })
       expect(viaAlias.status).toBe(200)
       expect(second.requests.at(-1)!.body.model).toBe('only-here')
       expect(second.requests.at(-1)!.headers.authorization).toBe('Bearer sk-backup')
-      const primaryCall = await fetch(`${yamlGw.baseURL}/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'primary/gpt-4o', messages: [{ role: 'user', content: 'x' }] }) })
+      const primaryCall = await fetch(`${yamlGw.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: 'primary/gpt-4o', messages: [{ role: 'user', content: 'x' }] }),
+      })
       expect(primaryCall.status).toBe(200)
       expect(mock.requests.at(-1)!.headers.authorization).toBe('Bearer sk-primary')
     } finally {

@@ -83,7 +83,13 @@ for (const api of ['chat', 'responses'] as const) {
 
         test('generateText with a tool: call, execute, answer with its result', async () => {
           const calls: unknown[] = []
-          const result = await generateText({ model: model(api, MODELS[family].tool), prompt: 'Weather in Paris?', tools: { get_weather: weatherTool(calls) }, stopWhen: stepCountIs(3), maxRetries: 0 })
+          const result = await generateText({
+            model: model(api, MODELS[family].tool),
+            prompt: 'Weather in Paris?',
+            tools: { get_weather: weatherTool(calls) },
+            stopWhen: stepCountIs(3),
+            maxRetries: 0,
+          })
           expect(calls).toEqual([{ city: 'Paris' }])
           expect(result.steps.length).toBe(2)
           expect(result.steps[0]!.toolCalls[0]).toMatchObject({ toolName: 'get_weather', input: { city: 'Paris' } })
@@ -93,7 +99,13 @@ for (const api of ['chat', 'responses'] as const) {
 
         test('streamText with a tool: call, execute, answer with its result', async () => {
           const calls: unknown[] = []
-          const result = streamText({ model: model(api, MODELS[family].tool), prompt: 'Weather in Paris?', tools: { get_weather: weatherTool(calls) }, stopWhen: stepCountIs(3), maxRetries: 0 })
+          const result = streamText({
+            model: model(api, MODELS[family].tool),
+            prompt: 'Weather in Paris?',
+            tools: { get_weather: weatherTool(calls) },
+            stopWhen: stepCountIs(3),
+            maxRetries: 0,
+          })
           let streamed = ''
           for await (const delta of result.textStream) streamed += delta
           expect(calls).toEqual([{ city: 'Paris' }])

@@ -36,7 +36,9 @@ function call(path: string, init: { method?: string; key?: string; body?: unknow
   })
 }
 let chats = 0
-const chat = (key = MASTER, headers: Record<string, string> = {}) => (chats++, call('/v1/chat/completions', { key, headers, body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } }))
+const chat = (key = MASTER, headers: Record<string, string> = {}) => (
+  chats++, call('/v1/chat/completions', { key, headers, body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } })
+)
 
 /** Worker pids the primary announced, in order. */
 const workerPids = () => [...output.matchAll(/"worker":\d+,"pid":(\d+),"msg":"worker started"/g)].map((m) => Number(m[1]))
@@ -68,7 +70,18 @@ beforeAll(async () => {
   const config = writeGatewayYaml(`workflows:\n  - name: default\n    features: { audit: true, budget: true, usage: true }\n`)
   primary = Bun.spawn(['bun', join(import.meta.dir, '../../src/main.ts')], {
     cwd: dir,
-    env: { ...process.env, GATEWAY_WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url, GATEWAY_DB_PATH: dbPath, GATEWAY_CONFIG: config, LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      GATEWAY_WORKERS: '2',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      GATEWAY_MASTER_KEY: MASTER,
+      OPENAI_API_KEY: 'k',
+      OPENAI_BASE_URL: mock.url,
+      GATEWAY_DB_PATH: dbPath,
+      GATEWAY_CONFIG: config,
+      LOG_LEVEL: 'info',
+    },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'inherit',

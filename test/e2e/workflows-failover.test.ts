@@ -35,8 +35,7 @@ workflows:
         initial_backoff_ms: 5
         targets:
           one/error-503: [two/slow-first-byte, three/gpt-4o]
-`,
-  )
+`)
   gw = await startGateway({ GATEWAY_CONFIG: file, GATEWAY_MASTER_KEY: MASTER, UPSTREAM_TTFB_TIMEOUT_MS: '150' })
   client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
 })
@@ -95,11 +94,17 @@ describe('workflows', () => {
 
   test('a scoped workflow wins for its model, applies at once, and keeps its history; old entries keep their snapshot', async () => {
     const audit = auditAdmin(gw.url, MASTER)
-    const earlier = await client.chat.completions.create({ model: 'one/error-503', messages }).withResponse().catch((e) => e)
+    const earlier = await client.chat.completions
+      .create({ model: 'one/error-503', messages })
+      .withResponse()
+      .catch((e) => e)
     const earlierId = (earlier.headers ?? earlier.response.headers).get('x-request-id')
     const earlierEntry = await audit.entryFor(earlierId)
     const before = count(one, 'error-503')
-    const created = await admin('/workflows', { method: 'POST', body: JSON.stringify({ name: 'no-failover-for-503', scope: { model: 'one/error-503' }, features: { failover: false } }) })
+    const created = await admin('/workflows', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'no-failover-for-503', scope: { model: 'one/error-503' }, features: { failover: false } }),
+    })
     expect(created.status).toBe(201)
     const wf = (await created.json()) as { id: string; version: number; version_id: string }
     expect(wf.version).toBe(1)
@@ -107,9 +112,14 @@ describe('workflows', () => {
     expect(err.status).toBe(503)
     expect(count(one, 'error-503') - before).toBe(1)
 
-    const same = await admin('/workflows', { method: 'POST', body: JSON.stringify({ name: 'no-failover-for-503', scope: { model: 'one/error-503' }, features: { failover: false } }) })
+    const same = await admin('/workflows', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'no-failover-for-503', scope: { model: 'one/error-503' }, features: { failover: false } }),
+    })
     expect(same.status).toBe(200)
-    const changed = (await (await admin('/workflows', { method: 'POST', body: JSON.stringify({ name: 'no-failover-for-503', scope: { model: 'one/error-503' }, features: { failover: true } }) })).json()) as { id: string; version: number }
+    const changed = (await (
+      await admin('/workflows', { method: 'POST', body: JSON.stringify({ name: 'no-failover-for-503', scope: { model: 'one/error-503' }, features: { failover: true } }) })
+    ).json()) as { id: string; version: number }
     expect(changed).toMatchObject({ id: wf.id, version: 2 })
     const history = (await (await admin(`/workflows/${wf.id}`)).json()) as { versions: { version: number; active: boolean }[] }
     expect(history.versions.map((v) => [v.version, v.active])).toEqual([

@@ -41,7 +41,10 @@ export function auditAdmin(baseUrl: string, masterKey: string): AuditAdmin {
     detail: (id) => ok(`/audit/detail?log_id=${encodeURIComponent(id)}`),
     writerStats: () => ok('/audit/writer-stats'),
     async entryFor(requestId) {
-      const page = await eventually(() => admin.list({ search: requestId }), (p) => p.total > 0)
+      const page = await eventually(
+        () => admin.list({ search: requestId }),
+        (p) => p.total > 0,
+      )
       if (page.total !== 1) throw new Error(`expected one entry for ${requestId}, found ${page.total}`)
       return admin.detail(page.entries[0]!.id)
     },

@@ -41,7 +41,6 @@ export function makeEntry(over: Partial<AuditLogEntry> & { at?: number } = {}): 
   }
 }
 
-
 /** Entries encoded as the writer queues them, for stores and spill files. */
 export const rowsOf = (entries: readonly AuditLogEntry[]): AuditRow[] => entries.map((e) => encodeAuditEntry(e))
 

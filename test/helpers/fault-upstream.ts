@@ -125,20 +125,29 @@ export function startFaultUpstream(): FaultUpstream {
       case 'reset-mid-stream': {
         const frames = [chunkFrame(model, { role: 'assistant', content: 'par' }), chunkFrame(model, { content: 'tial' })]
         let i = 0
-        return new Response(pulled(async () => (i < frames.length ? frames[i++] : (await Bun.sleep(20), new Error('connection reset by fault upstream'))), onCancel), { headers: SSE_HEADERS })
+        return new Response(
+          pulled(async () => (i < frames.length ? frames[i++] : (await Bun.sleep(20), new Error('connection reset by fault upstream'))), onCancel),
+          { headers: SSE_HEADERS },
+        )
       }
       case 'malformed-sse': {
         const junk = new Uint8Array(256).map((_, i) => (i * 37 + 11) % 256)
         const pieces: (string | Uint8Array)[] = [chunkFrame(model, { role: 'assistant', content: 'ok' }), junk, '\n\n', 'data: {not json at all\n\n', 'data: [DONE]\n\n']
         let i = 0
-        return new Response(pulled(() => pieces[i++], onCancel), { headers: SSE_HEADERS })
+        return new Response(
+          pulled(() => pieces[i++], onCancel),
+          { headers: SSE_HEADERS },
+        )
       }
       case 'cut-sse': {
         const first = chunkFrame(model, { role: 'assistant', content: 'half' })
         const second = chunkFrame(model, { content: ' of an answer' })
         const pieces = [first, second.slice(0, Math.floor(second.length / 2))]
         let i = 0
-        return new Response(pulled(() => pieces[i++], onCancel), { headers: SSE_HEADERS })
+        return new Response(
+          pulled(() => pieces[i++], onCancel),
+          { headers: SSE_HEADERS },
+        )
       }
       case 'hang':
         await new Promise<void>((resolve) => req.signal.addEventListener('abort', () => resolve(), { once: true }))

@@ -48,7 +48,10 @@ function messageEvents(model: string, content: Block[], stopReason: string, opts
     }
     events.push(['content_block_stop', { type: 'content_block_stop', index }])
   })
-  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: opts.finalUsage ?? { output_tokens: ANTHROPIC_USAGE.output_tokens } }])
+  events.push([
+    'message_delta',
+    { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: opts.finalUsage ?? { output_tokens: ANTHROPIC_USAGE.output_tokens } },
+  ])
   events.push(['message_stop', { type: 'message_stop' }])
   return events
 }
@@ -89,7 +92,29 @@ function lastUserText(body: any): string {
 }
 
 /** Top-level fields of a Messages request; the real API refuses others ("Extra inputs are not permitted"). */
-const MESSAGES_FIELDS = new Set(['model', 'messages', 'max_tokens', 'system', 'metadata', 'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k', 'tools', 'tool_choice', 'thinking', 'service_tier', 'container', 'mcp_servers', 'context_management', 'output_config', 'output_format', 'inference_geo', 'cache_control'])
+const MESSAGES_FIELDS = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'system',
+  'metadata',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_p',
+  'top_k',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'service_tier',
+  'container',
+  'mcp_servers',
+  'context_management',
+  'output_config',
+  'output_format',
+  'inference_geo',
+  'cache_control',
+])
 
 /** Models older than structured outputs answer 400 when asked for it, as the real API does. */
 const NO_STRUCTURED_OUTPUT = /^claude-(3|2|instant|opus-4-0|opus-4-1|opus-4-2025|sonnet-4-0|sonnet-4-2025)/
@@ -97,10 +122,19 @@ const NO_STRUCTURED_OUTPUT = /^claude-(3|2|instant|opus-4-0|opus-4-1|opus-4-2025
 /** What the real API refuses in a structured-output schema: an object not closed, or a bound it cannot decode. */
 function schemaProblem(schema: any, path = 'schema'): string | undefined {
   if (typeof schema !== 'object' || schema === null) return undefined
-  if ((schema.type === 'object' || schema.properties) && schema.additionalProperties !== false) return `${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`
-  for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'maxItems']) if (key in schema) return `${path}: '${key}' is not supported`
+  if ((schema.type === 'object' || schema.properties) && schema.additionalProperties !== false)
+    return `${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`
+  for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'maxItems'])
+    if (key in schema) return `${path}: '${key}' is not supported`
   for (const [key, value] of Object.entries(schema)) {
-    const children = key === 'properties' || key === '$defs' || key === 'definitions' ? Object.entries(value as object) : Array.isArray(value) ? value.map((v, i) => [String(i), v]) : key === 'items' ? [['items', value]] : []
+    const children =
+      key === 'properties' || key === '$defs' || key === 'definitions'
+        ? Object.entries(value as object)
+        : Array.isArray(value)
+          ? value.map((v, i) => [String(i), v])
+          : key === 'items'
+            ? [['items', value]]
+            : []
     for (const [name, child] of children) {
       const problem = schemaProblem(child, `${path}.${key}.${name}`)
       if (problem) return problem
@@ -129,9 +163,21 @@ function answerFor(model: string, body: any): { content: Block[]; stopReason: st
   }
   switch (model) {
     case 'tool':
-      return { content: [{ type: 'text', text: 'Let me check.' }, { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } }], stopReason: 'tool_use' }
+      return {
+        content: [
+          { type: 'text', text: 'Let me check.' },
+          { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
+        ],
+        stopReason: 'tool_use',
+      }
     case 'thinking':
-      return { content: [{ type: 'thinking', thinking: 'The user greets me.', signature: 'sig_mock' }, { type: 'text', text: 'Hi!' }], stopReason: 'end_turn' }
+      return {
+        content: [
+          { type: 'thinking', thinking: 'The user greets me.', signature: 'sig_mock' },
+          { type: 'text', text: 'Hi!' },
+        ],
+        stopReason: 'end_turn',
+      }
     case 'max-tokens':
       return { content: [{ type: 'text', text: 'Cut sh' }], stopReason: 'max_tokens' }
     default: {
@@ -172,7 +218,12 @@ export function startMockAnthropic(apiKey = 'sk-ant-test'): MockAnthropic {
       if (req.headers.get('x-api-key') !== apiKey) return anthropicError(401, 'authentication_error', 'invalid x-api-key')
       if (!req.headers.get('anthropic-version')) return anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required')
       if (req.method === 'GET' && url.pathname === '/v1/models') {
-        return Response.json({ data: [{ id: 'claude-sonnet-4-5', type: 'model', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' }], has_more: false, first_id: 'claude-sonnet-4-5', last_id: 'claude-sonnet-4-5' })
+        return Response.json({
+          data: [{ id: 'claude-sonnet-4-5', type: 'model', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' }],
+          has_more: false,
+          first_id: 'claude-sonnet-4-5',
+          last_id: 'claude-sonnet-4-5',
+        })
       }
       if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') return Response.json({ input_tokens: NATIVE_TOKEN_COUNT })
       if (req.method !== 'POST' || url.pathname !== '/v1/messages') return anthropicError(404, 'not_found_error', `Not found: ${req.method} ${url.pathname}`)
@@ -181,7 +232,8 @@ export function startMockAnthropic(apiKey = 'sk-ant-test'): MockAnthropic {
       if (extra) return anthropicError(400, 'invalid_request_error', `${extra}: Extra inputs are not permitted`)
       const schemaError = schemaProblem(structuredSchema(body))
       if (schemaError) return anthropicError(400, 'invalid_request_error', `output_config.format.${schemaError}`)
-      if (structuredSchema(body) && NO_STRUCTURED_OUTPUT.test(String(body.model))) return anthropicError(400, 'invalid_request_error', `'${body.model}' does not support output format.`)
+      if (structuredSchema(body) && NO_STRUCTURED_OUTPUT.test(String(body.model)))
+        return anthropicError(400, 'invalid_request_error', `'${body.model}' does not support output format.`)
 
       const model: string = body.model ?? ''
       const stream = body.stream === true

@@ -16,7 +16,14 @@ const encoder = new TextEncoder()
 
 export const GEMINI_TEXT = 'Bonjour 🙂 — 你好'
 export const GEMINI_SIGNATURE = 'CiQBVKhc7gVNmockSignature=='
-export const GEMINI_USAGE = { promptTokenCount: 293, cachedContentTokenCount: 200, candidatesTokenCount: 20, thoughtsTokenCount: 110, totalTokenCount: 423, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 293 }] }
+export const GEMINI_USAGE = {
+  promptTokenCount: 293,
+  cachedContentTokenCount: 200,
+  candidatesTokenCount: 20,
+  thoughtsTokenCount: 110,
+  totalTokenCount: 423,
+  promptTokensDetails: [{ modality: 'TEXT', tokenCount: 293 }],
+}
 
 type Json = Record<string, any>
 type Part = Json
@@ -28,7 +35,10 @@ export interface MockGemini {
 }
 
 function googleError(status: number, rpcStatus: string, message: string, details: Json[] = [], contentType = 'application/json'): Response {
-  return new Response(JSON.stringify({ error: { code: status, message, status: rpcStatus, details } }, null, 2), { status, headers: { 'content-type': `${contentType}; charset=UTF-8` } })
+  return new Response(JSON.stringify({ error: { code: status, message, status: rpcStatus, details } }, null, 2), {
+    status,
+    headers: { 'content-type': `${contentType}; charset=UTF-8` },
+  })
 }
 
 /** What Gemini itself would refuse in a request, or undefined. */
@@ -147,7 +157,9 @@ export function startMockGemini(apiKey = 'gemini-test-key'): MockGemini {
       requests.push(recorded)
       const body = recorded.body
       if (req.headers.get('x-goog-api-key') !== apiKey) {
-        return googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }])
+        return googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' },
+        ])
       }
       if (req.method === 'GET' && url.pathname === '/v1beta/models') {
         return Response.json({
@@ -166,7 +178,13 @@ export function startMockGemini(apiKey = 'gemini-test-key'): MockGemini {
 
       if (model.startsWith('missing')) {
         // Recorded: the error body is served as an event stream, without a data: prefix.
-        return googleError(404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for generateContent.`, [], stream ? 'text/event-stream' : 'application/json')
+        return googleError(
+          404,
+          'NOT_FOUND',
+          `models/${model} is not found for API version v1beta, or is not supported for generateContent.`,
+          [],
+          stream ? 'text/event-stream' : 'application/json',
+        )
       }
       if (model === 'rate-limited') {
         return googleError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
@@ -176,10 +194,21 @@ export function startMockGemini(apiKey = 'gemini-test-key'): MockGemini {
       if (model === 'unavailable') return googleError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.')
       const invalid = invalidRequest(body, model)
       if (invalid) return googleError(400, 'INVALID_ARGUMENT', invalid)
-      if (model === 'blocked') return Response.json({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 }, modelVersion: model, responseId: 'blocked-1' })
+      if (model === 'blocked')
+        return Response.json({
+          promptFeedback: { blockReason: 'PROHIBITED_CONTENT' },
+          usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
+          modelVersion: model,
+          responseId: 'blocked-1',
+        })
 
       const { parts, finishReason } = reply(model, body)
-      if (!stream) return Response.json(answer(model, [{ ...candidate(parts, finishReason), ...(finishReason === 'STOP' && parts.some((p) => p.functionCall) ? { finishMessage: 'Model generated function call(s).' } : {}) }]))
+      if (!stream)
+        return Response.json(
+          answer(model, [
+            { ...candidate(parts, finishReason), ...(finishReason === 'STOP' && parts.some((p) => p.functionCall) ? { finishMessage: 'Model generated function call(s).' } : {}) },
+          ]),
+        )
       const chunks = streamChunks(model, parts, finishReason)
       if (model === 'stream-error') {
         return sse(chunks.slice(0, 1), { trailer: `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } })}\r\n\r\n` })

@@ -74,7 +74,10 @@ function textStreamFrames(model: string, text: string, includeUsage: boolean): s
   for (const piece of Array.from(text)) frames.push(chunk(model, { content: piece }))
   frames.push(chunk(model, {}, 'stop'))
   const out = frames.map((f) => `data: ${JSON.stringify(f)}\n\n`)
-  if (includeUsage) out.push(`data: ${JSON.stringify({ ...chunk(model, {}), choices: [], usage: { prompt_tokens: 9, completion_tokens: Array.from(text).length, total_tokens: 9 + Array.from(text).length } })}\n\n`)
+  if (includeUsage)
+    out.push(
+      `data: ${JSON.stringify({ ...chunk(model, {}), choices: [], usage: { prompt_tokens: 9, completion_tokens: Array.from(text).length, total_tokens: 9 + Array.from(text).length } })}\n\n`,
+    )
   out.push('data: [DONE]\n\n')
   return out
 }
@@ -222,7 +225,12 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
 
       const auth = req.headers.get('authorization') ?? ''
       if (options.apiKey && auth !== `Bearer ${options.apiKey}`) {
-        return openaiError(401, `Incorrect API key provided: ${auth.replace('Bearer ', '').slice(0, 6)}***. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key')
+        return openaiError(
+          401,
+          `Incorrect API key provided: ${auth.replace('Bearer ', '').slice(0, 6)}***. You can find your API key at https://platform.openai.com/account/api-keys.`,
+          'invalid_request_error',
+          'invalid_api_key',
+        )
       }
       const path = url.pathname.replace(/^\/v1/, '')
       if (req.method === 'GET' && path === '/models') {
@@ -245,7 +253,12 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
     }
     switch (model) {
       case 'error-401':
-        return openaiError(401, 'Incorrect API key provided: sk-proj-abcdef1234567890. You can find your API key at https://platform.openai.com.', 'invalid_request_error', 'invalid_api_key')
+        return openaiError(
+          401,
+          'Incorrect API key provided: sk-proj-abcdef1234567890. You can find your API key at https://platform.openai.com.',
+          'invalid_request_error',
+          'invalid_api_key',
+        )
       case 'error-429':
         return openaiError(429, 'Rate limit reached for requests', 'requests', 'rate_limit_exceeded', { 'retry-after': '1', 'retry-after-ms': '20' })
       case 'error-503':
@@ -255,13 +268,24 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
         const key = String(body?.metadata?.key ?? '')
         const seen = (flakyCalls.get(key) ?? 0) + 1
         flakyCalls.set(key, seen)
-        if (seen <= Number(body?.metadata?.failures ?? 1)) return openaiError(429, 'Rate limit reached', 'requests', 'rate_limit_exceeded', { 'retry-after-ms': String(body?.metadata?.retry_after_ms ?? 30) })
+        if (seen <= Number(body?.metadata?.failures ?? 1))
+          return openaiError(429, 'Rate limit reached', 'requests', 'rate_limit_exceeded', { 'retry-after-ms': String(body?.metadata?.retry_after_ms ?? 30) })
         return Response.json(chatCompletion(model, `answered after ${seen - 1} failures`))
       }
       case 'error-500':
         return openaiError(500, 'The server had an error while processing your request.', 'server_error', null)
       case 'error-400':
-        return Response.json({ error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } }, { status: 400 })
+        return Response.json(
+          {
+            error: {
+              message: "Unsupported parameter: 'max_tokens' is not supported with this model.",
+              type: 'invalid_request_error',
+              param: 'max_tokens',
+              code: 'unsupported_parameter',
+            },
+          },
+          { status: 400 },
+        )
       case 'error-html':
         return new Response('<html><body>502 Bad Gateway</body></html>', { status: 502, headers: { 'content-type': 'text/html' } })
       case 'gzip': {
@@ -277,7 +301,19 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
         if (stream) return sseResponse(toolStreamFrames(model))
         return Response.json(
           chatCompletion(model, '', {
-            choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_weather1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }], refusal: null }, logprobs: null, finish_reason: 'tool_calls' }],
+            choices: [
+              {
+                index: 0,
+                message: {
+                  role: 'assistant',
+                  content: null,
+                  tool_calls: [{ id: 'call_weather1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+                  refusal: null,
+                },
+                logprobs: null,
+                finish_reason: 'tool_calls',
+              },
+            ],
           }),
         )
       case 'apply-patch': {
@@ -285,7 +321,19 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
         if (!stream) {
           return Response.json(
             chatCompletion(model, '', {
-              choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_patch1', type: 'function', function: { name: 'ApplyPatch', arguments: args } }], refusal: null }, logprobs: null, finish_reason: 'tool_calls' }],
+              choices: [
+                {
+                  index: 0,
+                  message: {
+                    role: 'assistant',
+                    content: null,
+                    tool_calls: [{ id: 'call_patch1', type: 'function', function: { name: 'ApplyPatch', arguments: args } }],
+                    refusal: null,
+                  },
+                  logprobs: null,
+                  finish_reason: 'tool_calls',
+                },
+              ],
             }),
           )
         }
@@ -299,7 +347,9 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
         return sseResponse([...frames.map((f) => `data: ${JSON.stringify(f)}\n\n`), 'data: [DONE]\n\n'])
       }
       case 'slow-first-byte':
-        return Bun.sleep(Number(body?.metadata?.delay_ms ?? 400)).then(() => (stream ? sseResponse(textStreamFrames(model, 'late', includeUsage)) : Response.json(chatCompletion(model, 'late'))))
+        return Bun.sleep(Number(body?.metadata?.delay_ms ?? 400)).then(() =>
+          stream ? sseResponse(textStreamFrames(model, 'late', includeUsage)) : Response.json(chatCompletion(model, 'late')),
+        )
       case 'slow-stream':
         return sseResponse(textStreamFrames(model, 'slow answer', includeUsage), { delayMs: Number(body?.metadata?.delay_ms ?? 50), onCancel })
       case 'pause-stream': {
@@ -319,12 +369,16 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
       case 'broken-stream':
         return sseResponse(textStreamFrames(model, 'this will break off', false), { breakAfter: 4, delayMs: 15, onCancel })
       case 'stream-error-event':
-        return sseResponse([`data: ${JSON.stringify(chunk(model, { role: 'assistant', content: 'par' }))}\n\n`, `data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } })}\n\n`])
+        return sseResponse([
+          `data: ${JSON.stringify(chunk(model, { role: 'assistant', content: 'par' }))}\n\n`,
+          `data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } })}\n\n`,
+        ])
       default: {
         const last = Array.isArray(body?.messages) ? body.messages.at(-1) : undefined
         const structured = structuredText(body?.response_format)
         const echo =
-          structured ?? (last?.role === 'tool' ? `Result: ${last.content}` : typeof last?.content === 'string' && last.content.startsWith('echo:') ? last.content.slice(5) : TRICKY_TEXT)
+          structured ??
+          (last?.role === 'tool' ? `Result: ${last.content}` : typeof last?.content === 'string' && last.content.startsWith('echo:') ? last.content.slice(5) : TRICKY_TEXT)
         if (stream) return sseResponse(textStreamFrames(model, echo, includeUsage), { split: true, onCancel })
         return Response.json(chatCompletion(model, echo))
       }
@@ -359,7 +413,11 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
     }
     const call = { id: `call_agent${messages.length}`, type: 'function', function: { name: turn.name, arguments: turn.arguments } }
     if (!stream) {
-      return Response.json(chatCompletion(AGENT_MODEL, '', { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call], refusal: null }, logprobs: null, finish_reason: 'tool_calls' }] }))
+      return Response.json(
+        chatCompletion(AGENT_MODEL, '', {
+          choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call], refusal: null }, logprobs: null, finish_reason: 'tool_calls' }],
+        }),
+      )
     }
     const frames = [
       chunk(AGENT_MODEL, { role: 'assistant', content: null }),

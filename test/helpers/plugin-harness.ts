@@ -17,7 +17,9 @@ import { ProviderRegistry } from '../../src/providers/registry.ts'
 import type { ProviderAdapter } from '../../src/providers/types.ts'
 import { openStores } from '../../src/stores/open.ts'
 
-export function makeContext(init: { endpoint?: EndpointId; body?: Record<string, unknown>; headers?: Record<string, string>; method?: string; path?: string } = {}): RequestContext {
+export function makeContext(
+  init: { endpoint?: EndpointId; body?: Record<string, unknown>; headers?: Record<string, string>; method?: string; path?: string } = {},
+): RequestContext {
   const ctx = new RequestContext({
     endpoint: init.endpoint ?? 'chat.completions',
     method: init.method ?? 'POST',
@@ -69,7 +71,11 @@ export function applyCapture(ctx: RequestContext, plugins: readonly GatewayPlugi
  * A plugin's hooks as one workflow's pipeline runs them: created with `deps`, bound to the settings `config`; a
  * refusal's error becomes `ctx.error`, as src/pipeline/run.ts records it.
  */
-export function pluginHooks<Config extends z.ZodType, Settings>(plugin: GatewayPlugin<Config, Settings>, config: z.input<Config> | Record<string, never>, deps: PluginDeps): BoundHooks {
+export function pluginHooks<Config extends z.ZodType, Settings>(
+  plugin: GatewayPlugin<Config, Settings>,
+  config: z.input<Config> | Record<string, never>,
+  deps: PluginDeps,
+): BoundHooks {
   const generic = plugin as unknown as GatewayPlugin
   const hooks = bindHooks(generic.create(deps), pluginSettings(generic, config))
   const before = hooks.before

@@ -65,7 +65,10 @@ export async function startPostgres(options: { sharedBuffers?: string; maxConnec
     chownSync(root, Number(await Bun.$`id -u postgres`.text()), Number(await Bun.$`id -g postgres`.text()))
     chmodSync(root, 0o700)
   }
-  const init = Bun.spawnSync([...asServerUser(), join(bin, 'initdb'), '-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { stdout: 'pipe', stderr: 'pipe' })
+  const init = Bun.spawnSync([...asServerUser(), join(bin, 'initdb'), '-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`)
   const port = await freePort()
   const settings = [
@@ -88,7 +91,11 @@ export async function startPostgres(options: { sharedBuffers?: string; maxConnec
   async function start(): Promise<void> {
     // The guard shell stops the server (SIGINT: fast shutdown) when our end of its stdin closes.
     const quoted = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ')
-    guard = Bun.spawn(['sh', '-c', `${quoted} >'${root}/server.log' 2>&1 & pid=$!; cat >/dev/null; kill -INT $pid; wait $pid`], { stdin: 'pipe', stdout: 'ignore', stderr: 'ignore' })
+    guard = Bun.spawn(['sh', '-c', `${quoted} >'${root}/server.log' 2>&1 & pid=$!; cat >/dev/null; kill -INT $pid; wait $pid`], {
+      stdin: 'pipe',
+      stdout: 'ignore',
+      stderr: 'ignore',
+    })
     guard.unref()
     const deadline = Date.now() + 20_000
     for (;;) {
@@ -98,7 +105,12 @@ export async function startPostgres(options: { sharedBuffers?: string; maxConnec
         await sql.close()
         return
       } catch (err) {
-        if (Date.now() > deadline || guard.exitCode !== null) throw new Error(`PostgreSQL did not start: ${(err as Error).message}\n${await Bun.file(join(root, 'server.log')).text().catch(() => '')}`)
+        if (Date.now() > deadline || guard.exitCode !== null)
+          throw new Error(
+            `PostgreSQL did not start: ${(err as Error).message}\n${await Bun.file(join(root, 'server.log'))
+              .text()
+              .catch(() => '')}`,
+          )
         await Bun.sleep(50)
       }
     }

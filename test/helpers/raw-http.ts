@@ -61,5 +61,7 @@ export async function rawHttp(url: string, head: string): Promise<RawExchange> {
 
 /** Request head for a POST with the given extra header lines. */
 export function postHead(path: string, host: string, headers: Record<string, string>): string {
-  return `POST ${path} HTTP/1.1\r\nHost: ${host}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`
+  return `POST ${path} HTTP/1.1\r\nHost: ${host}\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`
 }

@@ -10,7 +10,10 @@ const EXAMPLE_STRING = 'Paris'
 export function schemaInstance(schema: Schema, root: Schema = schema, depth = 0): unknown {
   if (depth > 8 || typeof schema !== 'object' || schema === null) return null
   if (typeof schema.$ref === 'string') {
-    const target = schema.$ref.replace(/^#\//, '').split('/').reduce((node: any, key: string) => node?.[key], root)
+    const target = schema.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((node: any, key: string) => node?.[key], root)
     return schemaInstance(target ?? {}, root, depth + 1)
   }
   if ('const' in schema) return schema.const

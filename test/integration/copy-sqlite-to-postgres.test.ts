@@ -49,7 +49,15 @@ beforeAll(async () => {
   await s.limits.saveRateLimit({ id: 'r1', scope: { user_path: '/team' }, requests_per_minute: 3, created_at: '2030-01-01T00:00:00.000Z' } as never)
   await s.prices.set('openai/gpt-4o', { input: 1, output: 2 })
   for (let i = 0; i < AUDIT; i++) {
-    const e = makeEntry({ at: T0 + i * 1000, session_id: `s${i % 7}`, data: { request_body: { messages: [{ role: 'user', content: `question ${i} ✓` }] }, response_body: { choices: [{ message: { content: `answer ${i}` } }] }, labels: i % 2 ? ['odd'] : [] } })
+    const e = makeEntry({
+      at: T0 + i * 1000,
+      session_id: `s${i % 7}`,
+      data: {
+        request_body: { messages: [{ role: 'user', content: `question ${i} ✓` }] },
+        response_body: { choices: [{ message: { content: `answer ${i}` } }] },
+        labels: i % 2 ? ['odd'] : [],
+      },
+    })
     entries.push(e)
     s.auditSink.record(e)
   }
@@ -110,8 +118,15 @@ describe.skipIf(!postgresAvailable())('copy-sqlite-to-postgres', () => {
     expect(state.sample).toEqual(entries[1234])
     expect(state.usage).toMatchObject({ requests: USAGE, cost_usd: USAGE * 0.5 })
     expect(state.odd).toBe(USAGE / 2)
-    expect(state.keys).toEqual([keyRecord(1, { allowedModels: ['openai/*'], userPath: '/team' }), { ...keyRecord(2), revokedAt: '2030-02-01T00:00:00.000Z', updatedAt: '2030-02-01T00:00:00.000Z' }])
-    expect(state.workflows.map((w) => [w.versionId, w.active])).toEqual([['wfv_2', true], ['wfv_1', false], ['wfv_gone', false]])
+    expect(state.keys).toEqual([
+      keyRecord(1, { allowedModels: ['openai/*'], userPath: '/team' }),
+      { ...keyRecord(2), revokedAt: '2030-02-01T00:00:00.000Z', updatedAt: '2030-02-01T00:00:00.000Z' },
+    ])
+    expect(state.workflows.map((w) => [w.versionId, w.active])).toEqual([
+      ['wfv_2', true],
+      ['wfv_1', false],
+      ['wfv_gone', false],
+    ])
     expect(state.budgets.map((b) => b.id)).toEqual(['b1'])
     expect(state.rateLimits.map((r) => r.id)).toEqual(['r1'])
     expect(state.prices).toEqual({ 'openai/gpt-4o': { input: 1, output: 2 } })
@@ -121,7 +136,12 @@ describe.skipIf(!postgresAvailable())('copy-sqlite-to-postgres', () => {
   }, 120_000)
 
   test('the command: --restart copies everything again without duplicates and draws its progress', async () => {
-    const run = Bun.spawnSync(['bun', 'src/main.ts', 'copy-sqlite-to-postgres', '--from', source, '--restart'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATABASE_URL: target, HOME: process.env.HOME ?? '' }, stdout: 'pipe', stderr: 'pipe' })
+    const run = Bun.spawnSync(['bun', 'src/main.ts', 'copy-sqlite-to-postgres', '--from', source, '--restart'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: target, HOME: process.env.HOME ?? '' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     const err = run.stderr.toString()
     expect(run.exitCode, err).toBe(0)
     expect(err).toContain('100.0%')
@@ -130,7 +150,12 @@ describe.skipIf(!postgresAvailable())('copy-sqlite-to-postgres', () => {
     const state = await targetState()
     expect(state.auditTotal).toBe(AUDIT)
     expect(state.usage.requests).toBe(USAGE)
-    const bad = Bun.spawnSync(['bun', 'src/main.ts', 'copy-sqlite-to-postgres', '--from', source], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdout: 'pipe', stderr: 'pipe' })
+    const bad = Bun.spawnSync(['bun', 'src/main.ts', 'copy-sqlite-to-postgres', '--from', source], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     expect(bad.exitCode).toBe(2)
     expect(bad.stderr.toString()).toContain('DATABASE_URL')
   }, 120_000)

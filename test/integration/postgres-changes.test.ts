@@ -42,9 +42,15 @@ describe.skipIf(!postgresAvailable())('PostgreSQL LISTEN/NOTIFY change feed', ()
   test('a topic published by one replica reaches every replica, other topics do not', async () => {
     const url = await pg.freshDatabase()
     const [a, b] = [new SQL(url, { max: 2 }), new SQL(url, { max: 2 })]
-    cleanup.push(() => a.close(), () => b.close())
+    cleanup.push(
+      () => a.close(),
+      () => b.close(),
+    )
     const [feedA, feedB] = [await PostgresChanges.open(a), await PostgresChanges.open(b)]
-    cleanup.push(() => feedA.close(), () => feedB.close())
+    cleanup.push(
+      () => feedA.close(),
+      () => feedB.close(),
+    )
     const keysA = recorder(feedA, 'keys')
     const keysB = recorder(feedB, 'keys')
     const limitsB = recorder(feedB, 'limits')

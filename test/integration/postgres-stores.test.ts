@@ -40,7 +40,19 @@ afterAll(async () => {
 describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
   test('keys: insert, list with search and user path, update, revoke once', async () => {
     const keys = new PostgresKeyStore(drizzleOn(sql))
-    const base = { description: 'ci bot', keyHash: '', redactedKey: 'sk-gw-...abcd', userPath: '/team/a', allowedModels: ['gpt-4o'], dashboardEnabled: false, expiresAt: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', revokedAt: null, createdBy: 'master' }
+    const base = {
+      description: 'ci bot',
+      keyHash: '',
+      redactedKey: 'sk-gw-...abcd',
+      userPath: '/team/a',
+      allowedModels: ['gpt-4o'],
+      dashboardEnabled: false,
+      expiresAt: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      revokedAt: null,
+      createdBy: 'master',
+    }
     await keys.insert({ ...base, id: 'k1', name: 'one', keyHash: 'h1' })
     await keys.insert({ ...base, id: 'k2', name: 'two_50%', keyHash: 'h2', userPath: '/team/b', allowedModels: null, createdAt: '2026-01-02T00:00:00.000Z' })
     expect((await keys.loadAll()).length).toBe(2)
@@ -57,11 +69,26 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
 
   test('workflows: a new version deactivates the previous one', async () => {
     const wf = postgresWorkflowStore(drizzleOn(sql))
-    const v = (version: number) => ({ id: 'wf_1', versionId: `wfv_${version}`, version, name: 'main', description: '', scope: { model: 'fast' }, features: { audit: true }, plugins: {}, active: true, createdAt: `2026-01-0${version}T00:00:00.000Z`, createdBy: 'master' })
+    const v = (version: number) => ({
+      id: 'wf_1',
+      versionId: `wfv_${version}`,
+      version,
+      name: 'main',
+      description: '',
+      scope: { model: 'fast' },
+      features: { audit: true },
+      plugins: {},
+      active: true,
+      createdAt: `2026-01-0${version}T00:00:00.000Z`,
+      createdBy: 'master',
+    })
     await wf.insertVersion(v(1) as never)
     await wf.insertVersion(v(2) as never)
     expect((await wf.listActive()).map((x) => x.versionId)).toEqual(['wfv_2'])
-    expect((await wf.history('wf_1')).map((x) => [x.version, x.active])).toEqual([[2, true], [1, false]])
+    expect((await wf.history('wf_1')).map((x) => [x.version, x.active])).toEqual([
+      [2, true],
+      [1, false],
+    ])
     expect((await wf.latestByName('main'))?.scope).toEqual({ model: 'fast' })
     expect(await wf.deactivate('wf_1')).toBe(true)
     expect(await wf.listActive()).toEqual([])
@@ -86,23 +113,68 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
 
   test('usage: idempotent batches, totals and breakdowns (labels counted once each)', async () => {
     const usage = postgresUsageStore(drizzleOn(sql), sql)
-    const record = (id: string, over: object = {}) => ({ id, ts: T0, key_id: 'k1', user_path: '/a', provider_name: 'openai', provider_type: 'openai', model: 'gpt-4o', requested_model: 'fast', prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, cost_usd: 0.5, saved_usd: 0, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, priced: true, estimated: false, cache_hit: false, ...over })
+    const record = (id: string, over: object = {}) => ({
+      id,
+      ts: T0,
+      key_id: 'k1',
+      user_path: '/a',
+      provider_name: 'openai',
+      provider_type: 'openai',
+      model: 'gpt-4o',
+      requested_model: 'fast',
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      total_tokens: 15,
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+      cost_usd: 0.5,
+      saved_usd: 0,
+      rewrite_tokens_saved: 0,
+      rewrite_cost_saved: 0,
+      priced: true,
+      estimated: false,
+      cache_hit: false,
+      ...over,
+    })
     await usage.writeBatch([record('u1', { labels: ['x', 'y'] }), record('u2', { model: 'gpt-4o-mini', cache_hit: true })])
     await usage.writeBatch([record('u1')])
     const totals = await usage.totals({ fromMs: T0 - 1, toMs: T0 + 1 })
     expect(totals).toMatchObject({ requests: 2, input_tokens: 20, total_tokens: 30, cost_usd: 1, cache_hits: 1 })
     const byModel = await usage.breakdown({ fromMs: T0 - 1, toMs: T0 + 1 }, 'model')
-    expect(byModel.map((r) => [r.model, r.requests])).toEqual([['gpt-4o', 1], ['gpt-4o-mini', 1]])
+    expect(byModel.map((r) => [r.model, r.requests])).toEqual([
+      ['gpt-4o', 1],
+      ['gpt-4o-mini', 1],
+    ])
     const byLabel = await usage.breakdown({ fromMs: T0 - 1, toMs: T0 + 1 }, 'label', 'day')
-    expect(byLabel.map((r) => [r.label, r.day, r.requests]).sort()).toEqual([['', '2026-11-20', 1], ['x', '2026-11-20', 1], ['y', '2026-11-20', 1]])
+    expect(byLabel.map((r) => [r.label, r.day, r.requests]).sort()).toEqual([
+      ['', '2026-11-20', 1],
+      ['x', '2026-11-20', 1],
+      ['y', '2026-11-20', 1],
+    ])
   })
 
   test('audit: idempotent batches, filters, search, detail with bodies, conversation lookups', async () => {
     const audit = new PostgresAuditStore(sql)
     await ensurePartitions(sql, T0, T0 - 3 * DAY)
     const entries = [
-      makeEntry({ at: T0, requested_model: 'fast', status_code: 200, user_path: '/team/a', session_id: 's1', data: { labels: ['nightly'], request_body: { model: 'fast', messages: [{ role: 'user', content: 'hello' }] } } as never }),
-      makeEntry({ at: T0 + 1000, requested_model: 'smart', status_code: 429, error_type: 'rate_limit_error', data: { error_message: 'Rate limit reached for requests' } as never, stream: true, session_id: 's1' }),
+      makeEntry({
+        at: T0,
+        requested_model: 'fast',
+        status_code: 200,
+        user_path: '/team/a',
+        session_id: 's1',
+        data: { labels: ['nightly'], request_body: { model: 'fast', messages: [{ role: 'user', content: 'hello' }] } } as never,
+      }),
+      makeEntry({
+        at: T0 + 1000,
+        requested_model: 'smart',
+        status_code: 429,
+        error_type: 'rate_limit_error',
+        data: { error_message: 'Rate limit reached for requests' } as never,
+        stream: true,
+        session_id: 's1',
+      }),
       makeEntry({ at: T0 + 2000, requested_model: 'gpt-4o-mini', provider: 'anthropic', provider_name: 'claude', user_path: '/team/ab', path: '/v1/messages' }),
       makeEntry({ at: T0 - 2 * DAY, requested_model: 'old' }),
     ]
@@ -133,7 +205,11 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
     const anchor = await audit.threadEntry(entries[1]!.id)
     expect((await audit.sessionEntries('s1', anchor!, 'before', 10)).map((t) => t.entry.requested_model)).toEqual(['fast'])
     const stats = await audit.statsRows({ from: T0, to: T0 + 3000, bucketMs: 1000 })
-    expect(stats.map((r) => [r.bucket, r.requests, r.status_4xx]).sort()).toEqual([[0, 1, 0], [1, 1, 1], [2, 1, 0]])
+    expect(stats.map((r) => [r.bucket, r.requests, r.status_4xx]).sort()).toEqual([
+      [0, 1, 0],
+      [1, 1, 1],
+      [2, 1, 0],
+    ])
   })
 
   test('the lease: a job runs on one connection at a time; the other is skipped, not queued', async () => {

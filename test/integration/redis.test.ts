@@ -64,7 +64,9 @@ describe.skipIf(!available)('two gateway replicas on one Redis', () => {
     const env = { GATEWAY_CONFIG: yaml, GATEWAY_MASTER_KEY: 'replica-master-key', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url, REDIS_URL: redis.url }
     const [one, two] = [await startGateway(env), await startGateway(env)]
     try {
-      const clients = [one, two].map((g) => new OpenAI({ apiKey: 'replica-master-key', baseURL: g.baseURL, maxRetries: 0, defaultHeaders: { 'x-gateway-user-path': '/shared/app' } }))
+      const clients = [one, two].map(
+        (g) => new OpenAI({ apiKey: 'replica-master-key', baseURL: g.baseURL, maxRetries: 0, defaultHeaders: { 'x-gateway-user-path': '/shared/app' } }),
+      )
       const ask = (i: number, text: string) => clients[i % 2]!.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: text }] }).withResponse()
       const first = await ask(0, 'echo:shared cache')
       expect(first.response.headers.get('x-cache')).toBe('MISS')

@@ -12,7 +12,17 @@ import { AnthropicStreamTranslator, anthropicStreamToChat } from './stream.ts'
 
 describe('chat response_format → Anthropic structured output', () => {
   const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false }
-  const request = (response_format: unknown, model = 'claude-sonnet-4-5') => chatToAnthropicRequest({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }], response_format }, model)
+  const request = (response_format: unknown, model = 'claude-sonnet-4-5') =>
+    chatToAnthropicRequest(
+      {
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'hi' },
+        ],
+        response_format,
+      },
+      model,
+    )
 
   test('json_schema → output_config.format with the schema as given', () => {
     const req = request({ type: 'json_schema', json_schema: { name: 'x', strict: true, schema } })
@@ -97,8 +107,22 @@ describe('chat → Messages request', () => {
         messages: [
           { role: 'system', content: 'Be brief.' },
           { role: 'developer', content: [{ type: 'text', text: 'Use metric.' }] },
-          { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] },
-          { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }, { id: 'c2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Weather?' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+              { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+            ],
+          },
+          {
+            role: 'assistant',
+            content: 'Checking.',
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+              { id: 'c2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+            ],
+          },
           { role: 'tool', tool_call_id: 'c1', content: '18C' },
           { role: 'tool', tool_call_id: 'c2', content: [{ type: 'text', text: '25C' }] },
           { role: 'user', content: 'Thanks' },
@@ -110,9 +134,30 @@ describe('chat → Messages request', () => {
     expect(req.tool_choice).toEqual({ type: 'tool', name: 'get_weather', disable_parallel_tool_use: true })
     expect(req.tools).toEqual([{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }])
     expect(req.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'c1', name: 'get_weather', input: { city: 'Paris' } }, { type: 'tool_use', id: 'c2', name: 'get_weather', input: { city: 'Rome' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: '18C' }, { type: 'tool_result', tool_use_id: 'c2', content: '25C' }, { type: 'text', text: 'Thanks' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather?' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+          { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'c1', name: 'get_weather', input: { city: 'Paris' } },
+          { type: 'tool_use', id: 'c2', name: 'get_weather', input: { city: 'Rome' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'c1', content: '18C' },
+          { type: 'tool_result', tool_use_id: 'c2', content: '25C' },
+          { type: 'text', text: 'Thanks' },
+        ],
+      },
     ])
   })
 
@@ -181,8 +226,25 @@ describe('Messages → chat', () => {
   })
 
   test('text, thinking and tool_use blocks', () => {
-    const c = anthropicToChatCompletion({ id: 'msg_1', model: 'claude', stop_reason: 'tool_use', content: [{ type: 'thinking', thinking: 'hmm' }, { type: 'text', text: 'A' }, { type: 'text', text: 'B' }, { type: 'tool_use', id: 't1', name: 'f', input: { x: 1 } }], usage: {} }) as any
-    expect(c.choices[0].message).toEqual({ role: 'assistant', content: 'AB', refusal: null, reasoning_content: 'hmm', tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] })
+    const c = anthropicToChatCompletion({
+      id: 'msg_1',
+      model: 'claude',
+      stop_reason: 'tool_use',
+      content: [
+        { type: 'thinking', thinking: 'hmm' },
+        { type: 'text', text: 'A' },
+        { type: 'text', text: 'B' },
+        { type: 'tool_use', id: 't1', name: 'f', input: { x: 1 } },
+      ],
+      usage: {},
+    }) as any
+    expect(c.choices[0].message).toEqual({
+      role: 'assistant',
+      content: 'AB',
+      refusal: null,
+      reasoning_content: 'hmm',
+      tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }],
+    })
     expect(c.choices[0].finish_reason).toBe('tool_calls')
   })
 })
@@ -191,7 +253,10 @@ describe('stream state machine', () => {
   const ev = (event: string, data: unknown) => ({ event, data: JSON.stringify(data) })
   const chunks = (t: AnthropicStreamTranslator, events: { event: string; data: string }[]) => {
     const parser = new SseParser()
-    const text = events.flatMap((e) => t.translate(e)).map((b) => new TextDecoder().decode(b)).join('')
+    const text = events
+      .flatMap((e) => t.translate(e))
+      .map((b) => new TextDecoder().decode(b))
+      .join('')
     return parser.push(new TextEncoder().encode(text)).map((e) => (e.data === '[DONE]' ? '[DONE]' : JSON.parse(e.data)))
   }
 
@@ -226,7 +291,13 @@ describe('stream state machine', () => {
 })
 
 describe('usage table, cell by cell', () => {
-  const usage = chatUsage({ input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 12, output_tokens_details: { thinking_tokens: 4 } }) as any
+  const usage = chatUsage({
+    input_tokens: 20,
+    cache_read_input_tokens: 100,
+    cache_creation_input_tokens: 5,
+    output_tokens: 12,
+    output_tokens_details: { thinking_tokens: 4 },
+  }) as any
   test('prompt_tokens = input + cache reads + cache writes', () => expect(usage.prompt_tokens).toBe(125))
   test('prompt_tokens_details.cached_tokens = cache reads', () => expect(usage.prompt_tokens_details.cached_tokens).toBe(100))
   test('prompt_tokens_details.cache_write_tokens = cache writes', () => expect(usage.prompt_tokens_details.cache_write_tokens).toBe(5))
@@ -248,7 +319,10 @@ describe('more stream cases', () => {
       ...t.translate(ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig' } })),
       ...t.translate(ev('message_stop', { type: 'message_stop' })),
     ])
-    const chunks = text.trim().split('\n\n').map((f) => f.slice(6))
+    const chunks = text
+      .trim()
+      .split('\n\n')
+      .map((f) => f.slice(6))
     expect(JSON.parse(chunks[1]!).choices[0].delta).toEqual({ reasoning_content: 'Hm' })
     expect(JSON.parse(chunks[2]!).choices[0].finish_reason).toBe('stop')
     expect(chunks[3]).toBe('[DONE]')
@@ -266,9 +340,20 @@ describe('more stream cases', () => {
   test('message_delta input and cache counts (newer API versions) update the usage chunk', () => {
     const t = new AnthropicStreamTranslator(true)
     t.translate(start)
-    t.translate(ev('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { input_tokens: 10, cache_read_input_tokens: 4, cache_creation_input_tokens: null, output_tokens: 6 } }))
+    t.translate(
+      ev('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn' },
+        usage: { input_tokens: 10, cache_read_input_tokens: 4, cache_creation_input_tokens: null, output_tokens: 6 },
+      }),
+    )
     const text = decode(t.translate(ev('message_stop', { type: 'message_stop' })))
-    expect(JSON.parse(text.split('\n\n')[0]!.slice(6)).usage).toMatchObject({ prompt_tokens: 14, completion_tokens: 6, total_tokens: 20, prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 } })
+    expect(JSON.parse(text.split('\n\n')[0]!.slice(6)).usage).toMatchObject({
+      prompt_tokens: 14,
+      completion_tokens: 6,
+      total_tokens: 20,
+      prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 },
+    })
   })
 })
 
@@ -279,14 +364,26 @@ describe('upstream errors', () => {
   const err = (type: string, message: string) => ({ type: 'error', error: { type, message } })
 
   test('529 overloaded is a 503 provider_error with the Anthropic type as code', () => {
-    expect(read(529, err('overloaded_error', 'Overloaded')).toBody()).toEqual({ type: 'provider_error', message: 'Overloaded', code: 'overloaded_error', param: null, provider: 'anthropic', status_code: 503 })
+    expect(read(529, err('overloaded_error', 'Overloaded')).toBody()).toEqual({
+      type: 'provider_error',
+      message: 'Overloaded',
+      code: 'overloaded_error',
+      param: null,
+      provider: 'anthropic',
+      status_code: 503,
+    })
   })
   test('429 keeps its status and Retry-After', () => {
     const e = read(429, err('rate_limit_error', 'Slow down'), { 'retry-after': '7' })
     expect([e.status, e.type, e.code, e.headers['retry-after']]).toEqual([429, 'rate_limit_error', 'rate_limit_error', '7'])
   })
   test('400 and 404 keep their status and message', () => {
-    expect(read(400, err('invalid_request_error', 'max_tokens: Field required'))).toMatchObject({ status: 400, type: 'invalid_request_error', message: 'max_tokens: Field required', code: 'invalid_request_error' })
+    expect(read(400, err('invalid_request_error', 'max_tokens: Field required'))).toMatchObject({
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'max_tokens: Field required',
+      code: 'invalid_request_error',
+    })
     expect(read(404, err('not_found_error', 'model: x'))).toMatchObject({ status: 404, type: 'not_found_error' })
   })
   test('a refused gateway key is not the client’s 401, and the key never leaks', () => {

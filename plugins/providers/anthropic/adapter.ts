@@ -64,7 +64,13 @@ async function chatCompletions(call: AdapterCall): Promise<Response> {
   try {
     message = (await res.json()) as Record<string, unknown>
   } catch {
-    throw new GatewayError({ status: 502, type: 'provider_error', provider: call.provider.name, code: 'invalid_upstream_response', message: `Provider '${call.provider.name}' answered with a body that is not JSON.` })
+    throw new GatewayError({
+      status: 502,
+      type: 'provider_error',
+      provider: call.provider.name,
+      code: 'invalid_upstream_response',
+      message: `Provider '${call.provider.name}' answered with a body that is not JSON.`,
+    })
   }
   return Response.json(anthropicToChatCompletion(message))
 }

@@ -41,9 +41,7 @@ export function anthropicToChatCompletion(message: Json): Json {
   const blocks = (Array.isArray(message.content) ? message.content : []) as Json[]
   const textParts = blocks.filter((b) => b.type === 'text').map((b) => String(b.text ?? ''))
   const thinking = blocks.filter((b) => b.type === 'thinking').map((b) => String(b.thinking ?? ''))
-  const toolCalls = blocks
-    .filter((b) => b.type === 'tool_use')
-    .map((b) => ({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }))
+  const toolCalls = blocks.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }))
   const msg: Json = { role: 'assistant', content: textParts.length > 0 ? textParts.join('') : null, refusal: null }
   if (thinking.length > 0) msg.reasoning_content = thinking.join('')
   if (toolCalls.length > 0) msg.tool_calls = toolCalls

@@ -23,7 +23,13 @@ export class AnthropicStreamTranslator {
   constructor(private readonly includeUsage: boolean) {}
 
   private chunk(delta: Json, finish: string | null = null): Uint8Array {
-    return dataFrame({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })
+    return dataFrame({
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    })
   }
 
   /** Frames for one Anthropic event. */
@@ -69,14 +75,24 @@ export class AnthropicStreamTranslator {
         this.done = true
         const frames: Uint8Array[] = []
         if (!this.finished) frames.push(this.chunk({}, 'stop'))
-        if (this.includeUsage) frames.push(dataFrame({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: chatUsage(this.usage) }))
+        if (this.includeUsage)
+          frames.push(dataFrame({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: chatUsage(this.usage) }))
         frames.push(DONE_FRAME)
         return frames
       }
       case 'error': {
         this.done = true
         const error = (payload.error ?? {}) as Json
-        return [dataFrame({ error: { message: String(error.message ?? 'The provider reported an error.'), type: String(error.type ?? 'server_error'), param: null, code: String(error.type ?? 'server_error') } })]
+        return [
+          dataFrame({
+            error: {
+              message: String(error.message ?? 'The provider reported an error.'),
+              type: String(error.type ?? 'server_error'),
+              param: null,
+              code: String(error.type ?? 'server_error'),
+            },
+          }),
+        ]
       }
       default:
         return [] // ping and future event types

@@ -37,7 +37,19 @@ export function structuredOutputFor(responseFormat: unknown, model: string): Str
 }
 
 /** Bounds Anthropic's constrained decoding does not take (minItems 0 and 1 it does). */
-const UNSUPPORTED_BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties']
+const UNSUPPORTED_BOUNDS = [
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+]
 const SUBSCHEMA_LISTS = ['anyOf', 'allOf', 'oneOf', 'prefixItems']
 const SUBSCHEMA_MAPS = ['properties', '$defs', 'definitions']
 

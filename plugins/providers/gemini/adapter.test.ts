@@ -9,7 +9,10 @@ import { blockedPromptError, chatUsage, finishReason, geminiToChatCompletion } f
 import { GeminiStreamTranslator, geminiStreamToChat } from './stream.ts'
 import { ToolCallMemory } from './tool-call-memory.ts'
 
-const weatherTool = { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false } } }
+const weatherTool = {
+  type: 'function',
+  function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false } },
+}
 
 describe('chat → generateContent request', () => {
   test('system instruction, roles, images, tool calls with signatures and named tool results', () => {
@@ -20,7 +23,14 @@ describe('chat → generateContent request', () => {
         messages: [
           { role: 'system', content: 'Be brief.' },
           { role: 'developer', content: [{ type: 'text', text: 'Use metric.' }] },
-          { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'image_url', image_url: { url: 'https://x/y.webp' } }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Weather?' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+              { type: 'image_url', image_url: { url: 'https://x/y.webp' } },
+            ],
+          },
           { role: 'user', content: 'And Rome?' },
           {
             role: 'assistant',
@@ -40,7 +50,15 @@ describe('chat → generateContent request', () => {
     )
     expect(req.systemInstruction).toEqual({ parts: [{ text: 'Be brief.\n\nUse metric.' }] })
     expect(req.contents).toEqual([
-      { role: 'user', parts: [{ text: 'Weather?' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }, { fileData: { mimeType: 'image/webp', fileUri: 'https://x/y.webp' } }, { text: 'And Rome?' }] },
+      {
+        role: 'user',
+        parts: [
+          { text: 'Weather?' },
+          { inlineData: { mimeType: 'image/png', data: 'AAAA' } },
+          { fileData: { mimeType: 'image/webp', fileUri: 'https://x/y.webp' } },
+          { text: 'And Rome?' },
+        ],
+      },
       {
         role: 'model',
         parts: [
@@ -48,14 +66,28 @@ describe('chat → generateContent request', () => {
           { functionCall: { name: 'get_weather', args: { city: 'Rome' } } },
         ],
       },
-      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: { temp: 18 } } } }, { functionResponse: { name: 'get_weather', response: { output: 'sunny' } } }] },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { name: 'get_weather', response: { output: { temp: 18 } } } }, { functionResponse: { name: 'get_weather', response: { output: 'sunny' } } }],
+      },
       { role: 'model', parts: [{ text: 'Done.' }, { functionCall: { name: 'get_weather', args: {} }, thoughtSignature: 'sig-remembered' }] },
     ])
   })
 
   test('a replayed call whose signature the gateway never saw gets the documented skip value on the first call only', () => {
     const req = chatToGeminiRequest(
-      { messages: [{ role: 'user', content: 'x' }, { role: 'assistant', tool_calls: [{ id: 'a', function: { name: 'f', arguments: '{}' } }, { id: 'b', function: { name: 'f', arguments: '{}' } }] }] },
+      {
+        messages: [
+          { role: 'user', content: 'x' },
+          {
+            role: 'assistant',
+            tool_calls: [
+              { id: 'a', function: { name: 'f', arguments: '{}' } },
+              { id: 'b', function: { name: 'f', arguments: '{}' } },
+            ],
+          },
+        ],
+      },
       'gemini-3-pro-preview',
       new ToolCallMemory(),
     )
@@ -74,15 +106,39 @@ describe('chat → generateContent request', () => {
   test('tools, tool_choice and generation settings', () => {
     const base = { messages: [{ role: 'user', content: 'x' }], tools: [weatherTool, { type: 'custom', custom: { name: 'ApplyPatch' } }] }
     const req = chatToGeminiRequest(
-      { ...base, tool_choice: 'required', temperature: 0.2, top_p: 0.9, n: 2, seed: 7, max_completion_tokens: 99, stop: 'END', presence_penalty: 0.1, frequency_penalty: 0.2, logprobs: true, top_logprobs: 3, response_format: { type: 'json_schema', json_schema: { name: 's', schema: { type: 'object' } } } },
+      {
+        ...base,
+        tool_choice: 'required',
+        temperature: 0.2,
+        top_p: 0.9,
+        n: 2,
+        seed: 7,
+        max_completion_tokens: 99,
+        stop: 'END',
+        presence_penalty: 0.1,
+        frequency_penalty: 0.2,
+        logprobs: true,
+        top_logprobs: 3,
+        response_format: { type: 'json_schema', json_schema: { name: 's', schema: { type: 'object' } } },
+      },
       'gemini-2.5-flash',
       new ToolCallMemory(),
     )
     expect(req.tools).toEqual([{ functionDeclarations: [{ name: 'get_weather', description: 'Weather', parametersJsonSchema: weatherTool.function.parameters }] }])
     expect(req.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } })
     expect(req.generationConfig).toEqual({
-      temperature: 0.2, topP: 0.9, candidateCount: 2, seed: 7, presencePenalty: 0.1, frequencyPenalty: 0.2, maxOutputTokens: 99, stopSequences: ['END'],
-      responseLogprobs: true, logprobs: 3, responseMimeType: 'application/json', responseJsonSchema: { type: 'object' },
+      temperature: 0.2,
+      topP: 0.9,
+      candidateCount: 2,
+      seed: 7,
+      presencePenalty: 0.1,
+      frequencyPenalty: 0.2,
+      maxOutputTokens: 99,
+      stopSequences: ['END'],
+      responseLogprobs: true,
+      logprobs: 3,
+      responseMimeType: 'application/json',
+      responseJsonSchema: { type: 'object' },
     })
     const choose = (tool_choice: unknown) => chatToGeminiRequest({ ...base, tool_choice }, 'm', new ToolCallMemory()).toolConfig
     expect(choose('auto')).toEqual({ functionCallingConfig: { mode: 'AUTO' } })
@@ -92,7 +148,8 @@ describe('chat → generateContent request', () => {
   })
 
   test('reasoning_effort: a thinking budget on Gemini 2.5, a thinking level on Gemini 3, none turns thinking off', () => {
-    const gen = (model: string, reasoning_effort: string) => chatToGeminiRequest({ messages: [{ role: 'user', content: 'x' }], reasoning_effort }, model, new ToolCallMemory()).generationConfig as any
+    const gen = (model: string, reasoning_effort: string) =>
+      chatToGeminiRequest({ messages: [{ role: 'user', content: 'x' }], reasoning_effort }, model, new ToolCallMemory()).generationConfig as any
     expect(gen('gemini-2.5-flash', 'medium').thinkingConfig).toEqual({ thinkingBudget: 8192, includeThoughts: true })
     expect(gen('gemini-2.5-flash', 'none').thinkingConfig).toEqual({ thinkingBudget: 0 })
     expect(gen('gemini-3-pro-preview', 'low').thinkingConfig).toEqual({ thinkingLevel: 'low', includeThoughts: true })
@@ -102,22 +159,43 @@ describe('chat → generateContent request', () => {
 
 describe('finish reason table, cell by cell', () => {
   const cases: [string, boolean, string][] = [
-    ['STOP', false, 'stop'], ['STOP', true, 'tool_calls'], ['MAX_TOKENS', false, 'length'], ['MAX_TOKENS', true, 'length'],
-    ['SAFETY', false, 'content_filter'], ['RECITATION', false, 'content_filter'], ['BLOCKLIST', false, 'content_filter'], ['PROHIBITED_CONTENT', false, 'content_filter'],
-    ['SPII', false, 'content_filter'], ['LANGUAGE', false, 'content_filter'], ['IMAGE_SAFETY', false, 'content_filter'], ['OTHER', false, 'content_filter'],
-    ['MALFORMED_FUNCTION_CALL', false, 'stop'], ['UNEXPECTED_TOOL_CALL', false, 'stop'], ['TOO_MANY_TOOL_CALLS', false, 'stop'], ['FINISH_REASON_UNSPECIFIED', false, 'stop'], ['SOMETHING_NEW', false, 'stop'],
+    ['STOP', false, 'stop'],
+    ['STOP', true, 'tool_calls'],
+    ['MAX_TOKENS', false, 'length'],
+    ['MAX_TOKENS', true, 'length'],
+    ['SAFETY', false, 'content_filter'],
+    ['RECITATION', false, 'content_filter'],
+    ['BLOCKLIST', false, 'content_filter'],
+    ['PROHIBITED_CONTENT', false, 'content_filter'],
+    ['SPII', false, 'content_filter'],
+    ['LANGUAGE', false, 'content_filter'],
+    ['IMAGE_SAFETY', false, 'content_filter'],
+    ['OTHER', false, 'content_filter'],
+    ['MALFORMED_FUNCTION_CALL', false, 'stop'],
+    ['UNEXPECTED_TOOL_CALL', false, 'stop'],
+    ['TOO_MANY_TOOL_CALLS', false, 'stop'],
+    ['FINISH_REASON_UNSPECIFIED', false, 'stop'],
+    ['SOMETHING_NEW', false, 'stop'],
   ]
   for (const [gemini, called, openai] of cases) test(`${gemini}${called ? ' with a function call' : ''} → ${openai}`, () => expect(finishReason(gemini, called)).toBe(openai))
 })
 
 describe('usage table, cell by cell', () => {
-  const usage = chatUsage({ promptTokenCount: 293, cachedContentTokenCount: 200, toolUsePromptTokenCount: 7, candidatesTokenCount: 20, thoughtsTokenCount: 110, totalTokenCount: 430 }) as any
+  const usage = chatUsage({
+    promptTokenCount: 293,
+    cachedContentTokenCount: 200,
+    toolUsePromptTokenCount: 7,
+    candidatesTokenCount: 20,
+    thoughtsTokenCount: 110,
+    totalTokenCount: 430,
+  }) as any
   test('prompt_tokens = prompt + tool-use prompt', () => expect(usage.prompt_tokens).toBe(300))
   test('completion_tokens = candidates + thoughts', () => expect(usage.completion_tokens).toBe(130))
   test('total_tokens = totalTokenCount', () => expect(usage.total_tokens).toBe(430))
   test('prompt_tokens_details.cached_tokens = cachedContentTokenCount', () => expect(usage.prompt_tokens_details.cached_tokens).toBe(200))
   test('completion_tokens_details.reasoning_tokens = thoughts', () => expect(usage.completion_tokens_details.reasoning_tokens).toBe(110))
-  test('missing counts are zero and the total is their sum', () => expect(chatUsage({ promptTokenCount: 3, candidatesTokenCount: 2 })).toMatchObject({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }))
+  test('missing counts are zero and the total is their sum', () =>
+    expect(chatUsage({ promptTokenCount: 3, candidatesTokenCount: 2 })).toMatchObject({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }))
 })
 
 describe('generateContent answer → chat completion', () => {
@@ -125,7 +203,21 @@ describe('generateContent answer → chat completion', () => {
     const memory = new ToolCallMemory()
     const completion = geminiToChatCompletion(
       {
-        candidates: [{ content: { role: 'model', parts: [{ text: 'Plan', thought: true }, { text: 'Checking ' }, { text: 'now.' }, { functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'sig1' }] }, finishReason: 'STOP', index: 0 }],
+        candidates: [
+          {
+            content: {
+              role: 'model',
+              parts: [
+                { text: 'Plan', thought: true },
+                { text: 'Checking ' },
+                { text: 'now.' },
+                { functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'sig1' },
+              ],
+            },
+            finishReason: 'STOP',
+            index: 0,
+          },
+        ],
         usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 },
         modelVersion: 'gemini-2.5-flash',
         responseId: 'abc',
@@ -133,7 +225,12 @@ describe('generateContent answer → chat completion', () => {
       'gemini-2.5-flash',
       memory,
     ) as any
-    expect(completion).toMatchObject({ id: 'chatcmpl-abc', object: 'chat.completion', model: 'gemini-2.5-flash', usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } })
+    expect(completion).toMatchObject({
+      id: 'chatcmpl-abc',
+      object: 'chat.completion',
+      model: 'gemini-2.5-flash',
+      usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
+    })
     const choice = completion.choices[0]
     expect(choice.finish_reason).toBe('tool_calls')
     expect(choice.message).toMatchObject({ role: 'assistant', content: 'Checking now.', reasoning_content: 'Plan' })
@@ -162,18 +259,26 @@ describe('stream translation', () => {
     const body = new Response(sse).body!
     const text = await new Response(geminiStreamToChat(body, new GeminiStreamTranslator(includeUsage, 'gemini-2.5-flash', new ToolCallMemory()))).text()
     expect(text).not.toContain('\r')
-    return text.trim().split('\n\n').map((f) => f.replace(/^data: /, ''))
+    return text
+      .trim()
+      .split('\n\n')
+      .map((f) => f.replace(/^data: /, ''))
   }
-  const chunk = (parts: unknown[], extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }], usageMetadata: { promptTokenCount: 4, totalTokenCount: 4 }, responseId: 'r1', modelVersion: 'gemini-2.5-flash' })}\r\n\r\n`
+  const chunk = (parts: unknown[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }], usageMetadata: { promptTokenCount: 4, totalTokenCount: 4 }, responseId: 'r1', modelVersion: 'gemini-2.5-flash' })}\r\n\r\n`
 
   test('CRLF framing: role chunk, text deltas, a whole function call, tool_calls finish, usage, [DONE]', async () => {
     const last = `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'f', args: { a: 1 } }, thoughtSignature: 's' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 6, thoughtsTokenCount: 2, totalTokenCount: 12 }, responseId: 'r1' })}\r\n\r\n`
     const out = await frames(chunk([{ text: 'Hel' }]) + chunk([{ text: 'lo', thought: true }]) + last)
-    expect(out.map((f) => (f === '[DONE]' ? f : JSON.parse(f).choices[0]?.delta ?? 'usage'))).toEqual([
+    expect(out.map((f) => (f === '[DONE]' ? f : (JSON.parse(f).choices[0]?.delta ?? 'usage')))).toEqual([
       { role: 'assistant', content: '' },
       { content: 'Hel' },
       { reasoning_content: 'lo' },
-      { tool_calls: [{ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'f', arguments: '{"a":1}' }, extra_content: { google: { thought_signature: 's' } } }] },
+      {
+        tool_calls: [
+          { index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'f', arguments: '{"a":1}' }, extra_content: { google: { thought_signature: 's' } } },
+        ],
+      },
       {},
       'usage',
       '[DONE]',
@@ -249,7 +354,10 @@ describe('against the mock Gemini API', () => {
     expect(mock.requests.at(-1)!.search).toBe('?alt=sse')
     const parser = new SseParser()
     const events = [...parser.push(new Uint8Array(await res.arrayBuffer())), ...parser.end()]
-    const text = events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data).choices[0]?.delta?.content ?? '').join('')
+    const text = events
+      .filter((e) => e.data !== '[DONE]')
+      .map((e) => JSON.parse(e.data).choices[0]?.delta?.content ?? '')
+      .join('')
     expect(text).toBe(GEMINI_TEXT)
     expect(events.at(-1)!.data).toBe('[DONE]')
   })
@@ -260,10 +368,18 @@ describe('against the mock Gemini API', () => {
     expect(first.choices[0].finish_reason).toBe('tool_calls')
     // The client replays the assistant turn without the extra field, as many agent frameworks do.
     const replayed = { id: toolCall.id, type: 'function', function: toolCall.function }
-    const second = (await (await geminiAdapter.chatCompletions(call('gemini-3-tool', {
-      messages: [{ role: 'user', content: 'Weather?' }, { role: 'assistant', content: null, tool_calls: [replayed] }, { role: 'tool', tool_call_id: toolCall.id, content: '{"temp":18}' }],
-      tools: [weatherTool],
-    }))).json()) as any
+    const second = (await (
+      await geminiAdapter.chatCompletions(
+        call('gemini-3-tool', {
+          messages: [
+            { role: 'user', content: 'Weather?' },
+            { role: 'assistant', content: null, tool_calls: [replayed] },
+            { role: 'tool', tool_call_id: toolCall.id, content: '{"temp":18}' },
+          ],
+          tools: [weatherTool],
+        }),
+      )
+    ).json()) as any
     expect(second.choices[0].message.content).toBe('Result: {"output":{"temp":18}}')
     const sent = mock.requests.at(-1)!.body.contents
     expect(sent[1].parts[0]).toEqual({ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: GEMINI_SIGNATURE })

@@ -37,7 +37,14 @@ export function geminiUpstreamError(call: AdapterCall): NonNullable<UpstreamHttp
     const details = (Array.isArray(inner.details) ? inner.details : []) as Json[]
     const keyRefused = details.some((d) => d.reason === 'API_KEY_INVALID')
     const normalised = { error: { message: inner.message, code: typeof inner.status === 'string' ? inner.status : null, param: null } }
-    return upstreamError({ provider: call.provider.name, status: keyRefused ? 401 : status, body: normalised, text, headers: withRetryAfter(h, details), secrets: call.limits.secrets })
+    return upstreamError({
+      provider: call.provider.name,
+      status: keyRefused ? 401 : status,
+      body: normalised,
+      text,
+      headers: withRetryAfter(h, details),
+      secrets: call.limits.secrets,
+    })
   }
 }
 
@@ -69,7 +76,13 @@ async function chatCompletions(call: AdapterCall): Promise<Response> {
   try {
     answer = (await res.json()) as Json
   } catch {
-    throw new GatewayError({ status: 502, type: 'provider_error', provider: call.provider.name, code: 'invalid_upstream_response', message: `Provider '${call.provider.name}' answered with a body that is not JSON.` })
+    throw new GatewayError({
+      status: 502,
+      type: 'provider_error',
+      provider: call.provider.name,
+      code: 'invalid_upstream_response',
+      message: `Provider '${call.provider.name}' answered with a body that is not JSON.`,
+    })
   }
   const blocked = blockedPromptError(answer, call.provider.name)
   if (blocked) throw blocked

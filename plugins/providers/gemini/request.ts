@@ -24,7 +24,6 @@ export const SKIP_SIGNATURE = 'skip_thought_signature_validator'
 const THINKING_BUDGET: Record<string, number> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576, xhigh: 32768, max: 32768 }
 const THINKING_LEVEL: Record<string, string> = { minimal: 'low', low: 'low', medium: 'high', high: 'high', xhigh: 'high', max: 'high' }
 
-
 const MIME_BY_EXTENSION: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', pdf: 'application/pdf' }
 
 function mediaPart(url: string): Part {

@@ -84,7 +84,8 @@ export class GeminiStreamTranslator {
     const finished = this.candidates.size > 0 && [...this.candidates.values()].every((s) => s.finished)
     if (!finished) return [errorFrame({ message: 'The provider ended the stream early.', status: 'stream_interrupted' })]
     const frames: Uint8Array[] = []
-    if (this.includeUsage) frames.push(dataFrame({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: chatUsage(this.usage) }))
+    if (this.includeUsage)
+      frames.push(dataFrame({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: chatUsage(this.usage) }))
     frames.push(DONE_FRAME)
     return frames
   }

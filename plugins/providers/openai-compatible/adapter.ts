@@ -26,9 +26,7 @@ function post(call: AdapterCall, path: string): Promise<Response> {
 export function modelIdsFrom(body: unknown): string[] {
   const data = (body as { data?: unknown })?.data
   if (!Array.isArray(data)) throw new Error('model list has no data array')
-  return data
-    .map((m) => (typeof m?.id === 'string' ? m.id.replace(/^models\//, '') : ''))
-    .filter((id: string) => id.length > 0)
+  return data.map((m) => (typeof m?.id === 'string' ? m.id.replace(/^models\//, '') : '')).filter((id: string) => id.length > 0)
 }
 
 export const openaiCompatibleAdapter: ProviderAdapter = {

@@ -37,11 +37,23 @@ export function DateRangeFields({ range, presets, onChange }: { range: DateRange
         <div class="date-range-custom">
           <label>
             From
-            <input type="date" value={range.start_date} max={range.end_date} required onChange={(e) => e.currentTarget.value && onChange({ ...range, start_date: e.currentTarget.value })} />
+            <input
+              type="date"
+              value={range.start_date}
+              max={range.end_date}
+              required
+              onChange={(e) => e.currentTarget.value && onChange({ ...range, start_date: e.currentTarget.value })}
+            />
           </label>
           <label>
             To
-            <input type="date" value={range.end_date} min={range.start_date} required onChange={(e) => e.currentTarget.value && onChange({ ...range, end_date: e.currentTarget.value })} />
+            <input
+              type="date"
+              value={range.end_date}
+              min={range.start_date}
+              required
+              onChange={(e) => e.currentTarget.value && onChange({ ...range, end_date: e.currentTarget.value })}
+            />
           </label>
         </div>
       )}

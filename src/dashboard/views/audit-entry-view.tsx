@@ -190,12 +190,7 @@ function Body({ title, value, tooBig }: { title: string; value: unknown; tooBig?
 }
 
 function Headers({ title, headers }: { title: string; headers?: Record<string, string> }) {
-  if (!headers)
-    return (
-      <p class="muted">
-        {title}: not stored (header logging is off: LOGGING_LOG_HEADERS).
-      </p>
-    )
+  if (!headers) return <p class="muted">{title}: not stored (header logging is off: LOGGING_LOG_HEADERS).</p>
   return (
     <details>
       <summary>{title}</summary>

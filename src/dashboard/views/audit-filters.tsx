@@ -26,7 +26,14 @@ const CHOICE_FILTERS = [
     label: 'Error type',
     options: ['provider_error', 'rate_limit_error', 'invalid_request_error', 'authentication_error', 'not_found_error'].map((t) => [t, t]),
   },
-  { name: 'stream', label: 'Stream', options: [['true', 'streaming'], ['false', 'not streaming']] },
+  {
+    name: 'stream',
+    label: 'Stream',
+    options: [
+      ['true', 'streaming'],
+      ['false', 'not streaming'],
+    ],
+  },
 ] as const
 
 const FILTER_NAMES = [...TEXT_FILTERS.map((f) => f.name), ...CHOICE_FILTERS.map((f) => f.name), 'status_code']
@@ -43,7 +50,9 @@ export type FilterChanges = Record<string, string | undefined>
 export function AuditFilters({ query, onChange }: { query: URLSearchParams; onChange: (changes: FilterChanges) => void }) {
   const active = FILTER_NAMES.filter((name) => query.get(name)).length
   const setRange = (range: DateRange) =>
-    onChange('days' in range ? { days: String(range.days), start_date: undefined, end_date: undefined } : { days: undefined, start_date: range.start_date, end_date: range.end_date })
+    onChange(
+      'days' in range ? { days: String(range.days), start_date: undefined, end_date: undefined } : { days: undefined, start_date: range.start_date, end_date: range.end_date },
+    )
   return (
     <>
       <div class="toolbar">

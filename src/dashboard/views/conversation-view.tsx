@@ -39,7 +39,11 @@ export function ConversationView({ entry }: { entry: AuditLogEntry }) {
       {(result) => {
         const turns = turnsOf(result.entries)
         if (turns.every((turn) => turn.messages.length === 0))
-          return <EmptyState>No chat-shaped bodies to show. Bodies are stored only with LOGGING_LOG_BODIES=true, and only chat, Responses and Messages requests read as a conversation.</EmptyState>
+          return (
+            <EmptyState>
+              No chat-shaped bodies to show. Bodies are stored only with LOGGING_LOG_BODIES=true, and only chat, Responses and Messages requests read as a conversation.
+            </EmptyState>
+          )
         return (
           <div class="transcript">
             {result.truncated && <p class="muted">Showing {result.entries.length} entries around this one; the thread is longer.</p>}

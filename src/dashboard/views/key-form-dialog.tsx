@@ -27,7 +27,9 @@ interface KeyFields {
 function fieldsOf(form: HTMLFormElement): KeyFields {
   const data = new FormData(form)
   const text = (name: string) => String(data.get(name) ?? '').trim()
-  const models = text('allowed_models').split(/[\s,]+/).filter(Boolean)
+  const models = text('allowed_models')
+    .split(/[\s,]+/)
+    .filter(Boolean)
   const expiry = text('expires_at')
   return {
     name: text('name'),

@@ -86,8 +86,7 @@ export function KeysView() {
           }}
         >
           <p>
-            <strong>{dialog.key.name}</strong> (<code>{dialog.key.redacted_key}</code>) stops working at once: its next request gets 401. This
-            cannot be undone.
+            <strong>{dialog.key.name}</strong> (<code>{dialog.key.redacted_key}</code>) stops working at once: its next request gets 401. This cannot be undone.
           </p>
         </ConfirmDialog>
       )}

@@ -9,7 +9,17 @@ import type { PluginInfo, SettingSchema } from '../api/schemas.ts'
 
 type Settings = Record<string, unknown>
 
-export function PluginSettingsFields({ plugin, settings, onChange, onValidity }: { plugin: PluginInfo; settings: Settings; onChange: (settings: Settings) => void; onValidity: (field: string, valid: boolean) => void }) {
+export function PluginSettingsFields({
+  plugin,
+  settings,
+  onChange,
+  onValidity,
+}: {
+  plugin: PluginInfo
+  settings: Settings
+  onChange: (settings: Settings) => void
+  onValidity: (field: string, valid: boolean) => void
+}) {
   const properties = Object.entries(plugin.config_schema.properties)
   const set = (name: string, value: unknown) => {
     const next = { ...settings }
@@ -24,7 +34,15 @@ export function PluginSettingsFields({ plugin, settings, onChange, onValidity }:
       </summary>
       <div class="settings-grid">
         {properties.map(([name, schema]) => (
-          <SettingField key={name} id={`${plugin.id}.${name}`} name={name} schema={schema} value={settings[name]} onChange={(value) => set(name, value)} onValidity={(valid) => onValidity(`${plugin.id}.${name}`, valid)} />
+          <SettingField
+            key={name}
+            id={`${plugin.id}.${name}`}
+            name={name}
+            schema={schema}
+            value={settings[name]}
+            onChange={(value) => set(name, value)}
+            onValidity={(valid) => onValidity(`${plugin.id}.${name}`, valid)}
+          />
         ))}
       </div>
     </details>
@@ -115,7 +133,15 @@ function JsonField({ id, name, schema, value, onChange, onValidity }: FieldProps
   return (
     <label class="wide">
       {name} <small class="muted">(JSON)</small>
-      <textarea rows={4} class="code" placeholder={defaultLabel(schema)} value={text} aria-invalid={problem ? true : undefined} aria-describedby={problem ? `${id}-problem` : undefined} onInput={(e) => edit(e.currentTarget.value)} />
+      <textarea
+        rows={4}
+        class="code"
+        placeholder={defaultLabel(schema)}
+        value={text}
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={problem ? `${id}-problem` : undefined}
+        onInput={(e) => edit(e.currentTarget.value)}
+      />
       {problem && (
         <small id={`${id}-problem`} role="alert" class="field-error">
           {problem}

@@ -106,12 +106,24 @@ function GroupTable({ group, rows, names }: { group: UsageGroup; rows: UsageRow[
         <thead>
           <tr>
             <th scope="col">{GROUP_LABELS[group]}</th>
-            <th scope="col" class="num">Requests</th>
-            <th scope="col" class="num">Input tokens</th>
-            <th scope="col" class="num">Output tokens</th>
-            <th scope="col" class="num">Total tokens</th>
-            <th scope="col" class="num">Cost</th>
-            <th scope="col" class="num">Saved</th>
+            <th scope="col" class="num">
+              Requests
+            </th>
+            <th scope="col" class="num">
+              Input tokens
+            </th>
+            <th scope="col" class="num">
+              Output tokens
+            </th>
+            <th scope="col" class="num">
+              Total tokens
+            </th>
+            <th scope="col" class="num">
+              Cost
+            </th>
+            <th scope="col" class="num">
+              Saved
+            </th>
           </tr>
         </thead>
         <tbody>

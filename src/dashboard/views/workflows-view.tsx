@@ -46,7 +46,15 @@ export function WorkflowsView() {
                 list.data.length === 0 ? (
                   <EmptyState>No active workflow.</EmptyState>
                 ) : (
-                  list.data.map((workflow) => <WorkflowCard key={`${workflow.id}:${workflow.version}`} workflow={workflow} plugins={pluginList.data} notice={saved?.id === workflow.id ? saved.message : undefined} onSaved={onSaved} />)
+                  list.data.map((workflow) => (
+                    <WorkflowCard
+                      key={`${workflow.id}:${workflow.version}`}
+                      workflow={workflow}
+                      plugins={pluginList.data}
+                      notice={saved?.id === workflow.id ? saved.message : undefined}
+                      onSaved={onSaved}
+                    />
+                  ))
                 )
               }
             </Loadable>
@@ -57,7 +65,17 @@ export function WorkflowsView() {
   )
 }
 
-function WorkflowCard({ workflow, plugins, notice, onSaved }: { workflow: Workflow; plugins: PluginInfo[]; notice?: string; onSaved: (saved: Workflow, changed: boolean) => void }) {
+function WorkflowCard({
+  workflow,
+  plugins,
+  notice,
+  onSaved,
+}: {
+  workflow: Workflow
+  plugins: PluginInfo[]
+  notice?: string
+  onSaved: (saved: Workflow, changed: boolean) => void
+}) {
   return (
     <article class="workflow" aria-labelledby={`workflow-${workflow.id}`}>
       <header class="workflow-header">

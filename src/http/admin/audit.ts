@@ -11,11 +11,21 @@ import { auditConversationSchema, auditLogEntrySchema, auditLogPageSchema, audit
 import { GatewayError } from '../../errors/gateway-error.ts'
 import { adminAnswer, jsonSchemaOf } from './admin-http.ts'
 
-const notFound = (id: string) => new GatewayError({ status: 404, type: 'not_found_error', param: 'log_id', code: 'audit_log_not_found', message: `No audit log entry with id '${id}'.` })
+const notFound = (id: string) =>
+  new GatewayError({ status: 404, type: 'not_found_error', param: 'log_id', code: 'audit_log_not_found', message: `No audit log entry with id '${id}'.` })
 
 const searchParams = (request: Request) => new URL(request.url).searchParams
 
-type Param = { name: string; type: 'string' | 'integer' | 'boolean'; description: string; required?: boolean; format?: string; minimum?: number; maximum?: number; minLength?: number }
+type Param = {
+  name: string
+  type: 'string' | 'integer' | 'boolean'
+  description: string
+  required?: boolean
+  format?: string
+  minimum?: number
+  maximum?: number
+  minLength?: number
+}
 
 const DATE_PARAMS: Param[] = [
   { name: 'days', type: 'integer', minimum: 1, maximum: 3650, description: 'Number of calendar days (UTC) up to today; default 30, 1–3650. Ignored when both dates are given.' },
@@ -39,7 +49,8 @@ const LIST_PARAMS: Param[] = [
   {
     name: 'search',
     type: 'string',
-    description: 'A UUID matches id, request_id or session_id exactly; other text matches words (in order, word prefixes) in request_id, requested_model, provider, method, path, session_id, error_type and error_message.',
+    description:
+      'A UUID matches id, request_id or session_id exactly; other text matches words (in order, word prefixes) in request_id, requested_model, provider, method, path, session_id, error_type and error_message.',
   },
   { name: 'limit', type: 'integer', minimum: 1, maximum: 100, description: 'Page size; default 25, 1–100.' },
   { name: 'offset', type: 'integer', minimum: 0, maximum: 100_000_000, description: 'Entries to skip; default 0.' },
@@ -56,7 +67,13 @@ function doc(summary: string, params: Param[], ok: z.ZodType, errorCodes: number
   return {
     summary,
     tags: ['admin', 'audit'],
-    parameters: params.map((p) => ({ name: p.name, in: 'query', required: p.required ?? false, description: p.description, schema: { type: p.type, ...(p.format ? { format: p.format } : {}), ...bounds(p) } })),
+    parameters: params.map((p) => ({
+      name: p.name,
+      in: 'query',
+      required: p.required ?? false,
+      description: p.description,
+      schema: { type: p.type, ...(p.format ? { format: p.format } : {}), ...bounds(p) },
+    })),
     responses: {
       200: json(ok, 'OK'),
       ...Object.fromEntries(errorCodes.map((c) => [String(c), json(gatewayErrorSchema, 'GatewayError')])),

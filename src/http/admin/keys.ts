@@ -27,10 +27,13 @@ const userPathField = z
 
 const allowedModelsField = z
   .array(
-    z.string().min(1).superRefine((entry, ctx) => {
-      const problem = allowedModelProblem(entry)
-      if (problem) ctx.addIssue({ code: 'custom', message: problem })
-    }),
+    z
+      .string()
+      .min(1)
+      .superRefine((entry, ctx) => {
+        const problem = allowedModelProblem(entry)
+        if (problem) ctx.addIssue({ code: 'custom', message: problem })
+      }),
   )
   .min(1, 'list at least one model, or send null for every model')
   .max(500)
@@ -62,7 +65,10 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(25),
   offset: z.coerce.number().int().min(0).default(0),
   search: z.string().max(200).optional().describe('Case-insensitive substring of name or description.'),
-  include_revoked: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
+  include_revoked: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
   user_path: userPathField.optional().describe('Keys bound to this path or below it.'),
 })
 
@@ -165,7 +171,11 @@ export function keyRoutes(gateway: Gateway) {
         }),
       {
         parse: 'none',
-        detail: detail('Create a managed API key; the secret is in `key`, shown only here', { 201: json(createdKeyView, 'The key, with its secret'), ...errors(400, 401, 403) }, createKeyBody),
+        detail: detail(
+          'Create a managed API key; the secret is in `key`, shown only here',
+          { 201: json(createdKeyView, 'The key, with its secret'), ...errors(400, 401, 403) },
+          createKeyBody,
+        ),
       },
     )
     .get(
@@ -217,7 +227,9 @@ export function keyRoutes(gateway: Gateway) {
             dashboardEnabled: body.dashboard_enabled,
             expiresAt: futureExpiry(body.expires_at, now()),
           }
-          const changed = Object.entries(body).filter(([, v]) => v !== undefined).map(([k]) => k)
+          const changed = Object.entries(body)
+            .filter(([, v]) => v !== undefined)
+            .map(([k]) => k)
           if (changed.length === 0) throw gatewayErrors.invalidRequest('Nothing to change: send at least one field.')
           const result = await gateway.keys.update(context.params.id, changes)
           if (result.kind === 'not_found') throw keyNotFound(context.params.id)
@@ -236,6 +248,9 @@ export function keyRoutes(gateway: Gateway) {
           if (result.changed) audit(context, actor, 'key.revoked', result.record, 200, `revoked API key '${result.record.name}' (${result.record.redactedKey})`)
           return Response.json(toView(result.record, now()))
         }),
-      { parse: 'none', detail: detail('Revoke a managed API key for good; the next request with it gets 401', { 200: json(apiKeyView, 'The revoked key'), ...errors(401, 403, 404) }) },
+      {
+        parse: 'none',
+        detail: detail('Revoke a managed API key for good; the next request with it gets 401', { 200: json(apiKeyView, 'The revoked key'), ...errors(401, 403, 404) }),
+      },
     )
 }

@@ -15,7 +15,8 @@ const budgetView = limitView.describe('The budget with the spend of its current 
 const listOf = (item: z.ZodType) => z.object({ object: z.literal('list'), data: z.array(item) })
 const deleted = z.object({ id: z.string(), deleted: z.literal(true) })
 
-const notFound = (what: string, id: string) => new GatewayError({ status: 404, type: 'not_found_error', param: 'id', code: `${what}_not_found`, message: `No ${what.replace('_', ' ')} with id '${id}'.` })
+const notFound = (what: string, id: string) =>
+  new GatewayError({ status: 404, type: 'not_found_error', param: 'id', code: `${what}_not_found`, message: `No ${what.replace('_', ' ')} with id '${id}'.` })
 
 export function limitRoutes(gateway: Gateway) {
   const { limits, stores } = gateway
@@ -31,8 +32,17 @@ export function limitRoutes(gateway: Gateway) {
     )
     .post(
       '/budgets',
-      (context) => adminAnswer(gateway, context, async () => Response.json(await budgetStatus(await limits.addBudget(await readJsonBody(context.request)), stores.counters), { status: 201 })),
-      { parse: 'none', detail: adminDoc('limits', 'Create a budget (USD per hour, day, week or month) for a key or a user path subtree', budgetInputSchema, adminResponses({ 201: jsonResponse(budgetView, 'The new budget') }, [400])) },
+      (context) =>
+        adminAnswer(gateway, context, async () => Response.json(await budgetStatus(await limits.addBudget(await readJsonBody(context.request)), stores.counters), { status: 201 })),
+      {
+        parse: 'none',
+        detail: adminDoc(
+          'limits',
+          'Create a budget (USD per hour, day, week or month) for a key or a user path subtree',
+          budgetInputSchema,
+          adminResponses({ 201: jsonResponse(budgetView, 'The new budget') }, [400]),
+        ),
+      },
     )
     .delete(
       '/budgets/:id',
@@ -46,11 +56,15 @@ export function limitRoutes(gateway: Gateway) {
     .get('/rate-limits', (context) => adminAnswer(gateway, context, async () => Response.json({ object: 'list', data: limits.rateLimits })), {
       detail: adminDoc('limits', 'Rate limits', undefined, adminResponses({ 200: jsonResponse(listOf(limitView), 'The rate limits') })),
     })
-    .post(
-      '/rate-limits',
-      (context) => adminAnswer(gateway, context, async () => Response.json(await limits.addRateLimit(await readJsonBody(context.request)), { status: 201 })),
-      { parse: 'none', detail: adminDoc('limits', 'Create a rate limit for a key or a user path subtree', rateLimitInputSchema, adminResponses({ 201: jsonResponse(limitView, 'The new rate limit') }, [400])) },
-    )
+    .post('/rate-limits', (context) => adminAnswer(gateway, context, async () => Response.json(await limits.addRateLimit(await readJsonBody(context.request)), { status: 201 })), {
+      parse: 'none',
+      detail: adminDoc(
+        'limits',
+        'Create a rate limit for a key or a user path subtree',
+        rateLimitInputSchema,
+        adminResponses({ 201: jsonResponse(limitView, 'The new rate limit') }, [400]),
+      ),
+    })
     .delete(
       '/rate-limits/:id',
       (context) =>

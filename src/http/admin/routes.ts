@@ -18,23 +18,27 @@ import { usageRoutes } from './usage.ts'
 import { sessionRoutes } from './session.ts'
 
 export function adminRoutes(gateway: Gateway) {
-  return new Elysia({ name: 'gateway/admin', prefix: '/admin' })
-    // Before the guard: sign-in sees (and records) failed attempts too.
-    .use(sessionRoutes(gateway))
-    // 'local', not 'scoped': a scoped guard also ran on the parent's routes added later (the /v1/* catch-all).
-    .resolve({ as: 'local' }, function adminGuard({ request }) {
-      const result = gateway.adminAuth.authenticate(request.headers)
-      return { adminPrincipal: result.ok ? result.principal : undefined, adminAuthError: result.ok ? undefined : result.error }
-    })
-    .onBeforeHandle({ as: 'local' }, function requireAdmin({ adminAuthError }) {
-      if (adminAuthError) return errorResponse(adminAuthError)
-    })
-    .get('/whoami', ({ adminPrincipal }) => Response.json(describe(adminPrincipal!)), { detail: { summary: 'The principal behind the presented admin credential', tags: ['admin'], responses: adminResponses({ 200: jsonResponse(whoamiView, 'The principal') }) } })
-    .use(keyRoutes(gateway))
-    .use(workflowRoutes(gateway))
-    .use(limitRoutes(gateway))
-    .use(usageRoutes(gateway))
-    .use(auditRoutes(gateway))
+  return (
+    new Elysia({ name: 'gateway/admin', prefix: '/admin' })
+      // Before the guard: sign-in sees (and records) failed attempts too.
+      .use(sessionRoutes(gateway))
+      // 'local', not 'scoped': a scoped guard also ran on the parent's routes added later (the /v1/* catch-all).
+      .resolve({ as: 'local' }, function adminGuard({ request }) {
+        const result = gateway.adminAuth.authenticate(request.headers)
+        return { adminPrincipal: result.ok ? result.principal : undefined, adminAuthError: result.ok ? undefined : result.error }
+      })
+      .onBeforeHandle({ as: 'local' }, function requireAdmin({ adminAuthError }) {
+        if (adminAuthError) return errorResponse(adminAuthError)
+      })
+      .get('/whoami', ({ adminPrincipal }) => Response.json(describe(adminPrincipal!)), {
+        detail: { summary: 'The principal behind the presented admin credential', tags: ['admin'], responses: adminResponses({ 200: jsonResponse(whoamiView, 'The principal') }) },
+      })
+      .use(keyRoutes(gateway))
+      .use(workflowRoutes(gateway))
+      .use(limitRoutes(gateway))
+      .use(usageRoutes(gateway))
+      .use(auditRoutes(gateway))
+  )
 }
 
 function describe(principal: Principal) {

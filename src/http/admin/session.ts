@@ -25,7 +25,14 @@ export function sessionRoutes(gateway: Gateway) {
       const base = { method: request.method, path: new URL(request.url).pathname, client_ip: clientIp, user_agent: request.headers.get('user-agent') ?? '' }
       if (!result.ok) {
         if (gateway.authFailures.shouldAudit(clientIp, `dashboard:${result.error.code ?? result.error.status}`)) {
-          gateway.securityEvents.record({ ...base, event_type: 'dashboard.sign_in_failed', principal_id: 'anonymous', auth_method: 'none', status_code: result.error.status, message: result.reason })
+          gateway.securityEvents.record({
+            ...base,
+            event_type: 'dashboard.sign_in_failed',
+            principal_id: 'anonymous',
+            auth_method: 'none',
+            status_code: result.error.status,
+            message: result.reason,
+          })
         }
         return errorResponse(result.error)
       }

@@ -12,7 +12,10 @@ import { modelPriceSchema } from '../../usage/pricing.ts'
 import { adminAnswer, adminDoc, adminResponses, jsonResponse, queryRecord, readJsonBody } from './admin-http.ts'
 
 const DAY_MS = 86_400_000
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'not a real date')
+const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
+  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), 'not a real date')
 
 export const usageRangeQuery = z.object({
   days: z.coerce.number().int().min(1).max(3650).default(30),
@@ -29,7 +32,12 @@ const usageTotals = rangeView.catchall(z.unknown()).describe('The range with req
 const usageBreakdown = rangeView.extend({ by: z.enum(USAGE_GROUPS), interval: z.enum(['day']).nullable(), data: z.array(z.record(z.string(), z.unknown())) })
 const priceList = z.object({ object: z.literal('list'), unit: z.string(), data: z.array(z.record(z.string(), z.unknown())) })
 const RANGE_PARAMS = [
-  { name: 'days', in: 'query', description: 'Days up to now; ignored when start_date is given. An empty value counts as not given.', schema: { type: 'integer', minimum: 1, maximum: 3650, default: 30 } },
+  {
+    name: 'days',
+    in: 'query',
+    description: 'Days up to now; ignored when start_date is given. An empty value counts as not given.',
+    schema: { type: 'integer', minimum: 1, maximum: 3650, default: 30 },
+  },
   { name: 'start_date', in: 'query', description: 'First day, YYYY-MM-DD (UTC, inclusive).', schema: { type: 'string', format: 'date' } },
   { name: 'end_date', in: 'query', description: 'Last day, YYYY-MM-DD (UTC, inclusive).', schema: { type: 'string', format: 'date' } },
 ] as const
@@ -62,7 +70,12 @@ export function usageRoutes(gateway: Gateway) {
         }),
       {
         detail: {
-          ...adminDoc('usage', 'Requests, tokens and cost over a date range (days, or start_date/end_date inclusive)', undefined, adminResponses({ 200: jsonResponse(usageTotals, 'The sums') }, [400])),
+          ...adminDoc(
+            'usage',
+            'Requests, tokens and cost over a date range (days, or start_date/end_date inclusive)',
+            undefined,
+            adminResponses({ 200: jsonResponse(usageTotals, 'The sums') }, [400]),
+          ),
           parameters: [...RANGE_PARAMS],
         },
       },
@@ -78,7 +91,12 @@ export function usageRoutes(gateway: Gateway) {
         }),
       {
         detail: {
-          ...adminDoc('usage', 'The same sums grouped by model, provider, key, user_path or label (a request counts under each of its labels; interval=day for a time series)', undefined, adminResponses({ 200: jsonResponse(usageBreakdown, 'The groups') }, [400])),
+          ...adminDoc(
+            'usage',
+            'The same sums grouped by model, provider, key, user_path or label (a request counts under each of its labels; interval=day for a time series)',
+            undefined,
+            adminResponses({ 200: jsonResponse(usageBreakdown, 'The groups') }, [400]),
+          ),
           parameters: [
             ...RANGE_PARAMS,
             { name: 'by', in: 'query', schema: { type: 'string' as const, enum: [...USAGE_GROUPS], default: 'model' } },
@@ -101,17 +119,34 @@ export function usageRoutes(gateway: Gateway) {
           await usage.loadPrices(true)
           return Response.json({ model, price: parsed.data, source: 'override' })
         }),
-      { parse: 'none', detail: adminDoc('usage', 'Override the price of a model (or <provider>/<model>, or a prefix)', modelPriceSchema, adminResponses({ 200: jsonResponse(z.object({ model: z.string(), price: modelPriceSchema, source: z.literal('override') }), 'The override') }, [400])) },
+      {
+        parse: 'none',
+        detail: adminDoc(
+          'usage',
+          'Override the price of a model (or <provider>/<model>, or a prefix)',
+          modelPriceSchema,
+          adminResponses({ 200: jsonResponse(z.object({ model: z.string(), price: modelPriceSchema, source: z.literal('override') }), 'The override') }, [400]),
+        ),
+      },
     )
     .delete(
       '/pricing/*',
       (context) =>
         adminAnswer(gateway, context, async () => {
           const model = decodeURIComponent(context.params['*'])
-          if (!(await usage.overrides.delete(model))) throw new GatewayError({ status: 404, type: 'not_found_error', param: 'model', code: 'price_not_found', message: `No price override for '${model}'.` })
+          if (!(await usage.overrides.delete(model)))
+            throw new GatewayError({ status: 404, type: 'not_found_error', param: 'model', code: 'price_not_found', message: `No price override for '${model}'.` })
           await usage.loadPrices(true)
           return Response.json({ model, deleted: true })
         }),
-      { parse: 'none', detail: adminDoc('usage', 'Drop a price override', undefined, adminResponses({ 200: jsonResponse(z.object({ model: z.string(), deleted: z.literal(true) }), 'Dropped') }, [404])) },
+      {
+        parse: 'none',
+        detail: adminDoc(
+          'usage',
+          'Drop a price override',
+          undefined,
+          adminResponses({ 200: jsonResponse(z.object({ model: z.string(), deleted: z.literal(true) }), 'Dropped') }, [404]),
+        ),
+      },
     )
 }

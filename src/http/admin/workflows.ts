@@ -28,7 +28,9 @@ const workflowView = z.object({
 const workflowList = z.object({ object: z.literal('list'), data: z.array(workflowView) })
 const pluginList = z.object({
   object: z.literal('list'),
-  data: z.array(z.object({ id: z.string(), stage: z.string(), order: z.number(), summary: z.string(), features: z.array(z.string()), config_schema: z.record(z.string(), z.unknown()) })),
+  data: z.array(
+    z.object({ id: z.string(), stage: z.string(), order: z.number(), summary: z.string(), features: z.array(z.string()), config_schema: z.record(z.string(), z.unknown()) }),
+  ),
 })
 
 export function toWorkflowView(v: WorkflowVersion) {
@@ -64,7 +66,14 @@ export function workflowRoutes(gateway: Gateway) {
           if (versions.length === 0) throw notFound(context.params.id)
           return Response.json({ ...toWorkflowView(versions[0]!), versions: versions.map(toWorkflowView) })
         }),
-      { detail: adminDoc('workflows', 'One workflow with every version, newest first', undefined, adminResponses({ 200: jsonResponse(workflowView.extend({ versions: z.array(workflowView) }), 'The workflow') }, [404])) },
+      {
+        detail: adminDoc(
+          'workflows',
+          'One workflow with every version, newest first',
+          undefined,
+          adminResponses({ 200: jsonResponse(workflowView.extend({ versions: z.array(workflowView) }), 'The workflow') }, [404]),
+        ),
+      },
     )
     .post(
       '/workflows',
@@ -73,7 +82,15 @@ export function workflowRoutes(gateway: Gateway) {
           const { version, created } = await registry.upsert(await readJsonBody(context.request), actor.id)
           return Response.json(toWorkflowView(version), { status: created ? 201 : 200 })
         }),
-      { parse: 'none', detail: adminDoc('workflows', 'Create a workflow, or a new version of the one with the same name (applies to the next request)', workflowInputSchema, adminResponses({ 200: jsonResponse(workflowView, 'A new version of an existing workflow'), 201: jsonResponse(workflowView, 'A new workflow') }, [400])) },
+      {
+        parse: 'none',
+        detail: adminDoc(
+          'workflows',
+          'Create a workflow, or a new version of the one with the same name (applies to the next request)',
+          workflowInputSchema,
+          adminResponses({ 200: jsonResponse(workflowView, 'A new version of an existing workflow'), 201: jsonResponse(workflowView, 'A new workflow') }, [400]),
+        ),
+      },
     )
     .post(
       '/workflows/:id/deactivate',
@@ -82,7 +99,15 @@ export function workflowRoutes(gateway: Gateway) {
           if (!(await registry.deactivate(context.params.id))) throw notFound(context.params.id)
           return Response.json({ id: context.params.id, active: false })
         }),
-      { parse: 'none', detail: adminDoc('workflows', 'Deactivate a workflow (its history stays); the default workflow cannot be (400)', undefined, adminResponses({ 200: jsonResponse(z.object({ id: z.string(), active: z.literal(false) }), 'Deactivated') }, [400, 404])) },
+      {
+        parse: 'none',
+        detail: adminDoc(
+          'workflows',
+          'Deactivate a workflow (its history stays); the default workflow cannot be (400)',
+          undefined,
+          adminResponses({ 200: jsonResponse(z.object({ id: z.string(), active: z.literal(false) }), 'Deactivated') }, [400, 404]),
+        ),
+      },
     )
     .get(
       '/plugins',
@@ -90,7 +115,14 @@ export function workflowRoutes(gateway: Gateway) {
         adminAnswer(gateway, context, async () =>
           Response.json({
             object: 'list',
-            data: gateway.plugins.map((p) => ({ id: p.manifest.id, stage: p.manifest.stage, order: p.manifest.order, summary: p.manifest.summary, features: p.manifest.features, config_schema: jsonSchemaOf(p.manifest.config) })),
+            data: gateway.plugins.map((p) => ({
+              id: p.manifest.id,
+              stage: p.manifest.stage,
+              order: p.manifest.order,
+              summary: p.manifest.summary,
+              features: p.manifest.features,
+              config_schema: jsonSchemaOf(p.manifest.config),
+            })),
           }),
         ),
       { detail: adminDoc('workflows', 'Every plugin with its stage, features and config schema', undefined, adminResponses({ 200: jsonResponse(pluginList, 'The plugins') })) },

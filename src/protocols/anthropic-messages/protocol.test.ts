@@ -41,7 +41,15 @@ describe('Messages request → chat request', () => {
           role: 'user',
           content: [
             { type: 'tool_result', tool_use_id: 'toolu_1', content: 'A' },
-            { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'B1' }, { type: 'text', text: 'B2' }], is_error: true },
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_2',
+              content: [
+                { type: 'text', text: 'B1' },
+                { type: 'text', text: 'B2' },
+              ],
+              is_error: true,
+            },
             { type: 'text', text: 'Now compare.' },
           ],
         },
@@ -133,7 +141,10 @@ describe('Messages request → chat request', () => {
       [{ type: 'auto' }, 'auto'],
       [{ type: 'any' }, 'required'],
       [{ type: 'none' }, 'none'],
-      [{ type: 'tool', name: 'get_weather' }, { type: 'function', function: { name: 'get_weather' } }],
+      [
+        { type: 'tool', name: 'get_weather' },
+        { type: 'function', function: { name: 'get_weather' } },
+      ],
     ]
     for (const [anthropic, openai] of cases) expect(messagesRequestToChat({ ...base, tool_choice: anthropic }).tool_choice).toEqual(openai)
     const noParallel = messagesRequestToChat({ ...base, tool_choice: { type: 'auto', disable_parallel_tool_use: true } })
@@ -150,7 +161,13 @@ describe('mid-conversation system messages (Claude Code)', () => {
       system: 'Top.',
       messages: [
         { role: 'user', content: 'Hi' },
-        { role: 'system', content: [{ type: 'text', text: 'Env A' }, { type: 'text', text: 'Env B' }] },
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'Env A' },
+            { type: 'text', text: 'Env B' },
+          ],
+        },
         { role: 'assistant', content: 'Hello' },
         { role: 'user', content: 'Go' },
         { role: 'system', content: [] },
@@ -166,7 +183,14 @@ describe('mid-conversation system messages (Claude Code)', () => {
   })
 
   test('non-text blocks are refused in words Claude Code recognises ("not supported" … "role \'system\'")', () => {
-    const body = { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }, { role: 'system', content: [{ type: 'image', source: {} }] }] }
+    const body = {
+      model: 'm',
+      max_tokens: 1,
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'system', content: [{ type: 'image', source: {} }] },
+      ],
+    }
     let error: unknown
     try {
       messagesRequestToChat(body)
@@ -185,7 +209,10 @@ describe('mid-conversation system messages (Claude Code)', () => {
       model: 'm',
       max_tokens: 1,
       messages: [{ role: 'user', content: 'x' }],
-      tools: [{ name: 'Read', input_schema: { type: 'object' } }, { name: 'DeferredToolPlaceholder', defer_loading: true, input_schema: { type: 'object' } }],
+      tools: [
+        { name: 'Read', input_schema: { type: 'object' } },
+        { name: 'DeferredToolPlaceholder', defer_loading: true, input_schema: { type: 'object' } },
+      ],
     })
     expect((chat.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['Read'])
   })
@@ -229,7 +256,12 @@ describe('chat completion → Messages response', () => {
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: 'Sure.', reasoning_content: 'thinking…', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] },
+            message: {
+              role: 'assistant',
+              content: 'Sure.',
+              reasoning_content: 'thinking…',
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }],
+            },
             finish_reason: 'tool_calls',
           },
         ],
@@ -287,7 +319,11 @@ describe('errors in Anthropic shape', () => {
 test('count_tokens estimate: system, messages and tools count; more text, more tokens', async () => {
   const short = await estimateInputTokens({ messages: [{ role: 'user', content: 'Hello' }] })
   const longer = await estimateInputTokens({ system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'Hello' }] })
-  const withTools = await estimateInputTokens({ system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'Hello' }], tools: [{ name: 'get_weather', input_schema: { type: 'object' } }] })
+  const withTools = await estimateInputTokens({
+    system: 'You are a careful assistant.',
+    messages: [{ role: 'user', content: 'Hello' }],
+    tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+  })
   expect(short).toBeGreaterThan(0)
   expect(longer).toBeGreaterThan(short)
   expect(withTools).toBeGreaterThan(longer)

@@ -107,15 +107,17 @@ function systemMessage(content: unknown, index: number): Json | undefined {
 /** Custom tools only: server tools (typed `web_search_…`, `bash_…`, …) run at Anthropic and mean nothing elsewhere. */
 function chatTools(tools: unknown): Json[] {
   if (!Array.isArray(tools)) return []
-  return (tools as Json[])
-    // Deferred tools are loaded by Anthropic's tool search only when the model asks for them; a chat model would
-    // see a placeholder it cannot use.
-    .filter((t) => t && typeof t.name === 'string' && (t.type === undefined || t.type === null || t.type === 'custom') && t.defer_loading !== true)
-    .map((t) => {
-      const fn: Json = { name: t.name, parameters: t.input_schema ?? { type: 'object', properties: {} } }
-      if (typeof t.description === 'string') fn.description = t.description
-      return { type: 'function', function: fn }
-    })
+  return (
+    (tools as Json[])
+      // Deferred tools are loaded by Anthropic's tool search only when the model asks for them; a chat model would
+      // see a placeholder it cannot use.
+      .filter((t) => t && typeof t.name === 'string' && (t.type === undefined || t.type === null || t.type === 'custom') && t.defer_loading !== true)
+      .map((t) => {
+        const fn: Json = { name: t.name, parameters: t.input_schema ?? { type: 'object', properties: {} } }
+        if (typeof t.description === 'string') fn.description = t.description
+        return { type: 'function', function: fn }
+      })
+  )
 }
 
 function chatToolChoice(choice: unknown): unknown {

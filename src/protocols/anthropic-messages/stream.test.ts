@@ -10,7 +10,14 @@ type Json = Record<string, any>
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
-const chunk = (delta: Json, finish: string | null = null, extra: Json = {}) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })
+const chunk = (delta: Json, finish: string | null = null, extra: Json = {}) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'gpt-4o',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+  ...extra,
+})
 const data = (payload: unknown) => `data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`
 
 /** A chat SSE body from frames, delivered `pieceSize` bytes at a time (cutting through lines and characters). */
@@ -50,7 +57,19 @@ describe('chat chunks → Anthropic events', () => {
     const out = await events(chatStreamToMessages(chatBody(TOOL_STREAM), 'claude-x'))
     for (const [name, payload] of out) expect(payload.type).toBe(name!)
     expect(out.map(([, p]) => p)).toEqual([
-      { type: 'message_start', message: { id: expect.stringMatching(/^msg_/), type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } } },
+      {
+        type: 'message_start',
+        message: {
+          id: expect.stringMatching(/^msg_/),
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-x',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 0, output_tokens: 0 },
+        },
+      },
       { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hé ' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '🙂' } },
@@ -62,7 +81,11 @@ describe('chat chunks → Anthropic events', () => {
       { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'call_b', name: 'get_time', input: {} } },
       { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{}' } },
       { type: 'content_block_stop', index: 2 },
-      { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 20, output_tokens: 9, cache_read_input_tokens: 10, cache_creation_input_tokens: 0 } },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'tool_use', stop_sequence: null },
+        usage: { input_tokens: 20, output_tokens: 9, cache_read_input_tokens: 10, cache_creation_input_tokens: 0 },
+      },
       { type: 'message_stop' },
     ])
   })
@@ -111,7 +134,21 @@ describe('chat chunks → Anthropic events', () => {
 
 /** A native Anthropic stream as the pump's SSE parser hands it to the fold. */
 const NATIVE: [string, Json][] = [
-  ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], stop_reason: null, usage: { input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 1 } } }],
+  [
+    'message_start',
+    {
+      type: 'message_start',
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude',
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 1 },
+      },
+    },
+  ],
   ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }],
   ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hm.' } }],
   ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig' } }],
@@ -159,7 +196,15 @@ describe('messages stream codec', () => {
   test('usage in OpenAI terms: prompt = input + cache reads + cache writes, total = prompt + completion', () => {
     const fold = new MessagesStreamFold(true)
     feed(fold, NATIVE)
-    expect(usageFromOpenAI(fold.usage())).toEqual({ prompt_tokens: 125, completion_tokens: 30, total_tokens: 155, cached_tokens: 100, cache_write_tokens: 5, reasoning_tokens: 0, estimated: false })
+    expect(usageFromOpenAI(fold.usage())).toEqual({
+      prompt_tokens: 125,
+      completion_tokens: 30,
+      total_tokens: 155,
+      cached_tokens: 100,
+      cache_write_tokens: 5,
+      reasoning_tokens: 0,
+      estimated: false,
+    })
   })
 
   test('usage-only folds skip content events', () => {
@@ -172,8 +217,13 @@ describe('messages stream codec', () => {
     const fold = new MessagesStreamFold(true)
     feed(fold, [NATIVE[0]!, ['error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }]])
     expect(fold.error()).toEqual({ type: 'overloaded_error', message: 'Overloaded', code: 'overloaded_error' })
-    const frame = decoder.decode(endpoint('messages').streamCodec.errorFrame(new GatewayError({ status: 504, type: 'provider_error', message: 'late', code: 'upstream_timeout' }), fold))
+    const frame = decoder.decode(
+      endpoint('messages').streamCodec.errorFrame(new GatewayError({ status: 504, type: 'provider_error', message: 'late', code: 'upstream_timeout' }), fold),
+    )
     expect(frame).toStartWith('event: error\ndata: ')
-    expect(JSON.parse(frame.split('data: ')[1]!)).toEqual({ type: 'error', error: { type: 'timeout_error', message: 'late', code: 'upstream_timeout', param: null, provider: '', status_code: 504 } })
+    expect(JSON.parse(frame.split('data: ')[1]!)).toEqual({
+      type: 'error',
+      error: { type: 'timeout_error', message: 'late', code: 'upstream_timeout', param: null, provider: '', status_code: 504 },
+    })
   })
 })

@@ -15,14 +15,37 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 /** Fields the Responses API has that chat upstreams do not understand; dropped on translation. */
 const RESPONSES_ONLY = new Set([
-  'input', 'instructions', 'tools', 'tool_choice', 'max_output_tokens', 'text', 'reasoning', 'previous_response_id',
-  'store', 'include', 'truncation', 'background', 'conversation', 'prompt', 'stream_options', 'metadata', 'max_tool_calls',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'max_output_tokens',
+  'text',
+  'reasoning',
+  'previous_response_id',
+  'store',
+  'include',
+  'truncation',
+  'background',
+  'conversation',
+  'prompt',
+  'stream_options',
+  'metadata',
+  'max_tool_calls',
 ])
 
 /** Input items with nothing a chat upstream can take: provider-private state, hosted tools' history, tool lists. */
 const SKIPPED_INPUT_ITEMS = new Set([
-  'reasoning', 'item_reference', 'compaction', 'additional_tools', 'web_search_call', 'file_search_call', 'code_interpreter_call',
-  'image_generation_call', 'tool_search_call', 'tool_search_output',
+  'reasoning',
+  'item_reference',
+  'compaction',
+  'additional_tools',
+  'web_search_call',
+  'file_search_call',
+  'code_interpreter_call',
+  'image_generation_call',
+  'tool_search_call',
+  'tool_search_output',
 ])
 
 export interface TranslatedRequest {
@@ -76,7 +99,10 @@ function inputToMessages(instructions: unknown, input: unknown): ChatMessage[] {
         appendToolCall(messages, {
           id: String(item.call_id ?? item.id ?? `call_${i}`),
           type: 'function',
-          function: { name: flatToolName(typeof item.namespace === 'string' ? item.namespace : undefined, String(item.name ?? '')), arguments: type === 'function_call' ? String(item.arguments ?? '') : JSON.stringify({ input: String(item.input ?? '') }) },
+          function: {
+            name: flatToolName(typeof item.namespace === 'string' ? item.namespace : undefined, String(item.name ?? '')),
+            arguments: type === 'function_call' ? String(item.arguments ?? '') : JSON.stringify({ input: String(item.input ?? '') }),
+          },
         })
         break
       case 'function_call_output':
@@ -111,11 +137,19 @@ function partToChat(part: unknown, i: number, j: number): Json {
       return { type: 'text', text: String(part.text ?? '') }
     case 'input_image': {
       const url = part.image_url
-      if (typeof url !== 'string') throw gatewayErrors.invalidRequest(`input[${i}].content[${j}].image_url: only image URLs and data URLs can be translated`, `input[${i}].content[${j}].image_url`)
+      if (typeof url !== 'string')
+        throw gatewayErrors.invalidRequest(`input[${i}].content[${j}].image_url: only image URLs and data URLs can be translated`, `input[${i}].content[${j}].image_url`)
       return { type: 'image_url', image_url: { url, ...(part.detail ? { detail: part.detail } : {}) } }
     }
     case 'input_file':
-      return { type: 'file', file: { ...(part.file_id ? { file_id: part.file_id } : {}), ...(part.file_data ? { file_data: part.file_data } : {}), ...(part.filename ? { filename: part.filename } : {}) } }
+      return {
+        type: 'file',
+        file: {
+          ...(part.file_id ? { file_id: part.file_id } : {}),
+          ...(part.file_data ? { file_data: part.file_data } : {}),
+          ...(part.filename ? { filename: part.filename } : {}),
+        },
+      }
     default:
       throw gatewayErrors.invalidRequest(`input[${i}].content[${j}].type: '${String(part.type)}' is not supported`, `input[${i}].content[${j}].type`)
   }

@@ -90,7 +90,12 @@ class ResponsesStreamWriter {
     this.message = undefined
     if (m.text || !m.refusal) {
       this.event('response.output_text.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, text: m.text, logprobs: [] })
-      this.event('response.content_part.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: m.text } })
+      this.event('response.content_part.done', {
+        item_id: m.id,
+        output_index: m.outputIndex,
+        content_index: 0,
+        part: { type: 'output_text', annotations: [], logprobs: [], text: m.text },
+      })
     } else {
       this.event('response.refusal.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, refusal: m.refusal })
       this.event('response.content_part.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part: { type: 'refusal', refusal: m.refusal } })
@@ -162,7 +167,13 @@ class ResponsesStreamWriter {
     this.ended = true
     this.closeMessage()
     this.closeTool()
-    const failed = { ...this.response, status: 'failed', error: { code: error.code ?? 'server_error', message: error.message }, output: this.output, usage: responsesUsage(this.usage) }
+    const failed = {
+      ...this.response,
+      status: 'failed',
+      error: { code: error.code ?? 'server_error', message: error.message },
+      output: this.output,
+      usage: responsesUsage(this.usage),
+    }
     this.event('response.failed', { response: failed })
   }
 }
@@ -182,7 +193,14 @@ export function chatStreamToResponses(chunks: ReadableStream<Uint8Array>, reques
       }
       if (chunk.error) {
         const e = chunk.error as Json
-        writer!.fail(new GatewayError({ status: 502, type: 'provider_error', message: String(e.message ?? 'The upstream reported an error inside the stream.'), code: typeof e.code === 'string' ? e.code : 'server_error' }))
+        writer!.fail(
+          new GatewayError({
+            status: 502,
+            type: 'provider_error',
+            message: String(e.message ?? 'The upstream reported an error inside the stream.'),
+            code: typeof e.code === 'string' ? e.code : 'server_error',
+          }),
+        )
         return
       }
       writer!.chunk(chunk)

@@ -16,8 +16,17 @@ describe('Responses tools → chat tools', () => {
 
   test('namespaces flattened (custom members stay free-form), hosted tools listed once, additional_tools counted', () => {
     const { tools, names, dropped } = translateTools({
-      tools: [fn('a'), { type: 'namespace', name: 'ns', tools: [fn('b'), { type: 'custom', name: 'c', description: 'raw' }] }, { type: 'web_search' }, { type: 'web_search' }, { type: 'image_generation' }],
-      input: [{ type: 'additional_tools', tools: [{ type: 'namespace', name: 'extra', tools: [fn('d')] }, { type: 'file_search' }] }, { type: 'message', role: 'user', content: 'x' }],
+      tools: [
+        fn('a'),
+        { type: 'namespace', name: 'ns', tools: [fn('b'), { type: 'custom', name: 'c', description: 'raw' }] },
+        { type: 'web_search' },
+        { type: 'web_search' },
+        { type: 'image_generation' },
+      ],
+      input: [
+        { type: 'additional_tools', tools: [{ type: 'namespace', name: 'extra', tools: [fn('d')] }, { type: 'file_search' }] },
+        { type: 'message', role: 'user', content: 'x' },
+      ],
     })
     expect(tools.map((t) => (t.function as { name: string }).name)).toEqual(['a', 'ns__b', 'ns__c', 'extra__d'])
     expect((tools[2]!.function as { parameters: unknown }).parameters).toEqual({ type: 'object', properties: { input: { type: 'string' } }, required: ['input'] })

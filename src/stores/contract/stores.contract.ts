@@ -18,22 +18,66 @@ const MIN = 60_000
 
 export function keyRecord(i: number, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   const at = new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString()
-  return { id: `key-${i}`, name: `key ${i}`, description: '', keyHash: `hash-${i}`, redactedKey: `sk-gw-...${i}`, userPath: null, allowedModels: null, dashboardEnabled: false, expiresAt: null, createdAt: at, updatedAt: at, revokedAt: null, createdBy: 'master', ...extra }
+  return {
+    id: `key-${i}`,
+    name: `key ${i}`,
+    description: '',
+    keyHash: `hash-${i}`,
+    redactedKey: `sk-gw-...${i}`,
+    userPath: null,
+    allowedModels: null,
+    dashboardEnabled: false,
+    expiresAt: null,
+    createdAt: at,
+    updatedAt: at,
+    revokedAt: null,
+    createdBy: 'master',
+    ...extra,
+  }
 }
 
 export function usageRecord(id: string, extra: Partial<UsageRecord> = {}): UsageRecord {
   return {
-    id, ts: T0, key_id: 'k1', user_path: '/team', provider_name: 'openai', provider_type: 'openai', model: 'gpt-4o-mini', requested_model: 'gpt-4o-mini',
-    prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, cached_tokens: 2, cache_write_tokens: 0, reasoning_tokens: 0,
-    cost_usd: 0.25, saved_usd: 0, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, priced: true, estimated: false, cache_hit: false, labels: [], ...extra,
+    id,
+    ts: T0,
+    key_id: 'k1',
+    user_path: '/team',
+    provider_name: 'openai',
+    provider_type: 'openai',
+    model: 'gpt-4o-mini',
+    requested_model: 'gpt-4o-mini',
+    prompt_tokens: 10,
+    completion_tokens: 5,
+    total_tokens: 15,
+    cached_tokens: 2,
+    cache_write_tokens: 0,
+    reasoning_tokens: 0,
+    cost_usd: 0.25,
+    saved_usd: 0,
+    rewrite_tokens_saved: 0,
+    rewrite_cost_saved: 0,
+    priced: true,
+    estimated: false,
+    cache_hit: false,
+    labels: [],
+    ...extra,
   }
 }
 
 export function workflowVersion(n: number, extra: Partial<WorkflowVersion> = {}): WorkflowVersion {
   return {
-    id: 'wf_1', versionId: `wfv_${n}`, version: n, name: 'default', description: `v${n}`, scope: { type: 'global' } as WorkflowVersion['scope'],
-    features: { audit: true, budget: false, cache: false, failover: true, guardrails: false, usage: true }, plugins: { failover: { max_retries: n } },
-    active: true, createdAt: new Date(T0 + n * 1000).toISOString(), createdBy: 'master', ...extra,
+    id: 'wf_1',
+    versionId: `wfv_${n}`,
+    version: n,
+    name: 'default',
+    description: `v${n}`,
+    scope: { type: 'global' } as WorkflowVersion['scope'],
+    features: { audit: true, budget: false, cache: false, failover: true, guardrails: false, usage: true },
+    plugins: { failover: { max_retries: n } },
+    active: true,
+    createdAt: new Date(T0 + n * 1000).toISOString(),
+    createdBy: 'master',
+    ...extra,
   }
 }
 
@@ -109,7 +153,10 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         await workflows.insertVersion(workflowVersion(2))
         await workflows.insertVersion(workflowVersion(1, { id: 'wf_2', versionId: 'wfv_other', name: 'other' }))
         expect(await workflows.listActive()).toEqual([workflowVersion(2), workflowVersion(1, { id: 'wf_2', versionId: 'wfv_other', name: 'other' })])
-        expect((await workflows.history('wf_1')).map((v) => [v.version, v.active])).toEqual([[2, true], [1, false]])
+        expect((await workflows.history('wf_1')).map((v) => [v.version, v.active])).toEqual([
+          [2, true],
+          [1, false],
+        ])
         expect((await workflows.latestByName('default'))?.versionId).toBe('wfv_2')
         expect(await workflows.latestByName('nope')).toBeUndefined()
         expect(await workflows.deactivate('wf_1')).toBe(true)
@@ -153,7 +200,15 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
 
     test('Responses threads: saved, replaced, read back', async () => {
       const { responseThreads } = await fresh()
-      const thread = { id: 'resp_1', providerName: 'openai', native: true, items: [{ role: 'user', content: 'hi 🙂' }, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'yo' }] }] }
+      const thread = {
+        id: 'resp_1',
+        providerName: 'openai',
+        native: true,
+        items: [
+          { role: 'user', content: 'hi 🙂' },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'yo' }] },
+        ],
+      }
       await responseThreads.save(thread)
       expect(await responseThreads.get('resp_1')).toEqual(thread)
       await responseThreads.save({ ...thread, native: false, items: [] })
@@ -173,14 +228,38 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         for (const r of [...records, records[0]!]) s.usageSink.record(r)
         await s.usageSink.flush()
         const range = { fromMs: T0 - 1000, toMs: T0 + 2 * 86_400_000 }
-        expect(await s.usage.totals(range)).toMatchObject({ requests: 3, input_tokens: 30, output_tokens: 15, total_tokens: 45, cached_input_tokens: 6, cost_usd: 1.25, saved_usd: 0.25, estimated_requests: 1, cache_hits: 1 })
+        expect(await s.usage.totals(range)).toMatchObject({
+          requests: 3,
+          input_tokens: 30,
+          output_tokens: 15,
+          total_tokens: 45,
+          cached_input_tokens: 6,
+          cost_usd: 1.25,
+          saved_usd: 0.25,
+          estimated_requests: 1,
+          cache_hits: 1,
+        })
         const byModel = await s.usage.breakdown(range, 'model')
-        expect(byModel.map((r) => [r.model, r.requests, r.cost_usd])).toEqual([['gpt-4o', 1, 1], ['gpt-4o-mini', 2, 0.25]])
-        expect((await s.usage.breakdown(range, 'key')).map((r) => [r.key_id, r.requests])).toEqual([['k2', 1], ['k1', 2]])
+        expect(byModel.map((r) => [r.model, r.requests, r.cost_usd])).toEqual([
+          ['gpt-4o', 1, 1],
+          ['gpt-4o-mini', 2, 0.25],
+        ])
+        expect((await s.usage.breakdown(range, 'key')).map((r) => [r.key_id, r.requests])).toEqual([
+          ['k2', 1],
+          ['k1', 2],
+        ])
         const byLabel = await s.usage.breakdown(range, 'label')
-        expect(byLabel.map((r) => [r.label, r.requests]).sort()).toEqual([['', 1], ['shared', 2], ['team-a', 1]])
+        expect(byLabel.map((r) => [r.label, r.requests]).sort()).toEqual([
+          ['', 1],
+          ['shared', 2],
+          ['team-a', 1],
+        ])
         const daily = await s.usage.breakdown(range, 'model', 'day')
-        expect(daily.map((r) => [r.day, r.model, r.requests])).toEqual([['2026-11-20', 'gpt-4o', 1], ['2026-11-20', 'gpt-4o-mini', 1], ['2026-11-21', 'gpt-4o-mini', 1]])
+        expect(daily.map((r) => [r.day, r.model, r.requests])).toEqual([
+          ['2026-11-20', 'gpt-4o', 1],
+          ['2026-11-20', 'gpt-4o-mini', 1],
+          ['2026-11-21', 'gpt-4o-mini', 1],
+        ])
         expect(await s.usage.totals({ fromMs: 0, toMs: 1 })).toMatchObject({ requests: 0, cost_usd: 0 })
       })
     })
@@ -190,8 +269,23 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         const s = await fresh()
         const entry = makeEntry({
           at: T0,
-          usage: { input_tokens: 12, output_tokens: 5, total_tokens: 17, cached_input_tokens: 2, uncached_input_tokens: 10, cache_write_input_tokens: 0, cached_input_ratio: 2 / 12, estimated_cached_characters: 8, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, entries: 1 },
-          data: { request_body: { model: 'fast', messages: [{ role: 'user', content: 'secret prompt' }] }, response_body: { object: 'chat.completion', choices: [{ message: { content: 'yo' } }] } },
+          usage: {
+            input_tokens: 12,
+            output_tokens: 5,
+            total_tokens: 17,
+            cached_input_tokens: 2,
+            uncached_input_tokens: 10,
+            cache_write_input_tokens: 0,
+            cached_input_ratio: 2 / 12,
+            estimated_cached_characters: 8,
+            rewrite_tokens_saved: 0,
+            rewrite_cost_saved: 0,
+            entries: 1,
+          },
+          data: {
+            request_body: { model: 'fast', messages: [{ role: 'user', content: 'secret prompt' }] },
+            response_body: { object: 'chat.completion', choices: [{ message: { content: 'yo' } }] },
+          },
         })
         await record(s, [entry, makeEntry({ at: T0 + 1 }), entry])
         expect(await s.audit.get(entry.id)).toEqual(entry)
@@ -205,7 +299,15 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
 
       test('every filter, newest first, paging, the time window and search', async () => {
         const s = await fresh()
-        const a = makeEntry({ at: T0, requested_model: 'fast', provider: 'openai', provider_name: 'openai', user_path: '/acme/team', session_id: 'sess-1', data: { labels: ['blue'] } })
+        const a = makeEntry({
+          at: T0,
+          requested_model: 'fast',
+          provider: 'openai',
+          provider_name: 'openai',
+          user_path: '/acme/team',
+          session_id: 'sess-1',
+          data: { labels: ['blue'] },
+        })
         const b = makeEntry({ at: T0 + MIN, requested_model: 'smart', provider: 'azure-openai', provider_name: 'azure-east', stream: true, user_path: '/acme' })
         const c = makeEntry({ at: T0 + 2 * MIN, status_code: 429, error_type: 'rate_limit_error', method: 'GET', path: '/v1/models', user_path: '/acme-b', session_id: 'sess-1' })
         const old = makeEntry({ at: T0 - 40 * 86_400_000, request_id: 'req_client_old' })
@@ -231,7 +333,11 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         const s = await fresh()
         const session = Array.from({ length: 5 }, (_, i) => makeEntry({ session_id: 's-5', at: T0 + i * MIN }))
         const respond = (id: string, previous: string | undefined, at: number) =>
-          makeEntry({ at, path: '/v1/responses', data: { request_body: { input: 'hi', ...(previous ? { previous_response_id: previous } : {}) }, response_body: { id, object: 'response', output: [] } } })
+          makeEntry({
+            at,
+            path: '/v1/responses',
+            data: { request_body: { input: 'hi', ...(previous ? { previous_response_id: previous } : {}) }, response_body: { id, object: 'response', output: [] } },
+          })
         const chain = [respond('resp_1', undefined, T0), respond('resp_2', 'resp_1', T0 + MIN), respond('resp_3', 'resp_2', T0 + 2 * MIN)]
         await record(s, [...session, ...chain])
         const around = (await auditConversation(s.audit, session[2]!.id, 3))!
@@ -253,7 +359,10 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
           makeEntry({ at: T0 + 30, status_code: 401, data: { event_type: 'dashboard.sign_in_failed' } }),
         ])
         const stats = await auditStats(s.audit, { from: T0, to: T0 + 2 * hour, bucketMs: hour })
-        expect(stats.buckets.map((b) => [b.requests, b.status_2xx, b.status_4xx, b.status_5xx, b.avg_duration_ms, b.max_duration_ms])).toEqual([[2, 1, 1, 0, 20, 30], [1, 0, 0, 1, 5, 5]])
+        expect(stats.buckets.map((b) => [b.requests, b.status_2xx, b.status_4xx, b.status_5xx, b.avg_duration_ms, b.max_duration_ms])).toEqual([
+          [2, 1, 1, 0, 20, 30],
+          [1, 0, 0, 1, 5, 5],
+        ])
         expect(await s.audit.deleteOlderThan(T0 + hour, 2)).toBe(2)
         expect(await s.audit.deleteOlderThan(T0 + hour, 2)).toBe(1)
         expect(await s.audit.deleteOlderThan(T0 + hour, 2)).toBe(0)

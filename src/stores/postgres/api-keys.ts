@@ -55,7 +55,11 @@ export class PostgresKeyStore implements KeyStore {
     if (changes.allowedModels !== undefined) set.allowedModels = changes.allowedModels === null ? null : [...changes.allowedModels]
     if (changes.dashboardEnabled !== undefined) set.dashboardEnabled = changes.dashboardEnabled
     if (changes.expiresAt !== undefined) set.expiresAt = changes.expiresAt
-    const [row] = await this.db.update(apiKeys).set(set).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning()
+    const [row] = await this.db
+      .update(apiKeys)
+      .set(set)
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+      .returning()
     return row ? fromRow(row) : undefined
   }
 

@@ -19,9 +19,9 @@ const CASTS: Partial<Record<(typeof AUDIT_ROW_COLUMNS)[number], string>> = {
   ts: '::bigint',
   duration_ns: '::bigint',
   status_code: '::int',
-  stream: "::int = 1",
-  alias_used: "::int = 1",
-  conversation_payload: "::int = 1",
+  stream: '::int = 1',
+  alias_used: '::int = 1',
+  conversation_payload: '::int = 1',
 }
 const COLUMN_COUNT = AUDIT_ROW_COLUMNS.length
 const INSERT_COLUMNS = AUDIT_ROW_COLUMNS.map((c, i) => `(r->>${i})${CASTS[c] ?? ''}`).join(', ')
@@ -150,7 +150,8 @@ export class PostgresAuditStore {
 
   async sessionEntries(sessionId: string, from: AuditThreadEntryRow, direction: 'before' | 'after', limit: number): Promise<AuditThreadEntryRow[]> {
     const ts = Date.parse(from.entry.timestamp)
-    const where = direction === 'before' ? '(a.ts < $2 OR (a.ts = $2 AND a.seq < $3)) ORDER BY a.ts DESC, a.seq DESC' : '(a.ts > $2 OR (a.ts = $2 AND a.seq > $3)) ORDER BY a.ts, a.seq'
+    const where =
+      direction === 'before' ? '(a.ts < $2 OR (a.ts = $2 AND a.seq < $3)) ORDER BY a.ts DESC, a.seq DESC' : '(a.ts > $2 OR (a.ts = $2 AND a.seq > $3)) ORDER BY a.ts, a.seq'
     const rows = await this.sql.unsafe(`${FULL} WHERE a.session_id = $1 AND ${where} LIMIT $4`, [sessionId, ts, from.position, limit])
     return (rows as Row[]).map(threadEntry)
   }

@@ -88,7 +88,10 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, _op
     sql`SELECT 1`.then(up, down)
   }, PROBE_MS)
   probe.unref?.()
-  const makePartitions = () => lease.runExclusive('audit-partitions', () => ensurePartitions(sql, Date.now())).catch((err) => log.warn({ err: (err as Error).message }, 'could not create audit partitions; entries go to the default partition meanwhile'))
+  const makePartitions = () =>
+    lease
+      .runExclusive('audit-partitions', () => ensurePartitions(sql, Date.now()))
+      .catch((err) => log.warn({ err: (err as Error).message }, 'could not create audit partitions; entries go to the default partition meanwhile'))
   await makePartitions()
   const partitions = setInterval(makePartitions, PARTITIONS_MS)
   partitions.unref?.()

@@ -33,7 +33,12 @@ export function postgresWorkflowStore(db: PgDb): WorkflowStore {
       return (await db.select().from(workflowVersions).where(eq(workflowVersions.workflowId, id)).orderBy(desc(workflowVersions.version))).map(toVersion)
     },
     async latestByName(name) {
-      const [row] = await db.select().from(workflowVersions).where(eq(workflowVersions.name, name)).orderBy(desc(workflowVersions.createdAt), desc(workflowVersions.version)).limit(1)
+      const [row] = await db
+        .select()
+        .from(workflowVersions)
+        .where(eq(workflowVersions.name, name))
+        .orderBy(desc(workflowVersions.createdAt), desc(workflowVersions.version))
+        .limit(1)
       return row ? toVersion(row) : undefined
     },
     async insertVersion(v) {
@@ -55,7 +60,11 @@ export function postgresWorkflowStore(db: PgDb): WorkflowStore {
       })
     },
     async deactivate(id) {
-      const rows = await db.update(workflowVersions).set({ active: false }).where(and(eq(workflowVersions.workflowId, id), eq(workflowVersions.active, true))).returning({ id: workflowVersions.versionId })
+      const rows = await db
+        .update(workflowVersions)
+        .set({ active: false })
+        .where(and(eq(workflowVersions.workflowId, id), eq(workflowVersions.active, true)))
+        .returning({ id: workflowVersions.versionId })
       return rows.length > 0
     },
   }

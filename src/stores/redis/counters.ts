@@ -26,7 +26,14 @@ export class RedisCounters implements Counters {
   ) {}
 
   async addWithin(key: string, delta: number, limit: number, ttlMs: number) {
-    const [ok, value] = (await this.redis.send('EVAL', [ADD_WITHIN, '1', this.prefix + key, String(Math.round(delta)), String(Math.floor(limit)), String(Math.max(1, Math.ceil(ttlMs)))])) as [number, number]
+    const [ok, value] = (await this.redis.send('EVAL', [
+      ADD_WITHIN,
+      '1',
+      this.prefix + key,
+      String(Math.round(delta)),
+      String(Math.floor(limit)),
+      String(Math.max(1, Math.ceil(ttlMs))),
+    ])) as [number, number]
     return { ok: ok === 1, value: Number(value) }
   }
 

@@ -49,20 +49,33 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async insert(record: ApiKeyRecord): Promise<void> {
-    this.orm.insert(apiKeys).values({ ...record, allowedModels: record.allowedModels === null ? null : [...record.allowedModels] }).run()
+    this.orm
+      .insert(apiKeys)
+      .values({ ...record, allowedModels: record.allowedModels === null ? null : [...record.allowedModels] })
+      .run()
   }
 
   async update(id: string, changes: ApiKeyChanges, updatedAt: string): Promise<ApiKeyRecord | undefined> {
     const { allowedModels, ...rest } = changes
     const set: Partial<typeof apiKeys.$inferInsert> = { ...rest, updatedAt }
     if (allowedModels !== undefined) set.allowedModels = allowedModels === null ? null : [...allowedModels]
-    const row = this.orm.update(apiKeys).set(set).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning().get()
+    const row = this.orm
+      .update(apiKeys)
+      .set(set)
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+      .returning()
+      .get()
     return row ? fromRow(row) : undefined
   }
 
   async revoke(id: string, revokedAt: string): Promise<{ record: ApiKeyRecord; changed: boolean } | undefined> {
     const revoke = this.db.transaction(() => {
-      const revoked = this.orm.update(apiKeys).set({ revokedAt, updatedAt: revokedAt }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning().get()
+      const revoked = this.orm
+        .update(apiKeys)
+        .set({ revokedAt, updatedAt: revokedAt })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+        .returning()
+        .get()
       if (revoked) return { record: fromRow(revoked), changed: true }
       const row = this.orm.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
       return row ? { record: fromRow(row), changed: false } : undefined

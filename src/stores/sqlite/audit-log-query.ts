@@ -130,4 +130,3 @@ export function conditions(q: AuditLogQuery): { window: Clause[]; filters: Claus
   }
   return { window, filters }
 }
-

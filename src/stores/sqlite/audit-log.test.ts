@@ -25,11 +25,36 @@ const ids = async (q: Partial<AuditLogQuery>) => (await page(q)).entries.map((e)
 describe('writing and reading', () => {
   test('detail returns the entry exactly as written, with usage', async () => {
     const entry = makeEntry({
-      usage: { input_tokens: 12, output_tokens: 5, total_tokens: 17, cached_input_tokens: 2, uncached_input_tokens: 10, cache_write_input_tokens: 0, cached_input_ratio: 2 / 12, estimated_cached_characters: 8, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, entries: 1 },
+      usage: {
+        input_tokens: 12,
+        output_tokens: 5,
+        total_tokens: 17,
+        cached_input_tokens: 2,
+        uncached_input_tokens: 10,
+        cache_write_input_tokens: 0,
+        cached_input_ratio: 2 / 12,
+        estimated_cached_characters: 8,
+        rewrite_tokens_saved: 0,
+        rewrite_cost_saved: 0,
+        entries: 1,
+      },
       data: {
         request_body: { model: 'fast', messages: [{ role: 'user', content: 'hi' }] },
         response_body: { object: 'chat.completion', choices: [{ message: { content: 'yo' } }] },
-        attempts: [{ seq: 1, kind: 'primary', model: 'gpt-4o-mini', provider_name: 'openai', provider_type: 'openai', started_at: 'x', duration_ns: 1, success: false, status_code: 500, response_body: { error: { message: 'down' } } }],
+        attempts: [
+          {
+            seq: 1,
+            kind: 'primary',
+            model: 'gpt-4o-mini',
+            provider_name: 'openai',
+            provider_type: 'openai',
+            started_at: 'x',
+            duration_ns: 1,
+            success: false,
+            status_code: 500,
+            response_body: { error: { message: 'down' } },
+          },
+        ],
       },
     })
     expect(await write([entry])).toBe(1)
@@ -58,11 +83,19 @@ describe('writing and reading', () => {
   test('entries of the same millisecond get distinct keys in order, also beyond 1024 per millisecond', async () => {
     const batch = Array.from({ length: SEQ_PER_MS + 5 }, () => makeEntry({ at: T0 }))
     expect(await write(batch)).toBe(batch.length)
-    const seqs = db.query<{ seq: number }, []>('SELECT seq FROM audit_log ORDER BY seq').all().map((r) => r.seq)
+    const seqs = db
+      .query<{ seq: number }, []>('SELECT seq FROM audit_log ORDER BY seq')
+      .all()
+      .map((r) => r.seq)
     expect(new Set(seqs).size).toBe(batch.length)
     expect(seqs[0]).toBe(T0 * SEQ_PER_MS)
     const listed = await store.list({ limit: 3, offset: 0 })
-    expect(listed.entries.map((e) => e.id)).toEqual(batch.slice(-3).reverse().map((e) => e.id))
+    expect(listed.entries.map((e) => e.id)).toEqual(
+      batch
+        .slice(-3)
+        .reverse()
+        .map((e) => e.id),
+    )
   })
 
   test('a later batch continues after the keys stored in the same millisecond, and older entries fit between', async () => {
@@ -70,7 +103,12 @@ describe('writing and reading', () => {
     await write(first)
     const later = [makeEntry({ at: T0 }), makeEntry({ at: T0 - 5 }), makeEntry({ at: T0 + 1 })]
     expect(await write(later)).toBe(3)
-    const keyOf = new Map(db.query<{ id: string; seq: number }, []>('SELECT id, seq FROM audit_log').all().map((r) => [r.id, r.seq]))
+    const keyOf = new Map(
+      db
+        .query<{ id: string; seq: number }, []>('SELECT id, seq FROM audit_log')
+        .all()
+        .map((r) => [r.id, r.seq]),
+    )
     expect([...first, ...later].map((e) => keyOf.get(e.id))).toEqual([T0 * SEQ_PER_MS, T0 * SEQ_PER_MS + 1, T0 * SEQ_PER_MS + 2, (T0 - 5) * SEQ_PER_MS, (T0 + 1) * SEQ_PER_MS])
   })
 })
@@ -164,7 +202,11 @@ describe('search', () => {
   })
 
   test('words match in order at word starts, across the searchable fields, case- and accent-insensitively', async () => {
-    const limited = makeEntry({ error_type: 'rate_limit_error', status_code: 429, data: { error_message: "Upstream rate limit (provider 'openai', HTTP 429): Rate limit reached" } })
+    const limited = makeEntry({
+      error_type: 'rate_limit_error',
+      status_code: 429,
+      data: { error_message: "Upstream rate limit (provider 'openai', HTTP 429): Rate limit reached" },
+    })
     const deepseek = makeEntry({ requested_model: 'deepseek/deepseek-reasoner', resolved_model: 'deepseek/deepseek-reasoner', provider: 'deepseek', provider_name: 'deepseek' })
     const clientId = makeEntry({ request_id: 'req_7Kx9Tz' })
     const accented = makeEntry({ data: { error_message: 'Modèle indisponible' } })
@@ -217,7 +259,11 @@ describe('conversation', () => {
 
   test('without a session: the previous_response_id chain both ways', async () => {
     const respond = (id: string, previous?: string, at = T0) =>
-      makeEntry({ at, path: '/v1/responses', data: { request_body: { input: 'hi', ...(previous ? { previous_response_id: previous } : {}) }, response_body: { id, object: 'response', output: [] } } })
+      makeEntry({
+        at,
+        path: '/v1/responses',
+        data: { request_body: { input: 'hi', ...(previous ? { previous_response_id: previous } : {}) }, response_body: { id, object: 'response', output: [] } },
+      })
     const first = respond('resp_1', undefined, T0)
     const second = respond('resp_2', 'resp_1', T0 + MIN)
     const third = respond('resp_3', 'resp_2', T0 + 2 * MIN)
@@ -244,7 +290,16 @@ describe('stats and retention', () => {
     const stats = await auditStats(store, { from, to: from + 3 * hour, bucketMs: hour })
     expect(stats.interval).toBe('hour')
     expect(stats.buckets).toHaveLength(3)
-    expect(stats.buckets[0]).toMatchObject({ start: new Date(from).toISOString(), requests: 2, status_2xx: 1, status_4xx: 1, status_5xx: 0, status_other: 0, avg_duration_ms: 20, max_duration_ms: 30 })
+    expect(stats.buckets[0]).toMatchObject({
+      start: new Date(from).toISOString(),
+      requests: 2,
+      status_2xx: 1,
+      status_4xx: 1,
+      status_5xx: 0,
+      status_other: 0,
+      avg_duration_ms: 20,
+      max_duration_ms: 30,
+    })
     expect(stats.buckets[1]).toMatchObject({ requests: 2, status_5xx: 1, status_other: 1 })
     expect(stats.buckets[2]).toMatchObject({ requests: 0 })
     expect(stats.summary).toMatchObject({ requests: 4, errors: 2, success_rate: 0.5 })

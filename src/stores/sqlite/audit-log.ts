@@ -50,9 +50,7 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
   constructor(private readonly db: Database) {
     this.maxSeqIn = db.query<{ m: number | null }, [number, number]>('SELECT MAX(seq) AS m FROM audit_log WHERE seq >= ? AND seq < ?')
     this.maxSeq = db.query<{ m: number | null }, []>('SELECT MAX(seq) AS m FROM audit_log')
-    this.insertEntry = db.query(
-      `INSERT INTO audit_log (seq, ${AUDIT_ROW_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(AUDIT_ROW_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`,
-    )
+    this.insertEntry = db.query(`INSERT INTO audit_log (seq, ${AUDIT_ROW_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(AUDIT_ROW_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`)
     this.insertPayload = db.query('INSERT INTO audit_log_payloads (seq, payload) VALUES (?, ?)')
     this.insertSearch = db.query('INSERT INTO audit_log_search (rowid, text) VALUES (?, ?)')
     // SQLite reads the labels out of the row's data JSON itself: the row format (and spill files) stay as they are.
@@ -67,12 +65,14 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
     // IMMEDIATE: the batch reads (nextSeq) before it writes, and a deferred transaction that must upgrade its read
     // lock fails at once with "database is locked" when another connection wrote meanwhile; busy_timeout does
     // not cover that upgrade, but it does cover waiting for the write lock up front.
-    return this.db.transaction(() => {
-      const keys = { max: this.maxSeq.get()?.m ?? -1 }
-      let written = 0
-      for (const row of rows) if (this.insertOne(row, keys)) written++
-      return written
-    }).immediate()
+    return this.db
+      .transaction(() => {
+        const keys = { max: this.maxSeq.get()?.m ?? -1 }
+        let written = 0
+        for (const row of rows) if (this.insertOne(row, keys)) written++
+        return written
+      })
+      .immediate()
   }
 
   private insertOne(row: AuditRow, keys: { max: number }): boolean {
@@ -128,9 +128,15 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
     // One read transaction: the write thread commits between statements otherwise, and a page could count an
     // entry it does not list.
     const { rows, total } = this.db.transaction(() => {
-      const page = this.db.query<{ k: number }, Param[]>(`${keys.sql} ORDER BY ${keys.order} LIMIT ? OFFSET ?`).all(...keys.params, q.limit, q.offset).map((r) => r.k)
+      const page = this.db
+        .query<{ k: number }, Param[]>(`${keys.sql} ORDER BY ${keys.order} LIMIT ? OFFSET ?`)
+        .all(...keys.params, q.limit, q.offset)
+        .map((r) => r.k)
       const total = this.db.query<{ n: number }, Param[]>(count.sql).get(...count.params)?.n ?? 0
-      const rows = page.length === 0 ? [] : this.db.query<Row, Param[]>(`SELECT ${LIGHT_COLUMNS} FROM audit_log WHERE seq IN (${page.map(() => '?').join(', ')}) ORDER BY ts DESC, seq DESC`).all(...page)
+      const rows =
+        page.length === 0
+          ? []
+          : this.db.query<Row, Param[]>(`SELECT ${LIGHT_COLUMNS} FROM audit_log WHERE seq IN (${page.map(() => '?').join(', ')}) ORDER BY ts DESC, seq DESC`).all(...page)
       return { rows, total }
     })()
     return { entries: rows.map(listEntry), limit: q.limit, offset: q.offset, total }

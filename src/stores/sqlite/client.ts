@@ -28,7 +28,12 @@ export function openSqlite(path: string): Database {
 
 export function applyMigrations(db: Database, migrations: readonly Migration[]): string[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)')
-  const applied = new Set(db.query<{ id: string }, []>('SELECT id FROM schema_migrations').all().map((r) => r.id))
+  const applied = new Set(
+    db
+      .query<{ id: string }, []>('SELECT id FROM schema_migrations')
+      .all()
+      .map((r) => r.id),
+  )
   const done: string[] = []
   for (const m of [...migrations].sort((a, b) => a.id.localeCompare(b.id))) {
     if (applied.has(m.id)) continue

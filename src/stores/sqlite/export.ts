@@ -31,13 +31,7 @@ export function sqliteExport(db: Database) {
     },
 
     usage(after: number, limit: number): ExportPage<UsageRecord> {
-      const rows = o
-        .select({ rowid: sql<number>`rowid`, r: usageRecords })
-        .from(usageRecords)
-        .where(sql`rowid > ${after}`)
-        .orderBy(sql`rowid`)
-        .limit(limit)
-        .all()
+      const rows = o.select({ rowid: sql<number>`rowid`, r: usageRecords }).from(usageRecords).where(sql`rowid > ${after}`).orderBy(sql`rowid`).limit(limit).all()
       return { items: rows.map(({ r }) => toUsageRecord(r)), last: rows.at(-1)?.rowid ?? after }
     },
   }

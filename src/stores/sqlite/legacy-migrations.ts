@@ -196,4 +196,13 @@ export const usageLabelsMigration: Migration = {
 }
 
 /** In the order they were applied. */
-export const legacyMigrations: readonly Migration[] = [apiKeysMigration, auditLogMigration, responseThreadsMigration, workflowsMigration, limitsMigration, usageMigration, auditLogLabelsMigration, usageLabelsMigration]
+export const legacyMigrations: readonly Migration[] = [
+  apiKeysMigration,
+  auditLogMigration,
+  responseThreadsMigration,
+  workflowsMigration,
+  limitsMigration,
+  usageMigration,
+  auditLogLabelsMigration,
+  usageLabelsMigration,
+]

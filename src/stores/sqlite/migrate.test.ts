@@ -25,21 +25,41 @@ function tempFile() {
 
 /** Tables, columns, indexes (with their columns, uniqueness and partial condition) and triggers, as SQLite reports them. */
 function schemaOf(db: Database) {
-  const objects = db.query<{ type: string; name: string; tbl_name: string; sql: string | null }, []>("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_stat%' AND tbl_name NOT IN ('schema_migrations', '__drizzle_migrations') AND name NOT LIKE 'audit_log_search_%' ORDER BY type, name").all()
+  const objects = db
+    .query<{ type: string; name: string; tbl_name: string; sql: string | null }, []>(
+      "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_stat%' AND tbl_name NOT IN ('schema_migrations', '__drizzle_migrations') AND name NOT LIKE 'audit_log_search_%' ORDER BY type, name",
+    )
+    .all()
   const out: Record<string, unknown> = {}
   for (const o of objects) {
     if (o.type === 'table') {
       const columns = db.query<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }, []>(`PRAGMA table_xinfo(${o.name})`).all()
       // Cosmetic differences between drizzle-kit's and hand-written DDL: type case, `false` for 0, NOT NULL on primary keys (SQLite enforces it for INTEGER keys anyway).
       out[`table ${o.name}`] = {
-        columns: columns.map((c) => ({ name: c.name, type: c.type.toLowerCase(), notnull: c.pk > 0 ? 'pk' : c.notnull, dflt: c.dflt_value === 'false' ? '0' : c.dflt_value, pk: c.pk })),
+        columns: columns.map((c) => ({
+          name: c.name,
+          type: c.type.toLowerCase(),
+          notnull: c.pk > 0 ? 'pk' : c.notnull,
+          dflt: c.dflt_value === 'false' ? '0' : c.dflt_value,
+          pk: c.pk,
+        })),
         withoutRowid: /WITHOUT ROWID/i.test(o.sql ?? ''),
         virtual: /VIRTUAL TABLE/i.test(o.sql ?? '') ? o.sql!.replace(/[`"]/g, '').replace(/^.*USING/i, 'USING') : undefined,
       }
     } else if (o.type === 'index') {
-      const list = db.query<{ name: string; unique: number; partial: number; origin: string }, []>(`PRAGMA index_list(${o.tbl_name})`).all().find((i) => i.name === o.name)!
-      const cols = db.query<{ name: string | null; key: number }, []>(`PRAGMA index_xinfo(${o.name})`).all().filter((c) => c.key === 1).map((c) => c.name)
-      const where = o.sql?.match(/WHERE (.*)$/is)?.[1]?.replace(/[`"]/g, '').trim()
+      const list = db
+        .query<{ name: string; unique: number; partial: number; origin: string }, []>(`PRAGMA index_list(${o.tbl_name})`)
+        .all()
+        .find((i) => i.name === o.name)!
+      const cols = db
+        .query<{ name: string | null; key: number }, []>(`PRAGMA index_xinfo(${o.name})`)
+        .all()
+        .filter((c) => c.key === 1)
+        .map((c) => c.name)
+      const where = o.sql
+        ?.match(/WHERE (.*)$/is)?.[1]
+        ?.replace(/[`"]/g, '')
+        .trim()
       out[`index ${o.tbl_name}(${cols.join(',')})${where ? ` WHERE ${where}` : ''}`] = { unique: list.unique, name: list.origin === 'c' ? o.name : `(${list.origin})` }
     } else if (o.type === 'trigger') {
       out[`trigger ${o.name}`] = o.sql!.replace(/[`"]/g, '').replace(/\s+/g, ' ')
@@ -52,7 +72,9 @@ test('every migration in the journal is embedded, and the journal is in time ord
   expect(Object.keys(migrationFiles).sort()).toEqual(migrationJournal.entries.map((e) => e.tag).sort())
   const times = migrationJournal.entries.map((e) => e.when)
   expect([...times].sort((a, b) => a - b)).toEqual(times)
-  const onDisk = readdirSync(join(import.meta.dir, 'drizzle')).filter((f) => f.endsWith('.sql')).map((f) => f.slice(0, -4))
+  const onDisk = readdirSync(join(import.meta.dir, 'drizzle'))
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => f.slice(0, -4))
   expect(onDisk.sort()).toEqual(Object.keys(migrationFiles).sort())
 })
 
@@ -86,13 +108,24 @@ const T = Date.UTC(2026, 10, 20, 12)
 function databaseMadeBeforeDrizzle(path: string, migrations = legacyMigrations) {
   const db = openSqlite(path)
   applyMigrations(db, migrations)
-  db.exec(`INSERT INTO api_keys VALUES ('key_1', 'ci', 'the CI key', 'hash-1', 'sk-gw-...AbCd', '/team', '["openai/*"]', 1, NULL, '2026-11-01T00:00:00.000Z', '2026-11-02T00:00:00.000Z', NULL, 'master')`)
-  db.exec(`INSERT INTO workflow_versions VALUES ('wfv_1', 'wf_1', 1, 'default', 'the default', '{"type":"global"}', '{"audit":true}', '{}', 1, '2026-11-01T00:00:00.000Z', 'config')`)
-  db.exec(`INSERT INTO limit_definitions VALUES ('bud_1', 'budget', '{"id":"bud_1","scope":{"type":"global"},"window":"month","limit_usd":10,"created_at":"2026-11-01T00:00:00.000Z"}', '2026-11-01T00:00:00.000Z')`)
+  db.exec(
+    `INSERT INTO api_keys VALUES ('key_1', 'ci', 'the CI key', 'hash-1', 'sk-gw-...AbCd', '/team', '["openai/*"]', 1, NULL, '2026-11-01T00:00:00.000Z', '2026-11-02T00:00:00.000Z', NULL, 'master')`,
+  )
+  db.exec(
+    `INSERT INTO workflow_versions VALUES ('wfv_1', 'wf_1', 1, 'default', 'the default', '{"type":"global"}', '{"audit":true}', '{}', 1, '2026-11-01T00:00:00.000Z', 'config')`,
+  )
+  db.exec(
+    `INSERT INTO limit_definitions VALUES ('bud_1', 'budget', '{"id":"bud_1","scope":{"type":"global"},"window":"month","limit_usd":10,"created_at":"2026-11-01T00:00:00.000Z"}', '2026-11-01T00:00:00.000Z')`,
+  )
   db.exec(`INSERT INTO price_overrides VALUES ('openai/gpt-4o', '{"input":1,"output":2}', '2026-11-01T00:00:00.000Z')`)
   db.exec(`INSERT INTO response_threads VALUES ('resp_1', '2026-11-01T00:00:00.000Z', 'openai', 1, '[{"role":"user","content":"hi"}]')`)
-  db.exec(`INSERT INTO usage_records (id, ts, key_id, user_path, provider_name, provider_type, model, requested_model, prompt_tokens, completion_tokens, total_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, cost_usd, saved_usd, rewrite_tokens_saved, rewrite_cost_saved, priced, estimated, cache_hit) VALUES ('u1', ${T}, 'key_1', '/team', 'openai', 'openai', 'gpt-4o', 'gpt-4o', 10, 5, 15, 0, 0, 0, 0.5, 0, 0, 0, 1, 0, 0)`)
-  const entries = [makeEntry({ at: T, session_id: 's1' }), makeEntry({ at: T + 1, session_id: 's1', data: { request_body: { messages: [{ role: 'user', content: 'hello there' }] } } })]
+  db.exec(
+    `INSERT INTO usage_records (id, ts, key_id, user_path, provider_name, provider_type, model, requested_model, prompt_tokens, completion_tokens, total_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, cost_usd, saved_usd, rewrite_tokens_saved, rewrite_cost_saved, priced, estimated, cache_hit) VALUES ('u1', ${T}, 'key_1', '/team', 'openai', 'openai', 'gpt-4o', 'gpt-4o', 10, 5, 15, 0, 0, 0, 0.5, 0, 0, 0, 1, 0, 0)`,
+  )
+  const entries = [
+    makeEntry({ at: T, session_id: 's1' }),
+    makeEntry({ at: T + 1, session_id: 's1', data: { request_body: { messages: [{ role: 'user', content: 'hello there' }] } } }),
+  ]
   return { db, entries, write: () => new SqliteAuditStore(db).writeBatch(rowsOf(entries)) }
 }
 
@@ -126,7 +159,10 @@ test('a database made before drizzle upgrades in place with its data intact', as
   const { db, entries, write } = databaseMadeBeforeDrizzle(path)
   await write()
   db.close()
-  await expectIntact(path, entries.map((e) => e.id))
+  await expectIntact(
+    path,
+    entries.map((e) => e.id),
+  )
   const after = new Database(path, { readonly: true })
   expect(after.query('SELECT COUNT(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: sqliteMigrations.length })
   after.close()

@@ -25,7 +25,12 @@ export interface EmbeddedMigration {
 export const sqliteMigrations: readonly EmbeddedMigration[] = migrationJournal.entries.map((entry) => {
   const sql = migrationFiles[entry.tag]
   if (sql === undefined) throw new Error(`migration ${entry.tag} is in the journal but not embedded (src/stores/sqlite/drizzle/index.ts)`)
-  return { tag: entry.tag, when: entry.when, hash: new Bun.CryptoHasher('sha256').update(sql).digest('hex'), statements: sql.split('--> statement-breakpoint').filter((s) => s.trim()) }
+  return {
+    tag: entry.tag,
+    when: entry.when,
+    hash: new Bun.CryptoHasher('sha256').update(sql).digest('hex'),
+    statements: sql.split('--> statement-breakpoint').filter((s) => s.trim()),
+  }
 })
 
 /** Applies what is missing; resolves to the tags applied now (empty when the database was current). */

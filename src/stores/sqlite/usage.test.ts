@@ -8,9 +8,27 @@ import { sqliteUsageStore } from './usage.ts'
 
 const T0 = Date.UTC(2026, 0, 10, 12)
 const record = (id: string, labels?: string[], total = 10): UsageRecord => ({
-  id, ts: T0, key_id: 'k1', user_path: '/', provider_name: 'openai', provider_type: 'openai', model: 'gpt-4o-mini', requested_model: 'gpt-4o-mini',
-  prompt_tokens: total, completion_tokens: 0, total_tokens: total, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0,
-  cost_usd: total / 1000, saved_usd: 0, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, priced: true, estimated: false, cache_hit: false,
+  id,
+  ts: T0,
+  key_id: 'k1',
+  user_path: '/',
+  provider_name: 'openai',
+  provider_type: 'openai',
+  model: 'gpt-4o-mini',
+  requested_model: 'gpt-4o-mini',
+  prompt_tokens: total,
+  completion_tokens: 0,
+  total_tokens: total,
+  cached_tokens: 0,
+  cache_write_tokens: 0,
+  reasoning_tokens: 0,
+  cost_usd: total / 1000,
+  saved_usd: 0,
+  rewrite_tokens_saved: 0,
+  rewrite_cost_saved: 0,
+  priced: true,
+  estimated: false,
+  cache_hit: false,
   ...(labels ? { labels } : {}),
 })
 const range = { fromMs: T0 - 1, toMs: T0 + 1 }
@@ -28,12 +46,20 @@ test('by=label: a request counts under each of its labels; records without label
 
 test('upgrade in place: records written before the labels migration count as unlabelled', async () => {
   const db = new Database(':memory:', { strict: true })
-  applyMigrations(db, legacyMigrations.filter((m) => m.id !== usageLabelsMigration.id))
-  db.query("INSERT INTO usage_records (id, ts, key_id, user_path, provider_name, provider_type, model, requested_model, prompt_tokens, completion_tokens, total_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, cost_usd, saved_usd, rewrite_tokens_saved, rewrite_cost_saved, priced, estimated, cache_hit) VALUES ('old', ?, 'k', '/', 'openai', 'openai', 'm', 'm', 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0)").run(T0)
+  applyMigrations(
+    db,
+    legacyMigrations.filter((m) => m.id !== usageLabelsMigration.id),
+  )
+  db.query(
+    "INSERT INTO usage_records (id, ts, key_id, user_path, provider_name, provider_type, model, requested_model, prompt_tokens, completion_tokens, total_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, cost_usd, saved_usd, rewrite_tokens_saved, rewrite_cost_saved, priced, estimated, cache_hit) VALUES ('old', ?, 'k', '/', 'openai', 'openai', 'm', 'm', 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0)",
+  ).run(T0)
   expect(migrateSqlite(db)).toEqual([])
   expect(db.query('SELECT id FROM schema_migrations ORDER BY id DESC LIMIT 1').get()).toEqual({ id: usageLabelsMigration.id })
   const store = sqliteUsageStore(db)
   await store.writeBatch([record('new', ['z'])])
   const rows = await store.breakdown(range, 'label')
-  expect(rows.map((r) => [r.label, r.requests]).sort()).toEqual([['', 1], ['z', 1]])
+  expect(rows.map((r) => [r.label, r.requests]).sort()).toEqual([
+    ['', 1],
+    ['z', 1],
+  ])
 })

@@ -35,11 +35,54 @@ const GROUP_COLUMNS = { model: u.model, provider: u.providerName, key: u.keyId, 
 const GROUP_NAMES = { model: 'model', provider: 'provider', key: 'key_id', user_path: 'user_path', label: 'label' } as const
 
 /** Column order of the raw insert below. */
-const COLUMNS = ['id', 'ts', 'key_id', 'user_path', 'provider_name', 'provider_type', 'model', 'requested_model', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cached_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'saved_usd', 'rewrite_tokens_saved', 'rewrite_cost_saved', 'priced', 'estimated', 'cache_hit', 'labels'] as const
+const COLUMNS = [
+  'id',
+  'ts',
+  'key_id',
+  'user_path',
+  'provider_name',
+  'provider_type',
+  'model',
+  'requested_model',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'cost_usd',
+  'saved_usd',
+  'rewrite_tokens_saved',
+  'rewrite_cost_saved',
+  'priced',
+  'estimated',
+  'cache_hit',
+  'labels',
+] as const
 
 const rowValues = (r: UsageRecord): (string | number)[] => [
-  r.id, r.ts, r.key_id, r.user_path, r.provider_name, r.provider_type, r.model, r.requested_model, r.prompt_tokens, r.completion_tokens, r.total_tokens, r.cached_tokens,
-  r.cache_write_tokens, r.reasoning_tokens, r.cost_usd, r.saved_usd, r.rewrite_tokens_saved, r.rewrite_cost_saved, r.priced ? 1 : 0, r.estimated ? 1 : 0, r.cache_hit ? 1 : 0, JSON.stringify(r.labels ?? []),
+  r.id,
+  r.ts,
+  r.key_id,
+  r.user_path,
+  r.provider_name,
+  r.provider_type,
+  r.model,
+  r.requested_model,
+  r.prompt_tokens,
+  r.completion_tokens,
+  r.total_tokens,
+  r.cached_tokens,
+  r.cache_write_tokens,
+  r.reasoning_tokens,
+  r.cost_usd,
+  r.saved_usd,
+  r.rewrite_tokens_saved,
+  r.rewrite_cost_saved,
+  r.priced ? 1 : 0,
+  r.estimated ? 1 : 0,
+  r.cache_hit ? 1 : 0,
+  JSON.stringify(r.labels ?? []),
 ]
 
 export function sqliteUsageStore(db: Database): UsageReader & UsageBatchWriter {
@@ -76,7 +119,13 @@ export function sqlitePriceStore(db: Database): PriceStore {
   const o = orm(db)
   return {
     async all() {
-      return Object.fromEntries(o.select().from(priceOverrides).all().map((r) => [r.model, JSON.parse(r.price)]))
+      return Object.fromEntries(
+        o
+          .select()
+          .from(priceOverrides)
+          .all()
+          .map((r) => [r.model, JSON.parse(r.price)]),
+      )
     },
     async set(model, price) {
       const row = { model, price: JSON.stringify(price), updatedAt: new Date().toISOString() }

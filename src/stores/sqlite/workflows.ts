@@ -20,7 +20,8 @@ const toVersion = ({ workflowId, ...r }: typeof workflowVersions.$inferSelect): 
 
 export function sqliteWorkflowStore(db: Database): WorkflowStore {
   const o = orm(db)
-  const deactivateAll = (id: string) => o.update(workflowVersions).set({ active: false }).where(eq(workflowVersions.workflowId, id)).returning({ v: workflowVersions.versionId }).all().length
+  const deactivateAll = (id: string) =>
+    o.update(workflowVersions).set({ active: false }).where(eq(workflowVersions.workflowId, id)).returning({ v: workflowVersions.versionId }).all().length
   return {
     async listActive() {
       return o.select().from(workflowVersions).where(eq(workflowVersions.active, true)).orderBy(workflowVersions.name).all().map(toVersion)
@@ -36,7 +37,9 @@ export function sqliteWorkflowStore(db: Database): WorkflowStore {
       db.transaction(() => {
         deactivateAll(v.id)
         const { id, ...rest } = v
-        o.insert(workflowVersions).values({ ...rest, workflowId: id, active: true }).run()
+        o.insert(workflowVersions)
+          .values({ ...rest, workflowId: id, active: true })
+          .run()
       }).immediate()
     },
     async deactivate(id) {

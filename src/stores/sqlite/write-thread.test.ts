@@ -27,9 +27,27 @@ function database() {
 }
 
 const usageRecord = (id: string): UsageRecord => ({
-  id, ts: T0, key_id: 'k1', user_path: '/team', provider_name: 'openai', provider_type: 'openai', model: 'gpt-4o-mini', requested_model: 'gpt-4o-mini',
-  prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0,
-  cost_usd: 0.001, saved_usd: 0, rewrite_tokens_saved: 0, rewrite_cost_saved: 0, priced: true, estimated: false, cache_hit: false,
+  id,
+  ts: T0,
+  key_id: 'k1',
+  user_path: '/team',
+  provider_name: 'openai',
+  provider_type: 'openai',
+  model: 'gpt-4o-mini',
+  requested_model: 'gpt-4o-mini',
+  prompt_tokens: 10,
+  completion_tokens: 5,
+  total_tokens: 15,
+  cached_tokens: 0,
+  cache_write_tokens: 0,
+  reasoning_tokens: 0,
+  cost_usd: 0.001,
+  saved_usd: 0,
+  rewrite_tokens_saved: 0,
+  rewrite_cost_saved: 0,
+  priced: true,
+  estimated: false,
+  cache_hit: false,
 })
 
 const refusingFallback: BatchWrites = {
