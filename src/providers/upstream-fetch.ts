@@ -224,6 +224,10 @@ const ERROR_BODY_LIMIT_BYTES = 64 * 1024
 /** Reads a body as text up to `maxBytes`; the rest is cancelled, not read. */
 async function readBounded(response: Response, maxBytes: number, keepTruncated = true): Promise<{ text: string; truncated: boolean }> {
   if (!response.body) return { text: '', truncated: false }
+  // With a declared length within the bound and no compression (fetch would inflate it past the length), the native
+  // whole-body read (a third of the CPU of a JavaScript reader's chunk loop) cannot read more than the bound.
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN)
+  if (declared <= maxBytes && !response.headers.has('content-encoding')) return { text: await response.text(), truncated: false }
   const reader = response.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
