@@ -79,13 +79,11 @@ async function readJsonBody(ctx: RequestContext, request: Request, maxBodyBytes:
     ctx.ingressError = gatewayErrors.invalidRequest('The request body could not be read to its end.', null, 'request_body_incomplete')
     return false
   }
-  parseJsonBody(ctx, read.bytes)
+  parseJsonBody(ctx, read.text, read.size)
   return true
 }
 
-function parseJsonBody(ctx: RequestContext, bytes: Uint8Array): void {
-  const text = new TextDecoder().decode(bytes)
-  const size = bytes.byteLength
+function parseJsonBody(ctx: RequestContext, text: string, size: number): void {
   ctx.originalBodyText = text
   ctx.requestBodyTooBig = size > BODY_CAPTURE_LIMIT_BYTES
   if (!text.trim()) {
