@@ -93,6 +93,7 @@ export class Gateway {
           () => stores.usageSink.stats(),
         )
       : undefined
+    if (this.metrics) stores.events?.attach(this.metrics.storeObserver)
     this.limits = new LimitRegistry(stores.limits, { changes: stores.changes, log: this.log })
     this.usage = new UsageService(stores, this.config.pricing, this.log)
     this.auditLog = createAuditLog(this.config, stores, this.log)

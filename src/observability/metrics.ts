@@ -7,12 +7,14 @@
  */
 import { Counter, Gauge, Registry } from 'prom-client'
 import type { AuditWriterStats } from '../audit/writer.ts'
+import type { StoreObserver } from '../stores/batch-events.ts'
 import type { UsageWriterStats } from '../usage/usage-writer.ts'
 import { registerProcessMetrics } from './process-metrics.ts'
 import { KeyedCounter, KeyedHistogram } from './series.ts'
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
 const OVERHEAD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
+const BATCH_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 export type CircuitState = 'closed' | 'half-open' | 'open'
 const CIRCUIT_VALUE: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 }
@@ -38,6 +40,10 @@ export class GatewayMetrics {
   readonly cache: KeyedCounter
   readonly denials: KeyedCounter
   readonly guardrailBlocks: KeyedCounter
+  readonly storeBatchDuration: KeyedHistogram
+  readonly storeErrors: KeyedCounter
+  /** Attach to the stores' batch events (src/stores/batch-events.ts): feeds the two store metrics above. */
+  readonly storeObserver: StoreObserver
   private readonly circuitSources = new Set<WeakRef<CircuitSource>>()
   private readonly stopProcessMetrics: () => void
 
@@ -67,6 +73,27 @@ export class GatewayMetrics {
     this.cache = new KeyedCounter('gateway_cache_requests_total', 'Response cache lookups, by result (hit, miss).', r)
     this.denials = new KeyedCounter('gateway_limit_denials_total', 'Requests refused by a limit, by kind (rate_limit, budget).', r)
     this.guardrailBlocks = new KeyedCounter('gateway_guardrail_blocks_total', 'Requests blocked by a guardrail, by endpoint.', r)
+    this.storeBatchDuration = new KeyedHistogram(
+      'gateway_store_batch_duration_seconds',
+      'Time to write one batch of audit entries or usage records that the store took, by store (audit, usage) and backend (sqlite, postgres).',
+      BATCH_BUCKETS,
+      r,
+    )
+    this.storeErrors = new KeyedCounter(
+      'gateway_store_errors_total',
+      'Batch writes the store refused, by store (audit, usage), backend and kind: transient (retried: full disk, busy, unreachable) or permanent (the data itself).',
+      r,
+    )
+    const batchDuration = this.storeBatchDuration
+    const storeErrors = this.storeErrors
+    this.storeObserver = {
+      batchWritten(store, backend, seconds) {
+        batchDuration.observe(batchDuration.seriesFor(`${store}|${backend}`, { store, backend }), seconds)
+      },
+      batchFailed(store, backend, kind) {
+        storeErrors.add(`${store}|${backend}|${kind}`, () => ({ store, backend, kind }))
+      },
+    }
 
     const sources = this.circuitSources
     new Gauge({

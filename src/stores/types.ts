@@ -10,6 +10,7 @@ import type { Budget, RateLimit } from '../limits/definitions.ts'
 import type { ModelPrice } from '../usage/pricing.ts'
 import type { UsageRecord } from '../usage/record.ts'
 import type { WorkflowVersion } from '../workflows/definition.ts'
+import type { StoreEvents } from './batch-events.ts'
 import type { Changes } from './changes.ts'
 
 export interface Stores {
@@ -36,6 +37,8 @@ export interface Stores {
   lease: Lease
   /** Whether the shared database answers (a server backend watches it; the embedded one has none to lose). */
   health?(): StoreHealth
+  /** Batch write durations and failures of the audit and usage sinks, for whoever attaches (the metrics). */
+  events?: StoreEvents
   /** Closes connections; drain the sinks first (the composition root does, at shutdown). */
   close(): Promise<void>
 }

@@ -161,6 +161,13 @@ describe('/metrics after a few requests', () => {
     expect(value(later, 'gateway_audit_entries_total', { state: 'spilled' })).toBe(0)
     expect(value(later, 'gateway_audit_queue_depth')).toBe(0)
     expect(value(later, 'gateway_audit_batch_failures_total')).toBe(0)
+    // Every written entry went through a timed batch; usage records too (the workflow meters usage).
+    const auditBatches = value(later, 'gateway_store_batch_duration_seconds_count', { store: 'audit', backend: 'sqlite' })
+    expect(auditBatches).toBeGreaterThanOrEqual(1)
+    expect(auditBatches).toBeLessThanOrEqual(value(later, 'gateway_audit_entries_total', { state: 'written' }))
+    expect(value(later, 'gateway_store_batch_duration_seconds_sum', { store: 'audit', backend: 'sqlite' })).toBeGreaterThan(0)
+    expect(value(later, 'gateway_store_batch_duration_seconds_count', { store: 'usage', backend: 'sqlite' })).toBeGreaterThanOrEqual(1)
+    expect(sum(later, 'gateway_store_errors_total')).toBe(0)
     expect(value(later, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000)
     expect(value(later, 'process_cpu_seconds_total')).toBeGreaterThan(0)
     expect(value(later, 'gateway_event_loop_lag_seconds')).toBeGreaterThanOrEqual(0)

@@ -13,6 +13,7 @@ import { createAuditWriter } from '../../audit/audit-log.ts'
 import type { GatewayConfig } from '../../config/schema.ts'
 import type { Logger } from '../../log/logger.ts'
 import { UsageWriter } from '../../usage/usage-writer.ts'
+import { StoreEvents } from '../batch-events.ts'
 import { StoreUnavailableError } from '../errors.ts'
 import type { StoreOptions } from '../open.ts'
 import { sharedCaches } from '../shared-caches.ts'
@@ -101,15 +102,17 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, _op
   const changes = config.redis.url ? caches.changes : await PostgresChanges.open(sql)
   const audit = guarded(new PostgresAuditStore(sql))
   const usage = guarded(postgresUsageStore(db, sql))
+  const events = new StoreEvents()
   return {
+    events,
     keys: guarded(new PostgresKeyStore(db)),
     workflows: guarded(postgresWorkflowStore(db)),
     limits: guarded(postgresLimitStore(db)),
     prices: guarded(postgresPriceStore(db)),
     audit,
-    auditSink: createAuditWriter(config, { writeBatch: (rows) => audit.writeBatch(rows) }, log),
+    auditSink: createAuditWriter(config, { writeBatch: (rows) => events.time('audit', 'postgres', () => audit.writeBatch(rows)) }, log),
     usage,
-    usageSink: new UsageWriter({ writeBatch: (records) => usage.writeBatch(records) }, log, config.logging.usage_queue_size),
+    usageSink: new UsageWriter({ writeBatch: (records) => events.time('usage', 'postgres', () => usage.writeBatch(records)) }, log, config.logging.usage_queue_size),
     responseThreads: guarded(postgresResponseThreadStore(db)),
     counters: caches.counters,
     responseCache: caches.responseCache,

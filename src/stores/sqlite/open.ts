@@ -9,6 +9,7 @@ import { createAuditWriter } from '../../audit/audit-log.ts'
 import type { GatewayConfig } from '../../config/schema.ts'
 import type { Logger } from '../../log/logger.ts'
 import { UsageWriter } from '../../usage/usage-writer.ts'
+import { StoreEvents } from '../batch-events.ts'
 import { MemoryLease } from '../memory/lease.ts'
 import { sharedCaches } from '../shared-caches.ts'
 import type { StoreOptions } from '../open.ts'
@@ -34,15 +35,17 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
   // In a worker of GATEWAY_WORKERS the primary owns the one writer of the file.
   const writes = options.primary?.writes ?? (path === ':memory:' ? local : startWriteThread(resolve(path), local, log, options.writeThreadUrl))
   const caches = sharedCaches(config)
+  const events = new StoreEvents()
   return {
+    events,
     keys: new SqliteKeyStore(db),
     workflows: sqliteWorkflowStore(db),
     limits: sqliteLimitStore(db),
     prices: sqlitePriceStore(db),
     audit,
-    auditSink: createAuditWriter(config, { writeBatch: (rows) => writes.writeAudit(rows) }, log),
+    auditSink: createAuditWriter(config, { writeBatch: (rows) => events.time('audit', 'sqlite', () => writes.writeAudit(rows)) }, log),
     usage,
-    usageSink: new UsageWriter({ writeBatch: (records) => writes.writeUsage(records) }, log, config.logging.usage_queue_size),
+    usageSink: new UsageWriter({ writeBatch: (records) => events.time('usage', 'sqlite', () => writes.writeUsage(records)) }, log, config.logging.usage_queue_size),
     responseThreads: sqliteResponseThreadStore(db),
     counters: caches.counters,
     responseCache: caches.responseCache,
