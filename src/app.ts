@@ -94,6 +94,7 @@ export class Gateway {
         )
       : undefined
     if (this.metrics) stores.events?.attach(this.metrics.storeObserver)
+    if (this.metrics && options.primary) this.metrics.joinGroup(options.primary.metrics)
     this.limits = new LimitRegistry(stores.limits, { changes: stores.changes, log: this.log })
     this.usage = new UsageService(stores, this.config.pricing, this.log)
     this.auditLog = createAuditLog(this.config, stores, this.log)

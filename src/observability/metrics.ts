@@ -9,6 +9,7 @@ import { Counter, Gauge, Registry } from 'prom-client'
 import type { AuditWriterStats } from '../audit/writer.ts'
 import type { StoreObserver } from '../stores/batch-events.ts'
 import type { UsageWriterStats } from '../usage/usage-writer.ts'
+import { type MetricsJson, mergeGroupMetrics, type ProcessMetrics } from './group-metrics.ts'
 import { registerProcessMetrics } from './process-metrics.ts'
 import { KeyedCounter, KeyedHistogram } from './series.ts'
 
@@ -18,6 +19,12 @@ const BATCH_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 
 export type CircuitState = 'closed' | 'half-open' | 'open'
 const CIRCUIT_VALUE: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 }
+
+/** The other processes of `GATEWAY_WORKERS` (src/workers/link.ts), reached through the primary. */
+export interface MetricsGroup {
+  provide(local: () => Promise<MetricsJson>): void
+  gather(): Promise<ProcessMetrics[]>
+}
 
 /** Something that knows the state of its circuits; read at scrape time. */
 export interface CircuitSource {
@@ -46,6 +53,7 @@ export class GatewayMetrics {
   readonly storeObserver: StoreObserver
   private readonly circuitSources = new Set<WeakRef<CircuitSource>>()
   private readonly stopProcessMetrics: () => void
+  private group?: MetricsGroup
 
   constructor(auditStats: () => AuditWriterStats, usageStats?: () => UsageWriterStats) {
     const registers = [this.registry]
@@ -101,6 +109,8 @@ export class GatewayMetrics {
       help: 'Circuit of each failover target that has failed recently: 0 closed, 1 half-open, 2 open.',
       labelNames: ['target'],
       registers,
+      // Merged over worker processes (src/observability/group-metrics.ts): the worst state any of them sees.
+      aggregator: 'max',
       collect() {
         this.reset()
         for (const ref of sources) {
@@ -120,9 +130,17 @@ export class GatewayMetrics {
     this.circuitSources.add(new WeakRef(source))
   }
 
-  /** The exposition text and its content type. */
+  /** In a worker of `GATEWAY_WORKERS`: answers the primary's collections, and `expose` shows every process. */
+  joinGroup(group: MetricsGroup): void {
+    group.provide(() => this.registry.getMetricsAsJSON())
+    this.group = group
+  }
+
+  /** The exposition text and its content type: this process's metrics, or with `joinGroup` the whole group's. */
   async expose(): Promise<{ text: string; contentType: string }> {
-    return { text: await this.registry.metrics(), contentType: this.registry.contentType }
+    const processes = await this.group?.gather().catch(() => undefined)
+    const text = processes ? await mergeGroupMetrics(processes) : await this.registry.metrics()
+    return { text, contentType: this.registry.contentType }
   }
 
   stop(): void {

@@ -5,6 +5,7 @@
  * retention job at a time) and the SQLite writes (one writer for the file: the primary's write thread).
  */
 import type { AuditRow } from '../audit/record.ts'
+import type { MetricsJson, ProcessMetrics } from '../observability/group-metrics.ts'
 import { ChangeFanout, type ChangeListener, type Changes, type ChangeTopic } from '../stores/changes.ts'
 import type { BatchWrites } from '../stores/sqlite/write-thread.ts'
 import type { Counters, Lease } from '../stores/types.ts'
@@ -16,6 +17,15 @@ export interface PrimaryLink {
   changes: Changes
   lease: Lease
   writes: BatchWrites
+  metrics: GroupMetricsLink
+}
+
+/** The process group's metrics (src/observability/group-metrics.ts): this worker's own, and everyone's. */
+export interface GroupMetricsLink {
+  /** What this worker answers when the primary collects (nothing until set). */
+  provide(local: () => Promise<MetricsJson>): void
+  /** Every process's metrics, gathered by the primary. */
+  gather(): Promise<ProcessMetrics[]>
 }
 
 /** Connects to the primary over the IPC channel it opened; throws when this process has none. */
@@ -24,11 +34,16 @@ export function connectToPrimary(): PrimaryLink {
   const send = (message: WorkerMessage) => process.send!(message)
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
   const fanout = new ChangeFanout()
+  let localMetrics = async (): Promise<MetricsJson> => []
   let next = 0
 
   process.on('message', (message: PrimaryMessage) => {
     if (message.t === 'changed') {
       fanout.deliver(message.topic)
+      return
+    }
+    if (message.t === 'collect-metrics') {
+      void localMetrics().then((metrics) => send({ t: 'metrics', id: message.id, metrics }))
       return
     }
     const waiter = pending.get(message.id)
@@ -82,5 +97,11 @@ export function connectToPrimary(): PrimaryLink {
     },
     close() {},
   }
-  return { counters, changes, lease, writes }
+  const metrics: GroupMetricsLink = {
+    provide(local) {
+      localMetrics = () => local().catch(() => [])
+    },
+    gather: () => call<ProcessMetrics[]>({ op: 'metrics' }),
+  }
+  return { counters, changes, lease, writes, metrics }
 }

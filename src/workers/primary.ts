@@ -12,6 +12,7 @@ import { spillDirFor } from '../audit/audit-log.ts'
 import type { AuditRow } from '../audit/record.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import { announce, flushLog, type Logger } from '../log/logger.ts'
+import { WorkerMetricsGathering } from '../observability/group-metrics.ts'
 import { MemoryCounters } from '../stores/memory/counters.ts'
 import { SqliteAuditStore } from '../stores/sqlite/audit-log.ts'
 import { openSqlite } from '../stores/sqlite/client.ts'
@@ -38,6 +39,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<never> {
   const shared = openSharedWrites(config, log, options.writeThreadUrl)
   const counters = new MemoryCounters()
   const leases = new Map<string, number>()
+  const metrics = new WorkerMetricsGathering()
   const slots: (Subprocess | undefined)[] = new Array(workers).fill(undefined)
   let stopping = false
 
@@ -64,11 +66,16 @@ export async function runPrimary(options: PrimaryOptions): Promise<never> {
         if (!shared) throw new Error('usage records sent to a primary that does not own the database')
         await shared.writeUsage(call.records as UsageRecord[])
         return call.records.length
+      case 'metrics': {
+        const running = slots.flatMap((child, i) => (child && !child.killed ? [i] : []))
+        return metrics.gather(running, (i, id) => safeSend(slots[i]!, { t: 'collect-metrics', id }))
+      }
     }
   }
 
   const onMessage = (index: number, child: Subprocess, message: WorkerMessage) => {
     if (message.t === 'publish') broadcast({ t: 'changed', topic: message.topic })
+    else if (message.t === 'metrics') metrics.receive(index, message.id, message.metrics)
     else if (message.t === 'release') {
       if (leases.get(message.name) === index) leases.delete(message.name)
     } else if (message.t === 'call') {

@@ -1,9 +1,10 @@
 /**
  * @module What the primary process and its workers say to each other over the IPC channel (`GATEWAY_WORKERS`).
  * Workers ask (`call`, answered by a `reply` with the same id) or tell (`publish`, `release`); the primary
- * tells every worker about changes (`changed`).
+ * tells every worker about changes (`changed`) and asks each for its metrics (`collect-metrics`, answered by `metrics`).
  */
 import type { AuditRow } from '../audit/record.ts'
+import type { MetricsJson } from '../observability/group-metrics.ts'
 import type { ChangeTopic } from '../stores/changes.ts'
 import type { UsageRecord } from '../usage/record.ts'
 
@@ -17,10 +18,20 @@ export type WorkerCall =
   | { op: 'audit'; rows: AuditRow[] }
   | { op: 'usage'; records: UsageRecord[] }
   | { op: 'lease'; name: string }
+  // The whole group's metrics, for the worker a scrape reached (src/observability/group-metrics.ts).
+  | { op: 'metrics' }
 
-export type WorkerMessage = { t: 'call'; id: number; call: WorkerCall } | { t: 'publish'; topic: ChangeTopic } | { t: 'release'; name: string }
+export type WorkerMessage = { t: 'call'; id: number; call: WorkerCall } | { t: 'publish'; topic: ChangeTopic } | { t: 'release'; name: string } | WorkerMetricsMessage
 
-export type PrimaryMessage = { t: 'reply'; id: number; ok: true; value: unknown } | { t: 'reply'; id: number; ok: false; error: string } | { t: 'changed'; topic: ChangeTopic }
+export type PrimaryMessage =
+  | { t: 'reply'; id: number; ok: true; value: unknown }
+  | { t: 'reply'; id: number; ok: false; error: string }
+  | { t: 'changed'; topic: ChangeTopic }
+  | CollectMetricsMessage
+
+/** The primary asks each worker for its metrics; the worker answers with the same id. */
+export type CollectMetricsMessage = { t: 'collect-metrics'; id: number }
+export type WorkerMetricsMessage = { t: 'metrics'; id: number; metrics: MetricsJson }
 
 /** This process's worker slot, when it was started by a primary. */
 export function workerIndex(env: Record<string, string | undefined> = process.env): number | undefined {

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { writeGatewayYaml } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { parsePrometheusText, type PromSample } from '../helpers/prometheus-text.ts'
 
 const MASTER = 'master-key-for-worker-tests'
 let mock: MockUpstream
@@ -135,6 +136,28 @@ describe('GATEWAY_WORKERS=2', () => {
     expect(answers.filter((s) => s === 429)).toHaveLength(20)
   })
 
+  test('/metrics on any worker counts the requests of every worker', async () => {
+    const scrape = async () => {
+      const res = await call('/metrics')
+      expect(res.status).toBe(200)
+      const families = parsePrometheusText(await res.text())
+      return [...families.values()].flatMap((f) => f.samples)
+    }
+    const chatRequests = (samples: PromSample[]) =>
+      samples.filter((s) => s.name === 'gateway_requests_total' && s.labels.endpoint === 'chat.completions').reduce((n, s) => n + Number(s.value), 0)
+    const before = chatRequests(await scrape())
+    expect(before).toBe(chats)
+    // Twenty fresh connections: the kernel spreads them over both workers.
+    for (let i = 0; i < 20; i++) expect((await chat()).status).toBe(200)
+    // Each scrape reaches either worker; every one of them sees all requests.
+    for (let i = 0; i < 4; i++) {
+      const samples = await scrape()
+      expect(chatRequests(samples)).toBe(before + 20)
+      const memory = samples.filter((s) => s.name === 'process_resident_memory_bytes')
+      expect(memory.map((s) => s.labels.worker).sort()).toEqual(['0', '1', 'primary'])
+    }
+  }, 30_000)
+
   test('a killed worker is replaced, and no request is lost meanwhile', async () => {
     // What was answered so far is stored first: a killed process loses the entries still in its queue.
     const answered = chats
@@ -157,8 +180,8 @@ describe('GATEWAY_WORKERS=2', () => {
     primary.kill('SIGTERM')
     expect(await primary.exited).toBe(0)
     expect(output).toContain('primary: stopped')
-    // Every chat request above was answered (also the refused ones): 10 + 20 + 20 + 30 + 30 + 10.
-    expect(chats).toBe(120)
+    // Every chat request above was answered (also the refused ones): 10 + 20 + 20 + 30 + 20 + 30 + 10.
+    expect(chats).toBe(140)
     expect(auditEntries()).toBe(chats)
   }, 60_000)
 })
