@@ -10,7 +10,7 @@ import type { RequestContext } from '../../src/pipeline/context.ts'
 import type { AttemptKind } from '../../src/pipeline/snapshots.ts'
 import { definePlugin, type PluginDeps } from '../../src/pipeline/types.ts'
 import { callTarget } from '../../src/providers/call-target.ts'
-import type { ResolvedTarget } from '../../src/providers/types.ts'
+import type { ResolvedTarget, UpstreamResult } from '../../src/providers/types.ts'
 import { upstreamFailures } from '../../src/providers/upstream-errors.ts'
 import { CircuitBreaker } from './circuit-breaker.ts'
 import { failoverManifest, type FailoverConfig } from './manifest.ts'
@@ -34,30 +34,37 @@ export function candidateTargets(ctx: RequestContext, config: FailoverConfig, de
   return out
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(upstreamFailures.clientClosed())
+/** Waits `ms`; false when the client went away first. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false)
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort)
-      resolve()
+      resolve(true)
     }, ms)
     const onAbort = () => {
       clearTimeout(timer)
-      reject(upstreamFailures.clientClosed())
+      resolve(false)
     }
     signal.addEventListener('abort', onAbort, { once: true })
   })
 }
 
 /** Reads a stream's first chunk so a failure before the first byte can still fail over. */
-function withFirstChunk(response: Response): Response | Promise<Response> {
-  if (!response.body || !isEventStream(response)) return response
-  return readFirstChunk(response, response.body)
+function withFirstChunk(result: UpstreamResult, target: ResolvedTarget): UpstreamResult | Promise<UpstreamResult> {
+  if (result instanceof GatewayError || !result.body || !isEventStream(result)) return result
+  return readFirstChunk(result, result.body, target)
 }
 
-async function readFirstChunk(response: Response, stream: ReadableStream<Uint8Array>): Promise<Response> {
+async function readFirstChunk(response: Response, stream: ReadableStream<Uint8Array>, target: ResolvedTarget): Promise<UpstreamResult> {
   const reader = stream.getReader()
-  const first = await reader.read()
+  let first: Awaited<ReturnType<typeof reader.read>>
+  try {
+    first = await reader.read()
+  } catch (error) {
+    // The upstream stream errors with a GatewayError (deadline, broken framing); anything else broke it off.
+    return error instanceof GatewayError ? error : upstreamFailures.interrupted(target.providerName, String((error as Error)?.message ?? error))
+  }
   let sentFirst = false
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -104,30 +111,28 @@ export const failover = definePlugin({
           }
           for (let retry = 0; retry <= config.max_retries; retry++) {
             const kind: AttemptKind = retry > 0 ? 'retry' : target === primary ? 'primary' : 'failover'
-            try {
-              const answered = withFirstChunk(await callTarget(ctx, target, kind, deps))
-              const response = answered instanceof Promise ? await answered : answered
+            const answered = withFirstChunk(await callTarget(ctx, target, kind, deps), target)
+            const result = answered instanceof Promise ? await answered : answered
+            if (!(result instanceof GatewayError)) {
               breaker.succeeded(target.selector)
               if (target !== primary) ctx.failover = { target_model: target.selector }
               ctx.target = target
-              return response
-            } catch (thrown) {
-              const error = thrown instanceof GatewayError ? thrown : upstreamFailures.interrupted(target.providerName, String((thrown as Error)?.message ?? thrown))
-              if (ctx.clientSignal.aborted || !retryable(error)) throw error
-              breaker.failed(target.selector, policy)
-              lastError = error
-              // A refused provider credential will not work on the next try either: go to the next target.
-              const upstreamStatus = ctx.attempts.at(-1)?.status_code
-              if (upstreamStatus === 401 || upstreamStatus === 403 || retry === config.max_retries) break
-              const wait = retryAfterMs(error) ?? backoffMs(retry, config.initial_backoff_ms, config.max_backoff_ms)
-              if (wait > config.max_retry_after_ms) break
-              if (!breaker.allows(target.selector, policy)) break
-              await sleep(wait, ctx.clientSignal)
+              return result
             }
+            if (ctx.clientSignal.aborted || !retryable(result)) return result
+            breaker.failed(target.selector, policy)
+            lastError = result
+            // A refused provider credential will not work on the next try either: go to the next target.
+            const upstreamStatus = ctx.attempts.at(-1)?.status_code
+            if (upstreamStatus === 401 || upstreamStatus === 403 || retry === config.max_retries) break
+            const wait = retryAfterMs(result) ?? backoffMs(retry, config.initial_backoff_ms, config.max_backoff_ms)
+            if (wait > config.max_retry_after_ms) break
+            if (!breaker.allows(target.selector, policy)) break
+            if (!(await sleep(wait, ctx.clientSignal))) return upstreamFailures.clientClosed()
           }
           if (i === 0) targets = candidateTargets(ctx, config, deps)
         }
-        throw lastError ?? new GatewayError({ status: 503, type: 'provider_error', code: 'no_target', message: 'No target could take the request.' })
+        return lastError ?? new GatewayError({ status: 503, type: 'provider_error', code: 'no_target', message: 'No target could take the request.' })
       },
     }
   },

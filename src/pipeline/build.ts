@@ -61,7 +61,7 @@ export function createPlugins(registry: readonly GatewayPlugin[], deps: PluginDe
 /** The hooks of one plugin with one workflow's settings applied: what a pipeline runs. */
 export interface BoundHooks {
   before?(ctx: RequestContext): ReturnType<NonNullable<PluginHooks['before']>>
-  dispatch?(ctx: RequestContext): Promise<Response>
+  dispatch?(ctx: RequestContext): Promise<ResponseOrError>
   onResponse?(ctx: RequestContext, response: Response): ResponseOrError | Promise<ResponseOrError>
   onComplete?(ctx: RequestContext, outcome: Outcome): void | Promise<void>
 }

@@ -49,7 +49,9 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
     if (local instanceof GatewayError) return failWith(ctx, local)
     if (local) return local
     if (!pipeline.dispatch) throw gatewayErrors.internal('No route plugin is active in this workflow.')
-    let upstream = await pipeline.dispatch(ctx)
+    const dispatched = await pipeline.dispatch(ctx)
+    if (dispatched instanceof GatewayError) return failWith(ctx, dispatched)
+    let upstream = dispatched
     for (const wrap of pipeline.onResponse) {
       const wrapped = wrap(ctx, upstream)
       const next = wrapped instanceof Promise ? await wrapped : wrapped

@@ -112,8 +112,8 @@ export interface Outcome {
 export interface PluginHooks<Settings = unknown> {
   /** Runs in stage order; the first `respond` short-circuits the rest (auth failure, cache hit, budget denial). */
   before?(ctx: RequestContext, settings: Settings): Decision | Promise<Decision>
-  /** Route stage only: produce the response for an upstream-bound endpoint. */
-  dispatch?(ctx: RequestContext, settings: Settings): Promise<Response>
+  /** Route stage only: produce the response for an upstream-bound endpoint, or the upstream's failure as a GatewayError. */
+  dispatch?(ctx: RequestContext, settings: Settings): Promise<ResponseOrError>
   /** Upstream headers arrived; may replace or wrap the response, or answer with an error instead. */
   onResponse?(ctx: RequestContext, response: Response, settings: Settings): ResponseOrError | Promise<ResponseOrError>
   /** Exactly once per request: after the body ended, was cancelled, or failed. Errors are logged, not sent. */

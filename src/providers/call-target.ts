@@ -3,7 +3,8 @@
  * upstream's native API where it matches the client's (Responses on OpenAI-family upstreams, Messages and
  * token counting on Anthropic), otherwise goes
  * through the canonical chat shape with the ingress protocol translating both ways, and turns the answer into
- * the client-facing response (header hygiene included).
+ * the client-facing response (header hygiene included). An upstream's failure comes back as a GatewayError, not a
+ * throw, so route plugins read it like any other answer.
  */
 import { GatewayError } from '../errors/gateway-error.ts'
 import type { RequestContext } from '../pipeline/context.ts'
@@ -13,13 +14,13 @@ import type { PluginDeps } from '../pipeline/types.ts'
 import { countTokensResponse } from '../protocols/anthropic-messages/count-tokens.ts'
 import { endpoint } from '../protocols/endpoints.ts'
 import type { IngressProtocol } from '../protocols/types.ts'
-import type { AdapterCall, ProviderAdapter, ResolvedTarget } from './types.ts'
+import type { AdapterCall, ProviderAdapter, ResolvedTarget, UpstreamResult } from './types.ts'
 import { isEventStream } from '../pipeline/sse.ts'
 
-export async function callTarget(ctx: RequestContext, target: ResolvedTarget, kind: AttemptKind, deps: PluginDeps): Promise<Response> {
+export async function callTarget(ctx: RequestContext, target: ResolvedTarget, kind: AttemptKind, deps: PluginDeps): Promise<UpstreamResult> {
   const registered = deps.providers.get(target.providerName)
   if (!registered?.adapter) {
-    throw new GatewayError({
+    return new GatewayError({
       status: 501,
       type: 'provider_error',
       provider: target.providerName,
@@ -52,6 +53,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
 
   const chatBody = await protocol.toChatRequest(ctx.body, ctx)
   const upstream = await adapter.chatCompletions({ ...call, body: { ...chatBody, model: target.model } })
+  if (upstream instanceof GatewayError) return upstream
   const headers = clientHeadersFrom(upstream.headers, ctx.requestId)
   for (const [name, value] of Object.entries(protocol.responseHeaders?.(ctx) ?? {})) headers.set(name, value)
   if (isEventStream(upstream) && upstream.body) {
@@ -64,12 +66,13 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
 }
 
 /** The adapter's own implementation of the client's API, when the upstream speaks it natively. */
-function nativeCall(ctx: RequestContext, nativeResponses: boolean, adapter: ProviderAdapter): ((call: AdapterCall) => Promise<Response>) | undefined {
+function nativeCall(ctx: RequestContext, nativeResponses: boolean, adapter: ProviderAdapter): ((call: AdapterCall) => Promise<UpstreamResult>) | undefined {
   if (ctx.endpoint === 'responses' && nativeResponses && adapter.responses) return adapter.responses
   if (ctx.endpoint === 'messages' && adapter.messages) return adapter.messages
   return undefined
 }
 
-function toClient(ctx: RequestContext, upstream: Response): Response {
+function toClient(ctx: RequestContext, upstream: UpstreamResult): UpstreamResult {
+  if (upstream instanceof GatewayError) return upstream
   return new Response(upstream.body, { status: upstream.status, headers: clientHeadersFrom(upstream.headers, ctx.requestId) })
 }

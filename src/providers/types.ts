@@ -4,6 +4,7 @@
  * route stage speaks one protocol.
  */
 import type { ProviderType } from '../config/provider-catalog.ts'
+import type { GatewayError } from '../errors/gateway-error.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 import type { AttemptKind } from '../pipeline/snapshots.ts'
 
@@ -48,16 +49,24 @@ export interface UpstreamLimits {
   secrets: readonly string[]
 }
 
+/**
+ * What an upstream call ends with: the answer, or the GatewayError the upstream's failure became (its 4xx/5xx,
+ * a timeout, an unreachable host, an unreadable or too-large answer), already recorded in the call's attempt.
+ * Expected failures are returned, never thrown; a throw is a bug. A bare union, not a wrapper object, so the
+ * happy path allocates nothing for it.
+ */
+export type UpstreamResult = Response | GatewayError
+
 export interface ProviderAdapter {
   id: string
-  /** Chat Completions; the returned Response is OpenAI wire format. Upstream errors throw a GatewayError. */
-  chatCompletions(call: AdapterCall): Promise<Response>
+  /** Chat Completions; the returned Response is OpenAI wire format. */
+  chatCompletions(call: AdapterCall): Promise<UpstreamResult>
   /** Native Responses API, for providers that speak it. */
-  responses?(call: AdapterCall): Promise<Response>
+  responses?(call: AdapterCall): Promise<UpstreamResult>
   /** Native Anthropic Messages API (the body is the client's Messages request), for providers that speak it. */
-  messages?(call: AdapterCall): Promise<Response>
+  messages?(call: AdapterCall): Promise<UpstreamResult>
   /** Native Anthropic token counting (`/v1/messages/count_tokens`); without it the gateway answers an estimate. */
-  countMessageTokens?(call: AdapterCall): Promise<Response>
+  countMessageTokens?(call: AdapterCall): Promise<UpstreamResult>
   /** Model ids as the upstream names them. */
   listModels(provider: ProviderInstance, signal: AbortSignal): Promise<string[]>
 }

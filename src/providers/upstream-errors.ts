@@ -91,6 +91,15 @@ export const upstreamFailures = {
       code: 'upstream_invalid_response',
       message: `Provider '${provider}' sent an answer that is not valid JSON: ${detail}`,
     }),
+  /** A body that passed as JSON on the wire but not to the adapter's reader (kept apart from `unreadable` for its code). */
+  notJson: (provider: string) =>
+    new GatewayError({
+      status: 502,
+      type: 'provider_error',
+      provider,
+      code: 'invalid_upstream_response',
+      message: `Provider '${provider}' answered with a body that is not JSON.`,
+    }),
   brokenStream: (provider: string, detail: string) =>
     new GatewayError({
       status: 502,

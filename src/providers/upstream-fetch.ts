@@ -1,13 +1,14 @@
 /**
  * @module The one way adapters call an upstream: a fetch with a time-to-first-byte timer and an idle timer
  * between body chunks (a whole-request AbortSignal.timeout would cut long streams), the client's disconnect
- * passed on, one AttemptSnapshot recorded per call, and non-2xx answers turned into GatewayErrors.
+ * passed on, one AttemptSnapshot recorded per call, and every expected failure (a non-2xx answer, a timeout, an
+ * unreachable host, an unreadable or too-large answer) returned as a GatewayError rather than thrown.
  */
 import type { GatewayError } from '../errors/gateway-error.ts'
 import { traceUpstreamAttempt } from '../observability/trace-context.ts'
 import { redactHeaders } from '../pipeline/headers.ts'
 import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
-import type { AdapterCall } from './types.ts'
+import type { AdapterCall, UpstreamResult } from './types.ts'
 import { scrubSecrets, upstreamError, upstreamFailures } from './upstream-errors.ts'
 import { isEventStream } from '../pipeline/sse.ts'
 
@@ -37,7 +38,7 @@ class UpstreamTimeout extends Error {
   }
 }
 
-export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequest): Promise<Response> {
+export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequest): Promise<UpstreamResult> {
   const { ctx, provider, target, limits } = call
   const attempt: AttemptSnapshot = {
     seq: ctx.attempts.length + 1,
@@ -76,7 +77,7 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     })
   } catch (error) {
     release()
-    throw failAttempt(attempt, t0, toFetchFailure(provider.name, abort.signal.reason ?? error))
+    return failAttempt(attempt, t0, toFetchFailure(provider.name, abort.signal.reason ?? error))
   }
   attempt.status_code = response.status
 
@@ -95,7 +96,7 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     // An upstream may echo the credential it was sent (in its message, its body, a header): scrubbed by value.
     if (ctx.capture.bodies) attempt.response_body = scrubbedBody(body, text, limits.secrets)
     if (ctx.capture.headers) attempt.response_headers = scrubbedHeaders(response.headers, limits.secrets)
-    throw failAttempt(attempt, t0, error)
+    return failAttempt(attempt, t0, error)
   }
 
   if (ctx.capture.headers) attempt.response_headers = scrubbedHeaders(response.headers, limits.secrets)
@@ -118,20 +119,20 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
  * A non-stream answer is read natively in one go (far cheaper than pumping it through a JS stream), within the
  * idle deadline once its headers arrived.
  */
-async function readWhole(response: Response, { call, attempt, t0, abort, firstByteTimer, release }: InFlight): Promise<Response> {
+async function readWhole(response: Response, { call, attempt, t0, abort, firstByteTimer, release }: InFlight): Promise<UpstreamResult> {
   clearTimeout(firstByteTimer)
   const idleTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`the answer did not arrive within ${call.limits.idleMs} ms of its headers`)), call.limits.idleMs)
   try {
     const { text, truncated } = await readBounded(response, call.limits.maxResponseBytes, false)
     attempt.duration_ns = Bun.nanoseconds() - t0
-    if (truncated) throw failAttempt(attempt, t0, upstreamFailures.tooLarge(call.provider.name, call.limits.maxResponseBytes))
+    if (truncated) return failAttempt(attempt, t0, upstreamFailures.tooLarge(call.provider.name, call.limits.maxResponseBytes))
     // Every endpoint behind this call answers JSON; anything else (an HTML page from a proxy, a cut-off body) is
     // the provider's failure, not a success to pass on.
-    if (!isJson(text)) throw failAttempt(attempt, t0, upstreamFailures.unreadable(call.provider.name, describeText(text)))
+    if (!isJson(text)) return failAttempt(attempt, t0, upstreamFailures.unreadable(call.provider.name, describeText(text)))
     return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
   } catch (error) {
-    if (isGatewayError(error)) throw error
-    throw failAttempt(attempt, t0, toFetchFailure(call.provider.name, abort.signal.reason ?? error))
+    // Reading rejects when a deadline aborts it or the connection breaks: both are the upstream's failure.
+    return failAttempt(attempt, t0, toFetchFailure(call.provider.name, abort.signal.reason ?? error))
   } finally {
     clearTimeout(idleTimer)
     release()
@@ -139,8 +140,9 @@ async function readWhole(response: Response, { call, attempt, t0, abort, firstBy
 }
 
 /**
- * Re-emits the upstream body while enforcing the first-byte and idle deadlines. A deadline or a broken
- * connection errors the stream with a GatewayError, which the pipeline turns into a well-formed error frame.
+ * Re-emits the upstream body while enforcing the first-byte and idle deadlines. A deadline, a broken connection
+ * or broken framing errors the stream with a GatewayError (a stream's only way to report a failure after its
+ * headers), which the pipeline turns into a well-formed error frame.
  */
 function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort, firstByteTimer, release }: InFlight): ReadableStream<Uint8Array> {
   const reader = body.getReader()
@@ -155,41 +157,36 @@ function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort,
     release()
     attempt.duration_ns = Bun.nanoseconds() - t0
   }
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, failure: GatewayError) => {
+    failAttempt(attempt, t0, failure)
+    finish()
+    controller.error(failure)
+  }
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let next: Awaited<ReturnType<typeof reader.read>>
       try {
-        const { done, value } = await reader.read()
-        if (done) {
-          if (!framing.endsBetweenEvents()) throw upstreamFailures.brokenStream(provider.name, 'it ended in the middle of an event')
-          finish()
-          controller.close()
-          return
-        }
-        const problem = framing.check(value)
-        if (problem) {
-          reader.cancel().catch(() => {})
-          throw upstreamFailures.brokenStream(provider.name, problem)
-        }
-        if (idleTimer === undefined) {
-          clearTimeout(firstByteTimer)
-          idleTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`no data for ${limits.idleMs} ms`)), limits.idleMs)
-        } else idleTimer.refresh()
-        controller.enqueue(value)
+        next = await reader.read()
       } catch (error) {
-        const reason = isGatewayError(error) ? error : (abort.signal.reason ?? error)
-        const failure =
-          reason instanceof UpstreamTimeout
-            ? upstreamFailures.timeout(provider.name, reason.what)
-            : isGatewayError(reason)
-              ? reason
-              : upstreamFailures.interrupted(provider.name, (reason as Error)?.message ?? String(reason))
-        attempt.success = false
-        attempt.error_code = failure.code ?? undefined
-        attempt.error_message = failure.message
-        attempt.error_type = failure.type
-        finish()
-        controller.error(failure)
+        // A deadline aborted the read (the abort reason says which), or the connection broke.
+        return fail(controller, toFetchFailure(provider.name, abort.signal.reason ?? error, upstreamFailures.interrupted))
       }
+      if (next.done) {
+        if (!framing.endsBetweenEvents()) return fail(controller, upstreamFailures.brokenStream(provider.name, 'it ended in the middle of an event'))
+        finish()
+        controller.close()
+        return
+      }
+      const problem = framing.check(next.value)
+      if (problem) {
+        reader.cancel().catch(() => {})
+        return fail(controller, upstreamFailures.brokenStream(provider.name, problem))
+      }
+      if (idleTimer === undefined) {
+        clearTimeout(firstByteTimer)
+        idleTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`no data for ${limits.idleMs} ms`)), limits.idleMs)
+      } else idleTimer.refresh()
+      controller.enqueue(next.value)
     },
     cancel(reason) {
       finish()
@@ -305,10 +302,11 @@ function failAttempt(attempt: AttemptSnapshot, t0: number, error: GatewayError):
   return error
 }
 
-function toFetchFailure(provider: string, reason: unknown): GatewayError {
+/** A deadline, the gateway's own GatewayError (client gone, drain), or else a broken connection (`broke`). */
+function toFetchFailure(provider: string, reason: unknown, broke = upstreamFailures.unreachable): GatewayError {
   if (reason instanceof UpstreamTimeout) return upstreamFailures.timeout(provider, reason.what)
   if (isGatewayError(reason)) return reason
-  return upstreamFailures.unreachable(provider, (reason as Error)?.message ?? String(reason))
+  return broke(provider, (reason as Error)?.message ?? String(reason))
 }
 
 function isGatewayError(value: unknown): value is GatewayError {

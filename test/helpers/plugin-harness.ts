@@ -3,6 +3,7 @@
  */
 import type { z } from 'zod'
 import { loadConfig } from '../../src/config/load.ts'
+import { GatewayError } from '../../src/errors/gateway-error.ts'
 import { LimitRegistry } from '../../src/limits/registry.ts'
 import { unpricedCostModel } from '../../src/limits/cost.ts'
 import { UsageService } from '../../src/usage/usage-service.ts'
@@ -14,7 +15,7 @@ import { RequestContext, type EndpointId } from '../../src/pipeline/context.ts'
 import { bindHooks, captureOf, pluginSettings, type BoundHooks } from '../../src/pipeline/build.ts'
 import type { Decision, GatewayPlugin, PluginDeps } from '../../src/pipeline/types.ts'
 import { ProviderRegistry } from '../../src/providers/registry.ts'
-import type { ProviderAdapter } from '../../src/providers/types.ts'
+import type { ProviderAdapter, UpstreamResult } from '../../src/providers/types.ts'
 import { openStores } from '../../src/stores/open.ts'
 
 export function makeContext(
@@ -91,4 +92,10 @@ export function pluginHooks<Config extends z.ZodType, Settings>(
       return result instanceof Promise ? result.then((d) => record(ctx, d)) : record(ctx, result)
     },
   }
+}
+
+/** The answer of an upstream call that a test expects to succeed; its GatewayError is thrown to fail the test. */
+export function answered(result: UpstreamResult): Response {
+  if (result instanceof GatewayError) throw result
+  return result
 }

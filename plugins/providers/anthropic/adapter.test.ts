@@ -3,7 +3,7 @@ import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { SseParser } from '../../../src/pipeline/sse.ts'
 import type { AdapterCall } from '../../../src/providers/types.ts'
 import { ANTHROPIC_TEXT, NATIVE_TOKEN_COUNT, startMockAnthropic, type MockAnthropic } from '../../../test/helpers/mock-anthropic-upstream.ts'
-import { makeContext } from '../../../test/helpers/plugin-harness.ts'
+import { answered, makeContext } from '../../../test/helpers/plugin-harness.ts'
 import { ANTHROPIC_VERSION, anthropicAdapter, anthropicUpstreamError } from './adapter.ts'
 import { chatToAnthropicRequest, DEFAULT_MAX_TOKENS } from './request.ts'
 import { anthropicSchema, JSON_OBJECT_INSTRUCTION } from './structured-output.ts'
@@ -417,7 +417,9 @@ describe('native Messages calls', () => {
 
   test('the client body goes out as sent; the client’s version and beta headers are kept, its credentials are not', async () => {
     const body = { model: 'anthropic/claude-sonnet-4-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], cache_control: { type: 'ephemeral' } }
-    const res = await anthropicAdapter.messages!(nativeCall(body, { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'context-1m-2025-08-07', 'x-api-key': 'gateway-key' }))
+    const res = answered(
+      await anthropicAdapter.messages!(nativeCall(body, { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'context-1m-2025-08-07', 'x-api-key': 'gateway-key' })),
+    )
     expect(((await res.json()) as any).content[0].text).toBe(ANTHROPIC_TEXT)
     const sent = mock.requests.at(-1)!
     expect(sent.body).toEqual({ ...body, model: 'claude-sonnet-4-5' })
@@ -425,14 +427,14 @@ describe('native Messages calls', () => {
   })
 
   test('without client headers the default version is sent; count_tokens goes to its own path', async () => {
-    const res = await anthropicAdapter.countMessageTokens!(nativeCall({ model: 'x', messages: [{ role: 'user', content: 'hi' }] }))
+    const res = answered(await anthropicAdapter.countMessageTokens!(nativeCall({ model: 'x', messages: [{ role: 'user', content: 'hi' }] })))
     expect(await res.json()).toEqual({ input_tokens: NATIVE_TOKEN_COUNT })
     expect(mock.requests.at(-1)).toMatchObject({ path: '/v1/messages/count_tokens', headers: { 'anthropic-version': ANTHROPIC_VERSION } })
     expect(mock.requests.at(-1)!.headers['anthropic-beta']).toBeUndefined()
   })
 
   test('a native stream passes through byte for byte, event lines included', async () => {
-    const res = await anthropicAdapter.messages!(nativeCall({ model: 'x', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+    const res = answered(await anthropicAdapter.messages!(nativeCall({ model: 'x', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'hi' }] })))
     expect(res.headers.get('content-type')).toStartWith('text/event-stream')
     const text = await res.text()
     expect(text).toStartWith('event: message_start\n')
@@ -440,8 +442,8 @@ describe('native Messages calls', () => {
     expect(text.trim().endsWith('data: {"type":"message_stop"}')).toBe(true)
   })
 
-  test('upstream errors throw GatewayErrors', async () => {
-    const error = await anthropicAdapter.messages!({ ...nativeCall({ max_tokens: 5, messages: [] }), body: { model: 'overloaded', max_tokens: 5, messages: [] } }).catch((e) => e)
+  test('upstream errors are returned as GatewayErrors', async () => {
+    const error = await anthropicAdapter.messages!({ ...nativeCall({ max_tokens: 5, messages: [] }), body: { model: 'overloaded', max_tokens: 5, messages: [] } })
     expect(error).toBeInstanceOf(GatewayError)
     expect(error).toMatchObject({ status: 503, code: 'overloaded_error' })
   })

@@ -6,12 +6,13 @@
  * provider.
  */
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
-import { upstreamError } from '../../../src/providers/upstream-errors.ts'
-import type { AdapterCall, ProviderAdapter, ProviderInstance } from '../../../src/providers/types.ts'
+import { upstreamError, upstreamFailures } from '../../../src/providers/upstream-errors.ts'
+import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/upstream-fetch.ts'
 import { chatToAnthropicRequest } from './request.ts'
 import { anthropicToChatCompletion } from './response.ts'
 import { anthropicStreamToChat } from './stream.ts'
+import { structuredOutputFor } from './structured-output.ts'
 import { isEventStream } from '../../../src/pipeline/sse.ts'
 
 export const ANTHROPIC_VERSION = '2023-06-01'
@@ -48,14 +49,17 @@ export function anthropicUpstreamError(call: AdapterCall): NonNullable<UpstreamH
   }
 }
 
-async function chatCompletions(call: AdapterCall): Promise<Response> {
+async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
   const stream = call.body.stream === true
+  const structured = structuredOutputFor(call.body.response_format, call.target.model)
+  if (structured.kind === 'unsupported') return structured.error
   const res = await fetchUpstream(call, {
     url: `${call.provider.baseUrl}/messages`,
     headers: headers(call.provider),
-    body: JSON.stringify(chatToAnthropicRequest(call.body, call.target.model)),
+    body: JSON.stringify(chatToAnthropicRequest(call.body, call.target.model, structured)),
     toError: anthropicUpstreamError(call),
   })
+  if (res instanceof GatewayError) return res
   if (stream && res.body && isEventStream(res)) {
     const includeUsage = (call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
     return new Response(anthropicStreamToChat(res.body, includeUsage), { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
@@ -64,13 +68,7 @@ async function chatCompletions(call: AdapterCall): Promise<Response> {
   try {
     message = (await res.json()) as Record<string, unknown>
   } catch {
-    throw new GatewayError({
-      status: 502,
-      type: 'provider_error',
-      provider: call.provider.name,
-      code: 'invalid_upstream_response',
-      message: `Provider '${call.provider.name}' answered with a body that is not JSON.`,
-    })
+    return upstreamFailures.notJson(call.provider.name)
   }
   return Response.json(anthropicToChatCompletion(message))
 }

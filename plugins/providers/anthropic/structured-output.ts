@@ -7,7 +7,7 @@
  * never a free-text 200. Facts: Anthropic's structured outputs guide (output_config.format; Opus/Sonnet 4.5 and
  * later, Haiku 4.5).
  */
-import { gatewayErrors } from '../../../src/errors/gateway-error.ts'
+import { type GatewayError, gatewayErrors } from '../../../src/errors/gateway-error.ts'
 
 type Json = Record<string, unknown>
 
@@ -16,7 +16,8 @@ const WITHOUT_STRUCTURED_OUTPUT = /^claude-(2|instant|3|opus-4-0|opus-4-1|opus-4
 
 export const JSON_OBJECT_INSTRUCTION = 'Respond with a single JSON object and nothing else: no prose, no Markdown code fences.'
 
-export type StructuredOutput = { kind: 'none' } | { kind: 'schema'; outputConfig: Json } | { kind: 'instruction'; system: string }
+/** `unsupported` is the 400 to answer instead of calling the upstream. */
+export type StructuredOutput = { kind: 'none' } | { kind: 'schema'; outputConfig: Json } | { kind: 'instruction'; system: string } | { kind: 'unsupported'; error: GatewayError }
 
 export function structuredOutputFor(responseFormat: unknown, model: string): StructuredOutput {
   if (typeof responseFormat !== 'object' || responseFormat === null) return { kind: 'none' }
@@ -27,11 +28,12 @@ export function structuredOutputFor(responseFormat: unknown, model: string): Str
   // OpenAI accepts json_schema without a schema (any JSON); the closest Anthropic equivalent is json_object's.
   if (typeof schema !== 'object' || schema === null) return { kind: 'instruction', system: JSON_OBJECT_INSTRUCTION }
   if (WITHOUT_STRUCTURED_OUTPUT.test(model)) {
-    throw gatewayErrors.invalidRequest(
+    const error = gatewayErrors.invalidRequest(
       `response_format (text.format on /v1/responses): model '${model}' cannot follow a JSON schema (Anthropic structured outputs need Claude Opus/Sonnet 4.5, Haiku 4.5 or later). Use a newer model, or response_format {"type":"json_object"}.`,
       'response_format',
       'unsupported_parameter',
     )
+    return { kind: 'unsupported', error }
   }
   return { kind: 'schema', outputConfig: { format: { type: 'json_schema', schema: anthropicSchema(schema as Json) } } }
 }

@@ -4,8 +4,9 @@
  * API with the model in the body. Azure opens streams with a `choices: []` content-filter chunk that crashes
  * clients reading `choices[0]`, so such chunks are dropped (a usage chunk is kept).
  */
+import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { SseParser, dataFrame } from '../../../src/pipeline/sse.ts'
-import type { AdapterCall, ProviderAdapter, ProviderInstance } from '../../../src/providers/types.ts'
+import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
 import { modelIdsFrom } from '../openai-compatible/adapter.ts'
 
@@ -52,11 +53,11 @@ export function dropEmptyChoiceChunks(body: ReadableStream<Uint8Array>): Readabl
   )
 }
 
-async function post(call: AdapterCall, operation: 'chat/completions' | 'responses'): Promise<Response> {
+async function post(call: AdapterCall, operation: 'chat/completions' | 'responses'): Promise<UpstreamResult> {
   const stream = call.body.stream === true
   const body = isV1(call.provider) || operation === 'responses' ? call.body : withoutModel(call.body)
   const res = await fetchUpstream(call, { url: azureUrl(call.provider, call.target.model, operation), headers: headers(call.provider, stream), body: JSON.stringify(body) })
-  if (!stream || operation !== 'chat/completions' || !res.body) return res
+  if (res instanceof GatewayError || !stream || operation !== 'chat/completions' || !res.body) return res
   return new Response(dropEmptyChoiceChunks(res.body), { status: res.status, headers: res.headers })
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SseParser } from '../../../src/pipeline/sse.ts'
 import type { AdapterCall } from '../../../src/providers/types.ts'
 import { GEMINI_SIGNATURE, GEMINI_TEXT, startMockGemini, type MockGemini } from '../../../test/helpers/mock-gemini-upstream.ts'
-import { makeContext } from '../../../test/helpers/plugin-harness.ts'
+import { answered, makeContext } from '../../../test/helpers/plugin-harness.ts'
 import { geminiAdapter, geminiUpstreamError } from './adapter.ts'
 import { chatToGeminiRequest, SKIP_SIGNATURE } from './request.ts'
 import { blockedPromptError, chatUsage, finishReason, geminiToChatCompletion } from './response.ts'
@@ -344,13 +344,13 @@ describe('against the mock Gemini API', () => {
   })
 
   test('generateContent: the key in x-goog-api-key, the model in the path', async () => {
-    const res = await geminiAdapter.chatCompletions(call('gemini-2.5-flash', { messages: [{ role: 'user', content: 'Hi' }] }))
+    const res = answered(await geminiAdapter.chatCompletions(call('gemini-2.5-flash', { messages: [{ role: 'user', content: 'Hi' }] })))
     expect(((await res.json()) as any).choices[0].message.content).toBe(GEMINI_TEXT)
     expect(mock.requests.at(-1)).toMatchObject({ path: '/v1beta/models/gemini-2.5-flash:generateContent', headers: { 'x-goog-api-key': 'gemini-test-key' } })
   })
 
   test('streamGenerateContent?alt=sse arrives as chat chunks with the characters intact', async () => {
-    const res = await geminiAdapter.chatCompletions(call('gemini-2.5-flash', { stream: true, messages: [{ role: 'user', content: 'Hi' }] }))
+    const res = answered(await geminiAdapter.chatCompletions(call('gemini-2.5-flash', { stream: true, messages: [{ role: 'user', content: 'Hi' }] })))
     expect(mock.requests.at(-1)!.search).toBe('?alt=sse')
     const parser = new SseParser()
     const events = [...parser.push(new Uint8Array(await res.arrayBuffer())), ...parser.end()]
@@ -363,12 +363,14 @@ describe('against the mock Gemini API', () => {
   })
 
   test('a Gemini 3 tool round trip: the signature and the function name come back on the next turn', async () => {
-    const first = (await (await geminiAdapter.chatCompletions(call('gemini-3-tool', { messages: [{ role: 'user', content: 'Weather?' }], tools: [weatherTool] }))).json()) as any
+    const first = (await answered(
+      await geminiAdapter.chatCompletions(call('gemini-3-tool', { messages: [{ role: 'user', content: 'Weather?' }], tools: [weatherTool] })),
+    ).json()) as any
     const toolCall = first.choices[0].message.tool_calls[0]
     expect(first.choices[0].finish_reason).toBe('tool_calls')
     // The client replays the assistant turn without the extra field, as many agent frameworks do.
     const replayed = { id: toolCall.id, type: 'function', function: toolCall.function }
-    const second = (await (
+    const second = (await answered(
       await geminiAdapter.chatCompletions(
         call('gemini-3-tool', {
           messages: [
@@ -378,7 +380,7 @@ describe('against the mock Gemini API', () => {
           ],
           tools: [weatherTool],
         }),
-      )
+      ),
     ).json()) as any
     expect(second.choices[0].message.content).toBe('Result: {"output":{"temp":18}}')
     const sent = mock.requests.at(-1)!.body.contents
@@ -387,11 +389,11 @@ describe('against the mock Gemini API', () => {
   })
 
   test('errors keep their status: 404 on a stream (served without data:), 429 with Retry-After, blocked prompts', async () => {
-    const missing = await geminiAdapter.chatCompletions(call('missing-model', { stream: true, messages: [{ role: 'user', content: 'x' }] })).catch((e) => e)
+    const missing = await geminiAdapter.chatCompletions(call('missing-model', { stream: true, messages: [{ role: 'user', content: 'x' }] }))
     expect(missing).toMatchObject({ status: 404, code: 'NOT_FOUND', provider: 'gemini' })
-    const limited = await geminiAdapter.chatCompletions(call('rate-limited', { messages: [{ role: 'user', content: 'x' }] })).catch((e) => e)
+    const limited = await geminiAdapter.chatCompletions(call('rate-limited', { messages: [{ role: 'user', content: 'x' }] }))
     expect(limited).toMatchObject({ status: 429, headers: { 'retry-after': '7' } })
-    const blocked = await geminiAdapter.chatCompletions(call('blocked', { messages: [{ role: 'user', content: 'x' }] })).catch((e) => e)
+    const blocked = await geminiAdapter.chatCompletions(call('blocked', { messages: [{ role: 'user', content: 'x' }] }))
     expect(blocked).toMatchObject({ status: 400, code: 'content_filter' })
   })
 })

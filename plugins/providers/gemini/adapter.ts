@@ -6,8 +6,8 @@
  * refused provider credential, and a `RetryInfo` delay becomes `Retry-After`.
  */
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
-import { upstreamError } from '../../../src/providers/upstream-errors.ts'
-import type { AdapterCall, ProviderAdapter, ProviderInstance } from '../../../src/providers/types.ts'
+import { upstreamError, upstreamFailures } from '../../../src/providers/upstream-errors.ts'
+import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/upstream-fetch.ts'
 import { chatToGeminiRequest } from './request.ts'
 import { blockedPromptError, geminiToChatCompletion } from './response.ts'
@@ -58,7 +58,7 @@ function withRetryAfter(h: Headers, details: Json[]): Headers {
   return out
 }
 
-async function chatCompletions(call: AdapterCall): Promise<Response> {
+async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
   const stream = call.body.stream === true
   const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent'
   const res = await fetchUpstream(call, {
@@ -67,6 +67,7 @@ async function chatCompletions(call: AdapterCall): Promise<Response> {
     body: JSON.stringify(chatToGeminiRequest(call.body, call.target.model, toolCallMemory)),
     toError: geminiUpstreamError(call),
   })
+  if (res instanceof GatewayError) return res
   if (stream && res.body && isEventStream(res)) {
     const includeUsage = (call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
     const translator = new GeminiStreamTranslator(includeUsage, call.target.model, toolCallMemory)
@@ -76,16 +77,10 @@ async function chatCompletions(call: AdapterCall): Promise<Response> {
   try {
     answer = (await res.json()) as Json
   } catch {
-    throw new GatewayError({
-      status: 502,
-      type: 'provider_error',
-      provider: call.provider.name,
-      code: 'invalid_upstream_response',
-      message: `Provider '${call.provider.name}' answered with a body that is not JSON.`,
-    })
+    return upstreamFailures.notJson(call.provider.name)
   }
   const blocked = blockedPromptError(answer, call.provider.name)
-  if (blocked) throw blocked
+  if (blocked) return blocked
   const completion = geminiToChatCompletion(answer, call.target.model, toolCallMemory)
   if (!stream) return Response.json(completion)
   // A stream was asked for but the upstream answered JSON: replay the completion as chat chunks.

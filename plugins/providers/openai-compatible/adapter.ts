@@ -2,7 +2,7 @@
  * @module Adapter for OpenAI and every OpenAI-compatible upstream: the canonical body is already their format,
  * so requests and answers (JSON and SSE bytes) pass through untouched apart from the model id.
  */
-import type { AdapterCall, ProviderAdapter, ProviderInstance } from '../../../src/providers/types.ts'
+import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
 
 export function openaiHeaders(provider: ProviderInstance, stream: boolean): Record<string, string> {
@@ -14,7 +14,7 @@ export function openaiHeaders(provider: ProviderInstance, stream: boolean): Reco
   return headers
 }
 
-function post(call: AdapterCall, path: string): Promise<Response> {
+function post(call: AdapterCall, path: string): Promise<UpstreamResult> {
   return fetchUpstream(call, {
     url: `${call.provider.baseUrl}${path}`,
     headers: openaiHeaders(call.provider, call.body.stream === true),
