@@ -30,6 +30,7 @@ if [ "$#" -eq 0 ]; then
   add_suite scripts/test-clients.sh 'agent CLIs'  # the real agent CLIs (Claude Code, Codex)
   add_suite scripts/test-python.sh 'python SDKs'  # the Python SDKs (openai, anthropic), pytest in .venv
   add_suite scripts/test-openapi.sh 'openapi fuzz' # schemathesis over the whole OpenAPI document
+  add_suite scripts/test-container.sh 'container image' # the Dockerfile built and run as a real container
 fi
 echo "tests: ${passed} passed, ${failed} failed"
 exit "$status"
