@@ -3,6 +3,7 @@ import { parsePrometheusText } from '../../test/helpers/prometheus-text.ts'
 import type { AuditWriterStats } from '../audit/writer.ts'
 import { StoreEvents } from '../stores/batch-events.ts'
 import { GatewayMetrics } from './metrics.ts'
+import { formatMs } from './request-telemetry.ts'
 
 test('store batch latency by store and backend, store errors by kind, in the exposition a scraper parses', async () => {
   const metrics = new GatewayMetrics(() => new Proxy({}, { get: () => 0 }) as AuditWriterStats)
@@ -34,4 +35,12 @@ test('store batch latency by store and backend, store errors by kind, in the exp
   } finally {
     metrics.stop()
   }
+})
+
+test('the overhead header value: milliseconds with two decimals', () => {
+  expect(formatMs(0)).toBe('0.00')
+  expect(formatMs(50_000)).toBe('0.05')
+  expect(formatMs(1_234_567)).toBe('1.23')
+  expect(formatMs(9_999_999)).toBe('10.00')
+  expect(formatMs(12_345_678_901)).toBe('12345.68')
 })
