@@ -8,7 +8,11 @@
 # rounds are the figures (the shared machine drifts by ±30 % over minutes). The same ratios are given for the
 # gateway's CPU time per request (both threads, /proc), which is steadier than req/s when other work competes for
 # the cores; and peak resident memory.
-# Usage: [ROUNDS=7] [SECONDS_PER_RUN=4] [CONNECTIONS=50] bench/observability.sh
+# The metrics cost is also given in CPU µs per request: `metrics` minus the mean of the two metrics-off gateways, per
+# round, next to the noise floor (`bare2` minus `bare`, two identical gateways), as medians over the rounds.
+# TOGETHER=1 loads all gateways at the same time in each round instead of one after another (each gets its own wrk
+# with CONNECTIONS connections), so a burst of other work on the machine hits all of them alike.
+# Usage: [ROUNDS=7] [SECONDS_PER_RUN=4] [CONNECTIONS=50] [ONLY="bare bare2 metrics"] [TOGETHER=1] bench/observability.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -22,7 +26,7 @@ start_bench_run "$MOCK_PORT"
 bun bench/otlp-sink.ts "$SINK_PORT" >/dev/null 2>&1 &
 PIDS+=($!)
 
-NAMES=(bare bare2 metrics tracing tracing10)
+read -ra NAMES <<<"${ONLY:-bare bare2 metrics tracing tracing10}"
 declare -A PORT PID
 OFF="METRICS_ENABLED=false GATEWAY_OVERHEAD_HEADER=false"
 declare -A SETTINGS=(
@@ -56,42 +60,94 @@ load() {
   LAST_RPS=$(awk '/Requests\/sec/{printf "%d", $2}' <<<"$out")
   LAST_CPU=$(((c1 - c0) * 1000000 / $(getconf CLK_TCK) / reqs))
 }
+# TOGETHER=1: NAME... SECONDS: every gateway loaded at once, each by its own wrk, so all meet the same machine
+# (the other engineers' work included); results into R and C by name.
+load_together() {
+  local seconds=$1 name reqs
+  local -A c0 wrks
+  for name in "${NAMES[@]}"; do c0[$name]=$(cpu_ticks "${PID[$name]}"); done
+  for name in "${NAMES[@]}"; do
+    wrk -t1 -c"$CONNECTIONS" -d"$seconds" -s bench/wrk/chat.lua "http://127.0.0.1:${PORT[$name]}" >"$TMP/$name.wrk" 2>&1 &
+    wrks[$name]=$!
+  done
+  for name in "${NAMES[@]}"; do
+    wait "${wrks[$name]}"
+    C[$name]=$(cpu_ticks "${PID[$name]}")
+  done
+  for name in "${NAMES[@]}"; do
+    reqs=$(awk '/requests in/{print $1}' "$TMP/$name.wrk")
+    R[$name]=$(awk '/Requests\/sec/{printf "%d", $2}' "$TMP/$name.wrk")
+    C[$name]=$(((C[$name] - c0[$name]) * 1000000 / $(getconf CLK_TCK) / reqs))
+  done
+}
 for name in "${NAMES[@]}"; do load "$name" 2; done # warm-up: JIT, connection pools
 
 declare -A RATIOS CPU_RATIOS
+declare -A HAS
+for name in "${NAMES[@]}"; do HAS[$name]=1; done
+PAIRS=()
+for pair in metrics:bare tracing:metrics tracing10:metrics bare2:bare; do
+  [[ -n ${HAS[${pair%%:*}]:-} && -n ${HAS[${pair##*:}]:-} ]] && PAIRS+=("$pair")
+done
 pair_ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
-printf '| round | bare | bare2 | metrics | tracing | tracing10 | metrics/bare | tracing/metrics | tracing10/metrics | bare2/bare |\n'
-printf '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n'
+COST_US="" FLOOR_US=""
+names_row="${NAMES[*]}"
+printf '| round | %s |' "${names_row// / | }"
+for pair in "${PAIRS[@]}"; do printf ' %s |' "${pair/:/\/}"; done
+printf '\n|%s\n' "$(printf ' ---: |%.0s' $(seq 0 $((${#NAMES[@]} + ${#PAIRS[@]}))))"
 for round in $(seq 1 "$ROUNDS"); do
   # Rotate the order each round, so no configuration always runs first or right after another.
   shift_by=$((round % ${#NAMES[@]}))
   order=("${NAMES[@]:$shift_by}" "${NAMES[@]:0:$shift_by}")
   declare -A R=() C=()
-  for name in "${order[@]}"; do
-    load "$name" "$RUN_SECONDS"
-    R[$name]=$LAST_RPS
-    C[$name]=$LAST_CPU
-    RPS[$name]+="$LAST_RPS "
-    CPU[$name]+="$LAST_CPU "
+  if [[ ${TOGETHER:-0} == 1 ]]; then
+    load_together "$RUN_SECONDS"
+  else
+    for name in "${order[@]}"; do
+      load "$name" "$RUN_SECONDS"
+      R[$name]=$LAST_RPS
+      C[$name]=$LAST_CPU
+    done
+  fi
+  for name in "${NAMES[@]}"; do
+    RPS[$name]+="${R[$name]} "
+    CPU[$name]+="${C[$name]} "
   done
   # Throughput ratios (higher is better) and CPU-per-request ratios (lower is better), same pairs.
-  for pair in metrics:bare tracing:metrics tracing10:metrics bare2:bare; do
+  row="| $round |"
+  for name in "${NAMES[@]}"; do row+=" ${R[$name]} |"; done
+  for pair in "${PAIRS[@]}"; do
     a=${pair%%:*} b=${pair##*:}
     RATIOS[$pair]+="$(pair_ratio "${R[$a]}" "${R[$b]}") "
     CPU_RATIOS[$pair]+="$(pair_ratio "${C[$a]}" "${C[$b]}") "
+    row+=" $(pair_ratio "${R[$a]}" "${R[$b]}") |"
   done
-  printf '| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$round" "${R[bare]}" "${R[bare2]}" "${R[metrics]}" "${R[tracing]}" "${R[tracing10]}" \
-    "$(pair_ratio "${R[metrics]}" "${R[bare]}")" "$(pair_ratio "${R[tracing]}" "${R[metrics]}")" "$(pair_ratio "${R[tracing10]}" "${R[metrics]}")" "$(pair_ratio "${R[bare2]}" "${R[bare]}")"
+  printf '%s\n' "$row"
+  if [[ -n ${HAS[metrics]:-} && -n ${HAS[bare]:-} && -n ${HAS[bare2]:-} ]]; then
+    COST_US+="$(awk -v m="${C[metrics]}" -v a="${C[bare]}" -v b="${C[bare2]}" 'BEGIN { printf "%.1f", m - (a + b) / 2 }') "
+    FLOOR_US+="$((C[bare2] - C[bare])) "
+  fi
 done
 
-printf '\n| gateway | median req/s | median CPU µs/req | peak RSS MiB |\n| --- | ---: | ---: | ---: |\n'
+printf '\n| gateway | median req/s | median CPU µs/req | CPU µs/req per round | peak RSS MiB |\n| --- | ---: | ---: | --- | ---: |\n'
 for name in "${NAMES[@]}"; do
   rss=$(awk '/VmHWM/{printf "%d", $2 / 1024}' "/proc/${PID[$name]}/status")
-  printf '| %s | %s | %s | %s |\n' "$name" "$(median %d <<<"${RPS[$name]}")" "$(median %d <<<"${CPU[$name]}")" "$rss"
+  printf '| %s | %s | %s | %s | %s |\n' "$name" "$(median %d <<<"${RPS[$name]}")" "$(median %d <<<"${CPU[$name]}")" "${CPU[$name]% }" "$rss"
 done
 printf '\n| pair (medians of per-round ratios, %d rounds) | req/s ratio | CPU µs/req ratio |\n| --- | ---: | ---: |\n' "$ROUNDS"
-for pair in metrics:bare tracing:metrics tracing10:metrics bare2:bare; do
+for pair in "${PAIRS[@]}"; do
   printf '| %s / %s | %s | %s |\n' "${pair%%:*}" "${pair##*:}" "$(median %.3f <<<"${RATIOS[$pair]}")" "$(median %.3f <<<"${CPU_RATIOS[$pair]}")"
 done
-sleep 6 # one export interval of the batch span processor
-printf 'spans received by the sink: %s\n' "$(curl -s "http://127.0.0.1:$SINK_PORT/stats")"
+if [[ -n $COST_US ]]; then
+  bare_us=$(median %.1f <<<"${CPU[bare]} ${CPU[bare2]}")
+  cost=$(median %.1f <<<"$COST_US")
+  floor=$(median %.1f <<<"$FLOOR_US")
+  printf '\nmetrics cost, CPU µs/req (metrics − mean of bare and bare2), per round: %s\n' "${COST_US% }"
+  printf 'noise floor, CPU µs/req (bare2 − bare), per round: %s\n' "${FLOOR_US% }"
+  printf 'median metrics cost %s µs/req = %s %% of %s µs/req (metrics off); median noise floor %s µs/req (%s %%)\n' "$cost" \
+    "$(awk -v c="$cost" -v b="$bare_us" 'BEGIN { printf "%.1f", 100 * c / b }')" "$bare_us" "$floor" "$(awk -v c="$floor" -v b="$bare_us" 'BEGIN { printf "%.1f", 100 * c / b }')"
+fi
+if [[ -n ${HAS[tracing]:-}${HAS[tracing10]:-} ]]; then
+  sleep 6 # one export interval of the batch span processor
+  printf 'spans received by the sink: %s\n' "$(curl -s "http://127.0.0.1:$SINK_PORT/stats")"
+fi
