@@ -130,6 +130,92 @@ describe('bodies over the limit (defect 10)', () => {
   })
 })
 
+describe("bodies past Bun's own limit (defect 10: 70 MB)", () => {
+  const MB = 1024 * 1024
+  const piece = 'x'.repeat(MB)
+
+  /** Sends up to `total` bytes (as chunks when `chunked`) until the server answers; returns what was sent. */
+  async function sendUntilAnswered(raw: Awaited<ReturnType<typeof rawHttp>>, total: number, chunked: boolean): Promise<number> {
+    let sent = 0
+    while (sent < total && !raw.closed && !raw.received) {
+      if (!(await raw.writeAll(chunked ? `${piece.length.toString(16)}\r\n${piece}\r\n` : piece))) break
+      sent += piece.length
+    }
+    return sent
+  }
+
+  test('a declared 70 MB body on /v1/messages gets the Anthropic 413 before it is read, and an audit entry', async () => {
+    const before = rssMb(gw.proc.pid)
+    const raw = await rawHttp(
+      gw.url,
+      postHead('/v1/messages', host(gw.url), {
+        'x-api-key': MASTER,
+        'content-type': 'application/json',
+        'content-length': String(70 * MB),
+        'x-request-id': 'oversize-declared-0001',
+      }),
+    )
+    const answer = await raw.waitFor('}}', 5000)
+    expect(answer).toStartWith('HTTP/1.1 413')
+    expect(answer.toLowerCase()).toContain('connection: close')
+    const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
+    expect(json).toMatchObject({ type: 'error', error: { type: 'request_too_large' } })
+    // Nothing of the body was needed to answer, and nothing of it was buffered.
+    await sendUntilAnswered(raw, 70 * MB, false)
+    raw.end()
+    expect(rssMb(gw.proc.pid) - before).toBeLessThan(20)
+    const admin = auditAdmin(gw.url, MASTER)
+    const page = await admin.eventually(
+      () => admin.list({ status_code: '413', path: '/v1/messages' }),
+      (p) => p.total > 0,
+    )
+    expect(page.entries[0]).toMatchObject({ status_code: 413 })
+  }, 20_000)
+
+  test('a chunked 70 MB body gets the GatewayError 413 once it passes the limit, with memory bounded by the limit', async () => {
+    const before = rssMb(gw.proc.pid)
+    const raw = await rawHttp(
+      gw.url,
+      postHead('/v1/chat/completions', host(gw.url), { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
+    )
+    const sent = await sendUntilAnswered(raw, 70 * MB, true)
+    const answer = await raw.waitFor('}}', 5000)
+    expect(answer).toStartWith('HTTP/1.1 413')
+    expect(answer).toContain('"code":"request_too_large"')
+    // Refused at the 32 MiB limit, not after the 70 MB (the socket may still hold a few MB in flight).
+    expect(sent).toBeLessThan(50 * MB)
+    raw.end()
+    expect(rssMb(gw.proc.pid) - before).toBeLessThan(90)
+    const admin = auditAdmin(gw.url, MASTER)
+    await admin.eventually(
+      () => admin.list({ status_code: '413', path: '/v1/chat/completions' }),
+      (p) => p.total > 0,
+    )
+  }, 30_000)
+
+  test('admin bodies are bounded at 1 MiB with a GatewayError 413 (declared and chunked)', async () => {
+    const big = JSON.stringify({ name: 'k', description: 'd'.repeat(2 * MB) })
+    const res = await fetch(`${gw.url}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: big })
+    expect(res.status).toBe(413)
+    expect(await res.json()).toMatchObject({ error: { code: 'request_too_large' } })
+    const raw = await rawHttp(
+      gw.url,
+      postHead('/admin/keys', host(gw.url), { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
+    )
+    await sendUntilAnswered(raw, 70 * MB, true)
+    expect(await raw.waitFor('}}', 5000)).toStartWith('HTTP/1.1 413')
+    raw.end()
+    // A small admin body still works.
+    const ok = await fetch(`${gw.url}/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'small' }),
+    })
+    expect(ok.status).toBe(201)
+    await ok.text()
+  }, 20_000)
+})
+
 describe('failed authentication is throttled per address (defect 8)', () => {
   test('a flood of wrong keys gets 429 with Retry-After; a good key from the same address keeps working', async () => {
     const statuses: number[] = []

@@ -9,6 +9,8 @@ export interface RawExchange {
   readonly closed: boolean
   /** Writes more bytes (false when the socket is gone). */
   write(data: string | Uint8Array): boolean
+  /** Writes all of `data`, waiting while the socket takes it in part (false when the socket went away first). */
+  writeAll(data: string | Uint8Array): Promise<boolean>
   /** Resolves when the server has sent `text` (or closed, or `timeoutMs` passed); returns what it sent. */
   waitFor(text: string, timeoutMs: number): Promise<string>
   /** Resolves when the server closed the connection (true) or after `timeoutMs` (false). */
@@ -50,6 +52,15 @@ export async function rawHttp(url: string, head: string): Promise<RawExchange> {
       return closed
     },
     write: (data) => !closed && socket.write(data) >= 0,
+    async writeAll(data) {
+      const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data
+      let at = 0
+      while (at < bytes.byteLength && !closed) {
+        at += Math.max(0, socket.write(bytes.subarray(at)))
+        if (at < bytes.byteLength) await Bun.sleep(1)
+      }
+      return at === bytes.byteLength
+    },
     async waitFor(text, timeoutMs) {
       await until(() => received.includes(text) || closed, timeoutMs)
       return received

@@ -7,9 +7,22 @@ import type { Gateway } from '../../app.ts'
 import { gatewayErrorSchema } from '../../audit/schemas.ts'
 import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../../errors/gateway-error.ts'
 import type { Principal } from '../../pipeline/context.ts'
+import { readBody } from '../body-reader.ts'
 
+/**
+ * Admin bodies are small JSON documents (a key, a workflow, a price). Bun's own body limit is lifted so that /v1
+ * can answer every oversize body itself (docs/security.md), so this is the admin API's bound.
+ */
+export const ADMIN_MAX_BODY_BYTES = 1024 * 1024
+const ADMIN_BODY_DEADLINE_MS = 30_000
+
+/** Reads an admin JSON body within ADMIN_MAX_BODY_BYTES and a deadline; throws the GatewayError (413, 408, 400) past them. */
 export async function readJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text()
+  const read = await readBody(request, { maxBytes: ADMIN_MAX_BODY_BYTES, deadlineMs: ADMIN_BODY_DEADLINE_MS })
+  if (read.kind === 'too_large') throw gatewayErrors.bodyTooLarge(ADMIN_MAX_BODY_BYTES)
+  if (read.kind === 'timeout') throw gatewayErrors.bodyTimeout(ADMIN_BODY_DEADLINE_MS / 1000)
+  if (read.kind === 'aborted') throw gatewayErrors.invalidRequest('The request body could not be read to its end.', null, 'request_body_incomplete')
+  const text = read.text
   if (!text.trim()) return {}
   try {
     return JSON.parse(text)
@@ -26,7 +39,9 @@ export async function adminAnswer(gateway: Gateway, context: unknown, run: (acto
     return await run(actor)
   } catch (error) {
     if (!(error instanceof GatewayError)) gateway.log.error({ err: error }, 'admin handler failed')
-    return errorResponse(toGatewayError(error))
+    const answer = toGatewayError(error)
+    // A body refused unread (too large, too slow): its rest is never read, so the connection cannot be reused.
+    return errorResponse(answer, answer.status === 413 || answer.status === 408 ? { connection: 'close' } : {})
   }
 }
 
