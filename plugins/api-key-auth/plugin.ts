@@ -28,6 +28,10 @@ export const apiKeyAuth = definePlugin({
           return respondWithError(ctx, gatewayErrors.unavailable('API keys cannot be checked right now; try again shortly.', 'key_store_unavailable'))
         }
         ctx.principal = result.principal
+        const keyId = result.principal.keyId
+        // Revocation reaches every process through the key snapshot and its change feed: a stream of a key revoked
+        // meanwhile ends at its next chunk.
+        if (ctx.stream && keyId) ctx.streamStillAllowed = () => (keys.isRevoked(keyId) ? gatewayErrors.keyRevokedMidStream() : undefined)
 
         const userPath = requestUserPath(result.principal.userPath, ctx.headers.get(USER_PATH_HEADER))
         if (!userPath.ok) {

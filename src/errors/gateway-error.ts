@@ -124,6 +124,14 @@ export const gatewayErrors = {
       message: 'Invalid or missing API key. Send it as "Authorization: Bearer <key>" or as "x-api-key: <key>".',
       code: 'invalid_api_key',
     }),
+  /** The key of a running stream was revoked: the stream ends at its next chunk with this error frame. */
+  keyRevokedMidStream: () =>
+    new GatewayError({
+      status: 401,
+      type: 'authentication_error',
+      message: 'The API key was revoked while this stream was running; the stream was ended.',
+      code: 'api_key_revoked',
+    }),
   authThrottled: (retryAfterSeconds: number) =>
     new GatewayError({
       status: 429,

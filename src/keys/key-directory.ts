@@ -97,6 +97,12 @@ export class KeyDirectory {
     return this.byHash.get(keyHash)
   }
 
+  /** True once the key is revoked here (by this process, or by another one through the change feed); a Map lookup. */
+  isRevoked(id: string): boolean {
+    const record = this.byId.get(id)
+    return record !== undefined && record.revokedAt !== null
+  }
+
   /** True when at least one key is not revoked; decides whether /v1 may run open without a master key. */
   hasActiveKeys(): boolean {
     return this.activeKeys > 0

@@ -112,6 +112,11 @@ export class RequestContext {
   auditSuppressed = false
   /** Auth plugin. */
   userPath?: string
+  /**
+   * Asked by the stream pump before it forwards each chunk, so it must be cheap (an in-memory lookup): an error
+   * ends the stream there with its error frame. Auth plugin: a key revoked while its stream runs.
+   */
+  streamStillAllowed?: () => GatewayError | undefined
   /** From the tagging headers (src/labels), set before the pipeline runs. */
   labels: string[] = []
 

@@ -195,6 +195,11 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
           end({})
           return
         }
+        const refused = ctx.streamStillAllowed?.()
+        if (refused) {
+          reader.cancel(refused).catch(() => {})
+          throw refused
+        }
         if (outcome.ttfbMs === undefined) outcome.ttfbMs = ctx.elapsedNs() / 1e6
         outcome.bytesOut += result.value.byteLength
         if (parser && fold) for (const event of parser.push(result.value)) fold.add(event)

@@ -10,6 +10,7 @@
  * | `cut-sse` | one good frame, then half a frame and the end of the body |
  * | `hang` | headers never come (until the gateway gives up) |
  * | `trickle` | an SSE stream that sends one byte every `metadata.every_ms` (default 200) forever |
+ * | `slow-stream-<every_ms>-<frames>` | a well-formed stream: one content frame (`tick `) every `every_ms`, `frames` of them, then the end (in the name, as providers other than OpenAI lose `metadata`) |
  * | `huge-error` | a 500 whose body is `metadata.bytes` (default 100 MiB) long, streamed |
  * | `huge-answer` | a 200 JSON answer of `metadata.bytes` (default 100 MiB), streamed |
  * | `non-json-200` | a 200 `application/json` answer that is HTML |
@@ -106,7 +107,8 @@ export function startFaultUpstream(): FaultUpstream {
     const stream = body.stream === true
     const metadata = (body.metadata ?? {}) as Record<string, string>
     const bytes = Number(metadata.bytes ?? NaN)
-    switch (model) {
+    const slow = /^slow-stream-(\d+)-(\d+)$/.exec(model)
+    switch (slow ? 'slow-stream' : model) {
       case 'long-word': {
         const size = Number.isFinite(bytes) ? bytes : 512 * 1024
         if (!stream) {
@@ -163,6 +165,22 @@ export function startFaultUpstream(): FaultUpstream {
             }
             await Bun.sleep(every)
             return ':'
+          }, onCancel),
+          { headers: SSE_HEADERS },
+        )
+      }
+      case 'slow-stream': {
+        const every = Number(slow![1])
+        const frames = Number(slow![2])
+        let i = 0
+        return new Response(
+          pulled(async () => {
+            if (i > 0 && i <= frames) await Bun.sleep(every)
+            i++
+            if (i === 1) return chunkFrame(model, { role: 'assistant', content: '' })
+            if (i <= frames + 1) return chunkFrame(model, { content: 'tick ' })
+            if (i === frames + 2) return `${chunkFrame(model, {}, 'stop')}data: [DONE]\n\n`
+            return undefined
           }, onCancel),
           { headers: SSE_HEADERS },
         )
