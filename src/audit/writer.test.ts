@@ -146,7 +146,7 @@ describe('failures', () => {
     expect(writer.stats()).toMatchObject({ written: 10, batch_failures: 2, failed: 0, last_error: 'disk I/O error' })
   })
 
-  test('a poison entry goes to the dead-letter file after three failures; the rest of its batch is stored', async () => {
+  test('a poison entry goes to the dead-letter file after one failed batch; the rest of its batch is stored', async () => {
     const store = new FakeStore()
     const { writer, dir } = setup({}, store)
     const batch = Array.from({ length: 6 }, (_, i) => entry(i))
@@ -154,8 +154,22 @@ describe('failures', () => {
     for (const e of batch) writer.record(e)
     await until(() => store.rows.size === 5)
     await until(() => writer.stats().failed === 1)
-    expect(writer.stats().batch_failures).toBe(3)
+    expect(writer.stats().batch_failures).toBe(1)
     expect(readFileSync(join(dir, 'audit-dead-letter.jsonl'), 'utf8')).toContain(batch[2]!.id)
+  })
+
+  test('when every entry of a batch fails alone the database is at fault: nothing is dead-lettered, all is stored once it recovers', async () => {
+    const store = new FakeStore()
+    const { writer, dir } = setup({}, store)
+    const batch = Array.from({ length: 4 }, (_, i) => entry(i))
+    for (const e of batch) store.poison.add(e.id)
+    for (const e of batch) writer.record(e)
+    await until(() => writer.stats().batch_failures >= 3)
+    expect(writer.stats().failed).toBe(0)
+    expect(existsSync(join(dir, 'audit-dead-letter.jsonl'))).toBe(false)
+    store.poison.clear()
+    await until(() => store.rows.size === 4)
+    expect(writer.stats().failed).toBe(0)
   })
 
   test('a database that comes back while a batch is written entry by entry dead-letters nothing', async () => {

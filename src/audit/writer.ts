@@ -10,9 +10,11 @@
  *   when the queue has room again, at start-up, and at shutdown.
  * - Retried: a failed batch stays at the head of the queue and is retried with backoff. A transient error (full
  *   or failing disk, busy or locked database, unreachable server: `isTransientWriteError`) is never a reason to
- *   give up on an entry. After three failures in a row with any other error the batch is written entry by entry;
- *   an entry that fails alone with a non-transient error is poison and goes to the dead-letter file (counted as
- *   `failed`); a transient error on the way stops the sorting and the batch is retried whole later.
+ *   give up on an entry. After a failure with any other error (a constraint violation, a malformed row) the batch
+ *   is written entry by entry at once: an entry that fails alone with a non-transient error is poison and goes to
+ *   the dead-letter file (counted as `failed`), the others are stored; a transient error on the way stops the
+ *   sorting and the batch is retried whole later. When every entry fails alone, the fault is the database's
+ *   rather than each entry's (a schema out of step, say): nothing is dead-lettered and the batch is retried.
  * - Held: when the spill file cannot take entries either (the disk is full), they are held in memory, up to
  *   `memoryMaxBytes`, and written (or spilled) as soon as either recovers. Only past that bound is an entry lost:
  *   counted (`lost`), logged at once with its id, and shown by `/ready` and the metrics.
@@ -92,7 +94,6 @@ export interface AuditBatchWriter {
   writeBatch(rows: readonly AuditRow[]): Promise<number>
 }
 
-const ISOLATE_AFTER_FAILURES = 3
 /** How long `state` says `losing` after the last lost entry. */
 const LOSING_SHOWN_MS = 60_000
 
@@ -290,7 +291,7 @@ export class AuditWriter implements AuditSink {
       this.take(batch.length)
       return true
     }
-    if (!this.lastFailureTransient && this.consecutiveFailures >= ISOLATE_AFTER_FAILURES && (await this.isolate(batch))) {
+    if (!this.lastFailureTransient && (await this.isolate(batch))) {
       this.take(batch.length)
       return true
     }
@@ -315,10 +316,7 @@ export class AuditWriter implements AuditSink {
         settled = false
       }
     }
-    if (
-      !settled ||
-      (!(await this.write(chunk.rows, true)) && !(!this.lastFailureTransient && this.consecutiveFailures >= ISOLATE_AFTER_FAILURES && (await this.isolate(chunk.rows, true))))
-    ) {
+    if (!settled || (!(await this.write(chunk.rows, true)) && !(!this.lastFailureTransient && (await this.isolate(chunk.rows, true))))) {
       // Keep the file; it is read again from the start later (stored entries are skipped).
       this.replay.abandon()
       this.replay = undefined

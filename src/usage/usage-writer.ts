@@ -3,9 +3,10 @@
  * batches off the request path, drained on shutdown.
  *
  * A failed batch stays queued and is retried with backoff. A transient error (full disk, locked database,
- * unreachable server: `isTransientWriteError`) never costs a record; after three failures in a row with any other
- * error the batch is written record by record and a record that fails alone is logged whole and set aside
- * (`rejected`). The queue holds at most `maxQueued` records (`logging.usage_queue_size`); past it a record is
+ * unreachable server: `isTransientWriteError`) never costs a record; after a failure with any other error (a
+ * constraint violation, a malformed record) the batch is written record by record at once: the others are stored,
+ * and a record that fails alone is logged whole and set aside (`rejected`). When every record fails alone the
+ * fault is the database's, not theirs: nothing is set aside and the batch is retried. The queue holds at most `maxQueued` records (`logging.usage_queue_size`); past it a record is
  * lost: counted, logged at once, shown by `/ready` and the metrics. Usage is also in every audit entry.
  */
 import type { Logger } from '../log/logger.ts'
@@ -17,7 +18,6 @@ const BATCH = 1000
 const FLUSH_MS = 500
 const RETRY_BASE_MS = 100
 const RETRY_MAX_MS = 5000
-const ISOLATE_AFTER_FAILURES = 3
 /** Losses are logged at once, then at most once per this interval with the count so far. */
 const LOSS_LOG_MS = 1000
 export const DEFAULT_USAGE_QUEUE_SIZE = 200_000
@@ -125,7 +125,7 @@ export class UsageWriter implements UsageSink {
       this.failures++
       this.lastTransient = isTransientWriteError(err)
       this.log.error({ err, records: batch.length, failures: this.failures, transient: this.lastTransient }, 'usage batch failed; will retry')
-      if (this.lastTransient || this.failures < ISOLATE_AFTER_FAILURES || !(await this.isolate(batch))) return false
+      if (this.lastTransient || !(await this.isolate(batch))) return false
     }
     this.queue.splice(0, batch.length)
     this.counters.written += batch.length

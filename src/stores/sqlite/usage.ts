@@ -89,7 +89,9 @@ export function sqliteUsageStore(db: Database): UsageReader & UsageBatchWriter {
   const o = orm(db)
   const inRange = (q: UsageQuery) => and(gte(u.ts, q.fromMs), lt(u.ts, q.toMs))
   // A raw prepared statement: on the write thread, drizzle's insert (even prepared) measured 2–50× slower per batch.
-  const insert = db.query(`INSERT OR IGNORE INTO usage_records (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`)
+  // ON CONFLICT (id), not OR IGNORE: a replayed record is skipped, but a record a constraint refuses (a NULL in a
+  // NOT NULL column) must fail, so the writer sets it aside and logs it instead of it vanishing as "written".
+  const insert = db.query(`INSERT INTO usage_records (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`)
   return {
     async writeBatch(records) {
       db.transaction(() => {
