@@ -76,6 +76,8 @@ const LIST_CASES: [string, string][] = [
   ['filter session_id (whole session)', `session_id=${sample.session_id}`],
   ['filter stream=true', 'stream=true'],
   ['filter method+path', 'method=GET&path=/v1/models'],
+  ['filter label', 'label=canary'],
+  ['filter label + status_code', 'label=eval&status_code=503'],
   ['filter model+status+dates', `requested_model=fast&status_code=200&start_date=${day(-20)}&end_date=${day(-10)}`],
   ['search UUID (entry id)', `search=${sample.id}`],
   ['search client request id', `search=${sample.request_id}`],

@@ -329,6 +329,24 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         expect(await s.audit.list({ limit: 1, offset: 1 })).toMatchObject({ total: 4, limit: 1, offset: 1, entries: [{ id: b.id }] })
       })
 
+      test('a page and its total read one snapshot while entries are being written', async () => {
+        const s = await fresh()
+        let written = 0
+        const writer = (async () => {
+          for (; written < 90; written++) await record(s, [makeEntry({ at: T0 + written })])
+        })()
+        const torn: string[] = []
+        let lists = 0
+        while (written < 90 || lists < 20) {
+          const page = await s.audit.list({ limit: 100, offset: 0 })
+          if (page.entries.length !== page.total) torn.push(`${page.entries.length} listed, ${page.total} counted`)
+          lists++
+          await Bun.sleep(0) // a synchronous store (SQLite) would otherwise never let the writer run
+        }
+        await writer
+        expect(torn).toEqual([])
+      })
+
       test('thread lookups feed the conversation walk: a session, and a previous_response_id chain', async () => {
         const s = await fresh()
         const session = Array.from({ length: 5 }, (_, i) => makeEntry({ session_id: 's-5', at: T0 + i * MIN }))

@@ -2,7 +2,8 @@
  * @module The audit log in PostgreSQL (tables in migrations.ts: partitioned by day, bodies in a table of their
  * own that only the detail view reads). A batch is one statement: the rows travel as one JSON array (the encoded
  * AuditRow tuples as they are) and PostgreSQL unpacks them, inserts the light rows idempotently (ON CONFLICT on
- * (id, ts): a replayed entry is skipped), and the payloads and labels of the rows that were new.
+ * (id, ts): a replayed entry is skipped), and the payloads and labels of the rows that were new. The array is read
+ * as jsonb, parsed once: on `json` every `->>` re-parses the whole row text, which made a batch 3× slower.
  *
  * Every filter of the list has a `(column, ts DESC)` index; the search is a `tsvector` of the searchable text
  * with a GIN index (words in order, the last one a prefix: `rate <-> limit:*`).
@@ -26,7 +27,7 @@ const CASTS: Partial<Record<(typeof AUDIT_ROW_COLUMNS)[number], string>> = {
 const COLUMN_COUNT = AUDIT_ROW_COLUMNS.length
 const INSERT_COLUMNS = AUDIT_ROW_COLUMNS.map((c, i) => `(r->>${i})${CASTS[c] ?? ''}`).join(', ')
 
-const WRITE_BATCH = `WITH src AS (SELECT value AS r FROM json_array_elements($1::text::json)),
+const WRITE_BATCH = `WITH src AS (SELECT value AS r FROM jsonb_array_elements($1::text::jsonb)),
   ins AS (
     INSERT INTO audit_log (${AUDIT_ROW_COLUMNS.join(', ')}, search)
     SELECT ${INSERT_COLUMNS}, to_tsvector('simple', r->>${COLUMN_COUNT + 1}) FROM src
@@ -123,14 +124,22 @@ export class PostgresAuditStore {
     return Number(result?.n ?? 0)
   }
 
+  /**
+   * The page and the total in one statement, so both read one snapshot: as two queries (even on two connections
+   * at once) an entry committed between them was counted but not listed. Always one row back, the page's columns
+   * null when the page is empty.
+   */
   async list(q: AuditLogQuery): Promise<AuditLogPage> {
     const w = conditions(q)
     const n = w.params.length
-    const [rows, counted] = await Promise.all([
-      this.sql.unsafe(`SELECT ${LIGHT} FROM audit_log a WHERE ${w.sql} ORDER BY a.ts DESC, a.seq DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [...w.params, q.limit, q.offset]),
-      this.sql.unsafe(`SELECT count(*)::int AS n FROM audit_log a WHERE ${w.sql}`, w.params),
-    ])
-    return { entries: (rows as Row[]).map(listEntry), limit: q.limit, offset: q.offset, total: Number(counted[0]?.n ?? 0) }
+    const rows = (await this.sql.unsafe(
+      `WITH page AS (SELECT ${LIGHT} FROM audit_log a WHERE ${w.sql} ORDER BY a.ts DESC, a.seq DESC LIMIT $${n + 1} OFFSET $${n + 2}),
+        counted AS (SELECT count(*)::int AS total FROM audit_log a WHERE ${w.sql})
+       SELECT page.*, counted.total FROM counted LEFT JOIN page ON true ORDER BY page.ts DESC, page.seq DESC`,
+      [...w.params, q.limit, q.offset],
+    )) as (Row & { total: number })[]
+    const entries = rows.filter((r) => r.id !== null).map(listEntry)
+    return { entries, limit: q.limit, offset: q.offset, total: Number(rows[0]?.total ?? 0) }
   }
 
   private async fullRow(where: string, params: Param[], order = ''): Promise<Row | undefined> {
