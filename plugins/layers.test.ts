@@ -1,6 +1,7 @@
 /**
- * Layers that stay put: the core (src/) knows the plugins only through the registry (plugins/index.ts), and only
- * the HTTP shell (src/http) knows the web framework.
+ * Layers that stay put: the core (src/) knows the plugins only through the registries (plugins/index.ts, and the
+ * provider manifests' plugins/providers/index.ts, which holds data only), and only the HTTP shell (src/http) knows
+ * the web framework.
  */
 import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
@@ -18,16 +19,27 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(IMPORT)].map((m) => (m[1] ?? m[2])!)
 }
 
-test('src/ imports nothing from plugins/ but the registry', () => {
+const REGISTRIES = ['plugins/index.ts', 'plugins/providers/index.ts']
+
+test('src/ imports nothing from plugins/ but the registries', () => {
   const offending: string[] = []
   for (const file of sources('src')) {
     for (const spec of importsOf(file)) {
       if (!spec.startsWith('.')) continue
       const target = relative(root, resolve(join(root, dirname(file)), spec))
-      if (target.startsWith('plugins/') && target !== 'plugins/index.ts') offending.push(`${file} -> ${target}`)
+      if (target.startsWith('plugins/') && !REGISTRIES.includes(target)) offending.push(`${file} -> ${target}`)
     }
   }
   expect(offending).toEqual([])
+})
+
+test('the provider manifest registry loads manifests only, so the configuration never loads adapter code', () => {
+  const imports = importsOf('plugins/providers/index.ts')
+  expect(imports.length).toBeGreaterThan(0)
+  for (const spec of imports) expect(spec).toMatch(/^\.\/[a-z0-9-]+\/manifest\.ts$/)
+  for (const manifest of imports) {
+    for (const spec of importsOf(join('plugins/providers', manifest))) expect(spec).toBe('../../../src/providers/manifest.ts')
+  }
 })
 
 test('only src/http imports the web framework', () => {

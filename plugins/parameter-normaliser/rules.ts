@@ -1,9 +1,10 @@
 /**
- * @module Per-provider parameter rules. OpenAI reasoning models (o-series, gpt-5) reject `max_tokens` and
- * non-default sampling; most OpenAI-compatible providers know `max_tokens` but not `max_completion_tokens`
- * and reject OpenAI-only fields. Anthropic and Gemini are translated by their adapters and need nothing here.
+ * @module The parameter rules, applied as each provider type's row declares (`parameters` in
+ * `plugins/providers/<id>/manifest.ts`). OpenAI reasoning models (o-series, gpt-5) reject `max_tokens` and
+ * non-default sampling; most OpenAI-compatible providers know `max_tokens` but not `max_completion_tokens` and
+ * reject OpenAI-only fields. Translated providers (Anthropic, Gemini) are adapted by their adapters.
  */
-import type { ProviderType } from '../../src/config/provider-catalog.ts'
+import { PROVIDER_TYPES, type ProviderType } from '../../src/config/provider-catalog.ts'
 
 export interface NormaliseOutcome {
   body: Record<string, unknown>
@@ -13,17 +14,6 @@ export interface NormaliseOutcome {
 /** Fields only OpenAI's own API accepts. */
 const OPENAI_ONLY = ['store', 'metadata', 'service_tier', 'prediction', 'modalities', 'audio', 'web_search_options', 'prompt_cache_key', 'safety_identifier', 'verbosity']
 
-/** Which OpenAI-only fields each compatible provider nevertheless accepts. */
-const ACCEPTS: Partial<Record<ProviderType, readonly string[]>> = {
-  openrouter: ['metadata', 'service_tier', 'prediction', 'modalities', 'prompt_cache_key', 'verbosity', 'web_search_options'],
-  groq: ['service_tier', 'metadata'],
-  xai: ['web_search_options'],
-  vllm: [],
-}
-
-const NATIVE_OPENAI: ReadonlySet<ProviderType> = new Set(['openai', 'azure'])
-const TRANSLATED: ReadonlySet<ProviderType> = new Set(['anthropic', 'gemini'])
-
 export function isOpenAIReasoningModel(model: string): boolean {
   return /^(o\d|gpt-5)/.test(model.replace(/^.*\//, ''))
 }
@@ -31,9 +21,10 @@ export function isOpenAIReasoningModel(model: string): boolean {
 export function normaliseParameters(body: Record<string, unknown>, providerType: ProviderType, model: string, dropUnsupported: boolean): NormaliseOutcome {
   const out = { ...body }
   const changes: string[] = []
-  if (TRANSLATED.has(providerType)) return { body: out, changes }
+  const rules = PROVIDER_TYPES[providerType].parameters
+  if (rules.style === 'translated') return { body: out, changes }
 
-  if (NATIVE_OPENAI.has(providerType)) {
+  if (rules.style === 'openai') {
     if (isOpenAIReasoningModel(model)) {
       if (out.max_tokens !== undefined && out.max_completion_tokens === undefined) {
         out.max_completion_tokens = out.max_tokens
@@ -56,9 +47,8 @@ export function normaliseParameters(body: Record<string, unknown>, providerType:
     changes.push('max_completion_tokens renamed to max_tokens')
   }
   if (dropUnsupported) {
-    const accepted = new Set(ACCEPTS[providerType] ?? [])
     for (const field of OPENAI_ONLY) {
-      if (out[field] !== undefined && !accepted.has(field)) {
+      if (out[field] !== undefined && !rules.acceptsOpenAIOnly.includes(field)) {
         delete out[field]
         changes.push(`${field} dropped: not supported by ${providerType}`)
       }

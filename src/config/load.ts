@@ -131,9 +131,8 @@ function applyProviderEnvironment(raw: Record<string, unknown>, type: ProviderTy
   const apiKey = env[`${p}_API_KEY`] || undefined
   const baseUrl = env[`${p}_BASE_URL`] || undefined
   const models = env[`${p}_MODELS`] || undefined
-  const apiVersion = type === 'azure' ? env.AZURE_API_VERSION || undefined : undefined
-  const keyOptional = 'keyOptional' in info && info.keyOptional
-  if (!apiKey && !(keyOptional && baseUrl)) return
+  const apiVersion = info.apiVersion ? env[`${p}_API_VERSION`] || undefined : undefined
+  if (!apiKey && !(info.keyOptional && baseUrl)) return
 
   const providers = (raw.providers ??= {}) as Record<string, Record<string, unknown>>
   const entry = (providers[type] ??= { type })
@@ -152,7 +151,7 @@ function applyProviderEnvironment(raw: Record<string, unknown>, type: ProviderTy
         .filter(Boolean),
       `${p}_MODELS`,
     )
-  if (apiVersion) set('api_version', apiVersion, 'AZURE_API_VERSION')
+  if (apiVersion) set('api_version', apiVersion, `${p}_API_VERSION`)
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
@@ -178,10 +177,9 @@ function crossCheck(config: GatewayConfig): string[] {
   const problems: string[] = []
   for (const [name, provider] of Object.entries(config.providers)) {
     const info = PROVIDER_TYPES[provider.type as ProviderType]
-    const baseUrl = provider.base_url ?? ('defaultBaseUrl' in info ? info.defaultBaseUrl : undefined)
+    const baseUrl = provider.base_url ?? info.defaultBaseUrl
     if (!baseUrl) problems.push(`providers.${name}.base_url: required for provider type '${provider.type}'`)
-    const keyOptional = 'keyOptional' in info && info.keyOptional
-    if (!provider.api_key && !keyOptional) problems.push(`providers.${name}.api_key: required for provider type '${provider.type}'`)
+    if (!provider.api_key && !info.keyOptional) problems.push(`providers.${name}.api_key: required for provider type '${provider.type}'`)
   }
   const sources = new Set<string>()
   config.virtual_models.forEach((vm, i) => {

@@ -1,38 +1,21 @@
 /**
- * @module Known provider types: how each is configured from the environment and where its API lives by default.
- * Adding an OpenAI-compatible provider is one row here.
+ * @module The provider catalogue: every known provider type, how it is configured from the environment and where
+ * its API lives by default. Derived from the provider folders' manifests (`plugins/providers/<id>/manifest.ts`),
+ * where each type is one row; nothing is listed here.
  */
+import { providerManifests } from '../../plugins/providers/index.ts'
+import type { ProviderTypeRow } from '../providers/manifest.ts'
 
-export interface ProviderTypeInfo {
-  /** Environment prefix: `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL`, `<PREFIX>_MODELS`. */
-  envPrefix: string
-  /** Which adapter in plugins/providers speaks to it. */
-  adapter: 'openai-compatible' | 'azure-openai' | 'anthropic' | 'gemini'
-  defaultBaseUrl?: string
-  /** Local servers: configured by a base URL alone, the key is optional. */
-  keyOptional?: boolean
-  /** Speaks `/v1/responses` natively, so the gateway forwards it untouched. */
-  nativeResponses?: boolean
+export interface ProviderTypeInfo extends ProviderTypeRow {
+  /** Which adapter in plugins/providers speaks to it: the id of the folder that declares the row. */
+  adapter: string
 }
 
-export const PROVIDER_TYPES = {
-  openai: { envPrefix: 'OPENAI', adapter: 'openai-compatible', defaultBaseUrl: 'https://api.openai.com/v1', nativeResponses: true },
-  azure: { envPrefix: 'AZURE', adapter: 'azure-openai', nativeResponses: true },
-  groq: { envPrefix: 'GROQ', adapter: 'openai-compatible', defaultBaseUrl: 'https://api.groq.com/openai/v1', nativeResponses: true },
-  xai: { envPrefix: 'XAI', adapter: 'openai-compatible', defaultBaseUrl: 'https://api.x.ai/v1', nativeResponses: true },
-  deepseek: { envPrefix: 'DEEPSEEK', adapter: 'openai-compatible', defaultBaseUrl: 'https://api.deepseek.com/v1' },
-  mistral: { envPrefix: 'MISTRAL', adapter: 'openai-compatible', defaultBaseUrl: 'https://api.mistral.ai/v1' },
-  openrouter: { envPrefix: 'OPENROUTER', adapter: 'openai-compatible', defaultBaseUrl: 'https://openrouter.ai/api/v1', nativeResponses: true },
-  together: { envPrefix: 'TOGETHER', adapter: 'openai-compatible', defaultBaseUrl: 'https://api.together.xyz/v1' },
-  fireworks: { envPrefix: 'FIREWORKS', adapter: 'openai-compatible', defaultBaseUrl: 'https://api.fireworks.ai/inference/v1' },
-  cerebras: { envPrefix: 'CEREBRAS', adapter: 'openai-compatible', defaultBaseUrl: 'https://api.cerebras.ai/v1' },
-  perplexity: { envPrefix: 'PERPLEXITY', adapter: 'openai-compatible', defaultBaseUrl: 'https://api.perplexity.ai' },
-  ollama: { envPrefix: 'OLLAMA', adapter: 'openai-compatible', defaultBaseUrl: 'http://localhost:11434/v1', keyOptional: true },
-  vllm: { envPrefix: 'VLLM', adapter: 'openai-compatible', keyOptional: true, nativeResponses: true },
-  lmstudio: { envPrefix: 'LMSTUDIO', adapter: 'openai-compatible', defaultBaseUrl: 'http://localhost:1234/v1', keyOptional: true },
-  anthropic: { envPrefix: 'ANTHROPIC', adapter: 'anthropic', defaultBaseUrl: 'https://api.anthropic.com/v1' },
-  gemini: { envPrefix: 'GEMINI', adapter: 'gemini', defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta' },
-} as const satisfies Record<string, ProviderTypeInfo>
+type TypesOf<M> = M extends { types: infer Rows } ? keyof Rows & string : never
+export type ProviderType = TypesOf<(typeof providerManifests)[number]>
 
-export type ProviderType = keyof typeof PROVIDER_TYPES
+export const PROVIDER_TYPES = Object.fromEntries(
+  providerManifests.flatMap((manifest) => Object.entries<ProviderTypeRow>(manifest.types).map(([type, row]) => [type, { ...row, adapter: manifest.id }])),
+) as Readonly<Record<ProviderType, ProviderTypeInfo>>
+
 export const PROVIDER_TYPE_NAMES = Object.keys(PROVIDER_TYPES) as ProviderType[]

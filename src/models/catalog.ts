@@ -2,6 +2,7 @@
  * @module What models the gateway offers and how a requested name resolves to a provider target. Upstream model
  * lists are fetched in the background and refreshed; requests only read the in-memory snapshot.
  */
+import { PROVIDER_TYPES } from '../config/provider-catalog.ts'
 import type { VirtualModel } from '../config/schema.ts'
 import { gatewayErrors, type GatewayError } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
@@ -170,34 +171,13 @@ export function orderByWeight(vm: VirtualModel, random: () => number): string[] 
 }
 
 /**
- * Most output tokens one answer may have, per model id (a prefix matches longer ids, the longest wins), from the
- * providers' model pages as of 2026-11. Clients such as Claude Code ask for more (32,000 and up) than many models
- * accept, and the upstream then refuses the whole request; the parameter normaliser clamps to this instead.
- * `model_output_limits` in the configuration overrides or extends it, by `<provider>/<model>` or model id.
+ * Most output tokens one answer may have, per model id (a prefix matches longer ids, the longest wins): the
+ * `outputLimits` of every provider type row (`plugins/providers/<id>/manifest.ts`). Clients such as Claude Code
+ * ask for more (32,000 and up) than many models accept, and the upstream then refuses the whole request; the
+ * parameter normaliser clamps to this instead. `model_output_limits` in the configuration overrides or extends
+ * it, by `<provider>/<model>` or model id.
  */
-export const DEFAULT_OUTPUT_LIMITS: Readonly<Record<string, number>> = {
-  'gpt-4o': 16_384,
-  'gpt-4o-mini': 16_384,
-  'gpt-4.1': 32_768,
-  'gpt-5': 128_000,
-  o1: 100_000,
-  o3: 100_000,
-  'o4-mini': 100_000,
-  'gpt-3.5-turbo': 4_096,
-  'claude-opus-4': 32_000,
-  'claude-opus-4-5': 64_000,
-  'claude-sonnet-4': 64_000,
-  'claude-haiku-4': 64_000,
-  'claude-3-5-haiku': 8_192,
-  'claude-3-7-sonnet': 64_000,
-  'gemini-2.5-pro': 65_536,
-  'gemini-2.5-flash': 65_536,
-  'gemini-2.0-flash': 8_192,
-  'deepseek-chat': 8_192,
-  'deepseek-reasoner': 64_000,
-  'llama-3.3-70b-versatile': 32_768,
-  'mistral-large': 32_768,
-}
+export const DEFAULT_OUTPUT_LIMITS: Readonly<Record<string, number>> = Object.assign({}, ...Object.values(PROVIDER_TYPES).map((row) => row.outputLimits))
 
 /** The output limit for a target, or undefined when neither the overrides nor the defaults know its model. */
 export function outputLimitFor(target: Pick<ResolvedTarget, 'selector' | 'model'>, overrides: Readonly<Record<string, number>> = {}): number | undefined {

@@ -20,11 +20,11 @@ export class ProviderRegistry {
       const instance: ProviderInstance = {
         name,
         type,
-        baseUrl: (p.base_url ?? ('defaultBaseUrl' in info ? info.defaultBaseUrl : '')).replace(/\/+$/, ''),
+        baseUrl: (p.base_url ?? info.defaultBaseUrl ?? '').replace(/\/+$/, ''),
         apiKey: p.api_key,
         staticModels: p.models,
         apiVersion: p.api_version,
-        nativeResponses: 'nativeResponses' in info && info.nativeResponses === true,
+        nativeResponses: info.nativeResponses === true,
       }
       this.byName.set(name, { instance, adapter: adapters[info.adapter] })
     }

@@ -1,0 +1,24 @@
+import { defineProvider } from '../../../src/providers/manifest.ts'
+
+/** Prices and limits from Google's Gemini API pricing and models pages as of 2026-11. */
+export const geminiManifest = defineProvider({
+  id: 'gemini',
+  summary: 'Google Gemini API: chat requests translated to generateContent and streamGenerateContent, answers and streams back.',
+  types: {
+    gemini: {
+      envPrefix: 'GEMINI',
+      defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
+      parameters: { style: 'translated' },
+      prices: {
+        'gemini-2.5-pro': { input: 1.25, cached_input: 0.31, output: 10 },
+        'gemini-2.5-flash': { input: 0.3, cached_input: 0.075, output: 2.5 },
+        'gemini-2.5-flash-lite': { input: 0.1, cached_input: 0.025, output: 0.4 },
+      },
+      outputLimits: {
+        'gemini-2.5-pro': 65_536,
+        'gemini-2.5-flash': 65_536,
+        'gemini-2.0-flash': 8_192,
+      },
+    },
+  },
+})

@@ -1,0 +1,96 @@
+import { defineProvider, type ProviderTypeRow } from '../../../src/providers/manifest.ts'
+
+/** A compatible API that accepts none of OpenAI's own fields and whose models the gateway has no table for. */
+function compatible(envPrefix: string, extra: Partial<ProviderTypeRow>): ProviderTypeRow {
+  return { envPrefix, parameters: { style: 'compatible', acceptsOpenAIOnly: [] }, prices: {}, outputLimits: {}, ...extra }
+}
+
+/**
+ * OpenAI and every OpenAI-compatible API. Adding such a provider is one row here. Prices and limits from each
+ * provider's public pricing and model pages as of 2026-11 (standard tier, no batch discounts).
+ */
+export const openaiCompatibleManifest = defineProvider({
+  id: 'openai-compatible',
+  summary: 'OpenAI and OpenAI-compatible APIs: requests and answers (JSON and SSE) pass through apart from the model id.',
+  types: {
+    openai: {
+      envPrefix: 'OPENAI',
+      defaultBaseUrl: 'https://api.openai.com/v1',
+      nativeResponses: true,
+      parameters: { style: 'openai' },
+      prices: {
+        'gpt-4o': { input: 2.5, cached_input: 1.25, output: 10 },
+        'gpt-4o-mini': { input: 0.15, cached_input: 0.075, output: 0.6 },
+        'gpt-4.1': { input: 2, cached_input: 0.5, output: 8 },
+        'gpt-4.1-mini': { input: 0.4, cached_input: 0.1, output: 1.6 },
+        'gpt-4.1-nano': { input: 0.1, cached_input: 0.025, output: 0.4 },
+        'gpt-5': { input: 1.25, cached_input: 0.125, output: 10 },
+        'gpt-5-mini': { input: 0.25, cached_input: 0.025, output: 2 },
+        'gpt-5-nano': { input: 0.05, cached_input: 0.005, output: 0.4 },
+        o3: { input: 2, cached_input: 0.5, output: 8 },
+        'o3-mini': { input: 1.1, cached_input: 0.55, output: 4.4 },
+        'o4-mini': { input: 1.1, cached_input: 0.275, output: 4.4 },
+      },
+      outputLimits: {
+        'gpt-4o': 16_384,
+        'gpt-4o-mini': 16_384,
+        'gpt-4.1': 32_768,
+        'gpt-5': 128_000,
+        o1: 100_000,
+        o3: 100_000,
+        'o4-mini': 100_000,
+        'gpt-3.5-turbo': 4_096,
+      },
+    },
+    groq: compatible('GROQ', {
+      defaultBaseUrl: 'https://api.groq.com/openai/v1',
+      nativeResponses: true,
+      parameters: { style: 'compatible', acceptsOpenAIOnly: ['service_tier', 'metadata'] },
+      prices: {
+        'llama-3.3-70b-versatile': { input: 0.59, output: 0.79 },
+        'llama-3.1-8b-instant': { input: 0.05, output: 0.08 },
+      },
+      outputLimits: { 'llama-3.3-70b-versatile': 32_768 },
+    }),
+    xai: compatible('XAI', {
+      defaultBaseUrl: 'https://api.x.ai/v1',
+      nativeResponses: true,
+      parameters: { style: 'compatible', acceptsOpenAIOnly: ['web_search_options'] },
+      prices: { 'grok-4': { input: 3, cached_input: 0.75, output: 15 } },
+    }),
+    deepseek: compatible('DEEPSEEK', {
+      defaultBaseUrl: 'https://api.deepseek.com/v1',
+      prices: {
+        'deepseek-chat': { input: 0.27, cached_input: 0.07, output: 1.1 },
+        'deepseek-reasoner': { input: 0.55, cached_input: 0.14, output: 2.19 },
+      },
+      outputLimits: { 'deepseek-chat': 8_192, 'deepseek-reasoner': 64_000 },
+    }),
+    mistral: compatible('MISTRAL', {
+      defaultBaseUrl: 'https://api.mistral.ai/v1',
+      prices: {
+        'mistral-large': { input: 2, output: 6 },
+        'mistral-small': { input: 0.1, output: 0.3 },
+      },
+      outputLimits: { 'mistral-large': 32_768 },
+    }),
+    openrouter: compatible('OPENROUTER', {
+      defaultBaseUrl: 'https://openrouter.ai/api/v1',
+      nativeResponses: true,
+      parameters: { style: 'compatible', acceptsOpenAIOnly: ['metadata', 'service_tier', 'prediction', 'modalities', 'prompt_cache_key', 'verbosity', 'web_search_options'] },
+    }),
+    together: compatible('TOGETHER', { defaultBaseUrl: 'https://api.together.xyz/v1' }),
+    fireworks: compatible('FIREWORKS', { defaultBaseUrl: 'https://api.fireworks.ai/inference/v1' }),
+    cerebras: compatible('CEREBRAS', { defaultBaseUrl: 'https://api.cerebras.ai/v1' }),
+    perplexity: compatible('PERPLEXITY', { defaultBaseUrl: 'https://api.perplexity.ai' }),
+    ollama: compatible('OLLAMA', {
+      defaultBaseUrl: 'http://localhost:11434/v1',
+      keyOptional: true,
+    }),
+    vllm: compatible('VLLM', { keyOptional: true, nativeResponses: true }),
+    lmstudio: compatible('LMSTUDIO', {
+      defaultBaseUrl: 'http://localhost:1234/v1',
+      keyOptional: true,
+    }),
+  },
+})

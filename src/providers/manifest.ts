@@ -1,0 +1,51 @@
+/**
+ * @module What a provider folder declares about itself (`plugins/providers/<id>/manifest.ts`): the provider types
+ * it serves, each one row of the provider catalogue with its parameter rules, bundled prices and output limits.
+ * The catalogue (src/config/provider-catalog.ts), the default prices (src/usage/default-prices.ts), the output
+ * limits (src/models/catalog.ts) and the parameter normaliser's rules are all derived from these rows, so adding
+ * a provider touches its folder and the two registries only.
+ */
+import type { ModelPrice } from '../usage/pricing.ts'
+
+/**
+ * How the parameter normaliser adapts a chat request for a provider type:
+ * - `openai`: OpenAI's own API (reasoning models take `max_completion_tokens` and only default sampling);
+ * - `translated`: the adapter translates the request into another API, nothing to adapt here;
+ * - `compatible`: an OpenAI-compatible API that knows `max_tokens` but not `max_completion_tokens`, and rejects
+ *   OpenAI-only fields except those in `acceptsOpenAIOnly`.
+ */
+export type ParameterRules = { style: 'openai' } | { style: 'translated' } | { style: 'compatible'; acceptsOpenAIOnly: readonly string[] }
+
+/** One provider type: how it is configured, where its API lives, and what the gateway knows of its models. */
+export interface ProviderTypeRow {
+  /** Environment prefix: `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL`, `<PREFIX>_MODELS`. */
+  envPrefix: string
+  defaultBaseUrl?: string
+  /** Local servers: configured by a base URL alone, the key is optional. */
+  keyOptional?: boolean
+  /** Speaks `/v1/responses` natively, so the gateway forwards it untouched. */
+  nativeResponses?: boolean
+  /** Reads `<PREFIX>_API_VERSION` into `api_version` (Azure's `api-version` query parameter). */
+  apiVersion?: boolean
+  parameters: ParameterRules
+  /**
+   * Bundled list prices in USD per million tokens by model id (a prefix matches longer ids), from the provider's
+   * public pricing page; empty where the models are the operator's own. Overridable in YAML and the admin API.
+   */
+  prices: Readonly<Record<string, ModelPrice>>
+  /** Most output tokens one answer may have, by model id (a prefix matches longer ids), from the model pages. */
+  outputLimits: Readonly<Record<string, number>>
+}
+
+export interface ProviderManifest<Types extends string = string> {
+  /** The folder's name, and the id of the adapter in its `adapter.ts`. */
+  id: string
+  summary: string
+  /** The provider types this folder's adapter speaks to, by the name used in `providers.<name>.type`. */
+  types: Readonly<Record<Types, ProviderTypeRow>>
+}
+
+/** Keeps the type names as literals, so `ProviderType` is a union the compiler checks. */
+export function defineProvider<const Types extends string>(manifest: ProviderManifest<Types>): ProviderManifest<Types> {
+  return manifest
+}
