@@ -10,9 +10,7 @@
 # the cores; and peak resident memory.
 # The metrics cost is also given in CPU µs per request: `metrics` minus the mean of the two metrics-off gateways, per
 # round, next to the noise floor (`bare2` minus `bare`, two identical gateways), as medians over the rounds.
-# TOGETHER=1 loads all gateways at the same time in each round instead of one after another (each gets its own wrk
-# with CONNECTIONS connections), so a burst of other work on the machine hits all of them alike.
-# Usage: [ROUNDS=7] [SECONDS_PER_RUN=4] [CONNECTIONS=50] [ONLY="bare bare2 metrics"] [TOGETHER=1] bench/observability.sh
+# Usage: [ROUNDS=7] [SECONDS_PER_RUN=4] [CONNECTIONS=50] [ONLY="bare bare2 metrics"] bench/observability.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -60,26 +58,6 @@ load() {
   LAST_RPS=$(awk '/Requests\/sec/{printf "%d", $2}' <<<"$out")
   LAST_CPU=$(((c1 - c0) * 1000000 / $(getconf CLK_TCK) / reqs))
 }
-# TOGETHER=1: NAME... SECONDS: every gateway loaded at once, each by its own wrk, so all meet the same machine
-# (the other engineers' work included); results into R and C by name.
-load_together() {
-  local seconds=$1 name reqs
-  local -A c0 wrks
-  for name in "${NAMES[@]}"; do c0[$name]=$(cpu_ticks "${PID[$name]}"); done
-  for name in "${NAMES[@]}"; do
-    wrk -t1 -c"$CONNECTIONS" -d"$seconds" -s bench/wrk/chat.lua "http://127.0.0.1:${PORT[$name]}" >"$TMP/$name.wrk" 2>&1 &
-    wrks[$name]=$!
-  done
-  for name in "${NAMES[@]}"; do
-    wait "${wrks[$name]}"
-    C[$name]=$(cpu_ticks "${PID[$name]}")
-  done
-  for name in "${NAMES[@]}"; do
-    reqs=$(awk '/requests in/{print $1}' "$TMP/$name.wrk")
-    R[$name]=$(awk '/Requests\/sec/{printf "%d", $2}' "$TMP/$name.wrk")
-    C[$name]=$(((C[$name] - c0[$name]) * 1000000 / $(getconf CLK_TCK) / reqs))
-  done
-}
 for name in "${NAMES[@]}"; do load "$name" 2; done # warm-up: JIT, connection pools
 
 declare -A RATIOS CPU_RATIOS
@@ -100,15 +78,11 @@ for round in $(seq 1 "$ROUNDS"); do
   shift_by=$((round % ${#NAMES[@]}))
   order=("${NAMES[@]:$shift_by}" "${NAMES[@]:0:$shift_by}")
   declare -A R=() C=()
-  if [[ ${TOGETHER:-0} == 1 ]]; then
-    load_together "$RUN_SECONDS"
-  else
-    for name in "${order[@]}"; do
-      load "$name" "$RUN_SECONDS"
-      R[$name]=$LAST_RPS
-      C[$name]=$LAST_CPU
-    done
-  fi
+  for name in "${order[@]}"; do
+    load "$name" "$RUN_SECONDS"
+    R[$name]=$LAST_RPS
+    C[$name]=$LAST_CPU
+  done
   for name in "${NAMES[@]}"; do
     RPS[$name]+="${R[$name]} "
     CPU[$name]+="${C[$name]} "
