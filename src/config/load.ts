@@ -5,7 +5,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parse as parseYaml } from 'yaml'
 import type { z } from 'zod'
 import { expandVariables } from './expand-variables.ts'
 import { PROVIDER_TYPES, PROVIDER_TYPE_NAMES, type ProviderType } from './provider-catalog.ts'
@@ -91,7 +90,8 @@ function readYamlFile(env: Env, cwd: string, origins: Map<string, string>): Reco
   }
   let doc: unknown
   try {
-    doc = parseYaml(readFileSync(path, 'utf8'))
+    // The YAML parser is loaded only when there is a file to parse (about 2 MiB resident otherwise spent for nothing).
+    doc = (require('yaml') as typeof import('yaml')).parse(readFileSync(path, 'utf8'))
   } catch (error) {
     throw new ConfigError([`${path}: not valid YAML: ${(error as Error).message}`])
   }

@@ -6,7 +6,6 @@
  * by path; prompt and completion bodies are never logged: the audit log is their system of record.
  */
 import pino, { type Logger } from 'pino'
-import pretty from 'pino-pretty'
 
 export type { Logger }
 
@@ -30,7 +29,11 @@ const FLUSH_FROM_LEVEL = 40
 /** Where a logger of this format writes: pretty (synchronous, for people) or buffered JSON. */
 export function stdoutDestination(format: LogFormat = 'auto'): pino.DestinationStream {
   const wantsPretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true)
-  if (wantsPretty) return pretty({ destination: 1, sync: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', singleLine: true })
+  // Loaded only when chosen: pino-pretty and its dependencies cost about 3 MiB resident in a JSON-logging server.
+  if (wantsPretty) {
+    const pretty = require('pino-pretty') as typeof import('pino-pretty').PinoPretty
+    return pretty({ destination: 1, sync: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', singleLine: true })
+  }
   return pino.destination({ dest: 1, sync: false, minLength: 4096 })
 }
 
