@@ -149,6 +149,7 @@ export class Gateway {
   async start(): Promise<void> {
     await this.init()
     this.auditLog.start()
+    this.usage.startWriter()
     await Promise.all([this.catalog.start(this.config.upstream.models_refresh_seconds), this.keysLoaded])
   }
 
@@ -171,9 +172,11 @@ export class Gateway {
       lost: w.lost,
       spill_files: w.spill_files,
       usage_queued: u.queued,
+      usage_held: u.held,
+      usage_spilled: u.spilled,
       usage_lost: u.lost,
     }
-    const auditDegraded = w.state === 'holding' || w.state === 'losing' || u.losing
+    const auditDegraded = w.state === 'holding' || w.state === 'losing' || u.state === 'holding' || u.losing
     return { degraded: !store.reachable || snapshots.some((s) => !s.fresh) || auditDegraded, store, snapshots, audit }
   }
 

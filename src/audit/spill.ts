@@ -1,6 +1,6 @@
 /**
- * @module The audit writer's overflow: append-only JSON Lines files next to the database. When the in-memory
- * queue is full, entries are appended here (a synchronous write into the page cache: survives a crash of the
+ * @module The overflow of the audit and usage writers: append-only JSON Lines files next to the database. When the
+ * in-memory queue is full, entries are appended here (a synchronous write into the page cache: survives a crash of the
  * process, not a power cut) and replayed into the store later. Replay first moves the active file aside, so new
  * overflow never mixes with a file being read; a file is deleted only after every entry in it was stored, and
  * stores skip ids they already have, so a crash mid-replay replays the file again without duplicates.
@@ -8,34 +8,80 @@
  * Format: each file this release writes starts with a header line, `{"audit_spill":2,"fields":[…]}`, naming the
  * row's fields in order; replay matches fields by name, so entries spilled before an upgrade that added or moved
  * a field are stored, not dead-lettered. A file without a header is format 1 (rows in SPILL_FORMAT_1_FIELDS
- * order, or whole entries from releases before rows).
+ * order, or whole entries from releases before rows). Usage records are spilled by the same code, to files of
+ * their own in the same folder (`usage-spill…`), one record object per line.
  */
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
+import type { UsageRecord } from '../usage/record.ts'
 import type { AuditLogEntry } from './entry.ts'
 import { AUDIT_ROW_FIELDS, auditRowFromFields, encodeAuditEntry, SPILL_FORMAT_1_FIELDS, type AuditRow } from './record.ts'
 
-const ACTIVE = 'audit-spill.jsonl'
-const REPLAY = /^audit-spill-(\d+)-(\d+)\.replay\.jsonl$/
-const DEAD_LETTER = 'audit-dead-letter.jsonl'
 const READ_CHUNK_BYTES = 256 * 1024
 export const SPILL_FORMAT = 2
-const HEADER = `${JSON.stringify({ audit_spill: SPILL_FORMAT, fields: AUDIT_ROW_FIELDS })}\n`
 
-export class SpillFiles {
+/** What differs between the kinds of rows spilled: file names, header, and the line format. */
+export interface SpillFormat<Row> {
+  /** Files are `<name>-spill.jsonl`, `<name>-spill-<ms>-<n>.replay.jsonl` and `<name>-dead-letter.jsonl`. */
+  name: string
+  /** The first line of every file this release writes. */
+  header: string
+  /** The field names a header line declares; undefined when the line is not a header. */
+  headerFields(line: string): readonly string[] | undefined
+  /** The fields of a file without a header. */
+  defaultFields: readonly string[]
+  /** A line that is not a row gives undefined (it is dead-lettered). */
+  parse(line: string, fields: readonly string[]): Row | undefined
+}
+
+export const auditSpillFormat: SpillFormat<AuditRow> = {
+  name: 'audit',
+  header: `${JSON.stringify({ audit_spill: SPILL_FORMAT, fields: AUDIT_ROW_FIELDS })}\n`,
+  headerFields,
+  defaultFields: SPILL_FORMAT_1_FIELDS,
+  parse: parseRow,
+}
+
+/** Usage records are spilled as their own objects: named fields, so a record spilled before an upgrade still reads. */
+export const usageSpillFormat: SpillFormat<UsageRecord> = {
+  name: 'usage',
+  header: `${JSON.stringify({ usage_spill: 1 })}\n`,
+  headerFields: (line) => (line.startsWith('{"usage_spill"') ? [] : undefined),
+  defaultFields: [],
+  parse(line) {
+    try {
+      const record = JSON.parse(line) as UsageRecord
+      return typeof record?.id === 'string' && typeof record.ts === 'number' ? record : undefined
+    } catch {
+      return undefined
+    }
+  },
+}
+
+export class SpillFiles<Row = AuditRow> {
   private fd: number | undefined
   private rotations = 0
+  private readonly active: string
+  private readonly replay: RegExp
+  private readonly deadLetterFile: string
 
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly format: SpillFormat<Row> = auditSpillFormat as unknown as SpillFormat<Row>,
+  ) {
+    this.active = `${format.name}-spill.jsonl`
+    this.replay = new RegExp(`^${format.name}-spill-(\\d+)-(\\d+)\\.replay\\.jsonl$`)
+    this.deadLetterFile = `${format.name}-dead-letter.jsonl`
+  }
 
   /** Appends rows, one JSON line each; returns the bytes written. */
-  append(rows: readonly AuditRow[]): number {
+  append(rows: readonly Row[]): number {
     if (rows.length === 0) return 0
     this.fd ??= this.openActive()
     const size = fstatSync(this.fd).size
     let text = rows.map((row) => JSON.stringify(row)).join('\n') + '\n'
-    if (size === 0) text = HEADER + text
+    if (size === 0) text = this.format.header + text
     const bytes = Buffer.from(text)
     let written = 0
     try {
@@ -54,7 +100,7 @@ export class SpillFiles {
   /** Entries that could not be stored even one by one, and lines that could not be read, kept for a person. */
   deadLetter(lines: readonly string[]): void {
     if (lines.length === 0) return
-    const fd = this.open(DEAD_LETTER)
+    const fd = this.open(this.deadLetterFile)
     try {
       writeSync(fd, lines.join('\n') + '\n')
     } finally {
@@ -80,14 +126,14 @@ export class SpillFiles {
   rotate(): void {
     if (this.activeSize() === 0) return
     this.closeActive()
-    renameSync(join(this.dir, ACTIVE), join(this.dir, `audit-spill-${Date.now()}-${this.rotations++}.replay.jsonl`))
+    renameSync(join(this.dir, this.active), join(this.dir, `${this.format.name}-spill-${Date.now()}-${this.rotations++}.replay.jsonl`))
   }
 
   /** A reader over the oldest file waiting for replay (rotating the active file when nothing else waits). */
-  nextReader(): SpillReader | undefined {
+  nextReader(): SpillReader<Row> | undefined {
     if (this.replayFiles().length === 0) this.rotate()
     const next = this.replayFiles()[0]
-    return next ? new SpillReader(join(this.dir, next)) : undefined
+    return next ? new SpillReader(join(this.dir, next), this.format) : undefined
   }
 
   close(): void {
@@ -97,11 +143,11 @@ export class SpillFiles {
   private replayFiles(): string[] {
     if (!existsSync(this.dir)) return []
     const order = (name: string) => {
-      const [, at = '0', n = '0'] = REPLAY.exec(name) ?? []
+      const [, at = '0', n = '0'] = this.replay.exec(name) ?? []
       return [Number(at), Number(n)] as const
     }
     return readdirSync(this.dir)
-      .filter((f) => REPLAY.test(f))
+      .filter((f) => this.replay.test(f))
       .sort((a, b) => {
         const [at, an] = order(a)
         const [bt, bn] = order(b)
@@ -111,14 +157,14 @@ export class SpillFiles {
 
   private activeSize(): number {
     if (this.fd !== undefined) return fstatSync(this.fd).size
-    const path = join(this.dir, ACTIVE)
+    const path = join(this.dir, this.active)
     return existsSync(path) ? statSync(path).size : 0
   }
 
   /** The active file, fresh: one an earlier process left (perhaps in an older format) is moved aside for replay first. */
   private openActive(): number {
     if (this.activeSize() > 0) this.rotate()
-    return this.open(ACTIVE)
+    return this.open(this.active)
   }
 
   private open(name: string): number {
@@ -133,8 +179,8 @@ export class SpillFiles {
   }
 }
 
-export interface SpillChunk {
-  rows: AuditRow[]
+export interface SpillChunk<Row = AuditRow> {
+  rows: Row[]
   /** Lines that are not rows (e.g. the torn last line of a hard kill). */
   corrupt: string[]
   /** The file has no more lines. */
@@ -142,7 +188,7 @@ export interface SpillChunk {
 }
 
 /** Reads a spill file in chunks of whole lines. */
-export class SpillReader {
+export class SpillReader<Row = AuditRow> {
   private readonly fd: number
   private position = 0
   private carry = ''
@@ -152,11 +198,14 @@ export class SpillReader {
   private readonly decoder = new StringDecoder('utf8')
   private readonly buffer = Buffer.alloc(READ_CHUNK_BYTES)
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    private readonly format: SpillFormat<Row> = auditSpillFormat as unknown as SpillFormat<Row>,
+  ) {
     this.fd = openSync(path, 'r')
   }
 
-  read(maxEntries: number): SpillChunk {
+  read(maxEntries: number): SpillChunk<Row> {
     const lines: string[] = []
     while (lines.length < maxEntries && !this.eof) {
       const n = readSync(this.fd, this.buffer, 0, this.buffer.length, this.position)
@@ -172,13 +221,14 @@ export class SpillReader {
       this.carry = parts.pop() ?? ''
       for (const p of parts) if (p.trim()) lines.push(p)
     }
-    const chunk: SpillChunk = { rows: [], corrupt: [], done: this.eof && this.carry === '' }
+    const chunk: SpillChunk<Row> = { rows: [], corrupt: [], done: this.eof && this.carry === '' }
     for (const line of lines) {
       if (this.fields === undefined) {
-        this.fields = headerFields(line) ?? SPILL_FORMAT_1_FIELDS
-        if (this.fields !== SPILL_FORMAT_1_FIELDS) continue
+        const declared = this.format.headerFields(line)
+        this.fields = declared ?? this.format.defaultFields
+        if (declared) continue
       }
-      const row = parseRow(line, this.fields)
+      const row = this.format.parse(line, this.fields)
       if (row) chunk.rows.push(row)
       else chunk.corrupt.push(line)
     }

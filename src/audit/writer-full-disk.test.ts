@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Logger } from '../log/logger.ts'
@@ -9,7 +9,7 @@ import { isTransientWriteError } from '../stores/errors.ts'
 import type { UsageRecord } from '../usage/record.ts'
 import { UsageWriter } from '../usage/usage-writer.ts'
 import { auditRowId, type AuditRow } from './record.ts'
-import { SpillFiles } from './spill.ts'
+import { SpillFiles, usageSpillFormat } from './spill.ts'
 import { AuditWriter, type AuditBatchWriter, type AuditWriterOptions } from './writer.ts'
 
 /**
@@ -36,9 +36,9 @@ class FillingStore implements AuditBatchWriter {
 }
 
 /** A spill folder on the same full disk: appends fail with ENOSPC while `full`. */
-class FullSpill extends SpillFiles {
+class FullSpill<Row = AuditRow> extends SpillFiles<Row> {
   full = false
-  override append(rows: readonly AuditRow[]): number {
+  override append(rows: readonly Row[]): number {
     if (this.full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
     return super.append(rows)
   }
@@ -168,33 +168,73 @@ describe('a disk that fills and gets space back', () => {
   })
 })
 
-describe('usage records on a full disk', () => {
+describe('usage records on a full disk (the same writer as audit entries)', () => {
   const usage = (i: number) => ({ id: `u${i}`, ts: i }) as UsageRecord
 
-  test('transient failures keep every record; past the bound a record is counted and logged at once', async () => {
-    const { logger, errors } = recordingLogger()
+  function usageSetup(log: Logger = silentLogger) {
+    const dir = mkdtempSync(join(tmpdir(), 'usage-full-disk-'))
+    dirs.push(dir)
     const stored = new Set<string>()
-    let full = true
-    const writer = new UsageWriter(
+    const db = { full: true }
+    const spill = new FullSpill<UsageRecord>(dir, usageSpillFormat)
+    const batches = {
+      async writeBatch(records: readonly UsageRecord[]) {
+        if (db.full) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+        for (const r of records) stored.add(r.id)
+      },
+    }
+    return { writer: new UsageWriter(batches, log, 100, spill), stored, db, spill, dir }
+  }
+  /** Past the queue (100) and what memory may hold (200,000 records). */
+  const OVER_THE_BOUND = 200_000 + 100 + 30
+
+  test('past the queue, records spill to their own files and are replayed when the database takes writes again', async () => {
+    const { writer, stored, db, dir } = usageSetup()
+    for (let i = 0; i < 130; i++) writer.record(usage(i))
+    await writer.flush()
+    expect(writer.stats()).toMatchObject({ queued: 100, spilled: 30, lost: 0, rejected: 0, state: 'spilling' })
+    expect(readdirSync(dir).some((f) => f.startsWith('usage-spill'))).toBe(true)
+    expect(readdirSync(dir).some((f) => f.startsWith('audit-spill'))).toBe(false)
+    db.full = false
+    await writer.drain()
+    expect(stored.size).toBe(130)
+    expect(writer.stats()).toMatchObject({ queued: 0, written: 130, replayed: 30, lost: 0, spill_files: 0 })
+  })
+
+  test('spilled records survive a restart: a new writer on the same folder replays them', async () => {
+    const { writer, db, dir } = usageSetup()
+    for (let i = 0; i < 130; i++) writer.record(usage(i))
+    await writer.drain(50) // the database is still full: everything left is spilled
+    expect(writer.stats()).toMatchObject({ queued: 0, lost: 0 })
+    db.full = false
+    const stored = new Set<string>()
+    const next = new UsageWriter(
       {
         async writeBatch(records) {
-          if (full) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
           for (const r of records) stored.add(r.id)
         },
       },
-      logger,
+      silentLogger,
       100,
+      new SpillFiles(dir, usageSpillFormat),
     )
-    for (let i = 0; i < 130; i++) writer.record(usage(i))
+    next.start()
+    await until(() => stored.size === 130)
+    await next.drain()
+  })
+
+  test('when the spill folder refuses writes too, records are held up to the bound; past it each is counted and logged at once', async () => {
+    const { logger, errors } = recordingLogger()
+    const { writer, stored, db, spill } = usageSetup(logger)
+    spill.full = true
+    for (let i = 0; i < OVER_THE_BOUND; i++) writer.record(usage(i))
     await writer.flush()
-    await writer.flush()
-    await writer.flush()
-    await writer.flush()
-    expect(writer.stats()).toMatchObject({ queued: 100, lost: 30, rejected: 0, losing: true })
+    expect(writer.stats()).toMatchObject({ queued: 100, held: 200_000, lost: 30, rejected: 0, losing: true })
     expect(errors.some((e) => e.msg.startsWith('usage records lost'))).toBe(true)
-    full = false
+    db.full = false
+    spill.full = false
     await writer.drain()
-    expect(stored.size).toBe(100)
-    expect(writer.stats()).toMatchObject({ queued: 0, written: 100, rejected: 0, lost: 30 })
+    expect(stored.size).toBe(OVER_THE_BOUND - 30)
+    expect(writer.stats()).toMatchObject({ queued: 0, held: 0, written: OVER_THE_BOUND - 30, rejected: 0, lost: 30 })
   })
 })

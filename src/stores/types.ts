@@ -112,6 +112,8 @@ export interface AuditReader {
 /** Where usage records go; batches are written off the request path. */
 export interface UsageSink {
   record(record: UsageRecord): void
+  /** Replays spill files left by an earlier process (src/usage/usage-writer.ts). */
+  start(): void
   /** Resolves when every record handed over so far is stored (admin reads call it first). */
   flush(): Promise<void>
   /** Writes what is queued, then stops. */

@@ -68,6 +68,11 @@ export class UsageService {
     return this.stores.usageSink.stats()
   }
 
+  /** Replays usage records an earlier process spilled. */
+  startWriter(): void {
+    this.stores.usageSink.start()
+  }
+
   drain(): Promise<void> {
     return this.stores.usageSink.drain()
   }

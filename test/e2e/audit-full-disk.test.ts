@@ -2,7 +2,8 @@
  * The full-disk case of issue #17 (defect 4), on a real small file system: a tmpfs of a few MB the test mounts,
  * holding the database and, beside it, the spill folder (the default layout). The disk is filled, the real
  * gateway (`bun src/main.ts`) answers a bounded load, then the disk gets space back: every answered request's
- * audit entry is in the database afterwards, nothing is dead-lettered, and `/ready` said `degraded` meanwhile.
+ * audit entry and usage record are in the database afterwards (usage records past their queue of 50 spill and
+ * replay like audit entries), nothing is dead-lettered, and `/ready` said `degraded` meanwhile.
  * Mounting needs root (CI runs as root); elsewhere the test is skipped and says why.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -86,6 +87,8 @@ describe.skipIf(!mountPoint)('a disk that fills and gets space back (tmpfs)', ()
         LOGGING_AUDIT_QUEUE_SIZE: '50',
         LOGGING_AUDIT_BATCH_SIZE: '50',
         LOGGING_AUDIT_FLUSH_INTERVAL_MS: '20',
+        // Usage records too: past a queue of 50 they spill (or are held) and are replayed like audit entries.
+        LOGGING_USAGE_QUEUE_SIZE: '50',
       }
       const gw = await spawnGateway(env, dbPath)
       const filler = fill(dir, 64 * 1024)

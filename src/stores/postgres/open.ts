@@ -12,7 +12,7 @@
 import { createAuditWriter } from '../../audit/audit-log.ts'
 import type { GatewayConfig } from '../../config/schema.ts'
 import type { Logger } from '../../log/logger.ts'
-import { UsageWriter } from '../../usage/usage-writer.ts'
+import { createUsageWriter } from '../../usage/usage-writer.ts'
 import { StoreEvents } from '../batch-events.ts'
 import { StoreUnavailableError } from '../errors.ts'
 import type { StoreOptions } from '../open.ts'
@@ -112,7 +112,7 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, _op
     audit,
     auditSink: createAuditWriter(config, { writeBatch: (rows) => events.time('audit', 'postgres', () => audit.writeBatch(rows)) }, log),
     usage,
-    usageSink: new UsageWriter({ writeBatch: (records) => events.time('usage', 'postgres', () => usage.writeBatch(records)) }, log, config.logging.usage_queue_size),
+    usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'postgres', () => usage.writeBatch(records)) }, log),
     responseThreads: guarded(postgresResponseThreadStore(db)),
     counters: caches.counters,
     responseCache: caches.responseCache,

@@ -8,7 +8,7 @@ import { resolve } from 'node:path'
 import { createAuditWriter } from '../../audit/audit-log.ts'
 import type { GatewayConfig } from '../../config/schema.ts'
 import type { Logger } from '../../log/logger.ts'
-import { UsageWriter } from '../../usage/usage-writer.ts'
+import { createUsageWriter } from '../../usage/usage-writer.ts'
 import { StoreEvents } from '../batch-events.ts'
 import { MemoryLease } from '../memory/lease.ts'
 import { sharedCaches } from '../shared-caches.ts'
@@ -45,7 +45,7 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
     audit,
     auditSink: createAuditWriter(config, { writeBatch: (rows) => events.time('audit', 'sqlite', () => writes.writeAudit(rows)) }, log),
     usage,
-    usageSink: new UsageWriter({ writeBatch: (records) => events.time('usage', 'sqlite', () => writes.writeUsage(records)) }, log, config.logging.usage_queue_size),
+    usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'sqlite', () => writes.writeUsage(records)) }, log),
     responseThreads: sqliteResponseThreadStore(db),
     counters: caches.counters,
     responseCache: caches.responseCache,
