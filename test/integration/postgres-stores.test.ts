@@ -30,7 +30,7 @@ beforeAll(async () => {
   const [a, b] = [connectPostgres({ url, poolSize: 4, tls: undefined }), connectPostgres({ url, poolSize: 4, tls: undefined })]
   open.push(a, b)
   const [doneA, doneB] = await Promise.all([applyPgMigrations(a, postgresMigrations, silentLogger), applyPgMigrations(b, postgresMigrations, silentLogger)])
-  expect([...doneA, ...doneB].sort()).toEqual(postgresMigrations.map((m) => m.id))
+  expect([...doneA, ...doneB].sort()).toEqual(postgresMigrations.map((m) => m.tag))
   sql = a
 }, 60_000)
 afterAll(async () => {

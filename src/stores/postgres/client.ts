@@ -1,12 +1,17 @@
 /**
  * @module Connects to PostgreSQL with Bun's built-in client (pool size and TLS from config) and applies the
- * migrations under an advisory lock, so replicas starting together never race: the first applies them, the
- * others wait for the lock and then find nothing left to do.
+ * migrations (migrations.ts), recorded in drizzle's own `drizzle.__drizzle_migrations` table, in one transaction
+ * while holding an advisory lock, so replicas starting together never race: the first applies them, the others
+ * wait for the lock and then find nothing left to do.
+ *
+ * A database made before drizzle-kit (its own `schema_migrations` list, ids `0001_core`, `0002_audit_log`) has
+ * exactly the schema of the first two drizzle-kit migrations: those it has are recorded as applied, not run.
+ * `schema_migrations` is left as it was.
  */
 import { SQL } from 'bun'
 import { drizzle } from 'drizzle-orm/bun-sql'
 import type { Logger } from '../../log/logger.ts'
-import type { PgMigration } from './migrations.ts'
+import { BEFORE_DRIZZLE_KIT, type PgMigration } from './migrations.ts'
 
 export interface PostgresSettings {
   url: string
@@ -31,24 +36,37 @@ export type PgDb = ReturnType<typeof drizzleOn>
 /** Lock ids of the jobs that must run on one replica at a time (pg_advisory_lock takes a bigint). */
 export const ADVISORY_LOCKS = { migrations: 7_150_001, retention: 7_150_002, partitions: 7_150_003 } as const
 
+/** Applies what is missing; resolves to the tags applied now (empty when the database was current). */
 export async function applyPgMigrations(sql: SQL, migrations: readonly PgMigration[], log: Logger): Promise<string[]> {
   const reserved = await sql.reserve()
   try {
     await reserved`SELECT pg_advisory_lock(${ADVISORY_LOCKS.migrations})`
     try {
-      await reserved`CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`
-      const applied = new Set((await reserved<{ id: string }[]>`SELECT id FROM schema_migrations`).map((r) => r.id))
-      const done: string[] = []
-      for (const m of [...migrations].sort((a, b) => a.id.localeCompare(b.id))) {
-        if (applied.has(m.id)) continue
-        await reserved.begin(async (tx) => {
-          await tx.unsafe(m.sql)
-          await tx`INSERT INTO schema_migrations (id) VALUES (${m.id})`
-        })
-        done.push(m.id)
-      }
-      if (done.length > 0) log.info({ migrations: done }, 'PostgreSQL migrations applied')
-      return done
+      const applied = await reserved.begin(async (tx) => {
+        // Same schema and table as drizzle-orm's own migrator, so drizzle-kit tooling reads the state too.
+        await tx`CREATE SCHEMA IF NOT EXISTS drizzle`
+        await tx`CREATE TABLE IF NOT EXISTS drizzle.__drizzle_migrations (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`
+        const record = (m: PgMigration) => tx`INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES (${m.hash}, ${m.when})`
+        let last = (await tx<{ at: string }[]>`SELECT created_at::text AS at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1`)[0]?.at
+        if (last === undefined && (await tx`SELECT to_regclass('schema_migrations') AS t`)[0]?.t) {
+          const legacy = new Set((await tx<{ id: string }[]>`SELECT id FROM schema_migrations`).map((r) => BEFORE_DRIZZLE_KIT[r.id]))
+          for (const m of migrations) {
+            if (!legacy.has(m.tag)) break
+            await record(m)
+            last = String(m.when)
+          }
+        }
+        const done: string[] = []
+        for (const m of migrations) {
+          if (last !== undefined && Number(last) >= m.when) continue
+          for (const statement of m.statements) await tx.unsafe(statement)
+          await record(m)
+          done.push(m.tag)
+        }
+        return done
+      })
+      if (applied.length > 0) log.info({ migrations: applied }, 'PostgreSQL migrations applied')
+      return applied
     } finally {
       await reserved`SELECT pg_advisory_unlock(${ADVISORY_LOCKS.migrations})`
     }

@@ -1,47 +1,68 @@
 /**
- * @module The PostgreSQL tables as drizzle `pg-core` definitions: the query layer's types. The DDL that creates
- * them is in migrations.ts (the audit log is partitioned by time, which drizzle's table builder cannot express).
+ * @module The PostgreSQL tables as drizzle `pg-core` definitions: the query layer's types and the source drizzle-kit
+ * generates the migrations from (`bun run db:generate`, into ./drizzle; docs/migrations.md). Constraint and index
+ * names are spelled out as the databases made before drizzle-kit have them, so those upgrade in place unchanged.
+ *
+ * The audit log is not here: it is partitioned by time, which drizzle's table builder cannot express, so its
+ * tables are a custom migration (./drizzle/0001_audit_log.sql) and its queries are SQL (audit-log.ts).
  * Timestamps are RFC 3339 text where the SQLite store keeps them so (keys, workflows), epoch milliseconds as
  * bigint where ranges are queried (audit, usage).
  */
-import { bigint, boolean, doublePrecision, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
+import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, text, unique } from 'drizzle-orm/pg-core'
 
-export const apiKeys = pgTable('api_keys', {
-  id: text('id').primaryKey(),
-  name: text('name').notNull(),
-  description: text('description').notNull().default(''),
-  keyHash: text('key_hash').notNull().unique(),
-  redactedKey: text('redacted_key').notNull(),
-  userPath: text('user_path'),
-  allowedModels: jsonb('allowed_models').$type<string[] | null>(),
-  dashboardEnabled: boolean('dashboard_enabled').notNull().default(false),
-  expiresAt: text('expires_at'),
-  createdAt: text('created_at').notNull(),
-  updatedAt: text('updated_at').notNull(),
-  revokedAt: text('revoked_at'),
-  createdBy: text('created_by').notNull(),
-})
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    keyHash: text('key_hash').notNull().unique('api_keys_key_hash_key'),
+    redactedKey: text('redacted_key').notNull(),
+    userPath: text('user_path'),
+    allowedModels: jsonb('allowed_models').$type<string[] | null>(),
+    dashboardEnabled: boolean('dashboard_enabled').notNull().default(false),
+    expiresAt: text('expires_at'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+    revokedAt: text('revoked_at'),
+    createdBy: text('created_by').notNull(),
+  },
+  (t) => [index('api_keys_created_at').on(t.createdAt)],
+)
 
-export const workflowVersions = pgTable('workflow_versions', {
-  versionId: text('version_id').primaryKey(),
-  workflowId: text('workflow_id').notNull(),
-  version: integer('version').notNull(),
-  name: text('name').notNull(),
-  description: text('description').notNull(),
-  scope: jsonb('scope').notNull(),
-  features: jsonb('features').notNull(),
-  plugins: jsonb('plugins').notNull(),
-  active: boolean('active').notNull(),
-  createdAt: text('created_at').notNull(),
-  createdBy: text('created_by').notNull(),
-})
+export const workflowVersions = pgTable(
+  'workflow_versions',
+  {
+    versionId: text('version_id').primaryKey(),
+    workflowId: text('workflow_id').notNull(),
+    version: integer('version').notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    scope: jsonb('scope').notNull(),
+    features: jsonb('features').notNull(),
+    plugins: jsonb('plugins').notNull(),
+    active: boolean('active').notNull(),
+    createdAt: text('created_at').notNull(),
+    createdBy: text('created_by').notNull(),
+  },
+  (t) => [
+    unique('workflow_versions_workflow_id_version_key').on(t.workflowId, t.version),
+    index('workflow_versions_active').on(t.active, t.workflowId),
+    index('workflow_versions_name').on(t.name, t.createdAt),
+  ],
+)
 
-export const limitDefinitions = pgTable('limit_definitions', {
-  id: text('id').primaryKey(),
-  kind: text('kind').notNull(),
-  definition: jsonb('definition').notNull(),
-  createdAt: text('created_at').notNull(),
-})
+export const limitDefinitions = pgTable(
+  'limit_definitions',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind').notNull(),
+    definition: jsonb('definition').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [check('limit_definitions_kind_check', sql`${t.kind} IN ('budget', 'rate_limit')`)],
+)
 
 export const priceOverrides = pgTable('price_overrides', {
   model: text('model').primaryKey(),
@@ -49,45 +70,43 @@ export const priceOverrides = pgTable('price_overrides', {
   updatedAt: text('updated_at').notNull(),
 })
 
-export const responseThreads = pgTable('response_threads', {
-  id: text('id').primaryKey(),
-  createdAt: text('created_at').notNull(),
-  providerName: text('provider_name').notNull(),
-  native: boolean('native').notNull(),
-  items: jsonb('items').notNull(),
-})
-
-export const usageRecords = pgTable('usage_records', {
-  id: text('id').primaryKey(),
-  ts: bigint('ts', { mode: 'number' }).notNull(),
-  key_id: text('key_id').notNull(),
-  user_path: text('user_path').notNull(),
-  provider_name: text('provider_name').notNull(),
-  provider_type: text('provider_type').notNull(),
-  model: text('model').notNull(),
-  requested_model: text('requested_model').notNull(),
-  prompt_tokens: integer('prompt_tokens').notNull(),
-  completion_tokens: integer('completion_tokens').notNull(),
-  total_tokens: integer('total_tokens').notNull(),
-  cached_tokens: integer('cached_tokens').notNull(),
-  cache_write_tokens: integer('cache_write_tokens').notNull(),
-  reasoning_tokens: integer('reasoning_tokens').notNull(),
-  cost_usd: doublePrecision('cost_usd').notNull(),
-  saved_usd: doublePrecision('saved_usd').notNull(),
-  rewrite_tokens_saved: integer('rewrite_tokens_saved').notNull(),
-  rewrite_cost_saved: doublePrecision('rewrite_cost_saved').notNull(),
-  priced: boolean('priced').notNull(),
-  estimated: boolean('estimated').notNull(),
-  cache_hit: boolean('cache_hit').notNull(),
-  labels: text('labels').array().notNull().default([]),
-})
-
-/** Audit log rows (partitioned by `ts`); columns as in src/audit/record.ts, plus the search vector. */
-export const auditLog = pgTable(
-  'audit_log',
+export const responseThreads = pgTable(
+  'response_threads',
   {
-    id: text('id').notNull(),
-    ts: bigint('ts', { mode: 'number' }).notNull(),
+    id: text('id').primaryKey(),
+    createdAt: text('created_at').notNull(),
+    providerName: text('provider_name').notNull(),
+    native: boolean('native').notNull(),
+    items: jsonb('items').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.id, t.ts] })],
+  (t) => [index('response_threads_created_at').on(t.createdAt)],
+)
+
+export const usageRecords = pgTable(
+  'usage_records',
+  {
+    id: text('id').primaryKey(),
+    ts: bigint('ts', { mode: 'number' }).notNull(),
+    key_id: text('key_id').notNull(),
+    user_path: text('user_path').notNull(),
+    provider_name: text('provider_name').notNull(),
+    provider_type: text('provider_type').notNull(),
+    model: text('model').notNull(),
+    requested_model: text('requested_model').notNull(),
+    prompt_tokens: integer('prompt_tokens').notNull(),
+    completion_tokens: integer('completion_tokens').notNull(),
+    total_tokens: integer('total_tokens').notNull(),
+    cached_tokens: integer('cached_tokens').notNull(),
+    cache_write_tokens: integer('cache_write_tokens').notNull(),
+    reasoning_tokens: integer('reasoning_tokens').notNull(),
+    cost_usd: doublePrecision('cost_usd').notNull(),
+    saved_usd: doublePrecision('saved_usd').notNull(),
+    rewrite_tokens_saved: integer('rewrite_tokens_saved').notNull(),
+    rewrite_cost_saved: doublePrecision('rewrite_cost_saved').notNull(),
+    priced: boolean('priced').notNull(),
+    estimated: boolean('estimated').notNull(),
+    cache_hit: boolean('cache_hit').notNull(),
+    labels: text('labels').array().notNull().default([]),
+  },
+  (t) => [index('usage_records_ts').on(t.ts)],
 )

@@ -7,31 +7,14 @@
  * lacks, which leaves it exactly at the drizzle baseline; the baseline is then recorded as applied, not run.
  */
 import type { Database } from 'bun:sqlite'
+import { type EmbeddedMigration, embeddedMigrations } from '../embedded-migrations.ts'
 import { applyMigrations } from './client.ts'
 import { migrationFiles, migrationJournal } from './drizzle/index.ts'
 import { legacyMigrations } from './legacy-migrations.ts'
 
 const MIGRATIONS_TABLE = '__drizzle_migrations'
 
-export interface EmbeddedMigration {
-  tag: string
-  /** drizzle-kit's creation time; a migration runs when it is newer than the newest recorded one. */
-  when: number
-  /** SHA-256 of the file, as drizzle's own migrator records it. */
-  hash: string
-  statements: string[]
-}
-
-export const sqliteMigrations: readonly EmbeddedMigration[] = migrationJournal.entries.map((entry) => {
-  const sql = migrationFiles[entry.tag]
-  if (sql === undefined) throw new Error(`migration ${entry.tag} is in the journal but not embedded (src/stores/sqlite/drizzle/index.ts)`)
-  return {
-    tag: entry.tag,
-    when: entry.when,
-    hash: new Bun.CryptoHasher('sha256').update(sql).digest('hex'),
-    statements: sql.split('--> statement-breakpoint').filter((s) => s.trim()),
-  }
-})
+export const sqliteMigrations: readonly EmbeddedMigration[] = embeddedMigrations(migrationJournal, migrationFiles, 'src/stores/sqlite/drizzle/index.ts')
 
 /** Applies what is missing; resolves to the tags applied now (empty when the database was current). */
 export function migrateSqlite(db: Database, migrations: readonly EmbeddedMigration[] = sqliteMigrations): string[] {

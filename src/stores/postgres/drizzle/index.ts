@@ -1,0 +1,16 @@
+/**
+ * @module The drizzle-kit migrations for PostgreSQL, embedded: the journal and each SQL file imported as text, so
+ * the compiled binary carries them and needs no files beside it. A new migration from `bun run db:generate` gets
+ * one import line here (test/integration/postgres-migrations.test.ts fails when the journal names a file this
+ * list lacks).
+ */
+import baseline from './0000_baseline.sql' with { type: 'text' }
+import auditLog from './0001_audit_log.sql' with { type: 'text' }
+import journal from './meta/_journal.json'
+
+export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
+
+export const migrationFiles: Readonly<Record<string, string>> = {
+  '0000_baseline': baseline,
+  '0001_audit_log': auditLog,
+}
