@@ -7,6 +7,7 @@
  * check that a proxy really forwarded its requests here.
  *
  * Usage: bun bench/mock-upstream.ts [port]   (or MOCK_PORT; 0 picks a free port, printed as `listening <port>`)
+ * MOCK_HOST: the address to listen on (default 127.0.0.1; deploy/compose-check.sh uses a container bridge's address).
  * Pacing: MOCK_STREAM_CHUNKS (default 20 content frames), MOCK_STREAM_INTERVAL_MS (default 10).
  */
 
@@ -105,7 +106,7 @@ function pacedStream(frames: Uint8Array[] = streamFrames): Response {
 }
 
 const server = Bun.serve({
-  hostname: '127.0.0.1',
+  hostname: process.env.MOCK_HOST ?? '127.0.0.1',
   port,
   idleTimeout: 60,
   async fetch(req) {

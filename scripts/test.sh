@@ -21,7 +21,7 @@ add_suite() { # script, the summary line's leading words
   local suite_log summary
   suite_log=$(mktemp)
   "$1" 2>&1 | tee "$suite_log" || status=1
-  summary=$(grep -E "^$2 .*: [0-9]+ passed, [0-9]+ failed$" "$suite_log" | tail -1 || true)
+  summary=$(grep -E "^$2( .*)?: [0-9]+ passed, [0-9]+ failed$" "$suite_log" | tail -1 || true)
   passed=$((passed + $(echo "$summary" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)))
   failed=$((failed + $(echo "$summary" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 0)))
   rm -f "$suite_log"
@@ -31,6 +31,7 @@ if [ "$#" -eq 0 ]; then
   add_suite scripts/test-python.sh 'python SDKs'  # the Python SDKs (openai, anthropic), pytest in .venv
   add_suite scripts/test-openapi.sh 'openapi fuzz' # schemathesis over the whole OpenAPI document
   add_suite scripts/test-container.sh 'container image' # the Dockerfile built and run as a real container
+  add_suite scripts/test-compose.sh 'compose stack' # compose.yaml up with podman-compose, checked from outside
 fi
 echo "tests: ${passed} passed, ${failed} failed"
 exit "$status"
