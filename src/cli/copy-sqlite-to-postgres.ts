@@ -6,7 +6,7 @@
  * `--from` defaults to GATEWAY_DB_PATH (database.path), `--to` to DATABASE_URL (database.url).
  */
 import type { GatewayConfig } from '../config/schema.ts'
-import { copySqliteToPostgres, type CopyProgress } from '../stores/copy-sqlite-to-postgres.ts'
+import type { CopyProgress } from '../stores/copy-sqlite-to-postgres.ts'
 
 export const COPY_COMMAND = 'copy-sqlite-to-postgres'
 
@@ -68,6 +68,8 @@ export async function runCopyCommand(args: readonly string[], config: GatewayCon
   const target = parsed.to.replace(/\/\/[^@/]*@/, '//***@')
   process.stderr.write(`copying ${parsed.from} into ${target}\n`)
   try {
+    // Imported here, not at the top: src/main.ts imports this file in every process, and the copy loads the PostgreSQL backend.
+    const { copySqliteToPostgres } = await import('../stores/copy-sqlite-to-postgres.ts')
     const result = await copySqliteToPostgres(config, { ...parsed, signal: stop.signal, onProgress: progressBar((t) => process.stderr.write(t), process.stderr.isTTY === true) })
     const summary = `keys ${result.keys} new, workflow versions ${result.workflowVersions} new, budgets ${result.budgets}, rate limits ${result.rateLimits}, prices ${result.prices}, audit entries ${result.audit} read, usage records ${result.usage} read`
     process.stderr.write(result.interrupted ? `\ninterrupted; run the same command again to continue. ${summary}\n` : `done: ${summary}\n`)

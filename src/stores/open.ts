@@ -5,7 +5,6 @@
 import type { GatewayConfig } from '../config/schema.ts'
 import type { Logger } from '../log/logger.ts'
 import { StoreConfigError } from './errors.ts'
-import { openPostgresStores } from './postgres/open.ts'
 import { openSqliteStores } from './sqlite/open.ts'
 import type { Stores } from './types.ts'
 import type { PrimaryLink } from '../workers/link.ts'
@@ -25,6 +24,9 @@ export interface StoreOptions {
 export async function openStores(config: GatewayConfig, log: Logger, options: StoreOptions = {}): Promise<Stores> {
   const { primary } = options
   if (config.database.url) {
+    // Loaded only for a database server: the PostgreSQL backend and drizzle's pg-core (about 90 modules) are
+    // resident memory that a gateway on the embedded database never uses.
+    const { openPostgresStores } = await import('./postgres/open.ts')
     const stores = await openPostgresStores(config, log, options)
     return primary && !config.redis.url ? { ...stores, counters: primary.counters } : stores
   }
