@@ -31,6 +31,14 @@ export interface PrimaryOptions {
   drainDeadlineMs?: number
 }
 
+/**
+ * JavaScriptCore sizes its heap growth by the machine's RAM, so on a large host each worker lets garbage pile up
+ * for long. Told the machine has 512 MiB (the operator's own BUN_JSC_forceRAMSize wins), a process peaked 25–35 MiB
+ * lower under 50 connections at the same CPU per request; at 128 MiB its CPU per request tripled (bench/memory.sh,
+ * docs/workers.md).
+ */
+const WORKER_JSC_DEFAULTS = { BUN_JSC_forceRAMSize: String(512 * 1024 * 1024) }
+
 /** A worker that ran this long before dying is restarted at once; quicker deaths back off up to 5 s. */
 const HEALTHY_RUN_MS = 30_000
 
@@ -89,7 +97,7 @@ export async function runPrimary(options: PrimaryOptions): Promise<never> {
   const start = (index: number, crashes: number) => {
     const startedAt = Date.now()
     const child = Bun.spawn([...workerCommand()], {
-      env: { ...process.env, [WORKER_INDEX_ENV]: String(index), GATEWAY_WORKERS: String(workers), ...spillEnv(config, index) },
+      env: { ...WORKER_JSC_DEFAULTS, ...process.env, [WORKER_INDEX_ENV]: String(index), GATEWAY_WORKERS: String(workers), ...spillEnv(config, index) },
       stdio: ['ignore', 'inherit', 'inherit'],
       serialization: 'advanced',
       ipc: (message: WorkerMessage, subprocess) => onMessage(index, subprocess, message),
