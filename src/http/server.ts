@@ -155,7 +155,7 @@ function v1Responses(e: Endpoint) {
   const ok = {
     description: 'The answer, in the wire format of this endpoint',
     content: {
-      'application/json': { schema: { type: 'object' } },
+      'application/json': { schema: e.response ? schemaOf(e.response) : { type: 'object' } },
       ...(e.request ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
     },
   }

@@ -9,6 +9,7 @@ import { chatStreamCodec, type StreamCodec } from '../pipeline/stream-codecs.ts'
 import { anthropicMessagesProtocol } from './anthropic-messages/protocol.ts'
 import { messagesStreamCodec } from './anthropic-messages/stream-codec.ts'
 import { chatCompletionRequest, countTokensRequest, messagesRequest, responsesRequest } from './request-schemas.ts'
+import { anthropicMessage, chatCompletion, countTokensResponse, model, modelList, responsesResponse } from './response-schemas.ts'
 import { responsesProtocol } from './responses/protocol.ts'
 import { responsesStreamCodec } from './responses/stream-codec.ts'
 import type { IngressProtocol } from './types.ts'
@@ -27,6 +28,8 @@ export interface Endpoint {
   metered: boolean
   /** Checks the body after authentication; also the OpenAPI request body. */
   request?: z.ZodType
+  /** The success body (not streamed), for the OpenAPI document. */
+  response?: z.ZodType
   /** Translates the client's API onto Chat Completions and back; none for Chat Completions itself. */
   protocol?: IngressProtocol
   /** Reads the client's stream protocol (folds, error frames). */
@@ -46,6 +49,7 @@ export const ENDPOINTS = [
     metered: false,
     streamCodec: chatStreamCodec,
     local: true,
+    response: modelList,
     openapi: { summary: 'List the models this key may use as <provider>/<model> selectors and virtual models', tag: 'openai' },
   },
   {
@@ -57,6 +61,7 @@ export const ENDPOINTS = [
     metered: false,
     streamCodec: chatStreamCodec,
     local: true,
+    response: model,
     openapi: { summary: 'One model by selector', tag: 'openai' },
   },
   {
@@ -67,6 +72,7 @@ export const ENDPOINTS = [
     routed: true,
     metered: true,
     request: chatCompletionRequest,
+    response: chatCompletion,
     streamCodec: chatStreamCodec,
     local: false,
     openapi: { summary: 'Chat Completions (streaming with stream: true)', tag: 'openai', bodyDescription: 'OpenAI Chat Completions request; unknown fields pass through.' },
@@ -79,6 +85,7 @@ export const ENDPOINTS = [
     routed: true,
     metered: true,
     request: responsesRequest,
+    response: responsesResponse,
     protocol: responsesProtocol,
     streamCodec: responsesStreamCodec,
     local: false,
@@ -92,6 +99,7 @@ export const ENDPOINTS = [
     routed: true,
     metered: true,
     request: messagesRequest,
+    response: anthropicMessage,
     protocol: anthropicMessagesProtocol,
     streamCodec: messagesStreamCodec,
     local: false,
@@ -109,6 +117,7 @@ export const ENDPOINTS = [
     routed: true,
     metered: false,
     request: countTokensRequest,
+    response: countTokensResponse,
     // Answered natively or estimated (src/providers/call-target.ts), never translated; listed for its error shape.
     protocol: anthropicMessagesProtocol,
     streamCodec: chatStreamCodec,

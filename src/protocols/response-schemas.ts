@@ -1,0 +1,49 @@
+/**
+ * @module Success bodies of the /v1 endpoints, for the OpenAPI document (the endpoint table's `response`). Loose
+ * objects, like the request schemas: upstreams add fields of their own and the gateway passes them on, so a
+ * schema names the fields every answer of that API has and allows the rest.
+ */
+import { z } from 'zod'
+
+export const model = z.looseObject({ id: z.string(), object: z.literal('model'), created: z.number(), owned_by: z.string() })
+
+export const modelList = z.looseObject({ object: z.literal('list'), data: z.array(model) })
+
+const chatUsage = z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() })
+
+export const chatCompletion = z.looseObject({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number(),
+  model: z.string(),
+  choices: z.array(
+    z.looseObject({
+      index: z.number(),
+      message: z.looseObject({ role: z.literal('assistant'), content: z.string().nullable() }),
+      finish_reason: z.string().nullable(),
+    }),
+  ),
+  usage: chatUsage.optional(),
+})
+
+export const responsesResponse = z.looseObject({
+  id: z.string(),
+  object: z.literal('response'),
+  created_at: z.number(),
+  model: z.string(),
+  status: z.string(),
+  output: z.array(z.looseObject({ type: z.string() })),
+  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number(), total_tokens: z.number() }).nullable().optional(),
+})
+
+export const anthropicMessage = z.looseObject({
+  id: z.string(),
+  type: z.literal('message'),
+  role: z.literal('assistant'),
+  model: z.string(),
+  content: z.array(z.looseObject({ type: z.string() })),
+  stop_reason: z.string().nullable(),
+  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
+})
+
+export const countTokensResponse = z.looseObject({ input_tokens: z.number() })
