@@ -2,7 +2,8 @@
 # Brings compose.yaml up for real with podman-compose and checks it from outside: every service healthy (the compose
 # health checks run in the containers), a key created through the load balancer works on both replicas, chat
 # completions through the load balancer reach a mock upstream on the host and are spread over both replicas,
-# /ready shows the PostgreSQL store, /metrics is not passed through nginx, and `podman-compose down` stops every
+# /ready shows the PostgreSQL store, /metrics is not passed through nginx, Prometheus (the `metrics` profile)
+# scrapes both replicas and counts the requests, and `podman-compose down` stops every
 # replica and PostgreSQL with exit code 0 and leaves no container or volume behind. Exits 1 on the first check
 # that fails, 3 when this machine cannot run it at all (no root, podman, podman-compose, runc, container DNS, or no
 # container can start).
@@ -13,8 +14,10 @@
 #   docker.io/library/postgres:17-alpine  <- postgresql-15; POSTGRES_USER/PASSWORD/DB, PGDATA, pg_isready
 #   docker.io/library/redis:7.4-alpine    <- redis-server 7.0 and redis-cli
 #   docker.io/library/nginx:1.27-alpine   <- nginx-light 1.22 and wget
-# ai-gateway:local comes from deploy/local-image-check.sh (run here when the image is missing). The `metrics` and
-# `tracing` profiles are not started: podman-compose 1.0.3 ignores `profiles`, so the services are named.
+#   docker.io/prom/prometheus:v3.0.1      <- prometheus 2.42
+# ai-gateway:local comes from deploy/local-image-check.sh (run here when the image is missing). podman-compose 1.0.3
+# ignores `profiles`, so the services are named: the `metrics` profile's Prometheus is started, the `tracing`
+# profile's collector is not (no Debian package; its image cannot be pulled here).
 # Usage: sudo deploy/compose-check.sh   (Debian: apt-get install -y podman podman-compose runc debootstrap
 # golang-github-containernetworking-plugin-dnsname)
 set -euo pipefail
@@ -24,7 +27,8 @@ PORT=${GATEWAY_PORT:-18180}
 MOCK_PORT=${MOCK_PORT:-18198}
 PROJECT=ai-gateway
 NETWORK=${PROJECT}_default
-SERVICES=(postgres redis gateway-1 gateway-2 lb)
+SERVICES=(postgres redis gateway-1 gateway-2 lb prometheus)
+HEALTHCHECKED=(postgres redis gateway-1 gateway-2 lb)
 export GATEWAY_MASTER_KEY=compose-check-master-key-0123456789abcdef
 export OPENAI_API_KEY=sk-compose-check
 export POSTGRES_PASSWORD=compose-check-db-password
@@ -51,12 +55,12 @@ if ! podman image exists ai-gateway:local; then
   [ "$status" -eq 3 ] && cannot "$(tail -1 "$WORK/image-check.log")"
   [ "$status" -eq 0 ] || { tail -20 "$WORK/image-check.log" >&2; echo "building ai-gateway:local failed" >&2; exit 1; }
 fi
-for stand_in in postgres:17-alpine redis:7.4-alpine nginx:1.27-alpine; do
-  image=docker.io/library/$stand_in
-  podman image exists "$image" && continue
-  echo "building a stand-in for $image from Debian packages"
+for image in library/postgres:17-alpine library/redis:7.4-alpine library/nginx:1.27-alpine prom/prometheus:v3.0.1; do
+  podman image exists "docker.io/$image" && continue
+  echo "building a stand-in for docker.io/$image from Debian packages"
+  name=${image#*/}
   podman build --format docker --pull=never --isolation=chroot --network=host -q \
-    -f "deploy/stand-ins/${stand_in%%:*}.Containerfile" -t "$image" deploy/stand-ins >/dev/null
+    -f "deploy/stand-ins/${name%%:*}.Containerfile" -t "docker.io/$image" deploy/stand-ins >/dev/null
 done
 if ! probe=$(podman run --rm --network host docker.io/library/redis:7.4-alpine true 2>&1); then
   cannot "$probe"
@@ -111,8 +115,9 @@ done
 echo "$ready" | grep -q '"backend":"postgres","reachable":true' || fail "/ready does not show the postgres store: $ready"
 echo "ready through the load balancer after $(($(date +%s) - started)) s: store postgres, reachable"
 
-# The compose health checks, run in each container (podman's health check timers need systemd, absent here).
-for service in "${SERVICES[@]}"; do
+# The compose health checks, run in each container (podman's health check timers need systemd, absent here);
+# Prometheus has none in compose.yaml and is checked through its targets below.
+for service in "${HEALTHCHECKED[@]}"; do
   healthy=
   for _ in $(seq 1 30); do
     podman healthcheck run "${PROJECT}_${service}_1" >/dev/null 2>&1 && healthy=1 && break
@@ -120,7 +125,7 @@ for service in "${SERVICES[@]}"; do
   done
   [ -n "$healthy" ] || fail "$service is not healthy"
 done
-echo "healthy: ${SERVICES[*]}"
+echo "healthy: ${HEALTHCHECKED[*]}"
 
 replica_ip() {
   podman inspect "${PROJECT}_$1_1" --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}'
@@ -174,6 +179,28 @@ echo "$requests completions through the load balancer: all 200; answered by gate
 metrics_code=$(curl -s -m 3 -o /dev/null -w '%{http_code}' "$LB/metrics")
 [ "$metrics_code" = 404 ] || fail "/metrics through the load balancer: HTTP $metrics_code, expected 404"
 echo "/metrics through the load balancer: 404 (scraped per replica on the compose network)"
+
+# The metrics profile: Prometheus (published on :9090 by compose.yaml) scrapes both replicas by service name.
+targets=
+for _ in $(seq 1 60); do
+  targets=$(curl -s -m 3 'http://127.0.0.1:9090/api/v1/targets?state=active' 2>/dev/null || true)
+  [ "$(echo "$targets" | grep -o '"health":"up"' | wc -l)" -eq 2 ] && break
+  sleep 1
+done
+for replica in gateway-1 gateway-2; do
+  echo "$targets" | grep -q "\"scrapeUrl\":\"http://$replica:8080/metrics\"" || fail "Prometheus has no target $replica: $targets"
+done
+[ "$(echo "$targets" | grep -o '"health":"up"' | wc -l)" -eq 2 ] || fail "Prometheus does not scrape both replicas: $targets"
+scraped=0
+for _ in $(seq 1 40); do
+  result=$(curl -s -m 3 'http://127.0.0.1:9090/api/v1/query' --data-urlencode 'query=sum(gateway_requests_total{job="ai-gateway"})' || true)
+  scraped=$(echo "$result" | sed -n 's/.*"value":\[[0-9.]*,"\([0-9.]*\)"\].*/\1/p')
+  scraped=${scraped%.*}
+  [ "${scraped:-0}" -ge "$requests" ] && break
+  sleep 1
+done
+[ "${scraped:-0}" -ge "$requests" ] || fail "Prometheus's sum(gateway_requests_total) is ${scraped:-nothing}, expected at least $requests"
+echo "Prometheus scrapes gateway-1 and gateway-2: both targets up, sum(gateway_requests_total) = $scraped"
 
 # `podman wait` reports each container's exit code when `down` stops it (before it is removed).
 mkdir -p "$WORK/exit"
