@@ -11,8 +11,8 @@
 import type { SQL } from 'bun'
 import type { AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
 import { AUDIT_ROW_COLUMNS, type AuditRow } from '../../audit/record.ts'
-import { planSearch } from '../../audit/search.ts'
-import { fullEntry, listEntry, type Row } from '../sqlite/audit-log-query.ts'
+import { type AuditQueryDialect, auditConditions, type Param } from '../audit-query/conditions.ts'
+import { type AuditLogRow, fullEntry, listEntry } from '../audit-query/rows.ts'
 import { dropPartitionsBefore } from './partitions.ts'
 
 /** How a tuple element becomes a column value (the JSON element is text; these cast it). */
@@ -42,7 +42,7 @@ const WRITE_BATCH = `WITH src AS (SELECT value AS r FROM jsonb_array_elements($1
     ON CONFLICT DO NOTHING)
   SELECT count(*)::int AS n FROM ins`
 
-/** The columns as the shared row mapping reads them (flags as 0/1, as SQLite keeps them). */
+/** The columns as the shared row mapping (../audit-query/rows.ts) reads them (flags as 0/1, as SQLite keeps them). */
 const LIGHT = `a.seq::float8 AS seq, a.id, a.ts::float8 AS ts, a.duration_ns::float8 AS duration_ns, a.request_id, a.requested_model, a.resolved_model, a.provider,
   a.provider_name, a.method, a.path, a.status_code, a.stream::int AS stream, a.error_type, a.session_id, a.user_path, a.principal_id, a.auth_key_id,
   a.auth_method, a.client_ip, a.cache_type, a.alias_used::int AS alias_used, a.workflow_version_id, a.conversation_payload::int AS conversation_payload,
@@ -56,14 +56,12 @@ export interface AuditThreadEntryRow {
   previousResponseId: string | null
 }
 
-const threadEntry = (row: Row): AuditThreadEntryRow => ({
+const threadEntry = (row: AuditLogRow): AuditThreadEntryRow => ({
   entry: fullEntry(row, { attempts: false }),
   position: row.seq,
   responseId: row.response_id ?? null,
   previousResponseId: row.previous_response_id ?? null,
 })
-
-type Param = string | number | boolean
 
 /** Collects a query's conditions with numbered parameters. */
 class Where {
@@ -82,35 +80,24 @@ class Where {
   }
 }
 
+const postgresDialect: AuditQueryDialect = {
+  column: (name) => `a.${name}`,
+  flag: (value) => value,
+  label(label, q) {
+    const window = `${q.from !== undefined ? ' AND l.ts >= ?' : ''}${q.to !== undefined ? ' AND l.ts < ?' : ''}`
+    return {
+      sql: `(a.id, a.ts) IN (SELECT l.id, l.ts FROM audit_log_labels l WHERE l.label = ?${window})`,
+      params: [label, ...[q.from, q.to].filter((v): v is number => v !== undefined)],
+    }
+  },
+}
+
+/** The shared conditions (../audit-query) with numbered parameters; the search's words through the tsvector index. */
 function conditions(q: AuditLogQuery): Where {
   const w = new Where()
-  if (q.from !== undefined) w.add('a.ts >= ?', q.from)
-  if (q.to !== undefined) w.add('a.ts < ?', q.to)
-  if (q.requestedModel !== undefined) w.add('a.requested_model = ?', q.requestedModel)
-  if (q.provider !== undefined) w.add('(a.provider = ? OR a.provider_name = ?)', q.provider, q.provider)
-  if (q.method !== undefined) w.add('a.method = ?', q.method)
-  if (q.path !== undefined) w.add('a.path = ?', q.path)
-  // A subtree as a range on a "C"-collated column ('0' follows '/'), so the (user_path, ts) index serves it.
-  if (q.userPath !== undefined && q.userPath !== '/') w.add('(a.user_path = ? OR (a.user_path >= ? AND a.user_path < ?))', q.userPath, `${q.userPath}/`, `${q.userPath}0`)
-  if (q.sessionId !== undefined) w.add('a.session_id = ?', q.sessionId)
-  if (q.errorType !== undefined) w.add('a.error_type = ?', q.errorType)
-  if (q.statusCode !== undefined) w.add('a.status_code = ?', q.statusCode)
-  if (q.stream !== undefined) w.add('a.stream = ?', q.stream)
-  if (q.label !== undefined) {
-    const window = `${q.from !== undefined ? ' AND l.ts >= ?' : ''}${q.to !== undefined ? ' AND l.ts < ?' : ''}`
-    w.add(`(a.id, a.ts) IN (SELECT l.id, l.ts FROM audit_log_labels l WHERE l.label = ?${window})`, q.label, ...[q.from, q.to].filter((v): v is number => v !== undefined))
-  }
-  if (q.search === undefined) return w
-  const plan = planSearch(q.search)
-  if (plan.kind === 'words') w.add(`a.search @@ to_tsquery('simple', ?)`, `${plan.words.join(' <-> ')}:*`)
-  else if (plan.kind === 'uuid') {
-    const marks = plan.values.map(() => '?').join(', ')
-    w.add(`(a.id IN (${marks}) OR (a.request_id IN (${marks}) AND a.request_id <> a.id) OR a.session_id IN (${marks}))`, ...plan.values, ...plan.values, ...plan.values)
-  } else {
-    // Only punctuation (e.g. "/"): no words to look up, so scan the hot columns of the window.
-    const like = `%${q.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-    w.add("(a.request_id || ' ' || a.requested_model || ' ' || a.provider_name || ' ' || a.method || ' ' || a.path || ' ' || a.session_id || ' ' || a.error_type) LIKE ?", like)
-  }
+  const { window, filters, words } = auditConditions(q, postgresDialect)
+  for (const c of [...window, ...filters]) w.add(c.sql, ...c.params)
+  if (words !== undefined) w.add(`a.search @@ to_tsquery('simple', ?)`, `${words.join(' <-> ')}:*`)
   return w
 }
 
@@ -137,14 +124,14 @@ export class PostgresAuditStore {
         counted AS (SELECT count(*)::int AS total FROM audit_log a WHERE ${w.sql})
        SELECT page.*, counted.total FROM counted LEFT JOIN page ON true ORDER BY page.ts DESC, page.seq DESC`,
       [...w.params, q.limit, q.offset],
-    )) as (Row & { total: number })[]
+    )) as (AuditLogRow & { total: number })[]
     const entries = rows.filter((r) => r.id !== null).map(listEntry)
     return { entries, limit: q.limit, offset: q.offset, total: Number(rows[0]?.total ?? 0) }
   }
 
-  private async fullRow(where: string, params: Param[], order = ''): Promise<Row | undefined> {
+  private async fullRow(where: string, params: Param[], order = ''): Promise<AuditLogRow | undefined> {
     const [row] = await this.sql.unsafe(`${FULL} WHERE ${where} ${order} LIMIT 1`, params)
-    return row as Row | undefined
+    return row as AuditLogRow | undefined
   }
 
   async get(id: string): Promise<AuditLogEntry | undefined> {
@@ -162,7 +149,7 @@ export class PostgresAuditStore {
     const where =
       direction === 'before' ? '(a.ts < $2 OR (a.ts = $2 AND a.seq < $3)) ORDER BY a.ts DESC, a.seq DESC' : '(a.ts > $2 OR (a.ts = $2 AND a.seq > $3)) ORDER BY a.ts, a.seq'
     const rows = await this.sql.unsafe(`${FULL} WHERE a.session_id = $1 AND ${where} LIMIT $4`, [sessionId, ts, from.position, limit])
-    return (rows as Row[]).map(threadEntry)
+    return (rows as AuditLogRow[]).map(threadEntry)
   }
 
   async byResponseId(responseId: string): Promise<AuditThreadEntryRow | undefined> {

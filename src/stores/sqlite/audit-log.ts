@@ -18,7 +18,9 @@ import type { AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
 import { AUDIT_ROW_COLUMNS, auditRowColumns, auditRowData, auditRowPayload, auditRowSearchText, type AuditRow } from '../../audit/record.ts'
 import type { AuditBatchWriter } from '../../audit/writer.ts'
 import type { AuditReader, AuditStatsRow, AuditThreadEntry } from '../types.ts'
-import { and, conditions, fullEntry, LIGHT_COLUMNS, listEntry, searchRange, SEQ_PER_MS, type Clause, type Param, type Row } from './audit-log-query.ts'
+import { and, type Clause, type Param } from '../audit-query/conditions.ts'
+import { type AuditLogRow, fullEntry, listEntry } from '../audit-query/rows.ts'
+import { conditions, LIGHT_COLUMNS, SEQ_PER_MS, searchRange } from './audit-log-query.ts'
 
 export { SEQ_PER_MS }
 
@@ -28,7 +30,7 @@ const HAS_LABELS = '"labels":["'
 const FULL_SELECT = 'SELECT a.*, p.payload FROM audit_log a LEFT JOIN audit_log_payloads p ON p.seq = a.seq'
 
 /** A row as a thread member: full entry without attempts, and its links. */
-const threadEntry = (row: Row): AuditThreadEntry => ({
+const threadEntry = (row: AuditLogRow): AuditThreadEntry => ({
   entry: fullEntry(row, { attempts: false }),
   position: row.seq,
   responseId: row.response_id ?? null,
@@ -55,9 +57,9 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
     this.insertSearch = db.query('INSERT INTO audit_log_search (rowid, text) VALUES (?, ?)')
     // SQLite reads the labels out of the row's data JSON itself: the row format (and spill files) stay as they are.
     this.insertLabels = db.query("INSERT OR IGNORE INTO audit_log_labels (label, seq) SELECT value, ? FROM json_each(?, '$.labels') WHERE type = 'text'")
-    this.selectFull = db.query<Row, [string]>(`${FULL_SELECT} WHERE a.id = ?`)
-    this.selectByResponseId = db.query<Row, [string]>(`${FULL_SELECT} WHERE a.response_id = ? ORDER BY a.ts DESC LIMIT 1`)
-    this.selectByPrevious = db.query<Row, [string]>(`${FULL_SELECT} WHERE a.previous_response_id = ? ORDER BY a.ts LIMIT 1`)
+    this.selectFull = db.query<AuditLogRow, [string]>(`${FULL_SELECT} WHERE a.id = ?`)
+    this.selectByResponseId = db.query<AuditLogRow, [string]>(`${FULL_SELECT} WHERE a.response_id = ? ORDER BY a.ts DESC LIMIT 1`)
+    this.selectByPrevious = db.query<AuditLogRow, [string]>(`${FULL_SELECT} WHERE a.previous_response_id = ? ORDER BY a.ts LIMIT 1`)
     this.deleteOld = db.query('DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE ts < ? LIMIT ?)')
   }
 
@@ -136,7 +138,7 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
       const rows =
         page.length === 0
           ? []
-          : this.db.query<Row, Param[]>(`SELECT ${LIGHT_COLUMNS} FROM audit_log WHERE seq IN (${page.map(() => '?').join(', ')}) ORDER BY ts DESC, seq DESC`).all(...page)
+          : this.db.query<AuditLogRow, Param[]>(`SELECT ${LIGHT_COLUMNS} FROM audit_log WHERE seq IN (${page.map(() => '?').join(', ')}) ORDER BY ts DESC, seq DESC`).all(...page)
       return { rows, total }
     })()
     return { entries: rows.map(listEntry), limit: q.limit, offset: q.offset, total }
@@ -155,7 +157,7 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
   async sessionEntries(sessionId: string, from: AuditThreadEntry, direction: 'before' | 'after', limit: number) {
     const ts = Date.parse(from.entry.timestamp)
     const where = direction === 'before' ? '(a.ts < ? OR (a.ts = ? AND a.seq < ?)) ORDER BY a.ts DESC, a.seq DESC' : '(a.ts > ? OR (a.ts = ? AND a.seq > ?)) ORDER BY a.ts, a.seq'
-    return this.db.query<Row, Param[]>(`${FULL_SELECT} WHERE a.session_id = ? AND ${where} LIMIT ?`).all(sessionId, ts, ts, from.position, limit).map(threadEntry)
+    return this.db.query<AuditLogRow, Param[]>(`${FULL_SELECT} WHERE a.session_id = ? AND ${where} LIMIT ?`).all(sessionId, ts, ts, from.position, limit).map(threadEntry)
   }
 
   async byResponseId(responseId: string) {

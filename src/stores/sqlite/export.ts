@@ -7,7 +7,7 @@ import type { Database } from 'bun:sqlite'
 import { sql } from 'drizzle-orm'
 import type { AuditLogEntry } from '../../audit/entry.ts'
 import type { UsageRecord } from '../../usage/record.ts'
-import { fullEntry, type Row } from './audit-log-query.ts'
+import { type AuditLogRow, fullEntry } from '../audit-query/rows.ts'
 import { orm } from './client.ts'
 import { usageRecords } from './schema.ts'
 
@@ -19,7 +19,9 @@ export interface ExportPage<T> {
 
 export function sqliteExport(db: Database) {
   const o = orm(db)
-  const auditPage = db.query<Row, [number, number]>('SELECT a.*, p.payload FROM audit_log a LEFT JOIN audit_log_payloads p ON p.seq = a.seq WHERE a.seq > ? ORDER BY a.seq LIMIT ?')
+  const auditPage = db.query<AuditLogRow, [number, number]>(
+    'SELECT a.*, p.payload FROM audit_log a LEFT JOIN audit_log_payloads p ON p.seq = a.seq WHERE a.seq > ? ORDER BY a.seq LIMIT ?',
+  )
   const count = (table: 'audit_log' | 'usage_records') => db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()?.n ?? 0
   return {
     counts: () => ({ audit: count('audit_log'), usage: count('usage_records') }),
