@@ -405,8 +405,14 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
     test('lease: a job runs under it; the same name is not held twice at once', async () => {
       const { lease } = await fresh()
       let release!: () => void
-      const first = lease.runExclusive('job', () => new Promise<string>((r) => (release = () => r('first'))))
-      await Bun.sleep(10)
+      let started!: () => void
+      const running = new Promise<void>((r) => (started = r))
+      const first = lease.runExclusive('job', () => {
+        started()
+        return new Promise<string>((r) => (release = () => r('first')))
+      })
+      // Held from here on (a fixed sleep lost the race on a loaded machine: the second call got the lock first).
+      await running
       expect(await lease.runExclusive('job', async () => 'second')).toBeUndefined()
       expect(await lease.runExclusive('other', async () => 'other')).toBe('other')
       release()
