@@ -6,9 +6,12 @@
  *
  * Implementations: in-process (one replica), PostgreSQL LISTEN/NOTIFY, Redis pub/sub; same file name in each
  * backend folder (`changes.ts`).
+ *
+ * A topic per store that admin calls write. Virtual models have none: they come from the configuration file
+ * only (the service description's `virtual_models` list), which every replica reads at start-up.
  */
 
-export const CHANGE_TOPICS = ['keys', 'workflows', 'limits', 'prices', 'virtual_models'] as const
+export const CHANGE_TOPICS = ['keys', 'workflows', 'limits', 'prices'] as const
 export type ChangeTopic = (typeof CHANGE_TOPICS)[number]
 
 export interface ChangeListener {
