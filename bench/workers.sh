@@ -3,7 +3,7 @@
 # with the defaults (audit log and usage on), side by side against one mock upstream, loaded in turn (wrk, 50
 # connections) for ROUNDS interleaved rounds. Prints each round's req/s and ratio, the median ratio, and where the
 # CPU went: per worker and in the primary (which runs the SQLite write thread for all workers), in µs per request
-# and in % of one core, so the scaling on a machine with more cores can be projected.
+# and in % of one core, so the scaling on a machine with more cores can be projected, and each process's peak RSS.
 # Usage: [ROUNDS=5] [SECONDS_PER_RUN=5] [WORKERS=2] [EXTRA_ENV="LOGGING_LOG_BODIES=true"] bench/workers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,16 +76,16 @@ for round in $(seq 1 "$ROUNDS"); do
   printf '| %d | %s | %s | %s |\n' "$round" "$one" "$many" "$ratio"
 done
 printf '\nmedian ratio (%s workers / 1 process): %s\n\n' "$WORKERS" "$(median %.2f <<<"${RATIOS[*]}")"
-printf '| process of the %s-worker gateway | CPU µs per request | %% of one core |\n|---|---:|---:|\n' "$WORKERS"
+printf '| process of the %s-worker gateway | CPU µs per request | %% of one core | peak RSS MiB |\n|---|---:|---:|---:|\n' "$WORKERS"
 i=0
 for p in $PRIMARY $WORKER_PIDS; do
   name=$([[ $p == "$PRIMARY" ]] && echo 'primary (write thread)' || echo "worker $i (pid $p)")
   [[ $p == "$PRIMARY" ]] || i=$((i + 1))
-  awk -v t="${CPU[$p]}" -v hz="$HZ" -v n="$REQUESTS_MANY" -v s="$SECONDS_MANY" -v name="$name" \
-    'BEGIN { printf "| %s | %.0f | %.0f %% |\n", name, t / hz * 1e6 / n, 100 * t / hz / s }'
+  awk -v t="${CPU[$p]}" -v hz="$HZ" -v n="$REQUESTS_MANY" -v s="$SECONDS_MANY" -v name="$name" -v hwm="$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$p/status")" \
+    'BEGIN { printf "| %s | %.0f | %.0f %% | %.0f |\n", name, t / hz * 1e6 / n, 100 * t / hz / s, hwm / 1024 }'
 done
 total=0
 for p in $PRIMARY $WORKER_PIDS; do total=$((total + CPU[$p])); done
-awk -v t="$total" -v hz="$HZ" -v n="$REQUESTS_MANY" -v w="$WORKERS" 'BEGIN { printf "| all %d processes | %.0f | |\n", w + 1, t / hz * 1e6 / n }'
-awk -v t="$ONE_TICKS" -v hz="$HZ" -v n="$REQUESTS_ONE" 'BEGIN { printf "| (the 1-process gateway, both threads) | %.0f | |\n", t / hz * 1e6 / n }'
+awk -v t="$total" -v hz="$HZ" -v n="$REQUESTS_MANY" -v w="$WORKERS" 'BEGIN { printf "| all %d processes | %.0f | | |\n", w + 1, t / hz * 1e6 / n }'
+awk -v t="$ONE_TICKS" -v hz="$HZ" -v n="$REQUESTS_ONE" -v hwm="$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$ONE/status")" 'BEGIN { printf "| (the 1-process gateway, both threads) | %.0f | | %.0f |\n", t / hz * 1e6 / n, hwm / 1024 }'
 printf '\n(%d requests through the %s-worker gateway in %d s of load; load average now %s)\n' "$REQUESTS_MANY" "$WORKERS" "$SECONDS_MANY" "$(cut -d' ' -f1-3 /proc/loadavg)"
