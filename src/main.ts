@@ -3,14 +3,12 @@
  * `gateway healthcheck` instead probes a running gateway's /health (for container HEALTHCHECKs).
  * `gateway copy-sqlite-to-postgres` copies an embedded database into PostgreSQL (src/cli/copy-sqlite-to-postgres.ts).
  */
-import { Gateway } from './app.ts'
+import type { Gateway } from './app.ts'
 import { COPY_COMMAND, runCopyCommand } from './cli/copy-sqlite-to-postgres.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
-import { createHttpApp } from './http/server.ts'
 import { gatewayErrors } from './errors/gateway-error.ts'
 import { announce, createLogger, flushLog, stdoutDestination } from './log/logger.ts'
 import { TracingConfigError, tracingSettingsFromEnv } from './observability/tracing-config.ts'
-import { StoreConfigError } from './stores/open.ts'
 import { healthcheck } from './healthcheck.ts'
 import { WorkerCountError, workerCount } from './workers/count.ts'
 import { connectToPrimary } from './workers/link.ts'
@@ -77,9 +75,12 @@ if (config.master_key && config.master_key.length < 32) {
 }
 if (Object.keys(config.providers).length === 0) log.warn('No provider is configured; set e.g. OPENAI_API_KEY (see README).')
 
+// Imported only here, past the primary's branch: the primary of GATEWAY_WORKERS serves no HTTP and never needs
+// the HTTP shell, the plugins or the pipeline (tens of MiB resident otherwise).
+const [{ Gateway: GatewayClass }, { createHttpApp }, { StoreConfigError }] = await Promise.all([import('./app.ts'), import('./http/server.ts'), import('./stores/open.ts')])
 let gateway: Gateway
 try {
-  gateway = await Gateway.open({ config, log, tracing, writeThreadUrl, primary: worker === undefined ? undefined : connectToPrimary() })
+  gateway = await GatewayClass.open({ config, log, tracing, writeThreadUrl, primary: worker === undefined ? undefined : connectToPrimary() })
 } catch (error) {
   if (error instanceof StoreConfigError) fail(error.message)
   throw error
