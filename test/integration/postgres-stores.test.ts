@@ -215,8 +215,14 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
   test('the lease: a job runs on one connection at a time; the other is skipped, not queued', async () => {
     const [one, two] = [new PostgresLease(open[0]!), new PostgresLease(open[1]!)]
     let release!: () => void
-    const holding = one.runExclusive('job', () => new Promise<string>((r) => (release = () => r('first'))))
-    await Bun.sleep(50)
+    let started!: () => void
+    const running = new Promise<void>((r) => (started = r))
+    const holding = one.runExclusive('job', () => {
+      started()
+      return new Promise<string>((r) => (release = () => r('first')))
+    })
+    // Held once the job runs (a fixed 50 ms sleep lost the race on a loaded machine).
+    await running
     expect(await two.runExclusive('job', async () => 'second')).toBeUndefined()
     expect(await two.runExclusive('other-job', async () => 'other')).toBe('other')
     release()
