@@ -1,5 +1,5 @@
 /**
- * @module The audit log in PostgreSQL (tables in migrations.ts: partitioned by day, bodies in a table of their
+ * @module The audit log in PostgreSQL (tables in drizzle/0001_audit_log.sql: partitioned by day, bodies in a table of their
  * own that only the detail view reads). A batch is one statement: the rows travel as one JSON array (the encoded
  * AuditRow tuples as they are) and PostgreSQL unpacks them, inserts the light rows idempotently (ON CONFLICT on
  * (id, ts): a replayed entry is skipped), and the payloads and labels of the rows that were new. The array is read
