@@ -5,40 +5,15 @@
  * as sent; every other target gets a chat `system` message at the same position. Refusals are worded the way
  * Anthropic words them, since Claude Code picks its fallback by matching that wording.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
-import { NATIVE_TOKEN_COUNT, startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
-import { startMockGemini, type MockGemini } from '../helpers/mock-gemini-upstream.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { describe, expect, test } from 'bun:test'
+import { NATIVE_TOKEN_COUNT } from '../helpers/mock-anthropic-upstream.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
 const BETA = 'claude-code-20250219,mid-conversation-system-2026-04-07,interleaved-thinking-2025-05-14'
-let anthropicMock: MockAnthropic
-let openaiMock: MockUpstream
-let geminiMock: MockGemini
-let gw: RunningGateway
 
-beforeAll(async () => {
-  anthropicMock = startMockAnthropic('sk-ant-test')
-  openaiMock = startMockOpenAI()
-  geminiMock = startMockGemini('gm-key')
-  gw = await startGateway({
-    GATEWAY_MASTER_KEY: MASTER,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: anthropicMock.url,
-    OPENAI_API_KEY: 'sk-openai-test',
-    OPENAI_BASE_URL: openaiMock.url,
-    GEMINI_API_KEY: 'gm-key',
-    GEMINI_BASE_URL: geminiMock.url,
-    GEMINI_MODELS: 'gemini-2.5-flash',
-    VIRTUAL_MODELS: JSON.stringify([{ source: 'cc-main', target: 'openai/gpt-4o' }]),
-  })
-})
-afterAll(async () => {
-  await gw.stop()
-  anthropicMock.stop()
-  openaiMock.stop()
-  geminiMock.stop()
+const t = useGatewaySuite({
+  families: ['openai', 'anthropic', 'gemini'],
+  env: { GEMINI_MODELS: 'gemini-2.5-flash', VIRTUAL_MODELS: JSON.stringify([{ source: 'cc-main', target: 'openai/gpt-4o' }]) },
 })
 
 /** The shape Claude Code sends: user turn, then a mid-conversation system message with the environment. */
@@ -63,9 +38,9 @@ function claudeCodeBody(model: string, extra: Record<string, unknown> = {}) {
 }
 
 function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${gw.baseURL}${path}`, {
+  return fetch(`${t.gw.baseURL}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': MASTER, 'anthropic-version': '2023-06-01', 'anthropic-beta': BETA, ...headers },
+    headers: { 'content-type': 'application/json', 'x-api-key': t.master, 'anthropic-version': '2023-06-01', 'anthropic-beta': BETA, ...headers },
     body: JSON.stringify(body),
   })
 }
@@ -75,7 +50,7 @@ describe('role "system" inside messages', () => {
     const res = await post('/messages?beta=true', claudeCodeBody('anthropic/claude-sonnet-4-5'))
     expect(res.status).toBe(200)
     expect((await res.json()).type).toBe('message')
-    const sent = anthropicMock.requests.at(-1)!
+    const sent = t.anthropicMock.requests.at(-1)!
     expect(sent.headers['anthropic-beta']).toBe(BETA)
     expect(sent.body.model).toBe('claude-sonnet-4-5')
     expect(sent.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'system'])
@@ -87,7 +62,7 @@ describe('role "system" inside messages', () => {
     const res = await post('/messages/count_tokens?beta=true', body)
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ input_tokens: NATIVE_TOKEN_COUNT })
-    const sent = anthropicMock.requests.at(-1)!
+    const sent = t.anthropicMock.requests.at(-1)!
     expect(sent.headers['anthropic-beta']).toBe(BETA)
     expect(sent.body.messages[1].role).toBe('system')
   })
@@ -97,7 +72,7 @@ describe('role "system" inside messages', () => {
     expect(res.status).toBe(200)
     const message = await res.json()
     expect(message).toMatchObject({ type: 'message', role: 'assistant' })
-    const sent = openaiMock.requests.at(-1)!
+    const sent = t.openaiMock.requests.at(-1)!
     expect(sent.headers['anthropic-beta']).toBeUndefined()
     expect(sent.body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'system'])
     expect(sent.body.messages[2].content).toBe('# Environment\nPrimary working directory: /tmp')
@@ -110,13 +85,13 @@ describe('role "system" inside messages', () => {
     expect(res.status).toBe(200)
     const text = await res.text()
     expect(text).toContain('event: message_stop')
-    expect(openaiMock.requests.at(-1)!.body.messages[2]).toMatchObject({ role: 'system' })
+    expect(t.openaiMock.requests.at(-1)!.body.messages[2]).toMatchObject({ role: 'system' })
   })
 
   test('Gemini target: the system text reaches the system instruction', async () => {
     const res = await post('/messages', claudeCodeBody('gemini/gemini-2.5-flash'))
     expect(res.status).toBe(200)
-    const sent = geminiMock.requests.at(-1)!
+    const sent = t.geminiMock.requests.at(-1)!
     expect(JSON.stringify(sent.body.systemInstruction)).toContain('Primary working directory')
     expect(sent.body.contents.map((c: { role: string }) => c.role)).toEqual(['user'])
   })
@@ -169,14 +144,14 @@ describe('refusals in Anthropic wording', () => {
 
 describe('what API clients see besides /v1', () => {
   test('HEAD / and GET / from API clients answer 200 without a redirect; browsers are sent to the dashboard', async () => {
-    const head = await fetch(`${gw.url}/`, { method: 'HEAD', redirect: 'manual' })
+    const head = await fetch(`${t.gw.url}/`, { method: 'HEAD', redirect: 'manual' })
     expect(head.status).toBe(200)
-    const api = await fetch(`${gw.url}/`, { headers: { accept: 'application/json' }, redirect: 'manual' })
+    const api = await fetch(`${t.gw.url}/`, { headers: { accept: 'application/json' }, redirect: 'manual' })
     expect(api.status).toBe(200)
     expect(await api.json()).toMatchObject({ api: '/v1' })
-    const any = await fetch(`${gw.url}/`, { headers: { accept: '*/*' }, redirect: 'manual' })
+    const any = await fetch(`${t.gw.url}/`, { headers: { accept: '*/*' }, redirect: 'manual' })
     expect(any.status).toBe(200)
-    const browser = await fetch(`${gw.url}/`, { headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' }, redirect: 'manual' })
+    const browser = await fetch(`${t.gw.url}/`, { headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' }, redirect: 'manual' })
     expect(browser.status).toBe(302)
     expect(browser.headers.get('location')).toBe('/dashboard')
   })

@@ -5,44 +5,12 @@
  * (response header and a request revision in the audit entry); the `additional_tools` input item accepted, its
  * tools offered like top-level ones. On a native Responses upstream (OpenAI) everything goes through untouched.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
-import { startMockGemini, type MockGemini } from '../helpers/mock-gemini-upstream.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { describe, expect, test } from 'bun:test'
 import { AGENT_ANSWER_PREFIX } from '../helpers/scripted-agent.ts'
 import { sseEvents } from '../helpers/sse-events.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let anthropicMock: MockAnthropic
-let geminiMock: MockGemini
-let openaiMock: MockUpstream
-let gw: RunningGateway
-let audit: AuditAdmin
-
-beforeAll(async () => {
-  anthropicMock = startMockAnthropic('sk-ant-test')
-  geminiMock = startMockGemini('gm-key')
-  openaiMock = startMockOpenAI()
-  gw = await startGateway({
-    GATEWAY_MASTER_KEY: MASTER,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: anthropicMock.url,
-    GEMINI_API_KEY: 'gm-key',
-    GEMINI_BASE_URL: geminiMock.url,
-    OPENAI_API_KEY: 'sk-openai-test',
-    OPENAI_BASE_URL: openaiMock.url,
-    LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5',
-  })
-  audit = auditAdmin(gw.url, MASTER)
-})
-afterAll(async () => {
-  await gw.stop()
-  anthropicMock.stop()
-  geminiMock.stop()
-  openaiMock.stop()
-})
+const t = useGatewaySuite({ families: ['openai', 'anthropic', 'gemini'], env: { LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' } })
 
 const fn = (name: string) => ({
   type: 'function',
@@ -80,14 +48,14 @@ function codexBody(model: string, prompt: string, extra: Record<string, unknown>
 }
 
 function post(body: unknown): Promise<Response> {
-  return fetch(`${gw.baseURL}/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${MASTER}` }, body: JSON.stringify(body) })
+  return fetch(`${t.gw.baseURL}/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${t.master}` }, body: JSON.stringify(body) })
 }
 
 for (const family of ['anthropic', 'gemini'] as const) {
   describe(`Codex → /v1/responses → ${family} (translated)`, () => {
     const model = `${family}/agent`
     const upstreamToolNames = () => {
-      const sent = (family === 'anthropic' ? anthropicMock : geminiMock).requests.at(-1)!.body
+      const sent = (family === 'anthropic' ? t.anthropicMock : t.geminiMock).requests.at(-1)!.body
       return family === 'anthropic'
         ? sent.tools.map((t: { name: string }) => t.name)
         : sent.tools.flatMap((t: { functionDeclarations: { name: string }[] }) => t.functionDeclarations.map((f) => f.name))
@@ -102,7 +70,7 @@ for (const family of ['anthropic', 'gemini'] as const) {
       const call = body.output.find((o: { type: string }) => o.type === 'function_call')
       expect(call).toMatchObject({ type: 'function_call', name: 'close_agent', namespace: 'multi_agent_v1', arguments: '{"target":"a1"}' })
 
-      const entry = await audit.entryFor(res.headers.get('x-request-id')!)
+      const entry = await t.audit.entryFor(res.headers.get('x-request-id')!)
       expect(entry.data.request_revisions).toContainEqual(
         expect.objectContaining({ rewriter: 'responses-translation', detail: expect.objectContaining({ dropped_tools: ['web_search', 'tool_search'] }) }),
       )
@@ -126,7 +94,7 @@ for (const family of ['anthropic', 'gemini'] as const) {
       expect(res.status).toBe(200)
       const answer = await res.json()
       expect(answer.output.at(-1).content[0].text).toBe(`${AGENT_ANSWER_PREFIX}agent a1 closed`)
-      const sent = (family === 'anthropic' ? anthropicMock : geminiMock).requests.at(-1)!.body
+      const sent = (family === 'anthropic' ? t.anthropicMock : t.geminiMock).requests.at(-1)!.body
       expect(JSON.stringify(sent)).toContain('multi_agent_v1__close_agent')
     })
 
@@ -150,7 +118,7 @@ describe('Codex → /v1/responses → OpenAI (native)', () => {
     const res = await post(body)
     expect(res.status).toBe(200)
     expect(res.headers.get('x-gateway-dropped-tools')).toBeNull()
-    const sent = openaiMock.requests.at(-1)!.body
+    const sent = t.openaiMock.requests.at(-1)!.body
     expect(sent.tools).toEqual(body.tools)
     expect(sent.input[0].type).toBe('additional_tools')
     expect((await res.json()).output[0]).toMatchObject({ type: 'function_call', name: 'exec_command' })

@@ -5,59 +5,38 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
-import { ANTHROPIC_TEXT, NATIVE_TOKEN_COUNT, startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
-import { startMockOpenAI, TRICKY_TEXT, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { ANTHROPIC_TEXT, NATIVE_TOKEN_COUNT } from '../helpers/mock-anthropic-upstream.ts'
+import { TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
 import { sseEvents } from '../helpers/sse-events.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let anthropicMock: MockAnthropic
-let openaiMock: MockUpstream
-let gw: RunningGateway
-let claude: Anthropic
-let audit: AuditAdmin
-
-beforeAll(async () => {
-  anthropicMock = startMockAnthropic('sk-ant-test')
-  openaiMock = startMockOpenAI()
-  gw = await startGateway({
-    GATEWAY_MASTER_KEY: MASTER,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: anthropicMock.url,
-    OPENAI_API_KEY: 'sk-openai-test',
-    OPENAI_BASE_URL: openaiMock.url,
+const t = useGatewaySuite({
+  families: ['openai', 'anthropic'],
+  env: {
     // What Claude Code does: ask for a Claude name the gateway maps to another provider's model.
     VIRTUAL_MODELS: JSON.stringify([{ source: 'claude-on-gpt', target: 'openai/gpt-4o' }]),
     LOGGING_LOG_BODIES: 'true',
     LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5',
-  })
-  // The Anthropic SDK appends /v1/messages itself: its base URL is the bare gateway address.
-  claude = new Anthropic({ apiKey: MASTER, baseURL: gw.url, maxRetries: 0 })
-  audit = auditAdmin(gw.url, MASTER)
-})
-afterAll(async () => {
-  await gw.stop()
-  anthropicMock.stop()
-  openaiMock.stop()
+  },
 })
 
 const messages = [{ role: 'user' as const, content: 'Hello' }]
 const anthropicTools = [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }]
 
-async function post(path: string, body: unknown, headers: Record<string, string> = { 'x-api-key': MASTER }): Promise<Response> {
-  return fetch(`${gw.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+async function post(path: string, body: unknown, headers: Record<string, string> = { 'x-api-key': t.master }): Promise<Response> {
+  return fetch(`${t.gw.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
 }
 
 describe('Anthropic SDK → /v1/messages on an Anthropic upstream (native)', () => {
   test('messages.create is forwarded as sent (model replaced, beta header kept)', async () => {
-    const msg = await claude.messages.create(
+    const msg = await t.claude.messages.create(
       { model: 'anthropic/claude-sonnet-4-5', max_tokens: 100, system: [{ type: 'text', text: 'Be kind.', cache_control: { type: 'ephemeral' } }], messages },
       { headers: { 'anthropic-beta': 'fine-grained-tool-streaming-2025-05-14' } },
     )
     expect(msg.content as unknown).toEqual([{ type: 'text', text: ANTHROPIC_TEXT }])
     expect(msg.usage).toMatchObject({ input_tokens: 20, cache_read_input_tokens: 100 })
-    const sent = anthropicMock.requests.at(-1)!
+    const sent = t.anthropicMock.requests.at(-1)!
     expect(sent.body).toEqual({ model: 'claude-sonnet-4-5', max_tokens: 100, system: [{ type: 'text', text: 'Be kind.', cache_control: { type: 'ephemeral' } }], messages })
     expect(sent.headers['anthropic-beta']).toBe('fine-grained-tool-streaming-2025-05-14')
     expect(sent.headers['x-api-key']).toBe('sk-ant-test')
@@ -65,11 +44,11 @@ describe('Anthropic SDK → /v1/messages on an Anthropic upstream (native)', () 
 
   test('messages.stream().finalMessage() with tool_use; the stream is audited as the folded message', async () => {
     const requestId = crypto.randomUUID()
-    const stream = claude.messages.stream({ model: 'anthropic/tool', max_tokens: 100, messages, tools: anthropicTools }, { headers: { 'x-request-id': requestId } })
+    const stream = t.claude.messages.stream({ model: 'anthropic/tool', max_tokens: 100, messages, tools: anthropicTools }, { headers: { 'x-request-id': requestId } })
     const final = await stream.finalMessage()
     expect(final.stop_reason).toBe('tool_use')
     expect(final.content[1] as unknown).toEqual({ type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } })
-    const entry = await audit.entryFor(requestId)
+    const entry = await t.audit.entryFor(requestId)
     expect(entry).toMatchObject({ path: '/v1/messages', status_code: 200, stream: true, resolved_model: 'anthropic/tool' })
     expect(entry.data.response_body).toMatchObject({
       stop_reason: 'tool_use',
@@ -82,33 +61,33 @@ describe('Anthropic SDK → /v1/messages on an Anthropic upstream (native)', () 
   })
 
   test('the beta client works and its betas reach the upstream; so does POST /v1/messages?beta=true (as Claude Code calls it)', async () => {
-    const msg = await claude.beta.messages.create({ model: 'anthropic/claude-sonnet-4-5', max_tokens: 10, messages, betas: ['context-1m-2025-08-07'] })
+    const msg = await t.claude.beta.messages.create({ model: 'anthropic/claude-sonnet-4-5', max_tokens: 10, messages, betas: ['context-1m-2025-08-07'] })
     expect(msg.content[0]).toMatchObject({ type: 'text', text: ANTHROPIC_TEXT })
-    expect(anthropicMock.requests.at(-1)!.headers['anthropic-beta']).toBe('context-1m-2025-08-07')
+    expect(t.anthropicMock.requests.at(-1)!.headers['anthropic-beta']).toBe('context-1m-2025-08-07')
     const res = await post(
       '/messages?beta=true',
       { model: 'anthropic/claude-sonnet-4-5', max_tokens: 10, messages },
-      { authorization: `Bearer ${MASTER}`, 'anthropic-version': '2023-06-01' },
+      { authorization: `Bearer ${t.master}`, 'anthropic-version': '2023-06-01' },
     )
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ type: 'message', content: [{ type: 'text', text: ANTHROPIC_TEXT }] })
   })
 
   test('count_tokens is answered by the upstream', async () => {
-    const { data: count, response } = await claude.messages.countTokens({ model: 'anthropic/claude-sonnet-4-5', messages }).withResponse()
+    const { data: count, response } = await t.claude.messages.countTokens({ model: 'anthropic/claude-sonnet-4-5', messages }).withResponse()
     expect(count.input_tokens).toBe(NATIVE_TOKEN_COUNT)
     expect(response.headers.get('x-gateway-estimated')).toBeNull()
-    expect(anthropicMock.requests.at(-1)).toMatchObject({ path: '/v1/messages/count_tokens', body: { model: 'claude-sonnet-4-5', messages } })
+    expect(t.anthropicMock.requests.at(-1)).toMatchObject({ path: '/v1/messages/count_tokens', body: { model: 'claude-sonnet-4-5', messages } })
   })
 
   test('upstream errors keep their class: 529 → 503 overloaded_error, 404 → NotFoundError; a stream error event raises', async () => {
-    const overloaded = await claude.messages.create({ model: 'anthropic/overloaded', max_tokens: 10, messages }).catch((e) => e)
+    const overloaded = await t.claude.messages.create({ model: 'anthropic/overloaded', max_tokens: 10, messages }).catch((e) => e)
     expect(overloaded).toBeInstanceOf(Anthropic.InternalServerError)
     expect(overloaded.status).toBe(503)
     expect(overloaded.error).toMatchObject({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded', provider: 'anthropic', code: 'overloaded_error' } })
-    const missing = await claude.messages.create({ model: 'anthropic/missing-model', max_tokens: 10, messages }).catch((e) => e)
+    const missing = await t.claude.messages.create({ model: 'anthropic/missing-model', max_tokens: 10, messages }).catch((e) => e)
     expect(missing).toBeInstanceOf(Anthropic.NotFoundError)
-    const streamErr = await claude.messages
+    const streamErr = await t.claude.messages
       .stream({ model: 'anthropic/stream-error', max_tokens: 10, messages })
       .finalMessage()
       .catch((e) => e)
@@ -121,7 +100,7 @@ describe('Anthropic SDK → /v1/messages on an Anthropic upstream (native)', () 
     const events = sseEvents(await res.text())
     expect(events[0]![0]).toBe('message_start')
     expect(events.at(-1)).toEqual(['error', { type: 'error', error: expect.objectContaining({ type: 'api_error', code: 'stream_interrupted', provider: 'anthropic' }) }])
-    const streamErr = await claude.messages
+    const streamErr = await t.claude.messages
       .stream({ model: 'anthropic/broken', max_tokens: 10, messages })
       .finalMessage()
       .catch((e) => e)
@@ -131,7 +110,7 @@ describe('Anthropic SDK → /v1/messages on an Anthropic upstream (native)', () 
 
 describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', () => {
   test('messages.create: the chat request and the message answer', async () => {
-    const msg = await claude.messages.create({
+    const msg = await t.claude.messages.create({
       model: 'claude-on-gpt',
       max_tokens: 200,
       system: 'Be brief.',
@@ -143,7 +122,7 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
     expect(msg.id).toStartWith('msg_')
     // Mock usage: 12 prompt tokens of which 2 cached.
     expect(msg.usage).toMatchObject({ input_tokens: 10, cache_read_input_tokens: 2, output_tokens: 5 })
-    const sent = openaiMock.requests.at(-1)!
+    const sent = t.openaiMock.requests.at(-1)!
     expect(sent.path).toBe('/v1/chat/completions')
     expect(sent.body).toMatchObject({
       model: 'gpt-4o',
@@ -158,7 +137,7 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
   })
 
   test('messages.stream().finalMessage(): split UTF-8 text arrives whole, usage in message_delta', async () => {
-    const stream = claude.messages.stream({ model: 'openai/gpt-4o', max_tokens: 100, messages })
+    const stream = t.claude.messages.stream({ model: 'openai/gpt-4o', max_tokens: 100, messages })
     let text = ''
     stream.on('text', (t) => (text += t))
     const final = await stream.finalMessage()
@@ -166,7 +145,7 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
     expect(final.content as unknown).toEqual([{ type: 'text', text: TRICKY_TEXT }])
     expect(final.stop_reason).toBe('end_turn')
     expect(final.usage).toMatchObject({ input_tokens: 9, output_tokens: Array.from(TRICKY_TEXT).length })
-    expect(openaiMock.requests.at(-1)!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } })
+    expect(t.openaiMock.requests.at(-1)!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } })
   })
 
   test('raw stream: every event has its event: line and the data type matches it', async () => {
@@ -185,7 +164,7 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
   })
 
   test('tool_use (plain and streamed) and the tool_result turn', async () => {
-    const msg = await claude.messages.create({
+    const msg = await t.claude.messages.create({
       model: 'openai/tools',
       max_tokens: 100,
       messages,
@@ -194,20 +173,20 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
     })
     expect(msg.stop_reason).toBe('tool_use')
     expect(msg.content as unknown).toEqual([{ type: 'tool_use', id: 'call_weather1', name: 'get_weather', input: { city: 'Paris' } }])
-    expect(openaiMock.requests.at(-1)!.body).toMatchObject({
+    expect(t.openaiMock.requests.at(-1)!.body).toMatchObject({
       tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: anthropicTools[0]!.input_schema } }],
       tool_choice: 'required',
       parallel_tool_calls: false,
     })
 
-    const final = await claude.messages.stream({ model: 'openai/tools', max_tokens: 100, messages, tools: anthropicTools }).finalMessage()
+    const final = await t.claude.messages.stream({ model: 'openai/tools', max_tokens: 100, messages, tools: anthropicTools }).finalMessage()
     expect(final.stop_reason).toBe('tool_use')
     expect(final.content as unknown).toEqual([
       { type: 'tool_use', id: 'call_weather1', name: 'get_weather', input: { city: 'Paris' } },
       { type: 'tool_use', id: 'call_time2', name: 'get_time', input: { tz: 'CET' } },
     ])
 
-    await claude.messages.create({
+    await t.claude.messages.create({
       model: 'openai/gpt-4o',
       max_tokens: 100,
       tools: anthropicTools,
@@ -229,7 +208,7 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
         },
       ],
     })
-    expect(openaiMock.requests.at(-1)!.body.messages).toEqual([
+    expect(t.openaiMock.requests.at(-1)!.body.messages).toEqual([
       { role: 'user', content: 'Hello' },
       { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'call_weather1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
       { role: 'tool', tool_call_id: 'call_weather1', content: '18C' },
@@ -238,17 +217,17 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
   })
 
   test('count_tokens is estimated by the gateway', async () => {
-    const { data: count, response } = await claude.messages
+    const { data: count, response } = await t.claude.messages
       .countTokens({ model: 'openai/gpt-4o', system: 'Be brief.', messages: [{ role: 'user', content: 'How many tokens is this sentence?' }] })
       .withResponse()
     expect(response.headers.get('x-gateway-estimated')).toBe('true')
     expect(count.input_tokens).toBeGreaterThan(8)
     expect(count.input_tokens).toBeLessThan(30)
-    expect(openaiMock.requests.at(-1)!.path).not.toContain('count_tokens')
+    expect(t.openaiMock.requests.at(-1)!.path).not.toContain('count_tokens')
   })
 
   test('upstream errors in Anthropic shape: 429 → RateLimitError; a mid-stream error → event: error', async () => {
-    const limited = await claude.messages.create({ model: 'openai/error-429', max_tokens: 10, messages }).catch((e) => e)
+    const limited = await t.claude.messages.create({ model: 'openai/error-429', max_tokens: 10, messages }).catch((e) => e)
     expect(limited).toBeInstanceOf(Anthropic.RateLimitError)
     expect(limited.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', provider: 'openai' } })
 
@@ -258,7 +237,7 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
       'error',
       { type: 'error', error: expect.objectContaining({ type: 'api_error', message: 'The server had an error while processing your request.' }) },
     ])
-    const streamErr = await claude.messages
+    const streamErr = await t.claude.messages
       .stream({ model: 'openai/broken-stream', max_tokens: 10, messages })
       .finalMessage()
       .catch((e) => e)
@@ -269,20 +248,20 @@ describe('Anthropic SDK → /v1/messages on an OpenAI upstream (translated)', ()
 
 describe('/v1/messages gateway errors in Anthropic shape', () => {
   test('a wrong key is an AuthenticationError (x-api-key and bearer both read)', async () => {
-    const wrong = new Anthropic({ apiKey: 'not-a-key', baseURL: gw.url, maxRetries: 0 })
+    const wrong = new Anthropic({ apiKey: 'not-a-key', baseURL: t.gw.url, maxRetries: 0 })
     const err = await wrong.messages.create({ model: 'openai/gpt-4o', max_tokens: 10, messages }).catch((e) => e)
     expect(err).toBeInstanceOf(Anthropic.AuthenticationError)
     expect(err.error).toMatchObject({ type: 'error', error: { type: 'authentication_error', code: 'invalid_api_key', status_code: 401 } })
-    const bearer = new Anthropic({ authToken: MASTER, apiKey: null, baseURL: gw.url, maxRetries: 0 })
+    const bearer = new Anthropic({ authToken: t.master, apiKey: null, baseURL: t.gw.url, maxRetries: 0 })
     const ok = await bearer.messages.create({ model: 'openai/gpt-4o', max_tokens: 10, messages })
     expect(ok.type).toBe('message')
   })
 
   test('an unknown model is a NotFoundError', async () => {
-    const err = await claude.messages.create({ model: 'no-such-model', max_tokens: 10, messages }).catch((e) => e)
+    const err = await t.claude.messages.create({ model: 'no-such-model', max_tokens: 10, messages }).catch((e) => e)
     expect(err).toBeInstanceOf(Anthropic.NotFoundError)
     expect(err.error).toMatchObject({ type: 'error', error: { type: 'not_found_error', code: 'model_not_found' } })
-    const count = await claude.messages.countTokens({ model: 'no-such-model', messages }).catch((e) => e)
+    const count = await t.claude.messages.countTokens({ model: 'no-such-model', messages }).catch((e) => e)
     expect(count).toBeInstanceOf(Anthropic.NotFoundError)
   })
 
@@ -303,14 +282,14 @@ describe('/v1/messages gateway errors in Anthropic shape', () => {
 describe('keep-alives on a quiet native stream', () => {
   let quiet: RunningGateway
   beforeAll(async () => {
-    quiet = await startGateway({ GATEWAY_MASTER_KEY: MASTER, ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: anthropicMock.url, SSE_KEEPALIVE_SECONDS: '1' })
+    quiet = await startGateway({ GATEWAY_MASTER_KEY: t.master, ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: t.anthropicMock.url, SSE_KEEPALIVE_SECONDS: '1' })
   })
   afterAll(() => quiet.stop())
 
   const rawStream = async (model: string) => {
     const res = await fetch(`${quiet.baseURL}/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': MASTER },
+      headers: { 'content-type': 'application/json', 'x-api-key': t.master },
       body: JSON.stringify({ model, max_tokens: 10, stream: true, messages }),
     })
     return res.text()
@@ -325,7 +304,7 @@ describe('keep-alives on a quiet native stream', () => {
     const raw = await rawStream('anthropic/pause-inside-event')
     expect(raw).not.toContain(': keep-alive')
     expect(sseEvents(raw).map(([name]) => name)).toContain('message_stop')
-    const quietClient = new Anthropic({ apiKey: MASTER, baseURL: quiet.url, maxRetries: 0 })
+    const quietClient = new Anthropic({ apiKey: t.master, baseURL: quiet.url, maxRetries: 0 })
     const final = await quietClient.messages.stream({ model: 'anthropic/pause-inside-event', max_tokens: 10, messages }).finalMessage()
     expect(final.content as unknown).toEqual([{ type: 'text', text: ANTHROPIC_TEXT }])
   })

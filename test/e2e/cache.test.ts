@@ -1,30 +1,17 @@
 /**
  * The response cache end to end: hit and miss for plain and streamed requests, bypass headers, coalescing.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import OpenAI from 'openai'
-import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let mock: MockUpstream
-let gw: RunningGateway
-let client: OpenAI
-
-beforeAll(async () => {
-  mock = startMockOpenAI()
-  const file = writeGatewayYaml(`workflows:\n  - name: default\n    features: { cache: true }\n    plugins:\n      response-cache: { ttl_seconds: 60 }\n`)
-  gw = await startGateway({ GATEWAY_CONFIG: file, GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url })
-  client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
-})
-afterAll(async () => {
-  await gw.stop()
-  mock.stop()
+const t = useGatewaySuite({
+  yaml: () => `workflows:\n  - name: default\n    features: { cache: true }\n    plugins:\n      response-cache: { ttl_seconds: 60 }\n`,
 })
 
-const calls = (content: string) => mock.requests.filter((r) => r.body?.messages?.[0]?.content === content).length
+const calls = (content: string) => t.openaiMock.requests.filter((r) => r.body?.messages?.[0]?.content === content).length
 const ask = (content: string, options: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content }], ...options } as never, { headers }).withResponse()
+  t.openai.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content }], ...options } as never, { headers }).withResponse()
 
 test('plain: miss, then hit without an upstream call', async () => {
   const first = await ask('echo:cache me')
@@ -36,9 +23,9 @@ test('plain: miss, then hit without an upstream call', async () => {
 })
 
 test('stream: a streamed miss fills the cache; a streamed hit is a well-formed replay', async () => {
-  const first = client.chat.completions.stream({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'echo:streamed once' }] })
+  const first = t.openai.chat.completions.stream({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'echo:streamed once' }] })
   expect((await first.finalChatCompletion()).choices[0]!.message.content).toBe('streamed once')
-  const replay = client.chat.completions.stream({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'echo:streamed once' }], stream_options: { include_usage: true } })
+  const replay = t.openai.chat.completions.stream({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'echo:streamed once' }], stream_options: { include_usage: true } })
   const final = await replay.finalChatCompletion()
   expect(final.choices[0]!.message.content).toBe('streamed once')
   expect(final.choices[0]!.finish_reason).toBe('stop')
@@ -59,15 +46,15 @@ test('Cache-Control: no-cache refreshes, no-store bypasses entirely', async () =
 })
 
 test('errors are not cached', async () => {
-  await client.chat.completions.create({ model: 'openai/error-500', messages: [{ role: 'user', content: 'fail' }] }).catch(() => {})
-  await client.chat.completions.create({ model: 'openai/error-500', messages: [{ role: 'user', content: 'fail' }] }).catch(() => {})
-  expect(mock.requests.filter((r) => r.body?.model === 'error-500').length).toBe(2)
+  await t.openai.chat.completions.create({ model: 'openai/error-500', messages: [{ role: 'user', content: 'fail' }] }).catch(() => {})
+  await t.openai.chat.completions.create({ model: 'openai/error-500', messages: [{ role: 'user', content: 'fail' }] }).catch(() => {})
+  expect(t.openaiMock.requests.filter((r) => r.body?.model === 'error-500').length).toBe(2)
 })
 
 test('identical concurrent misses call the upstream once', async () => {
   const body = { model: 'openai/slow-first-byte', messages: [{ role: 'user', content: 'coalesce' }], metadata: { delay_ms: '250' } }
-  const results = await Promise.all(Array.from({ length: 6 }, () => client.chat.completions.create(body as never).withResponse()))
+  const results = await Promise.all(Array.from({ length: 6 }, () => t.openai.chat.completions.create(body as never).withResponse()))
   expect(results.every((r) => (r.data as OpenAI.ChatCompletion).choices[0]!.message.content === 'late')).toBe(true)
-  expect(mock.requests.filter((r) => r.body?.model === 'slow-first-byte').length).toBe(1)
+  expect(t.openaiMock.requests.filter((r) => r.body?.model === 'slow-first-byte').length).toBe(1)
   expect(results.filter((r) => r.response.headers.get('x-cache') === 'HIT')).toHaveLength(5)
 })

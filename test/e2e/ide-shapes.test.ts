@@ -2,25 +2,13 @@
  * IDE agent shapes on /v1/chat/completions: Responses-style bodies in, chat completions out; custom tools
  * (ApplyPatch) come back as function calls whose arguments are the raw patch text.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { Stream } from 'openai/core/streaming'
 import { ChatStreamFold } from '../../src/pipeline/chat-stream-fold.ts'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let mock: MockUpstream
-let gw: RunningGateway
-
-beforeAll(async () => {
-  mock = startMockOpenAI()
-  gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-o', OPENAI_BASE_URL: mock.url })
-})
-afterAll(async () => {
-  await gw.stop()
-  mock.stop()
-})
+const t = useGatewaySuite()
 
 const applyPatchTool = {
   type: 'custom',
@@ -31,7 +19,11 @@ const applyPatchTool = {
 const PATCH = '*** Begin Patch\n*** Update File: a.txt\n-old\n+new\n*** End Patch'
 
 function post(body: unknown) {
-  return fetch(`${gw.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return fetch(`${t.gw.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.master}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 }
 
 test('an agent-mode body with input and flat tools is answered as a chat completion', async () => {
@@ -44,7 +36,7 @@ test('an agent-mode body with input and flat tools is answered as a chat complet
   const body = (await res.json()) as OpenAI.ChatCompletion
   expect(body.object).toBe('chat.completion')
   expect(body.choices[0]!.message.content).toBe('from input')
-  const sent = mock.requests.at(-1)!.body
+  const sent = t.openaiMock.requests.at(-1)!.body
   expect(sent.messages).toEqual([{ role: 'user', content: 'echo:from input' }])
   expect(sent.tools[0]).toEqual({ type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: {} } } })
 })
@@ -54,7 +46,7 @@ test('ApplyPatch comes back as a function call with the raw patch as arguments (
   const body = (await res.json()) as OpenAI.ChatCompletion
   const call = body.choices[0]!.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall
   expect(call.function).toEqual({ name: 'ApplyPatch', arguments: PATCH })
-  expect(mock.requests.at(-1)!.body.tools[0].function.name).toBe('ApplyPatch')
+  expect(t.openaiMock.requests.at(-1)!.body.tools[0].function.name).toBe('ApplyPatch')
 
   // The SDK's stream helper insists on `messages`, so the raw body goes through fetch and the SDK's own SSE
   // decoder; the gateway's fold reassembles the chunks.

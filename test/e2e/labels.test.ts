@@ -2,35 +2,21 @@
  * Request labels end to end: tagging headers → every audit entry (also a 401's and a 400's), the `label` filter
  * of /admin/audit/log, and `by=label` of /admin/usage/breakdown, with configured headers and limits.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
-import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { describe, expect, test } from 'bun:test'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let mock: MockUpstream
-let gw: RunningGateway
-let audit: AuditAdmin
-
-beforeAll(async () => {
-  mock = startMockOpenAI()
-  const yaml = writeGatewayYaml(`
+const t = useGatewaySuite({
+  yaml: () => `
 labels:
   header: X-Team-Labels
   max_count: 3
   max_length: 20
-`)
-  gw = await startGateway({ GATEWAY_CONFIG: yaml, GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url })
-  audit = auditAdmin(gw.url, MASTER)
-}, 30_000) // a gateway loads its tokenizer while it starts: seconds on a busy machine
-afterAll(async () => {
-  await gw.stop()
-  mock.stop()
+`,
 })
 
-function chat(headers: Record<string, string>, key = MASTER) {
+function chat(headers: Record<string, string>, key = t.master) {
   const requestId = crypto.randomUUID()
-  const response = fetch(`${gw.baseURL}/chat/completions`, {
+  const response = fetch(`${t.gw.baseURL}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': requestId, ...headers },
     body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
@@ -42,20 +28,20 @@ describe('labels from tagging headers', () => {
   test('the configured list header and tag headers fill LogData.labels', async () => {
     const { requestId, response } = chat({ 'x-team-labels': 'checkout, nightly', 'x-gateway-tag-team': 'payments' })
     expect((await response).status).toBe(200)
-    const entry = await audit.entryFor(requestId)
+    const entry = await t.audit.entryFor(requestId)
     expect(entry.data.labels).toEqual(['checkout', 'nightly', 'team:payments'])
   })
 
   test('an entry without tagging headers has an empty list', async () => {
     const { requestId, response } = chat({})
     expect((await response).status).toBe(200)
-    expect((await audit.entryFor(requestId)).data.labels).toEqual([])
+    expect((await t.audit.entryFor(requestId)).data.labels).toEqual([])
   })
 
   test('a rejected key still records the labels', async () => {
     const { requestId, response } = chat({ 'x-team-labels': 'intruder' }, 'sk-wrong-key-000000')
     expect((await response).status).toBe(401)
-    const entry = await audit.entryFor(requestId)
+    const entry = await t.audit.entryFor(requestId)
     expect(entry.status_code).toBe(401)
     expect(entry.data.labels).toEqual(['intruder'])
   })
@@ -67,12 +53,12 @@ describe('labels from tagging headers', () => {
     const body = (await res.json()) as { error: { code: string; param: string; message: string } }
     expect(body.error).toMatchObject({ code: 'invalid_labels', param: 'x-team-labels' })
     expect(body.error.message).toContain('at most 3 labels')
-    expect((await audit.entryFor(tooMany.requestId)).data.error_code).toBe('invalid_labels')
+    expect((await t.audit.entryFor(tooMany.requestId)).data.error_code).toBe('invalid_labels')
 
-    const upstreamCalls = mock.requests.length
+    const upstreamCalls = t.openaiMock.requests.length
     const tooLong = chat({ 'x-gateway-tag-owner': 'x'.repeat(30) })
     expect((await tooLong.response).status).toBe(400)
-    expect(mock.requests.length).toBe(upstreamCalls)
+    expect(t.openaiMock.requests.length).toBe(upstreamCalls)
   })
 
   test('the audit list filters by label (exact), combined with other filters', async () => {
@@ -81,16 +67,16 @@ describe('labels from tagging headers', () => {
     const second = chat({ 'x-team-labels': tag })
     chat({ 'x-team-labels': `${tag}x` })
     await Promise.all([first.response, second.response])
-    const page = await audit.eventually(
-      () => audit.list({ label: tag }),
+    const page = await t.audit.eventually(
+      () => t.audit.list({ label: tag }),
       (p) => p.total === 2,
     )
     expect(page.entries.map((e) => e.request_id).sort()).toEqual([first.requestId, second.requestId].sort())
     expect(page.entries.every((e) => e.data.labels?.includes(tag))).toBe(true)
-    expect((await audit.list({ label: tag, search: first.requestId })).total).toBe(1)
-    expect((await audit.list({ label: 'alpha', status_code: '500' })).total).toBe(0)
-    expect((await audit.list({ label: 'no-such-label' })).total).toBe(0)
-    expect((await audit.get(`/audit/log?label=${'x'.repeat(300)}`)).status).toBe(400)
+    expect((await t.audit.list({ label: tag, search: first.requestId })).total).toBe(1)
+    expect((await t.audit.list({ label: 'alpha', status_code: '500' })).total).toBe(0)
+    expect((await t.audit.list({ label: 'no-such-label' })).total).toBe(0)
+    expect((await t.audit.get(`/audit/log?label=${'x'.repeat(300)}`)).status).toBe(400)
   })
 
   test('usage breaks down by label: a request counts under each of its labels, unlabelled under ""', async () => {
@@ -98,13 +84,13 @@ describe('labels from tagging headers', () => {
     await Promise.all([chat({ 'x-team-labels': `${tag},shared-${tag}` }).response, chat({ 'x-team-labels': `shared-${tag}` }).response, chat({}).response])
     type Row = { label: string; requests: number; total_tokens: number }
     const read = async () =>
-      (await (await fetch(`${gw.url}/admin/usage/breakdown?by=label&days=1`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as { by: string; data: Row[] }
-    const result = await audit.eventually(read, (r) => (r.data.find((row) => row.label === `shared-${tag}`)?.requests ?? 0) >= 2)
+      (await (await fetch(`${t.gw.url}/admin/usage/breakdown?by=label&days=1`, { headers: { authorization: `Bearer ${t.master}` } })).json()) as { by: string; data: Row[] }
+    const result = await t.audit.eventually(read, (r) => (r.data.find((row) => row.label === `shared-${tag}`)?.requests ?? 0) >= 2)
     expect(result.by).toBe('label')
     expect(result.data.find((r) => r.label === tag)?.requests).toBe(1)
     expect(result.data.find((r) => r.label === `shared-${tag}`)?.requests).toBe(2)
     expect(result.data.find((r) => r.label === '')?.requests).toBeGreaterThanOrEqual(1)
-    const perDay = (await (await fetch(`${gw.url}/admin/usage/breakdown?by=label&interval=day&days=1`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as {
+    const perDay = (await (await fetch(`${t.gw.url}/admin/usage/breakdown?by=label&interval=day&days=1`, { headers: { authorization: `Bearer ${t.master}` } })).json()) as {
       data: (Row & { day: string })[]
     }
     expect(perDay.data.find((r) => r.label === tag)?.day).toMatch(/^\d{4}-\d{2}-\d{2}$/)

@@ -8,29 +8,15 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { RunningGateway } from '../helpers/gateway.ts'
-import { startEveryFamilyGateway, type EveryFamilyGateway } from '../helpers/every-family-gateway.ts'
-import { ANTHROPIC_TEXT, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
-import { GEMINI_TEXT, type MockGemini } from '../helpers/mock-gemini-upstream.ts'
-import { RESPONSES_TEXT, TRICKY_TEXT, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { describe, expect, test } from 'bun:test'
+import { ANTHROPIC_TEXT } from '../helpers/mock-anthropic-upstream.ts'
+import { GEMINI_TEXT } from '../helpers/mock-gemini-upstream.ts'
+import { RESPONSES_TEXT, TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let openaiMock: MockUpstream
-let anthropicMock: MockAnthropic
-let geminiMock: MockGemini
-let families: EveryFamilyGateway
-let gw: RunningGateway
-let openai: OpenAI
-let claude: Anthropic
+const _MASTER = 'master-key-for-tests'
 
-beforeAll(async () => {
-  families = await startEveryFamilyGateway(MASTER)
-  ;({ gw, openaiMock, anthropicMock, geminiMock } = families)
-  openai = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
-  claude = new Anthropic({ apiKey: MASTER, baseURL: gw.url, maxRetries: 0 })
-})
-afterAll(() => families.stop())
+const t = useGatewaySuite({ families: ['openai', 'anthropic', 'gemini'] })
 
 type Upstream = 'openai' | 'anthropic' | 'gemini'
 type Ingress = 'chat' | 'responses' | 'messages'
@@ -85,7 +71,7 @@ async function viaChat(model: string, turn: Turn, stream: boolean): Promise<Outc
         ]
       : [{ role: 'user', content: 'Weather in Paris?' }]
   const params = { model, messages, tools: [chatTool] }
-  const completion = stream ? await openai.chat.completions.stream(params).finalChatCompletion() : await openai.chat.completions.create(params)
+  const completion = stream ? await t.openai.chat.completions.stream(params).finalChatCompletion() : await t.openai.chat.completions.create(params)
   const choice = completion.choices[0]!
   const call = choice.message.tool_calls?.[0]
   return {
@@ -105,7 +91,7 @@ async function viaResponses(model: string, turn: Turn, stream: boolean): Promise
         ]
       : [{ role: 'user', content: 'Weather in Paris?' }]
   const params = { model, input, tools: [responsesTool] }
-  const response = stream ? await openai.responses.stream(params).finalResponse() : await openai.responses.create(params)
+  const response = stream ? await t.openai.responses.stream(params).finalResponse() : await t.openai.responses.create(params)
   expect(response.status).toBe('completed')
   const call = response.output.find((o) => o.type === 'function_call')
   return {
@@ -125,7 +111,7 @@ async function viaMessages(model: string, turn: Turn, stream: boolean): Promise<
         ]
       : [{ role: 'user', content: 'Weather in Paris?' }]
   const params = { model, max_tokens: 200, messages, tools: [anthropicTool] }
-  const message = stream ? await claude.messages.stream(params).finalMessage() : await claude.messages.create(params)
+  const message = stream ? await t.claude.messages.stream(params).finalMessage() : await t.claude.messages.create(params)
   const call = message.content.find((b) => b.type === 'tool_use')
   return {
     text: message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(''),
@@ -164,11 +150,11 @@ for (const ingress of ['chat', 'responses', 'messages'] as const) {
 
 describe('Gemini specifics through the gateway', () => {
   test('a Gemini 3 tool call continues on the next turn with its signature, also when the client drops extra fields', async () => {
-    const first = await openai.chat.completions.create({ model: 'gemini/gemini-3-tool', messages: [{ role: 'user', content: 'Weather?' }], tools: [chatTool] })
+    const first = await t.openai.chat.completions.create({ model: 'gemini/gemini-3-tool', messages: [{ role: 'user', content: 'Weather?' }], tools: [chatTool] })
     const call = first.choices[0]!.message.tool_calls![0]!
     expect(call.id).toMatch(/^call_/)
     if (call.type !== 'function') throw new Error('expected a function call')
-    const second = await openai.chat.completions.create({
+    const second = await t.openai.chat.completions.create({
       model: 'gemini/gemini-3-tool',
       messages: [
         { role: 'user', content: 'Weather?' },
@@ -178,12 +164,12 @@ describe('Gemini specifics through the gateway', () => {
       tools: [chatTool],
     })
     expect(second.choices[0]!.message.content).toBe('Result: {"output":{"temp":18}}')
-    const sent = geminiMock.requests.at(-1)!.body.contents
+    const sent = t.geminiMock.requests.at(-1)!.body.contents
     expect(sent[1].parts[0].thoughtSignature).toBe('CiQBVKhc7gVNmockSignature==')
   })
 
   test('usage: thinking counts as completion, cached content as cached prompt tokens', async () => {
-    const completion = await openai.chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }] })
+    const completion = await t.openai.chat.completions.create({ model: 'gemini/gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }] })
     expect(completion.usage).toMatchObject({
       prompt_tokens: 293,
       completion_tokens: 130,
@@ -194,25 +180,25 @@ describe('Gemini specifics through the gateway', () => {
   })
 
   test('errors reach each client as its own exception class', async () => {
-    const missing = await openai.chat.completions.create({ model: 'gemini/missing-model', messages: [{ role: 'user', content: 'x' }], stream: true }).catch((e) => e)
+    const missing = await t.openai.chat.completions.create({ model: 'gemini/missing-model', messages: [{ role: 'user', content: 'x' }], stream: true }).catch((e) => e)
     expect(missing).toBeInstanceOf(OpenAI.NotFoundError)
-    const limited = await claude.messages.create({ model: 'gemini/rate-limited', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)
+    const limited = await t.claude.messages.create({ model: 'gemini/rate-limited', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)
     expect(limited).toBeInstanceOf(Anthropic.RateLimitError)
     expect(limited.headers.get('retry-after')).toBe('7')
   })
 
   test('an error inside a Gemini stream ends each client stream with an error, not a truncated frame', async () => {
-    await expect(openai.chat.completions.stream({ model: 'gemini/stream-error', messages: [{ role: 'user', content: 'x' }] }).finalChatCompletion()).rejects.toThrow(/overloaded/)
+    await expect(t.openai.chat.completions.stream({ model: 'gemini/stream-error', messages: [{ role: 'user', content: 'x' }] }).finalChatCompletion()).rejects.toThrow(/overloaded/)
     // The Responses protocol reports it as a terminal response.failed event, which the helper resolves with.
-    const failed = await openai.responses.stream({ model: 'gemini/stream-error', input: 'x' }).finalResponse()
+    const failed = await t.openai.responses.stream({ model: 'gemini/stream-error', input: 'x' }).finalResponse()
     expect(failed.status).toBe('failed')
     expect(failed.error?.message).toMatch(/overloaded/)
-    await expect(claude.messages.stream({ model: 'gemini/stream-error', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).finalMessage()).rejects.toThrow(/overloaded/)
+    await expect(t.claude.messages.stream({ model: 'gemini/stream-error', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).finalMessage()).rejects.toThrow(/overloaded/)
   })
 
   test('/v1/models lists the Gemini models that generate content', async () => {
     const ids = []
-    for await (const m of openai.models.list()) ids.push(m.id)
+    for await (const m of t.openai.models.list()) ids.push(m.id)
     expect(ids).toEqual(expect.arrayContaining(['gemini/gemini-2.5-flash', 'gemini/gemini-3-pro-preview']))
     expect(ids).not.toContain('gemini/text-embedding-004')
   })

@@ -2,33 +2,21 @@
  * /v1/responses for an upstream without a native Responses API: the request is translated onto chat and the
  * answer (JSON and stream) back into Responses objects and events the official SDK accepts.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockOpenAI, TRICKY_TEXT, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { startGateway } from '../helpers/gateway.ts'
+import { TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let mock: MockUpstream
-let gw: RunningGateway
-let client: OpenAI
-
-beforeAll(async () => {
-  mock = startMockOpenAI()
-  // Mistral has no native Responses API, so the gateway translates.
-  gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, MISTRAL_API_KEY: 'sk-m', MISTRAL_BASE_URL: mock.url })
-  client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
-})
-afterAll(async () => {
-  await gw.stop()
-  mock.stop()
-})
+// Mistral has no native Responses API, so the gateway translates.
+const t = useGatewaySuite({ providersFromEnv: false, env: (urls) => ({ MISTRAL_API_KEY: 'sk-m', MISTRAL_BASE_URL: urls.openai }) })
 
 const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }]
 
 describe('responses over a chat-only upstream', () => {
   test('create: instructions and input become chat messages; the answer is a Response', async () => {
-    const res = await client.responses.create({ model: 'mistral/gpt-4o', instructions: 'Be brief.', input: 'echo:hello there', max_output_tokens: 50 })
-    const sent = mock.requests.at(-1)!
+    const res = await t.openai.responses.create({ model: 'mistral/gpt-4o', instructions: 'Be brief.', input: 'echo:hello there', max_output_tokens: 50 })
+    const sent = t.openaiMock.requests.at(-1)!
     expect(sent.path).toBe('/v1/chat/completions')
     expect(sent.body.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
@@ -44,9 +32,9 @@ describe('responses over a chat-only upstream', () => {
   })
 
   test('stream: event order, sequence numbers from 0, finalResponse()', async () => {
-    const raw = await fetch(`${gw.baseURL}/responses`, {
+    const raw = await fetch(`${t.gw.baseURL}/responses`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${t.master}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'mistral/gpt-4o', input: 'hi', stream: true }),
     }).then((r) => r.text())
     const events = raw
@@ -63,24 +51,24 @@ describe('responses over a chat-only upstream', () => {
     expect(names.slice(-4)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed'])
     expect(raw).not.toContain('[DONE]')
 
-    const stream = client.responses.stream({ model: 'mistral/gpt-4o', input: 'hi' })
+    const stream = t.openai.responses.stream({ model: 'mistral/gpt-4o', input: 'hi' })
     let deltas = ''
     for await (const event of stream) if (event.type === 'response.output_text.delta') deltas += event.delta
     const final = await stream.finalResponse()
     expect(deltas).toBe(TRICKY_TEXT)
     expect(final.output_text).toBe(TRICKY_TEXT)
     expect(final.usage?.output_tokens).toBe(Array.from(TRICKY_TEXT).length)
-    expect(mock.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true })
+    expect(t.openaiMock.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true })
   })
 
   test('function calls: flat tools are nested for chat; calls come back as function_call items, streamed too', async () => {
-    const res = await client.responses.create({ model: 'mistral/tools', input: 'weather?', tools, tool_choice: { type: 'function', name: 'get_weather' } })
-    const sent = mock.requests.at(-1)!.body
+    const res = await t.openai.responses.create({ model: 'mistral/tools', input: 'weather?', tools, tool_choice: { type: 'function', name: 'get_weather' } })
+    const sent = t.openaiMock.requests.at(-1)!.body
     expect(sent.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: tools[0]!.parameters, strict: false } }])
     expect(sent.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } })
     expect(res.output[0]).toMatchObject({ type: 'function_call', call_id: 'call_weather1', name: 'get_weather', arguments: '{"city":"Paris"}' })
 
-    const stream = client.responses.stream({ model: 'mistral/tools', input: 'weather?', tools })
+    const stream = t.openai.responses.stream({ model: 'mistral/tools', input: 'weather?', tools })
     const argDeltas: string[] = []
     stream.on('response.function_call_arguments.delta', (e) => argDeltas.push(e.delta))
     const final = await stream.finalResponse()
@@ -93,7 +81,7 @@ describe('responses over a chat-only upstream', () => {
   })
 
   test('a tool result turn becomes assistant tool_calls + tool messages', async () => {
-    await client.responses.create({
+    await t.openai.responses.create({
       model: 'mistral/gpt-4o',
       tools,
       input: [
@@ -104,7 +92,7 @@ describe('responses over a chat-only upstream', () => {
         { type: 'function_call_output', call_id: 'call_b', output: [{ type: 'input_text', text: '12:00' }] },
       ],
     })
-    expect(mock.requests.at(-1)!.body.messages).toEqual([
+    expect(t.openaiMock.requests.at(-1)!.body.messages).toEqual([
       { role: 'user', content: 'weather in Paris and the time?' },
       {
         role: 'assistant',
@@ -120,7 +108,7 @@ describe('responses over a chat-only upstream', () => {
   })
 
   test('an upstream failure mid-stream ends with response.failed', async () => {
-    const stream = client.responses.stream({ model: 'mistral/broken-stream', input: 'hi' })
+    const stream = t.openai.responses.stream({ model: 'mistral/broken-stream', input: 'hi' })
     const failed: unknown[] = []
     stream.on('response.failed', (e) => failed.push(e.response.error))
     const final = await stream.finalResponse()
@@ -130,27 +118,33 @@ describe('responses over a chat-only upstream', () => {
   })
 
   test('upstream errors keep their class', async () => {
-    const err = await client.responses.create({ model: 'mistral/error-429', input: 'x' }).catch((e) => e)
+    const err = await t.openai.responses.create({ model: 'mistral/error-429', input: 'x' }).catch((e) => e)
     expect(err).toBeInstanceOf(OpenAI.RateLimitError)
   })
 })
 
 describe('previous_response_id across providers', () => {
   test('a thread started natively on OpenAI continues on a chat-only provider', async () => {
-    const cross = await startGateway({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-o', OPENAI_BASE_URL: mock.url, MISTRAL_API_KEY: 'sk-m', MISTRAL_BASE_URL: mock.url })
+    const cross = await startGateway({
+      GATEWAY_MASTER_KEY: t.master,
+      OPENAI_API_KEY: 'sk-o',
+      OPENAI_BASE_URL: t.openaiMock.url,
+      MISTRAL_API_KEY: 'sk-m',
+      MISTRAL_BASE_URL: t.openaiMock.url,
+    })
     try {
-      const c = new OpenAI({ apiKey: MASTER, baseURL: cross.baseURL, maxRetries: 0 })
+      const c = new OpenAI({ apiKey: t.master, baseURL: cross.baseURL, maxRetries: 0 })
       const first = await c.responses.create({ model: 'openai/gpt-4o', input: 'my name is Ada' })
-      expect(mock.requests.at(-1)!.path).toBe('/v1/responses')
+      expect(t.openaiMock.requests.at(-1)!.path).toBe('/v1/responses')
       const second = await c.responses.create({ model: 'mistral/gpt-4o', input: 'echo:what is my name?', previous_response_id: first.id })
-      expect(mock.requests.at(-1)!.body.messages).toEqual([
+      expect(t.openaiMock.requests.at(-1)!.body.messages).toEqual([
         { role: 'user', content: 'my name is Ada' },
         { role: 'assistant', content: 'Hello from responses 🙂' },
         { role: 'user', content: 'echo:what is my name?' },
       ])
       const third = await c.responses.create({ model: 'mistral/gpt-4o', input: 'echo:and again', previous_response_id: second.id })
       expect(third.output_text).toBe('and again')
-      expect(mock.requests.at(-1)!.body.messages).toHaveLength(5)
+      expect(t.openaiMock.requests.at(-1)!.body.messages).toHaveLength(5)
       const missing = await c.responses.create({ model: 'mistral/gpt-4o', input: 'x', previous_response_id: 'resp_nope' }).catch((e) => e)
       expect(missing).toBeInstanceOf(OpenAI.NotFoundError)
     } finally {

@@ -1,33 +1,16 @@
-/**
- * Every rewriter on every ingress API: the operator system prompt, the context slimmer and guardrail masking change
- * what reaches the upstream on /v1/responses and /v1/messages as they do on chat, natively (Responses → OpenAI,
- * Messages → Anthropic) and translated (Responses → Anthropic, Messages → OpenAI), and each change is a request
- * revision in the audit entry, recorded the same way as on chat.
- */
-import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import type { AuditLogEntry } from '../../src/audit/entry.ts'
-import { auditAdmin } from '../helpers/audit-admin.ts'
-import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
 const OPERATOR = 'Answer in English.'
 const PADDED_OUTPUT = 'a.txt      1   \nb.txt      2\n\n\n\n'
 const SLIM_OUTPUT = 'a.txt 1\nb.txt 2\n\n'
 const EMAIL_TEXT = 'mail bob@example.com the list'
-let openaiMock: MockUpstream
-let anthropicMock: MockAnthropic
-let gw: RunningGateway
-let openai: OpenAI
-let claude: Anthropic
 
-beforeAll(async () => {
-  openaiMock = startMockOpenAI()
-  anthropicMock = startMockAnthropic('sk-ant-test')
-  const file = writeGatewayYaml(`
+const t = useGatewaySuite({
+  families: ['openai', 'anthropic'],
+  yaml: () => `
 workflows:
   - name: default
     features: { guardrails: true }
@@ -37,23 +20,8 @@ workflows:
       guardrails:
         rules:
           - { name: emails, kind: email, action: mask }
-`)
-  gw = await startGateway({
-    GATEWAY_CONFIG: file,
-    GATEWAY_MASTER_KEY: MASTER,
-    LOGGING_LOG_BODIES: 'true',
-    OPENAI_API_KEY: 'sk-openai-test',
-    OPENAI_BASE_URL: openaiMock.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: anthropicMock.url,
-  })
-  openai = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
-  claude = new Anthropic({ apiKey: MASTER, baseURL: gw.url, maxRetries: 0 })
-}, 30_000) // a gateway loads its tokenizer while it starts: seconds on a busy machine
-afterAll(async () => {
-  await gw.stop()
-  openaiMock.stop()
-  anthropicMock.stop()
+`,
+  env: { LOGGING_LOG_BODIES: 'true' },
 })
 
 const responsesInput: OpenAI.Responses.ResponseInput = [
@@ -80,7 +48,7 @@ const messagesBody = {
 }
 
 async function revisionsOf(requestId: string | null): Promise<AuditLogEntry> {
-  return auditAdmin(gw.url, MASTER).entryFor(requestId!)
+  return t.audit.entryFor(requestId!)
 }
 
 function expectRevisions(entry: AuditLogEntry) {
@@ -105,8 +73,8 @@ function expectRevisions(entry: AuditLogEntry) {
 
 describe('/v1/responses', () => {
   test('native (OpenAI): instructions, function_call_output, duplicate tools and input text are rewritten', async () => {
-    const { response } = await openai.responses.create({ model: 'openai/gpt-4o', instructions: 'Be brief.', input: responsesInput, tools: responsesTools }).withResponse()
-    const sent = openaiMock.requests.at(-1)!
+    const { response } = await t.openai.responses.create({ model: 'openai/gpt-4o', instructions: 'Be brief.', input: responsesInput, tools: responsesTools }).withResponse()
+    const sent = t.openaiMock.requests.at(-1)!
     expect(sent.path).toEndWith('/responses')
     expect(sent.body.instructions).toBe(`${OPERATOR}\n\nBe brief.`)
     expect(sent.body.input[2].output).toBe(SLIM_OUTPUT)
@@ -116,15 +84,15 @@ describe('/v1/responses', () => {
   })
 
   test('without instructions the operator prompt becomes the instructions', async () => {
-    await openai.responses.create({ model: 'openai/gpt-4o', input: 'hi' })
-    expect(openaiMock.requests.at(-1)!.body.instructions).toBe(OPERATOR)
+    await t.openai.responses.create({ model: 'openai/gpt-4o', input: 'hi' })
+    expect(t.openaiMock.requests.at(-1)!.body.instructions).toBe(OPERATOR)
   })
 
   test('translated (Anthropic): the Anthropic upstream gets the prompt, the slim tool result and the mask', async () => {
-    const { response } = await openai.responses
+    const { response } = await t.openai.responses
       .create({ model: 'anthropic/claude-sonnet-4-5', instructions: 'Be brief.', input: responsesInput, tools: responsesTools })
       .withResponse()
-    const sent = anthropicMock.requests.at(-1)!.body
+    const sent = t.anthropicMock.requests.at(-1)!.body
     expect(sent.system).toBe(`${OPERATOR}\n\nBe brief.`)
     expect(JSON.stringify(sent.messages)).toContain(JSON.stringify(SLIM_OUTPUT))
     expect(JSON.stringify(sent.messages)).not.toContain('bob@example.com')
@@ -135,8 +103,8 @@ describe('/v1/responses', () => {
 
 describe('/v1/messages', () => {
   test('native (Anthropic): system, tool_result, duplicate tools and message text are rewritten', async () => {
-    const { response } = await claude.messages.create({ model: 'anthropic/claude-sonnet-4-5', ...messagesBody }).withResponse()
-    const sent = anthropicMock.requests.at(-1)!.body
+    const { response } = await t.claude.messages.create({ model: 'anthropic/claude-sonnet-4-5', ...messagesBody }).withResponse()
+    const sent = t.anthropicMock.requests.at(-1)!.body
     expect(sent.system).toBe(`${OPERATOR}\n\nBe brief.`)
     expect(sent.messages[2].content[0].content).toBe(SLIM_OUTPUT)
     expect(sent.messages[0].content).toBe('mail [EMAIL] the list')
@@ -145,21 +113,21 @@ describe('/v1/messages', () => {
   })
 
   test('a system given as blocks keeps its blocks (and their cache_control), the operator text goes first', async () => {
-    await claude.messages.create({
+    await t.claude.messages.create({
       model: 'anthropic/claude-sonnet-4-5',
       max_tokens: 10,
       system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
       messages: [{ role: 'user', content: 'hi' }],
     })
-    expect(anthropicMock.requests.at(-1)!.body.system).toEqual([
+    expect(t.anthropicMock.requests.at(-1)!.body.system).toEqual([
       { type: 'text', text: OPERATOR },
       { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },
     ])
   })
 
   test('translated (OpenAI): the chat upstream gets the prompt, the slim tool result and the mask', async () => {
-    const { response } = await claude.messages.create({ model: 'openai/gpt-4o', ...messagesBody }).withResponse()
-    const sent = openaiMock.requests.at(-1)!.body
+    const { response } = await t.claude.messages.create({ model: 'openai/gpt-4o', ...messagesBody }).withResponse()
+    const sent = t.openaiMock.requests.at(-1)!.body
     expect(sent.messages[0]).toEqual({ role: 'system', content: `${OPERATOR}\n\nBe brief.` })
     expect(JSON.stringify(sent.messages)).toContain(JSON.stringify(SLIM_OUTPUT))
     expect(JSON.stringify(sent.messages)).not.toContain('bob@example.com')

@@ -2,38 +2,25 @@
  * The rewriter chain end to end: configured per workflow, applied in order, the forwarded body is the last
  * changed revision, the client's own body is what the audit keeps.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
-import OpenAI from 'openai'
-import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
-import { auditAdmin } from '../helpers/audit-admin.ts'
+import { expect, test } from 'bun:test'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let mock: MockUpstream
-let gw: RunningGateway
-let client: OpenAI
-
-beforeAll(async () => {
-  mock = startMockOpenAI()
-  const file = writeGatewayYaml(`
+const t = useGatewaySuite({
+  providersFromEnv: false,
+  yaml: (urls) => `
 providers:
-  up: { type: groq, api_key: k, base_url: "${mock.url}" }
+  up: { type: groq, api_key: k, base_url: "${urls.openai}" }
 workflows:
   - name: default
     plugins:
       system-prompt: { prompt: "Answer in English.", mode: prepend }
       context-slimmer: { enabled: true }
-`)
-  gw = await startGateway({ GATEWAY_CONFIG: file, GATEWAY_MASTER_KEY: MASTER, LOGGING_LOG_BODIES: 'true' })
-  client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
-})
-afterAll(async () => {
-  await gw.stop()
-  mock.stop()
+`,
+  env: { LOGGING_LOG_BODIES: 'true' },
 })
 
 test('system prompt, slimmer and parameter normaliser run in order on what goes upstream; the audit keeps each revision', async () => {
-  const { response } = await client.chat.completions
+  const { response } = await t.openai.chat.completions
     .create({
       model: 'up/llama',
       max_completion_tokens: 64,
@@ -45,14 +32,14 @@ test('system prompt, slimmer and parameter normaliser run in order on what goes 
       ],
     })
     .withResponse()
-  const sent = mock.requests.at(-1)!.body
+  const sent = t.openaiMock.requests.at(-1)!.body
   expect(sent.messages[0]).toEqual({ role: 'system', content: 'Answer in English.' })
   expect(sent.messages[3].content).toBe('a.txt 1\nb.txt 2\n\n')
   expect(sent.max_tokens).toBe(64)
   expect(sent.max_completion_tokens).toBeUndefined()
   expect(sent.store).toBeUndefined()
 
-  const entry = await auditAdmin(gw.url, MASTER).entryFor(response.headers.get('x-request-id')!)
+  const entry = await t.audit.entryFor(response.headers.get('x-request-id')!)
   const revisions = entry.data.request_revisions!
   expect(revisions.map((r) => [r.seq, r.rewriter, r.no_change ?? false])).toEqual([
     [1, 'system-prompt', false],
@@ -67,8 +54,8 @@ test('system prompt, slimmer and parameter normaliser run in order on what goes 
 })
 
 test('a rewriter with nothing to do leaves a no-change revision', async () => {
-  const { response } = await client.chat.completions.create({ model: 'up/llama', messages: [{ role: 'user', content: 'hi' }] }).withResponse()
-  const entry = await auditAdmin(gw.url, MASTER).entryFor(response.headers.get('x-request-id')!)
+  const { response } = await t.openai.chat.completions.create({ model: 'up/llama', messages: [{ role: 'user', content: 'hi' }] }).withResponse()
+  const entry = await t.audit.entryFor(response.headers.get('x-request-id')!)
   const slimmer = entry.data.request_revisions!.find((r) => r.rewriter === 'context-slimmer')!
   expect(slimmer).toMatchObject({ no_change: true, tokens_saved: 0 })
   expect(slimmer.bytes_after).toBe(slimmer.bytes_before)

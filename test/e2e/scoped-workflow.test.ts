@@ -3,39 +3,26 @@
  * the rest after: plugin state kept between the two halves must survive the switch. Regression test for issue
  * #16 (threads lost their history, custom tool calls came back wrapped).
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import OpenAI from 'openai'
-import { auditAdmin } from '../helpers/audit-admin.ts'
-import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let mock: MockUpstream
-let gw: RunningGateway
-let client: OpenAI
-
-beforeAll(async () => {
-  mock = startMockOpenAI()
-  const file = writeGatewayYaml(`
+const t = useGatewaySuite({
+  providersFromEnv: false,
+  yaml: (urls) => `
 providers:
-  mistral: { type: mistral, api_key: k1, base_url: "${mock.url}" }
+  mistral: { type: mistral, api_key: k1, base_url: "${urls.openai}" }
 workflows:
   - name: mistral-only
     scope: { provider: mistral }
     features: { cache: true }
-`)
-  gw = await startGateway({ GATEWAY_CONFIG: file, GATEWAY_MASTER_KEY: MASTER })
-  client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
-})
-afterAll(async () => {
-  await gw.stop()
-  mock.stop()
+`,
 })
 
 test('the scoped workflow is the one that runs', async () => {
-  const { response } = await client.chat.completions.create({ model: 'mistral/gpt-4o', messages: [{ role: 'user', content: 'echo:scoped' }] }).withResponse()
-  const entry = await auditAdmin(gw.url, MASTER).entryFor(response.headers.get('x-request-id')!)
-  const workflows = (await (await fetch(`${gw.url}/admin/workflows`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as {
+  const { response } = await t.openai.chat.completions.create({ model: 'mistral/gpt-4o', messages: [{ role: 'user', content: 'echo:scoped' }] }).withResponse()
+  const entry = await t.audit.entryFor(response.headers.get('x-request-id')!)
+  const workflows = (await (await fetch(`${t.gw.url}/admin/workflows`, { headers: { authorization: `Bearer ${t.master}` } })).json()) as {
     data: { name: string; version_id: string }[]
   }
   const scoped = workflows.data.find((w) => w.name === 'mistral-only')!
@@ -43,9 +30,9 @@ test('the scoped workflow is the one that runs', async () => {
 })
 
 test('previous_response_id keeps the thread under a scoped workflow', async () => {
-  const first = await client.responses.create({ model: 'mistral/gpt-4o', input: 'echo:my name is Ada' })
-  await client.responses.create({ model: 'mistral/gpt-4o', input: 'echo:what is my name?', previous_response_id: first.id })
-  expect(mock.requests.at(-1)!.body.messages).toEqual([
+  const first = await t.openai.responses.create({ model: 'mistral/gpt-4o', input: 'echo:my name is Ada' })
+  await t.openai.responses.create({ model: 'mistral/gpt-4o', input: 'echo:what is my name?', previous_response_id: first.id })
+  expect(t.openaiMock.requests.at(-1)!.body.messages).toEqual([
     { role: 'user', content: 'echo:my name is Ada' },
     { role: 'assistant', content: 'my name is Ada' },
     { role: 'user', content: 'echo:what is my name?' },
@@ -59,9 +46,9 @@ test('a custom tool call (ApplyPatch) is unwrapped under a scoped workflow', asy
     description: 'Apply a patch',
     format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch hunk end_patch' },
   }
-  const res = await fetch(`${gw.baseURL}/chat/completions`, {
+  const res = await fetch(`${t.gw.baseURL}/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${t.master}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'mistral/apply-patch', input: 'fix a.txt', tools: [applyPatch] }),
   })
   const body = (await res.json()) as OpenAI.ChatCompletion

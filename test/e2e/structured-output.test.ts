@@ -1,28 +1,8 @@
-/**
- * Structured output on every upstream family and ingress: chat `response_format` (json_schema, json_object),
- * Responses `text.format`, and Anthropic `output_config.format` on /v1/messages, with and without streaming, through
- * the official clients' own parse helpers. The mocks answer schema-conforming JSON only when the upstream request
- * really asks for it in that provider's own terms, and the Anthropic mock refuses fields it does not know, as the
- * real API does; so a passing case proves the mapping reached the upstream. A target that cannot honour a schema
- * is a 400 `unsupported_parameter`, never a free-text 200.
- */
-import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { RunningGateway } from '../helpers/gateway.ts'
-import { startEveryFamilyGateway, type EveryFamilyGateway } from '../helpers/every-family-gateway.ts'
-import { type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
-import { type MockGemini } from '../helpers/mock-gemini-upstream.ts'
-import { type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { describe, expect, test } from 'bun:test'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let openaiMock: MockUpstream
-let anthropicMock: MockAnthropic
-let geminiMock: MockGemini
-let families: EveryFamilyGateway
-let gw: RunningGateway
-let openai: OpenAI
-let claude: Anthropic
+const _MASTER = 'master-key-for-tests'
 
 const WEATHER_SCHEMA = {
   type: 'object',
@@ -36,36 +16,30 @@ type Family = keyof typeof MODELS
 const FAMILIES = Object.keys(MODELS) as Family[]
 const messages = [{ role: 'user' as const, content: 'Weather in Paris as JSON' }]
 
-beforeAll(async () => {
-  families = await startEveryFamilyGateway(MASTER)
-  ;({ gw, openaiMock, anthropicMock, geminiMock } = families)
-  openai = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
-  claude = new Anthropic({ apiKey: MASTER, baseURL: gw.url, maxRetries: 0 })
-}, 30_000) // starting a gateway takes seconds on a busy machine
-afterAll(() => families.stop())
+const t = useGatewaySuite({ families: ['openai', 'anthropic', 'gemini'] })
 
 const responseFormat = { type: 'json_schema' as const, json_schema: { name: 'weather', strict: true, schema: WEATHER_SCHEMA } }
 
 describe.each(FAMILIES)('%s target', (family) => {
   test('chat json_schema: parse returns the object', async () => {
-    const completion = await openai.chat.completions.parse({ model: MODELS[family], messages, response_format: responseFormat })
+    const completion = await t.openai.chat.completions.parse({ model: MODELS[family], messages, response_format: responseFormat })
     expect(completion.choices[0]!.message.parsed).toEqual(EXPECTED)
   })
 
   test('chat json_schema, streamed: the final completion parses', async () => {
-    const stream = openai.chat.completions.stream({ model: MODELS[family], messages, response_format: responseFormat })
+    const stream = t.openai.chat.completions.stream({ model: MODELS[family], messages, response_format: responseFormat })
     const final = await stream.finalChatCompletion()
     expect(final.choices[0]!.message.parsed).toEqual(EXPECTED)
   })
 
   test('chat json_object: the answer is a JSON object', async () => {
-    const completion = await openai.chat.completions.create({ model: MODELS[family], messages, response_format: { type: 'json_object' } })
+    const completion = await t.openai.chat.completions.create({ model: MODELS[family], messages, response_format: { type: 'json_object' } })
     const content = completion.choices[0]!.message.content!
     expect(typeof JSON.parse(content)).toBe('object')
   })
 
   test('Responses text.format json_schema: responses.parse returns the object', async () => {
-    const response = await openai.responses.parse({
+    const response = await t.openai.responses.parse({
       model: MODELS[family],
       input: 'Weather in Paris as JSON',
       text: { format: { type: 'json_schema', name: 'weather', strict: true, schema: WEATHER_SCHEMA } },
@@ -74,7 +48,7 @@ describe.each(FAMILIES)('%s target', (family) => {
   })
 
   test('Responses text.format json_schema, streamed: the final response parses', async () => {
-    const stream = openai.responses.stream({
+    const stream = t.openai.responses.stream({
       model: MODELS[family],
       input: 'Weather in Paris as JSON',
       text: { format: { type: 'json_schema', name: 'weather', strict: true, schema: WEATHER_SCHEMA } },
@@ -84,15 +58,15 @@ describe.each(FAMILIES)('%s target', (family) => {
   })
 
   test('/v1/messages output_config.format: messages.parse returns the object', async () => {
-    const message = await claude.messages.parse({ model: MODELS[family], max_tokens: 256, messages, output_config: { format: { type: 'json_schema', schema: WEATHER_SCHEMA } } })
+    const message = await t.claude.messages.parse({ model: MODELS[family], max_tokens: 256, messages, output_config: { format: { type: 'json_schema', schema: WEATHER_SCHEMA } } })
     expect(message.parsed_output as unknown).toEqual(EXPECTED)
   })
 })
 
 describe('what reaches the Anthropic upstream', () => {
   test('chat json_schema becomes output_config.format with the schema, and no response_format', async () => {
-    await openai.chat.completions.create({ model: MODELS.anthropic, messages, response_format: responseFormat })
-    const sent = anthropicMock.requests.at(-1)!.body
+    await t.openai.chat.completions.create({ model: MODELS.anthropic, messages, response_format: responseFormat })
+    const sent = t.anthropicMock.requests.at(-1)!.body
     expect(sent.output_config).toEqual({ format: { type: 'json_schema', schema: WEATHER_SCHEMA } })
     expect(sent.response_format).toBeUndefined()
   })
@@ -103,48 +77,48 @@ describe('what reaches the Anthropic upstream', () => {
       properties: { city: { type: 'string', maxLength: 40 }, celsius: { type: 'integer', minimum: -90, maximum: 60 } },
       required: ['city', 'celsius'],
     }
-    const completion = await openai.chat.completions.create({
+    const completion = await t.openai.chat.completions.create({
       model: MODELS.anthropic,
       messages,
       response_format: { type: 'json_schema', json_schema: { name: 'w', schema: bounded } },
     })
     expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ city: 'Paris', celsius: 21 })
-    const sent = anthropicMock.requests.at(-1)!.body.output_config.format.schema
+    const sent = t.anthropicMock.requests.at(-1)!.body.output_config.format.schema
     expect(sent.additionalProperties).toBe(false)
     expect(sent.properties.celsius).toEqual({ type: 'integer', description: '{minimum: -90, maximum: 60}' })
   })
 
   test('json_object becomes an instruction to answer with one JSON object', async () => {
-    await openai.chat.completions.create({ model: MODELS.anthropic, messages: [{ role: 'system', content: 'Be brief.' }, ...messages], response_format: { type: 'json_object' } })
-    const sent = anthropicMock.requests.at(-1)!.body
+    await t.openai.chat.completions.create({ model: MODELS.anthropic, messages: [{ role: 'system', content: 'Be brief.' }, ...messages], response_format: { type: 'json_object' } })
+    const sent = t.anthropicMock.requests.at(-1)!.body
     expect(sent.output_config).toBeUndefined()
     expect(sent.system).toStartWith('Be brief.')
     expect(sent.system).toContain('JSON object')
   })
 
   test('response_format text is no structured output at all', async () => {
-    await openai.chat.completions.create({ model: MODELS.anthropic, messages, response_format: { type: 'text' } })
-    expect(anthropicMock.requests.at(-1)!.body.output_config).toBeUndefined()
+    await t.openai.chat.completions.create({ model: MODELS.anthropic, messages, response_format: { type: 'text' } })
+    expect(t.anthropicMock.requests.at(-1)!.body.output_config).toBeUndefined()
   })
 })
 
 describe('targets that cannot honour a schema', () => {
   test('an Anthropic model older than structured outputs: 400 unsupported_parameter before any upstream call, on chat and Responses', async () => {
-    const calls = anthropicMock.requests.length
-    const chat = await openai.chat.completions.create({ model: 'anthropic/claude-3-5-haiku-20241022', messages, response_format: responseFormat }).catch((e: unknown) => e)
+    const calls = t.anthropicMock.requests.length
+    const chat = await t.openai.chat.completions.create({ model: 'anthropic/claude-3-5-haiku-20241022', messages, response_format: responseFormat }).catch((e: unknown) => e)
     expect(chat).toBeInstanceOf(OpenAI.BadRequestError)
     expect((chat as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('unsupported_parameter')
     expect((chat as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('response_format')
-    const responses = await openai.responses
+    const responses = await t.openai.responses
       .create({ model: 'anthropic/claude-3-5-haiku-20241022', input: 'x', text: { format: { type: 'json_schema', name: 'w', schema: WEATHER_SCHEMA } } })
       .catch((e: unknown) => e)
     expect(responses).toBeInstanceOf(OpenAI.BadRequestError)
     expect((responses as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('unsupported_parameter')
-    expect(anthropicMock.requests.length).toBe(calls)
+    expect(t.anthropicMock.requests.length).toBe(calls)
   })
 
   test('the same model without structured output still works', async () => {
-    const completion = await openai.chat.completions.create({ model: 'anthropic/claude-3-5-haiku-20241022', messages })
+    const completion = await t.openai.chat.completions.create({ model: 'anthropic/claude-3-5-haiku-20241022', messages })
     expect(completion.choices[0]!.message.content).toBeTruthy()
   })
 })

@@ -5,20 +5,13 @@
  */
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateObject, generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai'
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { RunningGateway } from '../helpers/gateway.ts'
-import { startEveryFamilyGateway, type EveryFamilyGateway } from '../helpers/every-family-gateway.ts'
-import { ANTHROPIC_TEXT, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
-import { GEMINI_TEXT, type MockGemini } from '../helpers/mock-gemini-upstream.ts'
-import { RESPONSES_TEXT, TRICKY_TEXT, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { ANTHROPIC_TEXT } from '../helpers/mock-anthropic-upstream.ts'
+import { GEMINI_TEXT } from '../helpers/mock-gemini-upstream.ts'
+import { RESPONSES_TEXT, TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let openaiMock: MockUpstream
-let anthropicMock: MockAnthropic
-let geminiMock: MockGemini
-let families: EveryFamilyGateway
-let gw: RunningGateway
-let provider: ReturnType<typeof createOpenAI>
+const _MASTER = 'master-key-for-tests'
 
 const MODELS = {
   openai: { text: 'openai/gpt-4o', tool: 'openai/tools' },
@@ -34,12 +27,11 @@ function expectedText(family: Family, api: Api): string {
   return api === 'responses' ? RESPONSES_TEXT : TRICKY_TEXT
 }
 
-beforeAll(async () => {
-  families = await startEveryFamilyGateway(MASTER)
-  ;({ gw, openaiMock, anthropicMock, geminiMock } = families)
-  provider = createOpenAI({ apiKey: MASTER, baseURL: gw.baseURL })
-}, 30_000) // starting a gateway takes seconds on a busy machine
-afterAll(() => families.stop())
+const t = useGatewaySuite({ families: ['openai', 'anthropic', 'gemini'] })
+let provider: ReturnType<typeof createOpenAI>
+beforeAll(() => {
+  provider = createOpenAI({ apiKey: t.master, baseURL: t.gw.baseURL })
+})
 
 const model = (api: Api, id: string) => (api === 'chat' ? provider.chat(id) : provider.responses(id))
 

@@ -3,13 +3,13 @@
  * of them, all on port 0. Prints one JSON line (the gateway URL, the key, the texts each mock answers) and runs until
  * its standard input closes, so the pytest session that started it also ends it.
  */
-import { startEveryFamilyGateway } from '../helpers/every-family-gateway.ts'
+import { startGatewayWithMocks } from '../helpers/gateway-suite.ts'
 import { ANTHROPIC_TEXT } from '../helpers/mock-anthropic-upstream.ts'
 import { GEMINI_TEXT } from '../helpers/mock-gemini-upstream.ts'
 import { RESPONSES_TEXT, TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
 
 const MASTER = 'master-key-for-python-tests'
-const servers = await startEveryFamilyGateway(MASTER)
+const servers = await startGatewayWithMocks({ master: MASTER, families: ['openai', 'anthropic', 'gemini'] })
 const { gw } = servers
 
 async function stop() {
