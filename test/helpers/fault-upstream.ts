@@ -18,7 +18,7 @@
  * | anything else | a normal short answer |
  */
 import type { RecordedRequest } from './mock-openai-upstream.ts'
-import { recordedRequest } from './mock-openai-upstream.ts'
+import { serveRecording } from './mock-openai-upstream.ts'
 
 export interface FaultUpstream {
   url: string
@@ -82,24 +82,16 @@ function repeated(total: number, fill: string, onCancel: () => void, prefix = ''
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' }
 
 export function startFaultUpstream(): FaultUpstream {
-  const requests: RecordedRequest[] = []
   const state = { cancelled: 0 }
   const onCancel = () => {
     state.cancelled++
   }
 
-  const server = Bun.serve({
-    port: 0,
-    idleTimeout: 0,
-    async fetch(req) {
-      const url = new URL(req.url)
-      const recorded = await recordedRequest(req, url)
-      requests.push(recorded)
-      const path = url.pathname.replace(/^\/v1/, '')
-      if (req.method === 'GET' && path === '/models') return Response.json({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: CREATED, owned_by: 'fault' }] })
-      if (req.method !== 'POST' || path !== '/chat/completions') return Response.json({ error: { message: 'not found', type: 'invalid_request_error' } }, { status: 404 })
-      return answer(req, recorded.body ?? {})
-    },
+  const server = serveRecording(async (req, url, recorded) => {
+    const path = url.pathname.replace(/^\/v1/, '')
+    if (req.method === 'GET' && path === '/models') return Response.json({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: CREATED, owned_by: 'fault' }] })
+    if (req.method !== 'POST' || path !== '/chat/completions') return Response.json({ error: { message: 'not found', type: 'invalid_request_error' } }, { status: 404 })
+    return answer(req, recorded.body ?? {})
   })
 
   async function answer(req: Request, body: any): Promise<Response> {
@@ -212,12 +204,12 @@ export function startFaultUpstream(): FaultUpstream {
   }
 
   return {
-    url: `http://127.0.0.1:${server.port}/v1`,
-    requests,
+    url: `${server.origin}/v1`,
+    requests: server.requests,
     get cancelled() {
       return state.cancelled
     },
-    stop: () => server.stop(true),
+    stop: server.stop,
   }
 }
 

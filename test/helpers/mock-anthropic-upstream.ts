@@ -4,7 +4,7 @@
  * split across reads), a stream-borne `error` event, error bodies `{"type":"error","error":{type,message}}` with
  * their statuses, `count_tokens` and the model list. The model name picks a behaviour; every request is recorded.
  */
-import { recordedRequest, type RecordedRequest } from './mock-openai-upstream.ts'
+import { type RecordedRequest, serveRecording } from './mock-openai-upstream.ts'
 import { AGENT_MODEL, resultText, scriptedTurn } from './scripted-agent.ts'
 import { schemaInstance } from './schema-instance.ts'
 
@@ -206,70 +206,62 @@ export interface MockAnthropic {
 }
 
 export function startMockAnthropic(apiKey = 'sk-ant-test'): MockAnthropic {
-  const requests: RecordedRequest[] = []
-  const server = Bun.serve({
-    port: 0,
-    idleTimeout: 0,
-    async fetch(req) {
-      const url = new URL(req.url)
-      const recorded = await recordedRequest(req, url)
-      requests.push(recorded)
-      const body = recorded.body
-      if (req.headers.get('x-api-key') !== apiKey) return anthropicError(401, 'authentication_error', 'invalid x-api-key')
-      if (!req.headers.get('anthropic-version')) return anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required')
-      if (req.method === 'GET' && url.pathname === '/v1/models') {
-        return Response.json({
-          data: [{ id: 'claude-sonnet-4-5', type: 'model', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' }],
-          has_more: false,
-          first_id: 'claude-sonnet-4-5',
-          last_id: 'claude-sonnet-4-5',
-        })
-      }
-      if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') return Response.json({ input_tokens: NATIVE_TOKEN_COUNT })
-      if (req.method !== 'POST' || url.pathname !== '/v1/messages') return anthropicError(404, 'not_found_error', `Not found: ${req.method} ${url.pathname}`)
-      if (typeof body?.max_tokens !== 'number') return anthropicError(400, 'invalid_request_error', 'max_tokens: Field required')
-      const extra = Object.keys(body).find((key) => !MESSAGES_FIELDS.has(key))
-      if (extra) return anthropicError(400, 'invalid_request_error', `${extra}: Extra inputs are not permitted`)
-      const schemaError = schemaProblem(structuredSchema(body))
-      if (schemaError) return anthropicError(400, 'invalid_request_error', `output_config.format.${schemaError}`)
-      if (structuredSchema(body) && NO_STRUCTURED_OUTPUT.test(String(body.model)))
-        return anthropicError(400, 'invalid_request_error', `'${body.model}' does not support output format.`)
+  const server = serveRecording(async (req, url, recorded) => {
+    const body = recorded.body
+    if (req.headers.get('x-api-key') !== apiKey) return anthropicError(401, 'authentication_error', 'invalid x-api-key')
+    if (!req.headers.get('anthropic-version')) return anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required')
+    if (req.method === 'GET' && url.pathname === '/v1/models') {
+      return Response.json({
+        data: [{ id: 'claude-sonnet-4-5', type: 'model', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' }],
+        has_more: false,
+        first_id: 'claude-sonnet-4-5',
+        last_id: 'claude-sonnet-4-5',
+      })
+    }
+    if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') return Response.json({ input_tokens: NATIVE_TOKEN_COUNT })
+    if (req.method !== 'POST' || url.pathname !== '/v1/messages') return anthropicError(404, 'not_found_error', `Not found: ${req.method} ${url.pathname}`)
+    if (typeof body?.max_tokens !== 'number') return anthropicError(400, 'invalid_request_error', 'max_tokens: Field required')
+    const extra = Object.keys(body).find((key) => !MESSAGES_FIELDS.has(key))
+    if (extra) return anthropicError(400, 'invalid_request_error', `${extra}: Extra inputs are not permitted`)
+    const schemaError = schemaProblem(structuredSchema(body))
+    if (schemaError) return anthropicError(400, 'invalid_request_error', `output_config.format.${schemaError}`)
+    if (structuredSchema(body) && NO_STRUCTURED_OUTPUT.test(String(body.model)))
+      return anthropicError(400, 'invalid_request_error', `'${body.model}' does not support output format.`)
 
-      const model: string = body.model ?? ''
-      const stream = body.stream === true
-      switch (model) {
-        case 'overloaded':
-          return anthropicError(529, 'overloaded_error', 'Overloaded')
-        case 'rate-limited':
-          return anthropicError(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '7' })
-        case 'no-mid-system':
-          // What Anthropic answers for a model without mid-conversation system messages (claude-code#61412).
-          if ((body.messages ?? []).some((m: any) => m?.role === 'system')) return anthropicError(400, 'invalid_request_error', "role 'system' is not supported on this model")
-          break
-        case 'bad-request':
-          return anthropicError(400, 'invalid_request_error', 'messages.0.content: Input should be a valid list')
-        case 'missing-model':
-          return anthropicError(404, 'not_found_error', `model: ${model}`)
-        case 'stream-error':
-          return sse([
-            ['message_start', { type: 'message_start', message: message(model, [], null) }],
-            ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
-            ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Par' } }],
-            ['error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }],
-          ])
-      }
-      const { content, stopReason } = answerFor(model, body)
-      if (!stream) return Response.json(message(model, content, stopReason))
-      // Newer API versions repeat input and cache counts in message_delta; `final-usage` sends them that way.
-      const finalUsage = model === 'final-usage' ? { ...ANTHROPIC_USAGE, input_tokens: 21 } : undefined
-      const events = messageEvents(model, content, stopReason, { pingAfter: 0, finalUsage })
-      if (model === 'pause-inside-event' || model === 'pause-between-events') {
-        const first = `event: message_start\ndata: ${JSON.stringify(events[0]![1])}   \n\n`
-        const afterBytes = encoder.encode(first).length + (model === 'pause-inside-event' ? 30 : 0)
-        return sse(events, { pause: { afterBytes, ms: 1300 } })
-      }
-      return sse(events, { split: true, breakAfter: model === 'broken' ? 70 : undefined })
-    },
+    const model: string = body.model ?? ''
+    const stream = body.stream === true
+    switch (model) {
+      case 'overloaded':
+        return anthropicError(529, 'overloaded_error', 'Overloaded')
+      case 'rate-limited':
+        return anthropicError(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '7' })
+      case 'no-mid-system':
+        // What Anthropic answers for a model without mid-conversation system messages (claude-code#61412).
+        if ((body.messages ?? []).some((m: any) => m?.role === 'system')) return anthropicError(400, 'invalid_request_error', "role 'system' is not supported on this model")
+        break
+      case 'bad-request':
+        return anthropicError(400, 'invalid_request_error', 'messages.0.content: Input should be a valid list')
+      case 'missing-model':
+        return anthropicError(404, 'not_found_error', `model: ${model}`)
+      case 'stream-error':
+        return sse([
+          ['message_start', { type: 'message_start', message: message(model, [], null) }],
+          ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+          ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Par' } }],
+          ['error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }],
+        ])
+    }
+    const { content, stopReason } = answerFor(model, body)
+    if (!stream) return Response.json(message(model, content, stopReason))
+    // Newer API versions repeat input and cache counts in message_delta; `final-usage` sends them that way.
+    const finalUsage = model === 'final-usage' ? { ...ANTHROPIC_USAGE, input_tokens: 21 } : undefined
+    const events = messageEvents(model, content, stopReason, { pingAfter: 0, finalUsage })
+    if (model === 'pause-inside-event' || model === 'pause-between-events') {
+      const first = `event: message_start\ndata: ${JSON.stringify(events[0]![1])}   \n\n`
+      const afterBytes = encoder.encode(first).length + (model === 'pause-inside-event' ? 30 : 0)
+      return sse(events, { pause: { afterBytes, ms: 1300 } })
+    }
+    return sse(events, { split: true, breakAfter: model === 'broken' ? 70 : undefined })
   })
-  return { url: `http://127.0.0.1:${server.port}/v1`, requests, stop: () => server.stop(true) }
+  return { url: `${server.origin}/v1`, requests: server.requests, stop: server.stop }
 }

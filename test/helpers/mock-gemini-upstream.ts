@@ -8,7 +8,7 @@
  * roles, a `functionResponse` naming the call it answers, and (for `gemini-3*` models) the signature on a
  * replayed function call. The model name picks a behaviour; every request is recorded.
  */
-import { recordedRequest, type RecordedRequest } from './mock-openai-upstream.ts'
+import { type RecordedRequest, serveRecording } from './mock-openai-upstream.ts'
 import { AGENT_MODEL, resultText, scriptedTurn } from './scripted-agent.ts'
 import { schemaInstance } from './schema-instance.ts'
 
@@ -147,75 +147,67 @@ function sse(chunks: Json[], opts: { trailer?: string } = {}): Response {
 }
 
 export function startMockGemini(apiKey = 'gemini-test-key'): MockGemini {
-  const requests: RecordedRequest[] = []
-  const server = Bun.serve({
-    port: 0,
-    idleTimeout: 0,
-    async fetch(req) {
-      const url = new URL(req.url)
-      const recorded = await recordedRequest(req, url)
-      requests.push(recorded)
-      const body = recorded.body
-      if (req.headers.get('x-goog-api-key') !== apiKey) {
-        return googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
-          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' },
-        ])
-      }
-      if (req.method === 'GET' && url.pathname === '/v1beta/models') {
-        return Response.json({
-          models: [
-            { name: 'models/gemini-2.5-flash', displayName: 'Gemini 2.5 Flash', supportedGenerationMethods: ['generateContent', 'countTokens'] },
-            { name: 'models/gemini-3-pro-preview', displayName: 'Gemini 3 Pro', supportedGenerationMethods: ['generateContent'] },
-            { name: 'models/text-embedding-004', displayName: 'Embedding', supportedGenerationMethods: ['embedContent'] },
-          ],
-        })
-      }
-      const route = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname)
-      if (req.method !== 'POST' || !route) return googleError(404, 'NOT_FOUND', `Method not found: ${url.pathname}`)
-      const model = route[1]!
-      const stream = route[2] === 'streamGenerateContent'
-      if (stream && url.searchParams.get('alt') !== 'sse') return googleError(400, 'INVALID_ARGUMENT', 'the mock speaks only alt=sse')
+  const server = serveRecording(async (req, url, recorded) => {
+    const body = recorded.body
+    if (req.headers.get('x-goog-api-key') !== apiKey) {
+      return googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' },
+      ])
+    }
+    if (req.method === 'GET' && url.pathname === '/v1beta/models') {
+      return Response.json({
+        models: [
+          { name: 'models/gemini-2.5-flash', displayName: 'Gemini 2.5 Flash', supportedGenerationMethods: ['generateContent', 'countTokens'] },
+          { name: 'models/gemini-3-pro-preview', displayName: 'Gemini 3 Pro', supportedGenerationMethods: ['generateContent'] },
+          { name: 'models/text-embedding-004', displayName: 'Embedding', supportedGenerationMethods: ['embedContent'] },
+        ],
+      })
+    }
+    const route = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname)
+    if (req.method !== 'POST' || !route) return googleError(404, 'NOT_FOUND', `Method not found: ${url.pathname}`)
+    const model = route[1]!
+    const stream = route[2] === 'streamGenerateContent'
+    if (stream && url.searchParams.get('alt') !== 'sse') return googleError(400, 'INVALID_ARGUMENT', 'the mock speaks only alt=sse')
 
-      if (model.startsWith('missing')) {
-        // Recorded: the error body is served as an event stream, without a data: prefix.
-        return googleError(
-          404,
-          'NOT_FOUND',
-          `models/${model} is not found for API version v1beta, or is not supported for generateContent.`,
-          [],
-          stream ? 'text/event-stream' : 'application/json',
-        )
-      }
-      if (model === 'rate-limited') {
-        return googleError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
-          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' },
-        ])
-      }
-      if (model === 'unavailable') return googleError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.')
-      const invalid = invalidRequest(body, model)
-      if (invalid) return googleError(400, 'INVALID_ARGUMENT', invalid)
-      if (model === 'blocked')
-        return Response.json({
-          promptFeedback: { blockReason: 'PROHIBITED_CONTENT' },
-          usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
-          modelVersion: model,
-          responseId: 'blocked-1',
-        })
+    if (model.startsWith('missing')) {
+      // Recorded: the error body is served as an event stream, without a data: prefix.
+      return googleError(
+        404,
+        'NOT_FOUND',
+        `models/${model} is not found for API version v1beta, or is not supported for generateContent.`,
+        [],
+        stream ? 'text/event-stream' : 'application/json',
+      )
+    }
+    if (model === 'rate-limited') {
+      return googleError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' },
+      ])
+    }
+    if (model === 'unavailable') return googleError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.')
+    const invalid = invalidRequest(body, model)
+    if (invalid) return googleError(400, 'INVALID_ARGUMENT', invalid)
+    if (model === 'blocked')
+      return Response.json({
+        promptFeedback: { blockReason: 'PROHIBITED_CONTENT' },
+        usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
+        modelVersion: model,
+        responseId: 'blocked-1',
+      })
 
-      const { parts, finishReason } = reply(model, body)
-      if (!stream)
-        return Response.json(
-          answer(model, [
-            { ...candidate(parts, finishReason), ...(finishReason === 'STOP' && parts.some((p) => p.functionCall) ? { finishMessage: 'Model generated function call(s).' } : {}) },
-          ]),
-        )
-      const chunks = streamChunks(model, parts, finishReason)
-      if (model === 'stream-error') {
-        return sse(chunks.slice(0, 1), { trailer: `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } })}\r\n\r\n` })
-      }
-      if (model === 'cut') return sse(chunks.slice(0, 1))
-      return sse(chunks)
-    },
+    const { parts, finishReason } = reply(model, body)
+    if (!stream)
+      return Response.json(
+        answer(model, [
+          { ...candidate(parts, finishReason), ...(finishReason === 'STOP' && parts.some((p) => p.functionCall) ? { finishMessage: 'Model generated function call(s).' } : {}) },
+        ]),
+      )
+    const chunks = streamChunks(model, parts, finishReason)
+    if (model === 'stream-error') {
+      return sse(chunks.slice(0, 1), { trailer: `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } })}\r\n\r\n` })
+    }
+    if (model === 'cut') return sse(chunks.slice(0, 1))
+    return sse(chunks)
   })
-  return { url: `http://127.0.0.1:${server.port}/v1beta`, requests, stop: () => server.stop(true) }
+  return { url: `${server.origin}/v1beta`, requests: server.requests, stop: server.stop }
 }

@@ -26,6 +26,22 @@ export async function recordedRequest(req: Request, url: URL): Promise<RecordedR
   return { method: req.method, path: url.pathname, search: url.search, headers: Object.fromEntries(req.headers), body }
 }
 
+/** A loopback mock on port 0: records every request (see recordedRequest), then lets `answer` reply to it. */
+export function serveRecording(answer: (req: Request, url: URL, recorded: RecordedRequest) => Response | Promise<Response>) {
+  const requests: RecordedRequest[] = []
+  const server = Bun.serve({
+    port: 0,
+    idleTimeout: 0,
+    async fetch(req) {
+      const url = new URL(req.url)
+      const recorded = await recordedRequest(req, url)
+      requests.push(recorded)
+      return answer(req, url, recorded)
+    },
+  })
+  return { requests, port: server.port!, origin: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
+}
+
 export interface MockUpstream {
   url: string
   port: number
@@ -209,38 +225,30 @@ function responsesEventFrames(events: Record<string, unknown>[]): string[] {
 }
 
 export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
-  const requests: RecordedRequest[] = []
   const state = { cancelledStreams: 0 }
   const flakyCalls = new Map<string, number>()
   const models = options.models ?? MOCK_MODELS
 
-  const server = Bun.serve({
-    port: 0,
-    idleTimeout: 0,
-    async fetch(req) {
-      const url = new URL(req.url)
-      const recorded = await recordedRequest(req, url)
-      requests.push(recorded)
-      const body = recorded.body
+  const server = serveRecording(async (req, url, recorded) => {
+    const body = recorded.body
 
-      const auth = req.headers.get('authorization') ?? ''
-      if (options.apiKey && auth !== `Bearer ${options.apiKey}`) {
-        return openaiError(
-          401,
-          `Incorrect API key provided: ${auth.replace('Bearer ', '').slice(0, 6)}***. You can find your API key at https://platform.openai.com/account/api-keys.`,
-          'invalid_request_error',
-          'invalid_api_key',
-        )
-      }
-      const path = url.pathname.replace(/^\/v1/, '')
-      if (req.method === 'GET' && path === '/models') {
-        if (options.listStatus && options.listStatus !== 200) return openaiError(options.listStatus, 'list failed', 'server_error', null)
-        return Response.json({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: CREATED, owned_by: options.ownedBy ?? 'openai' })) })
-      }
-      if (req.method === 'POST' && path === '/chat/completions') return chat(body)
-      if (req.method === 'POST' && path === '/responses') return responses(body)
-      return openaiError(404, `Invalid URL (${req.method} ${url.pathname})`, 'invalid_request_error', null)
-    },
+    const auth = req.headers.get('authorization') ?? ''
+    if (options.apiKey && auth !== `Bearer ${options.apiKey}`) {
+      return openaiError(
+        401,
+        `Incorrect API key provided: ${auth.replace('Bearer ', '').slice(0, 6)}***. You can find your API key at https://platform.openai.com/account/api-keys.`,
+        'invalid_request_error',
+        'invalid_api_key',
+      )
+    }
+    const path = url.pathname.replace(/^\/v1/, '')
+    if (req.method === 'GET' && path === '/models') {
+      if (options.listStatus && options.listStatus !== 200) return openaiError(options.listStatus, 'list failed', 'server_error', null)
+      return Response.json({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: CREATED, owned_by: options.ownedBy ?? 'openai' })) })
+    }
+    if (req.method === 'POST' && path === '/chat/completions') return chat(body)
+    if (req.method === 'POST' && path === '/responses') return responses(body)
+    return openaiError(404, `Invalid URL (${req.method} ${url.pathname})`, 'invalid_request_error', null)
   })
 
   function chat(body: any): Response | Promise<Response> {
@@ -448,12 +456,12 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
   }
 
   return {
-    url: `http://127.0.0.1:${server.port}/v1`,
-    port: server.port!,
-    requests,
+    url: `${server.origin}/v1`,
+    port: server.port,
+    requests: server.requests,
     get cancelledStreams() {
       return state.cancelledStreams
     },
-    stop: () => server.stop(true),
+    stop: server.stop,
   }
 }
