@@ -18,6 +18,8 @@ import { postgresPriceStore, postgresUsageStore } from '../../src/stores/postgre
 import { postgresWorkflowStore } from '../../src/stores/postgres/workflows.ts'
 import { makeEntry, rowsOf, T0 } from '../helpers/audit-entries.ts'
 import { postgresAvailable, sharedPostgres } from '../helpers/postgres-server.ts'
+import { usageRecord } from '../helpers/store-records.ts'
+import type { UsageRecord } from '../../src/usage/record.ts'
 
 const DAY = 86_400_000
 let sql: SQL
@@ -113,30 +115,9 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
 
   test('usage: idempotent batches, totals and breakdowns (labels counted once each)', async () => {
     const usage = postgresUsageStore(drizzleOn(sql), sql)
-    const record = (id: string, over: object = {}) => ({
-      id,
-      ts: T0,
-      key_id: 'k1',
-      user_path: '/a',
-      provider_name: 'openai',
-      provider_type: 'openai',
-      model: 'gpt-4o',
-      requested_model: 'fast',
-      prompt_tokens: 10,
-      completion_tokens: 5,
-      total_tokens: 15,
-      cached_tokens: 0,
-      cache_write_tokens: 0,
-      reasoning_tokens: 0,
-      cost_usd: 0.5,
-      saved_usd: 0,
-      rewrite_tokens_saved: 0,
-      rewrite_cost_saved: 0,
-      priced: true,
-      estimated: false,
-      cache_hit: false,
-      ...over,
-    })
+    const record = (id: string, over: Partial<UsageRecord> = {}) =>
+      usageRecord(id, { user_path: '/a', model: 'gpt-4o', requested_model: 'fast', cached_tokens: 0, cost_usd: 0.5, labels: undefined, ...over })
+
     await usage.writeBatch([record('u1', { labels: ['x', 'y'] }), record('u2', { model: 'gpt-4o-mini', cache_hit: true })])
     await usage.writeBatch([record('u1')])
     const totals = await usage.totals({ fromMs: T0 - 1, toMs: T0 + 1 })

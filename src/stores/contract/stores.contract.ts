@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { makeEntry } from '../../../test/helpers/audit-entries.ts'
+import { keyRecord, usageRecord } from '../../../test/helpers/store-records.ts'
 import { auditConversation } from '../../audit/conversation.ts'
 import type { AuditLogEntry, AuditLogQuery } from '../../audit/entry.ts'
 import { auditStats } from '../../audit/stats.ts'
@@ -15,54 +16,6 @@ import type { ApiKeyRecord, Stores } from '../types.ts'
 
 const T0 = Date.UTC(2026, 10, 20, 12)
 const MIN = 60_000
-
-export function keyRecord(i: number, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
-  const at = new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString()
-  return {
-    id: `key-${i}`,
-    name: `key ${i}`,
-    description: '',
-    keyHash: `hash-${i}`,
-    redactedKey: `sk-gw-...${i}`,
-    userPath: null,
-    allowedModels: null,
-    dashboardEnabled: false,
-    expiresAt: null,
-    createdAt: at,
-    updatedAt: at,
-    revokedAt: null,
-    createdBy: 'master',
-    ...extra,
-  }
-}
-
-export function usageRecord(id: string, extra: Partial<UsageRecord> = {}): UsageRecord {
-  return {
-    id,
-    ts: T0,
-    key_id: 'k1',
-    user_path: '/team',
-    provider_name: 'openai',
-    provider_type: 'openai',
-    model: 'gpt-4o-mini',
-    requested_model: 'gpt-4o-mini',
-    prompt_tokens: 10,
-    completion_tokens: 5,
-    total_tokens: 15,
-    cached_tokens: 2,
-    cache_write_tokens: 0,
-    reasoning_tokens: 0,
-    cost_usd: 0.25,
-    saved_usd: 0,
-    rewrite_tokens_saved: 0,
-    rewrite_cost_saved: 0,
-    priced: true,
-    estimated: false,
-    cache_hit: false,
-    labels: [],
-    ...extra,
-  }
-}
 
 export function workflowVersion(n: number, extra: Partial<WorkflowVersion> = {}): WorkflowVersion {
   return {

@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
+import { usageRecord } from '../../../test/helpers/store-records.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import { applyMigrations } from './client.ts'
 import { legacyMigrations, usageLabelsMigration } from './legacy-migrations.ts'
@@ -7,30 +8,8 @@ import { migrateSqlite } from './migrate.ts'
 import { sqliteUsageStore } from './usage.ts'
 
 const T0 = Date.UTC(2026, 0, 10, 12)
-const record = (id: string, labels?: string[], total = 10): UsageRecord => ({
-  id,
-  ts: T0,
-  key_id: 'k1',
-  user_path: '/',
-  provider_name: 'openai',
-  provider_type: 'openai',
-  model: 'gpt-4o-mini',
-  requested_model: 'gpt-4o-mini',
-  prompt_tokens: total,
-  completion_tokens: 0,
-  total_tokens: total,
-  cached_tokens: 0,
-  cache_write_tokens: 0,
-  reasoning_tokens: 0,
-  cost_usd: total / 1000,
-  saved_usd: 0,
-  rewrite_tokens_saved: 0,
-  rewrite_cost_saved: 0,
-  priced: true,
-  estimated: false,
-  cache_hit: false,
-  ...(labels ? { labels } : {}),
-})
+const record = (id: string, labels?: string[], total = 10): UsageRecord =>
+  usageRecord(id, { ts: T0, user_path: '/', prompt_tokens: total, completion_tokens: 0, total_tokens: total, cached_tokens: 0, cost_usd: total / 1000, labels })
 const range = { fromMs: T0 - 1, toMs: T0 + 1 }
 
 test('by=label: a request counts under each of its labels; records without labels under ""', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { makeEntry, rowsOf, T0 } from '../../../test/helpers/audit-entries.ts'
 import { auditRowId } from '../../audit/record.ts'
 import { silentLogger } from '../../log/logger.ts'
+import { usageRecord as sampleUsage } from '../../../test/helpers/store-records.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import { SqliteAuditStore } from './audit-log.ts'
 import { openSqlite } from './client.ts'
@@ -26,29 +27,7 @@ function database() {
   return { path, db }
 }
 
-const usageRecord = (id: string): UsageRecord => ({
-  id,
-  ts: T0,
-  key_id: 'k1',
-  user_path: '/team',
-  provider_name: 'openai',
-  provider_type: 'openai',
-  model: 'gpt-4o-mini',
-  requested_model: 'gpt-4o-mini',
-  prompt_tokens: 10,
-  completion_tokens: 5,
-  total_tokens: 15,
-  cached_tokens: 0,
-  cache_write_tokens: 0,
-  reasoning_tokens: 0,
-  cost_usd: 0.001,
-  saved_usd: 0,
-  rewrite_tokens_saved: 0,
-  rewrite_cost_saved: 0,
-  priced: true,
-  estimated: false,
-  cache_hit: false,
-})
+const usageRecord = (id: string): UsageRecord => sampleUsage(id, { cached_tokens: 0, cost_usd: 0.001, labels: undefined })
 
 const refusingFallback: BatchWrites = {
   writeAudit: () => Promise.reject(new Error('the fallback must not be used')),
