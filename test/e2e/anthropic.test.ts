@@ -3,41 +3,28 @@
  * of a mock Anthropic upstream that speaks the Messages wire format (chat and Responses translated both ways).
  * The Anthropic-format ingress (`/v1/messages`) is tested in anthropic-messages.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
-import { ANTHROPIC_TEXT, startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
+import { ANTHROPIC_TEXT } from '../helpers/mock-anthropic-upstream.ts'
 import { sseEvents } from '../helpers/sse-events.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let anthropicMock: MockAnthropic
-let gw: RunningGateway
-let openai: OpenAI
-
-beforeAll(async () => {
-  anthropicMock = startMockAnthropic('sk-ant-test')
-  gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: anthropicMock.url })
-  openai = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
-})
-afterAll(async () => {
-  await gw.stop()
-  anthropicMock.stop()
-})
+const t = useGatewaySuite({ families: ['anthropic'] })
 
 const messages = [{ role: 'user' as const, content: 'Hello' }]
 const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }]
 
 async function post(path: string, body: unknown): Promise<Response> {
-  return fetch(`${gw.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${MASTER}` }, body: JSON.stringify(body) })
+  return fetch(`${t.gw.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${t.master}` }, body: JSON.stringify(body) })
 }
 
 describe('openai SDK → Anthropic upstream', () => {
   test('non-stream: the Messages call carries the version header and key; usage counts cache tokens', async () => {
-    const res = await openai.chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'system', content: 'Be kind.' }, ...messages] })
+    const res = await t.openai.chat.completions.create({ model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'system', content: 'Be kind.' }, ...messages] })
     expect(res.choices[0]!.message.content).toBe(ANTHROPIC_TEXT)
     expect(res.choices[0]!.finish_reason).toBe('stop')
     expect(res.usage).toMatchObject({ prompt_tokens: 125, completion_tokens: 12, total_tokens: 137, prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 5 } })
-    const sent = anthropicMock.requests.at(-1)!
+    const sent = t.anthropicMock.requests.at(-1)!
     expect(sent.path).toBe('/v1/messages')
     expect(sent.headers['anthropic-version']).toBe('2023-06-01')
     expect(sent.headers['x-api-key']).toBe('sk-ant-test')
@@ -46,7 +33,7 @@ describe('openai SDK → Anthropic upstream', () => {
   })
 
   test('stream: split UTF-8, pings and trailing spaces are handled; finalChatCompletion and include_usage work', async () => {
-    const stream = openai.chat.completions.stream({ model: 'anthropic/claude-sonnet-4-5', messages, stream_options: { include_usage: true } })
+    const stream = t.openai.chat.completions.stream({ model: 'anthropic/claude-sonnet-4-5', messages, stream_options: { include_usage: true } })
     let text = ''
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
     const final = await stream.finalChatCompletion()
@@ -54,7 +41,7 @@ describe('openai SDK → Anthropic upstream', () => {
     expect(final.choices[0]!.finish_reason).toBe('stop')
     expect(final.usage).toMatchObject({ prompt_tokens: 125, completion_tokens: 12, total_tokens: 137 })
     // Newer API versions repeat the input count in message_delta; the final figure wins.
-    const later = await openai.chat.completions.stream({ model: 'anthropic/final-usage', messages, stream_options: { include_usage: true } }).finalChatCompletion()
+    const later = await t.openai.chat.completions.stream({ model: 'anthropic/final-usage', messages, stream_options: { include_usage: true } }).finalChatCompletion()
     expect(later.usage).toMatchObject({ prompt_tokens: 126, total_tokens: 138 })
   })
 
@@ -74,18 +61,18 @@ describe('openai SDK → Anthropic upstream', () => {
   })
 
   test('tool calls (plain and streamed) and the tool result turn', async () => {
-    const plain = await openai.chat.completions.create({ model: 'anthropic/tool', messages, tools })
+    const plain = await t.openai.chat.completions.create({ model: 'anthropic/tool', messages, tools })
     expect(plain.choices[0]!.finish_reason).toBe('tool_calls')
     expect(plain.choices[0]!.message.tool_calls![0]).toMatchObject({ id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } })
 
-    const final = await openai.chat.completions.stream({ model: 'anthropic/tool', messages, tools }).finalChatCompletion()
+    const final = await t.openai.chat.completions.stream({ model: 'anthropic/tool', messages, tools }).finalChatCompletion()
     const call = final.choices[0]!.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall
     expect(final.choices[0]!.message.content).toBe('Let me check.')
     expect(final.choices[0]!.finish_reason).toBe('tool_calls')
     expect(call.id).toBe('toolu_01')
     expect(JSON.parse(call.function.arguments)).toEqual({ city: 'Paris' })
 
-    await openai.chat.completions.create({
+    await t.openai.chat.completions.create({
       model: 'anthropic/claude-sonnet-4-5',
       tools,
       parallel_tool_calls: false,
@@ -95,7 +82,7 @@ describe('openai SDK → Anthropic upstream', () => {
         { role: 'tool', tool_call_id: 'toolu_01', content: '18C' },
       ],
     })
-    const sent = anthropicMock.requests.at(-1)!.body
+    const sent = t.anthropicMock.requests.at(-1)!.body
     expect(sent.messages.slice(1)).toEqual([
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '18C' }] },
@@ -104,29 +91,29 @@ describe('openai SDK → Anthropic upstream', () => {
   })
 
   test('thinking streams as reasoning_content', async () => {
-    const final = await openai.chat.completions.stream({ model: 'anthropic/thinking', messages }).finalChatCompletion()
+    const final = await t.openai.chat.completions.stream({ model: 'anthropic/thinking', messages }).finalChatCompletion()
     expect(final.choices[0]!.message.content).toBe('Hi!')
     expect((final.choices[0]!.message as unknown as { reasoning_content: string }).reasoning_content).toBe('The user greets me.')
   })
 
   test('/v1/responses works over an Anthropic model (translated both ways)', async () => {
-    const res = await openai.responses.create({ model: 'anthropic/claude-sonnet-4-5', input: 'Hello' })
+    const res = await t.openai.responses.create({ model: 'anthropic/claude-sonnet-4-5', input: 'Hello' })
     expect(res.output_text).toBe(ANTHROPIC_TEXT)
-    const final = await openai.responses.stream({ model: 'anthropic/claude-sonnet-4-5', input: 'Hello' }).finalResponse()
+    const final = await t.openai.responses.stream({ model: 'anthropic/claude-sonnet-4-5', input: 'Hello' }).finalResponse()
     expect(final.output_text).toBe(ANTHROPIC_TEXT)
     expect(final.usage).toMatchObject({ input_tokens: 125, output_tokens: 12 })
   })
 
   test('errors: 529 is a 503 naming the provider, 429 keeps Retry-After; a stream-borne error reaches the SDK', async () => {
-    const err = await openai.chat.completions.create({ model: 'anthropic/overloaded', messages }).catch((e) => e)
+    const err = await t.openai.chat.completions.create({ model: 'anthropic/overloaded', messages }).catch((e) => e)
     expect(err).toBeInstanceOf(OpenAI.InternalServerError)
     expect(err.status).toBe(503)
     expect(err.error).toMatchObject({ provider: 'anthropic', message: 'Overloaded', code: 'overloaded_error' })
-    const limited = await openai.chat.completions.create({ model: 'anthropic/rate-limited', messages }).catch((e) => e)
+    const limited = await t.openai.chat.completions.create({ model: 'anthropic/rate-limited', messages }).catch((e) => e)
     expect(limited).toBeInstanceOf(OpenAI.RateLimitError)
     expect(limited.headers.get('retry-after')).toBe('7')
 
-    const stream = await openai.chat.completions.create({ model: 'anthropic/stream-error', messages, stream: true })
+    const stream = await t.openai.chat.completions.create({ model: 'anthropic/stream-error', messages, stream: true })
     const streamErr = await (async () => {
       for await (const _ of stream) {
         // drain
@@ -145,8 +132,8 @@ describe('openai SDK → Anthropic upstream', () => {
 
   test('the model list comes from the upstream', async () => {
     const ids = []
-    for await (const m of openai.models.list()) ids.push(m.id)
+    for await (const m of t.openai.models.list()) ids.push(m.id)
     expect(ids).toContain('anthropic/claude-sonnet-4-5')
-    expect(anthropicMock.requests.some((r) => r.method === 'GET' && r.path === '/v1/models' && r.headers['anthropic-version'] === '2023-06-01')).toBe(true)
+    expect(t.anthropicMock.requests.some((r) => r.method === 'GET' && r.path === '/v1/models' && r.headers['anthropic-version'] === '2023-06-01')).toBe(true)
   })
 })

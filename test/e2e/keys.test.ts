@@ -2,32 +2,18 @@
  * Managed API keys end to end: the admin API creates, restricts and revokes keys; the official `openai` SDK uses
  * them against a real gateway in front of a mock OpenAI upstream.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, readFileSync } from 'node:fs'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
+import { existsSync, readFileSync } from 'node:fs'
 import OpenAI from 'openai'
 import type { SecurityEvent } from '../../src/audit/security-events.ts'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { startGateway } from '../helpers/gateway.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let mock: MockUpstream
-let gw: RunningGateway
+const t = useGatewaySuite({ env: { VIRTUAL_MODELS: JSON.stringify([{ source: 'fast', target: 'openai/gpt-4o-mini' }]) } })
 const events: SecurityEvent[] = []
-
-beforeAll(async () => {
-  mock = startMockOpenAI()
-  gw = await startGateway({
-    GATEWAY_MASTER_KEY: MASTER,
-    OPENAI_API_KEY: 'sk-upstream',
-    OPENAI_BASE_URL: mock.url,
-    VIRTUAL_MODELS: JSON.stringify([{ source: 'fast', target: 'openai/gpt-4o-mini' }]),
-  })
-  gw.gateway.securityEvents = { record: (e) => events.push(e) }
-})
-afterAll(async () => {
-  await gw.stop()
-  mock.stop()
+beforeAll(() => {
+  t.gw.gateway.securityEvents = { record: (e) => events.push(e) }
 })
 
 const messages = [{ role: 'user' as const, content: 'hi' }]
@@ -46,8 +32,8 @@ interface KeyView {
   status: string
 }
 
-async function admin(method: string, path: string, body?: unknown, key = MASTER) {
-  const res = await fetch(`${gw.url}/admin${path}`, {
+async function admin(method: string, path: string, body?: unknown, key = t.master) {
+  const res = await fetch(`${t.gw.url}/admin${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
@@ -56,9 +42,9 @@ async function admin(method: string, path: string, body?: unknown, key = MASTER)
 }
 
 async function createKey(fields: Record<string, unknown>): Promise<KeyView & { key: string }> {
-  const res = await fetch(`${gw.url}/admin/keys`, {
+  const res = await fetch(`${t.gw.url}/admin/keys`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${t.master}`, 'content-type': 'application/json' },
     body: JSON.stringify(fields),
   })
   expect(res.status).toBe(201)
@@ -66,7 +52,7 @@ async function createKey(fields: Record<string, unknown>): Promise<KeyView & { k
   return (await res.json()) as KeyView & { key: string }
 }
 
-const clientFor = (apiKey: string, headers: Record<string, string> = {}) => new OpenAI({ apiKey, baseURL: gw.baseURL, maxRetries: 0, defaultHeaders: headers })
+const clientFor = (apiKey: string, headers: Record<string, string> = {}) => new OpenAI({ apiKey, baseURL: t.gw.baseURL, maxRetries: 0, defaultHeaders: headers })
 
 describe('creating and reading keys', () => {
   test('POST /admin/keys returns the record and the secret once; reads never show it', async () => {
@@ -189,13 +175,13 @@ describe('using keys from the OpenAI SDK', () => {
     const k = await createKey({ name: 'restricted', allowed_models: ['fast'] })
     const client = clientFor(k.key)
     await client.chat.completions.create({ model: 'fast', messages })
-    expect(mock.requests.at(-1)!.body.model).toBe('gpt-4o-mini')
+    expect(t.openaiMock.requests.at(-1)!.body.model).toBe('gpt-4o-mini')
 
-    const before = mock.requests.length
+    const before = t.openaiMock.requests.length
     const err = await client.chat.completions.create({ model: 'openai/gpt-4o', messages }).catch((e) => e)
     expect(err).toBeInstanceOf(OpenAI.PermissionDeniedError)
     expect(err.code).toBe('model_not_allowed')
-    expect(mock.requests.length).toBe(before)
+    expect(t.openaiMock.requests.length).toBe(before)
     expect(await client.responses.create({ model: 'openai/gpt-4o', input: 'hi' }).catch((e) => e)).toBeInstanceOf(OpenAI.PermissionDeniedError)
 
     const ids: string[] = []
@@ -269,7 +255,7 @@ describe('using keys from the OpenAI SDK', () => {
     ]
     const bodies = new Set<string>()
     for (const headers of headerSets) {
-      const res = await fetch(`${gw.baseURL}/chat/completions`, {
+      const res = await fetch(`${t.gw.baseURL}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ model: 'fast', messages }),
@@ -298,11 +284,11 @@ describe('using keys from the OpenAI SDK', () => {
           } catch {
             return
           }
-          const res = await fetch(`${gw.baseURL}/models`, { headers })
+          const res = await fetch(`${t.gw.baseURL}/models`, { headers })
           await res.arrayBuffer()
           const accepted = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(headers.get('authorization') ?? '')?.[1]
           // A refusal is a 401, or a 429 once this address has failed often enough to be throttled (docs/security.md).
-          if (accepted === valid || accepted === MASTER) expect(res.status).toBe(200)
+          if (accepted === valid || accepted === t.master) expect(res.status).toBe(200)
           else expect([401, 429]).toContain(res.status)
         },
       ),
@@ -312,7 +298,7 @@ describe('using keys from the OpenAI SDK', () => {
 
   test('unknown /v1 routes stay 404 for a managed key (the admin guard does not leak onto /v1)', async () => {
     const k = await createKey({ name: 'route check' })
-    const res = await fetch(`${gw.baseURL}/nope`, { headers: { authorization: `Bearer ${k.key}` } })
+    const res = await fetch(`${t.gw.baseURL}/nope`, { headers: { authorization: `Bearer ${k.key}` } })
     expect(res.status).toBe(404)
   })
 })
@@ -357,7 +343,7 @@ describe('admin access', () => {
   })
 
   test('without a master key the admin API is closed (dashboard keys included) and /v1 runs open', async () => {
-    const open = await startGateway({ OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: mock.url })
+    const open = await startGateway({ OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: t.openaiMock.url })
     try {
       const whoami = await fetch(`${open.url}/admin/whoami`)
       expect(whoami.status).toBe(401)
@@ -375,7 +361,7 @@ describe('admin access', () => {
 test('the secret appears nowhere in the SQLite files; its hash does', async () => {
   const k = await createKey({ name: 'hash check' })
   await clientFor(k.key).chat.completions.create({ model: 'fast', messages })
-  const dbPath = gw.gateway.config.database.path
+  const dbPath = t.gw.gateway.config.database.path
   const files = [dbPath, `${dbPath}-wal`, `${dbPath}-shm`].filter((p) => existsSync(p))
   const bytes = Buffer.concat(files.map((p) => readFileSync(p)))
   const randomPart = k.key.slice('sk-gw-'.length)

@@ -1,29 +1,17 @@
 /**
  * Budgets and rate limits end to end through the admin API and the OpenAI SDK.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import type { CostModel } from '../../src/limits/cost.ts'
-import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let mock: MockUpstream
-let gw: RunningGateway
 const admin = (path: string, init: RequestInit = {}) =>
-  fetch(`${gw.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' } })
+  fetch(`${t.gw.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${t.master}`, 'content-type': 'application/json' } })
 /** 1 USD per 1,000 tokens, whatever the kind. */
 const costModel: CostModel = { costUsd: (_t, x) => (x.prompt + x.completion) / 1000 }
 
-beforeAll(async () => {
-  mock = startMockOpenAI()
-  const file = writeGatewayYaml(`workflows:\n  - name: default\n    features: { budget: true, usage: true }\n`)
-  gw = await startGateway({ GATEWAY_CONFIG: file, GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url }, { costModel })
-})
-afterAll(async () => {
-  await gw.stop()
-  mock.stop()
-})
+const t = useGatewaySuite({ yaml: () => `workflows:\n  - name: default\n    features: { budget: true, usage: true }\n`, gatewayOptions: { costModel } })
 
 async function newKey(name: string): Promise<{ id: string; key: string }> {
   return (await (await admin('/keys', { method: 'POST', body: JSON.stringify({ name }) })).json()) as { id: string; key: string }
@@ -33,7 +21,7 @@ test('a rate limit answers 429 with Retry-After and x-ratelimit headers the SDK 
   const key = await newKey('limited')
   const created = await admin('/rate-limits', { method: 'POST', body: JSON.stringify({ scope: { key_id: key.id }, requests_per_minute: 2 }) })
   expect(created.status).toBe(201)
-  const client = new OpenAI({ apiKey: key.key, baseURL: gw.baseURL, maxRetries: 0 })
+  const client = new OpenAI({ apiKey: key.key, baseURL: t.gw.baseURL, maxRetries: 0 })
   const ok = await client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x' }] }).withResponse()
   expect(ok.response.headers.get('x-ratelimit-limit-requests')).toBe('2')
   expect(ok.response.headers.get('x-ratelimit-remaining-requests')).toBe('1')
@@ -49,7 +37,7 @@ test('a budget is spent by real usage, shown by GET /admin/budgets, and refuses 
   // Each mock answer uses 17 tokens = 0.017 USD; a request reserves its prompt plus max_tokens 5.
   const res = await admin('/budgets', { method: 'POST', body: JSON.stringify({ scope: { key_id: key.id }, window: 'day', limit_usd: 0.04 }) })
   expect(res.status).toBe(201)
-  const client = new OpenAI({ apiKey: key.key, baseURL: gw.baseURL, maxRetries: 0 })
+  const client = new OpenAI({ apiKey: key.key, baseURL: t.gw.baseURL, maxRetries: 0 })
   const ask = () => client.chat.completions.create({ model: 'openai/gpt-4o', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
   await ask()
   await ask()

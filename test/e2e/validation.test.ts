@@ -1,30 +1,20 @@
 /**
  * Every bad input gets its own clear GatewayError with all six fields and the right status.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
-import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { startGateway } from '../helpers/gateway.ts'
+import { startMockOpenAI } from '../helpers/mock-openai-upstream.ts'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-tests'
-let mock: MockUpstream
-let gw: RunningGateway
-
-beforeAll(async () => {
-  mock = startMockOpenAI()
-  gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-up', OPENAI_BASE_URL: mock.url, GATEWAY_MAX_BODY_BYTES: '4096' })
-})
-afterAll(async () => {
-  await gw.stop()
-  mock.stop()
-})
+const t = useGatewaySuite({ env: { GATEWAY_MAX_BODY_BYTES: '4096' } })
 
 async function call(path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}) {
-  const res = await fetch(`${gw.url}${path}`, {
+  const res = await fetch(`${t.gw.url}${path}`, {
     method: init.method ?? 'POST',
-    headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', ...init.headers },
+    headers: { authorization: `Bearer ${t.master}`, 'content-type': 'application/json', ...init.headers },
     body: init.body,
   })
   const body = (await res.json()) as { error: Record<string, unknown> }
@@ -55,12 +45,12 @@ describe('request validation', () => {
   ]
   for (const [name, body, status, fields] of cases) {
     test(`${name} → ${status}`, async () => {
-      const before = mock.requests.length
+      const before = t.openaiMock.requests.length
       const { status: got, error } = await call('/v1/chat/completions', { body })
       expect(got).toBe(status)
       expectGatewayError(error)
       expect(error).toMatchObject({ type: 'invalid_request_error', status_code: status, provider: '', ...fields })
-      expect(mock.requests.length).toBe(before)
+      expect(t.openaiMock.requests.length).toBe(before)
     })
   }
 
@@ -93,11 +83,11 @@ describe('configuration of several instances of one provider type', () => {
     const file = join(dir, 'gateway.yaml')
     writeFileSync(
       file,
-      `providers:\n  primary:\n    type: openai\n    api_key: \${PRIMARY_KEY}\n    base_url: ${mock.url}\n  backup:\n    type: groq\n    api_key: sk-backup\n    base_url: ${second.url}\nvirtual_models:\n  - source: best\n    target: backup/only-here\n`,
+      `providers:\n  primary:\n    type: openai\n    api_key: \${PRIMARY_KEY}\n    base_url: ${t.openaiMock.url}\n  backup:\n    type: groq\n    api_key: sk-backup\n    base_url: ${second.url}\nvirtual_models:\n  - source: best\n    target: backup/only-here\n`,
     )
-    const yamlGw = await startGateway({ GATEWAY_CONFIG: file, PRIMARY_KEY: 'sk-primary', GATEWAY_MASTER_KEY: MASTER })
+    const yamlGw = await startGateway({ GATEWAY_CONFIG: file, PRIMARY_KEY: 'sk-primary', GATEWAY_MASTER_KEY: t.master })
     try {
-      const headers = { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }
+      const headers = { authorization: `Bearer ${t.master}`, 'content-type': 'application/json' }
       const ambiguous = await fetch(`${yamlGw.baseURL}/chat/completions`, {
         method: 'POST',
         headers,
@@ -122,7 +112,7 @@ describe('configuration of several instances of one provider type', () => {
         body: JSON.stringify({ model: 'primary/gpt-4o', messages: [{ role: 'user', content: 'x' }] }),
       })
       expect(primaryCall.status).toBe(200)
-      expect(mock.requests.at(-1)!.headers.authorization).toBe('Bearer sk-primary')
+      expect(t.openaiMock.requests.at(-1)!.headers.authorization).toBe('Bearer sk-primary')
     } finally {
       await yamlGw.stop()
       second.stop()

@@ -9,7 +9,7 @@ import { type AuditAdmin, auditAdmin } from './audit-admin.ts'
 import { type RunningGateway, startGateway, writeGatewayYaml } from './gateway.ts'
 import { type MockAnthropic, startMockAnthropic } from './mock-anthropic-upstream.ts'
 import { type MockGemini, startMockGemini } from './mock-gemini-upstream.ts'
-import { type MockUpstream, startMockOpenAI } from './mock-openai-upstream.ts'
+import { type MockOptions, type MockUpstream, startMockOpenAI } from './mock-openai-upstream.ts'
 
 export type Family = 'openai' | 'anthropic' | 'gemini'
 
@@ -31,6 +31,10 @@ export interface GatewayWithMocksOptions {
   providersFromEnv?: boolean
   /** A gateway.yaml, written to a temporary file and passed as GATEWAY_CONFIG; given the mocks' URLs. */
   yaml?: (urls: MockUrls) => string
+  /** Options for the OpenAI mock (e.g. the upstream key it demands). */
+  openaiMockOptions?: MockOptions
+  /** What `startGateway` takes besides the environment (e.g. a cost model). */
+  gatewayOptions?: Parameters<typeof startGateway>[1]
   /** More gateway variables (or a function of the mocks' URLs giving them); they override the provider ones. */
   env?: Record<string, string> | ((urls: MockUrls) => Record<string, string>)
 }
@@ -55,14 +59,14 @@ const PROVIDER_ENV: Record<Family, (url: string) => Record<string, string>> = {
 export async function startGatewayWithMocks(options: GatewayWithMocksOptions = {}): Promise<GatewayWithMocks> {
   const master = options.master ?? 'master-key-for-tests'
   const families = options.families ?? ['openai']
-  const openaiMock = families.includes('openai') ? startMockOpenAI() : undefined
+  const openaiMock = families.includes('openai') ? startMockOpenAI(options.openaiMockOptions) : undefined
   const anthropicMock = families.includes('anthropic') ? startMockAnthropic(UPSTREAM_KEYS.anthropic) : undefined
   const geminiMock = families.includes('gemini') ? startMockGemini(UPSTREAM_KEYS.gemini) : undefined
   const urls: MockUrls = { openai: openaiMock?.url ?? '', anthropic: anthropicMock?.url ?? '', gemini: geminiMock?.url ?? '' }
   const env: Record<string, string> = { GATEWAY_MASTER_KEY: master }
   if (options.providersFromEnv ?? true) for (const family of families) Object.assign(env, PROVIDER_ENV[family](urls[family]))
   if (options.yaml) env.GATEWAY_CONFIG = writeGatewayYaml(options.yaml(urls))
-  const gw = await startGateway({ ...env, ...(typeof options.env === 'function' ? options.env(urls) : options.env) })
+  const gw = await startGateway({ ...env, ...(typeof options.env === 'function' ? options.env(urls) : options.env) }, options.gatewayOptions)
   // A mock the suite did not start reads as undefined: the test that uses it fails at once.
   return {
     master,
