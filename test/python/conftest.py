@@ -4,8 +4,10 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import pytest
+from pydantic import BaseModel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,6 +18,21 @@ MODELS = {
     "gemini": {"text": "gemini/gemini-2.5-flash", "tool": "gemini/gemini-2.5-flash-tool"},
 }
 FAMILIES = list(MODELS)
+
+# What both SDK suites send and expect back: a tool result, the question, and the schema the mocks answer with a
+# deterministic instance (test/helpers/schema-instance.ts).
+RESULT = '{"temp":18}'
+QUESTION = [{"role": "user", "content": "Weather in Paris?"}]
+
+
+class Weather(BaseModel):
+    city: str
+    celsius: int
+    sky: Literal["sunny", "cloudy"]
+    tags: list[str]
+
+
+EXPECTED_WEATHER = Weather(city="Paris", celsius=21, sky="sunny", tags=["Paris"])
 
 
 @dataclass

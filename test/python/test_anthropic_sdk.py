@@ -1,26 +1,11 @@
 """anthropic-python against the gateway's /v1/messages, for every upstream family: plain and streamed, tool use
 and tool results, structured output through `messages.parse`, and token counting."""
-from typing import Literal
-
 import anthropic
 import pytest
-from pydantic import BaseModel
 
-from conftest import FAMILIES, MODELS
+from conftest import EXPECTED_WEATHER, FAMILIES, MODELS, QUESTION, RESULT, Weather
 
-RESULT = '{"temp":18}'
 TOOL = {"name": "get_weather", "description": "Weather in a city", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
-QUESTION = [{"role": "user", "content": "Weather in Paris?"}]
-
-
-class Weather(BaseModel):
-    city: str
-    celsius: int
-    sky: Literal["sunny", "cloudy"]
-    tags: list[str]
-
-
-EXPECTED_WEATHER = Weather(city="Paris", celsius=21, sky="sunny", tags=["Paris"])
 
 
 @pytest.fixture(scope="module")

@@ -1,29 +1,15 @@
 """openai-python against the gateway, for every upstream family: Chat Completions and Responses, plain and
 streamed, tool calls and tool results, and structured output through the SDK's own `parse` helpers."""
 import json
-from typing import Literal
 
 import openai
 import pytest
 from pydantic import BaseModel, Field
 
-from conftest import FAMILIES, MODELS
+from conftest import EXPECTED_WEATHER, FAMILIES, MODELS, QUESTION, RESULT, Weather
 
-RESULT = '{"temp":18}'
 CHAT_TOOL = {"type": "function", "function": {"name": "get_weather", "description": "Weather in a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
 RESPONSES_TOOL = {"type": "function", "name": "get_weather", "description": "Weather in a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "strict": False}
-QUESTION = [{"role": "user", "content": "Weather in Paris?"}]
-
-
-class Weather(BaseModel):
-    city: str
-    celsius: int
-    sky: Literal["sunny", "cloudy"]
-    tags: list[str]
-
-
-# What the mocks answer for a schema: a deterministic instance (test/helpers/schema-instance.ts).
-EXPECTED_WEATHER = Weather(city="Paris", celsius=21, sky="sunny", tags=["Paris"])
 
 
 @pytest.fixture(scope="module")
