@@ -7,6 +7,21 @@ import { encodeAuditEntry, type AuditRow } from '../../src/audit/record.ts'
 
 export const T0 = Date.UTC(2026, 10, 20, 12)
 
+/** An entry's usage with every field set: 12 tokens in (2 of them cached), 5 out. */
+export const SAMPLE_USAGE = {
+  input_tokens: 12,
+  output_tokens: 5,
+  total_tokens: 17,
+  cached_input_tokens: 2,
+  uncached_input_tokens: 10,
+  cache_write_input_tokens: 0,
+  cached_input_ratio: 2 / 12,
+  estimated_cached_characters: 8,
+  rewrite_tokens_saved: 0,
+  rewrite_cost_saved: 0,
+  entries: 1,
+} satisfies AuditLogEntry['usage']
+
 let n = 0
 /** `at` sets the start time (epoch ms); without it entries are one second apart from T0. */
 export function makeEntry(over: Partial<AuditLogEntry> & { at?: number } = {}): AuditLogEntry {

@@ -224,6 +224,12 @@ function responsesEventFrames(events: Record<string, unknown>[]): string[] {
   return events.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`)
 }
 
+/** A non-streamed chat completion whose one choice calls one function. */
+function toolCallCompletion(model: string, id: string, name: string, args: string) {
+  const message = { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: args } }], refusal: null }
+  return chatCompletion(model, '', { choices: [{ index: 0, message, logprobs: null, finish_reason: 'tool_calls' }] })
+}
+
 export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
   const state = { cancelledStreams: 0 }
   const flakyCalls = new Map<string, number>()
@@ -307,43 +313,11 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
           return stream ? sseResponse(textStreamFrames(model, answer, includeUsage)) : Response.json(chatCompletion(model, answer))
         }
         if (stream) return sseResponse(toolStreamFrames(model))
-        return Response.json(
-          chatCompletion(model, '', {
-            choices: [
-              {
-                index: 0,
-                message: {
-                  role: 'assistant',
-                  content: null,
-                  tool_calls: [{ id: 'call_weather1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
-                  refusal: null,
-                },
-                logprobs: null,
-                finish_reason: 'tool_calls',
-              },
-            ],
-          }),
-        )
+        return Response.json(toolCallCompletion(model, 'call_weather1', 'get_weather', '{"city":"Paris"}'))
       case 'apply-patch': {
         const args = JSON.stringify({ input: '*** Begin Patch\n*** Update File: a.txt\n-old\n+new\n*** End Patch' })
         if (!stream) {
-          return Response.json(
-            chatCompletion(model, '', {
-              choices: [
-                {
-                  index: 0,
-                  message: {
-                    role: 'assistant',
-                    content: null,
-                    tool_calls: [{ id: 'call_patch1', type: 'function', function: { name: 'ApplyPatch', arguments: args } }],
-                    refusal: null,
-                  },
-                  logprobs: null,
-                  finish_reason: 'tool_calls',
-                },
-              ],
-            }),
-          )
+          return Response.json(toolCallCompletion(model, 'call_patch1', 'ApplyPatch', args))
         }
         const frames = [
           chunk(model, { role: 'assistant', content: null }),

@@ -4,7 +4,7 @@
  * Only the interfaces are used, so what passes here behaves the same to the rest of the gateway.
  */
 import { afterEach, describe, expect, test } from 'bun:test'
-import { makeEntry } from '../../../test/helpers/audit-entries.ts'
+import { makeEntry, SAMPLE_USAGE } from '../../../test/helpers/audit-entries.ts'
 import { keyRecord, usageRecord } from '../../../test/helpers/store-records.ts'
 import { auditConversation } from '../../audit/conversation.ts'
 import type { AuditLogEntry, AuditLogQuery } from '../../audit/entry.ts'
@@ -222,19 +222,7 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         const s = await fresh()
         const entry = makeEntry({
           at: T0,
-          usage: {
-            input_tokens: 12,
-            output_tokens: 5,
-            total_tokens: 17,
-            cached_input_tokens: 2,
-            uncached_input_tokens: 10,
-            cache_write_input_tokens: 0,
-            cached_input_ratio: 2 / 12,
-            estimated_cached_characters: 8,
-            rewrite_tokens_saved: 0,
-            rewrite_cost_saved: 0,
-            entries: 1,
-          },
+          usage: SAMPLE_USAGE,
           data: {
             request_body: { model: 'fast', messages: [{ role: 'user', content: 'secret prompt' }] },
             response_body: { object: 'chat.completion', choices: [{ message: { content: 'yo' } }] },

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import type { AuditLogQuery } from '../../audit/entry.ts'
-import { makeEntry, rowsOf, T0 } from '../../../test/helpers/audit-entries.ts'
+import { makeEntry, SAMPLE_USAGE, rowsOf, T0 } from '../../../test/helpers/audit-entries.ts'
 import type { AuditLogEntry } from '../../audit/entry.ts'
 import { SEQ_PER_MS, SqliteAuditStore } from './audit-log.ts'
 import { migrateSqlite } from './migrate.ts'
@@ -25,19 +25,7 @@ const ids = async (q: Partial<AuditLogQuery>) => (await page(q)).entries.map((e)
 describe('writing and reading', () => {
   test('detail returns the entry exactly as written, with usage', async () => {
     const entry = makeEntry({
-      usage: {
-        input_tokens: 12,
-        output_tokens: 5,
-        total_tokens: 17,
-        cached_input_tokens: 2,
-        uncached_input_tokens: 10,
-        cache_write_input_tokens: 0,
-        cached_input_ratio: 2 / 12,
-        estimated_cached_characters: 8,
-        rewrite_tokens_saved: 0,
-        rewrite_cost_saved: 0,
-        entries: 1,
-      },
+      usage: SAMPLE_USAGE,
       data: {
         request_body: { model: 'fast', messages: [{ role: 'user', content: 'hi' }] },
         response_body: { object: 'chat.completion', choices: [{ message: { content: 'yo' } }] },
