@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { ANTHROPIC_TEXT } from '../helpers/mock-anthropic-upstream.ts'
-import { sseEvents } from '../helpers/sse-events.ts'
+import { sseEvents, streamError } from '../helpers/sse-events.ts'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
 const t = useGatewaySuite({ families: ['anthropic'] })
@@ -114,11 +114,7 @@ describe('openai SDK → Anthropic upstream', () => {
     expect(limited.headers.get('retry-after')).toBe('7')
 
     const stream = await t.openai.chat.completions.create({ model: 'anthropic/stream-error', messages, stream: true })
-    const streamErr = await (async () => {
-      for await (const _ of stream) {
-        // drain
-      }
-    })().catch((e) => e)
+    const streamErr = await streamError(stream)
     expect(streamErr).toBeInstanceOf(OpenAI.APIError)
     expect(String(streamErr.message)).toContain('Overloaded')
   })

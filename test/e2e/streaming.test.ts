@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
+import { streamError } from '../helpers/sse-events.ts'
 
 const MASTER = 'master-key-for-tests'
 const messages = [{ role: 'user' as const, content: 'hi' }]
@@ -51,11 +52,7 @@ describe('streaming', () => {
   test('idle deadline between chunks ends the stream with an error frame', async () => {
     await withGateway({ UPSTREAM_IDLE_TIMEOUT_MS: '150' }, async (gw, client) => {
       const stream = await client.chat.completions.create({ model: 'openai/pause-stream', messages, stream: true, metadata: { pause_ms: '600' } })
-      const err = await (async () => {
-        for await (const _ of stream) {
-          // drain
-        }
-      })().catch((e) => e)
+      const err = await streamError(stream)
       expect(err).toBeInstanceOf(OpenAI.APIError)
       expect(String(err.message)).toContain('timed out')
     })
@@ -97,11 +94,7 @@ describe('streaming', () => {
   test('an error event inside the upstream stream reaches the client as an APIError', async () => {
     await withGateway({}, async (_gw, client) => {
       const stream = await client.chat.completions.create({ model: 'openai/stream-error-event', messages, stream: true })
-      const err = await (async () => {
-        for await (const _ of stream) {
-          // drain
-        }
-      })().catch((e) => e)
+      const err = await streamError(stream)
       expect(err).toBeInstanceOf(OpenAI.APIError)
       expect(String(err.message)).toContain('server had an error')
     })
