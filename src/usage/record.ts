@@ -4,7 +4,8 @@
 import type { RequestUsageSummary } from '../audit/entry.ts'
 import type { TokenUsage } from '../pipeline/snapshots.ts'
 
-export interface UsageRecord {
+/** The request's token counts (TokenUsage, `estimated` included) with who, what and what it cost. */
+export interface UsageRecord extends TokenUsage {
   id: string
   ts: number
   key_id: string
@@ -13,19 +14,12 @@ export interface UsageRecord {
   provider_type: string
   model: string
   requested_model: string
-  prompt_tokens: number
-  completion_tokens: number
-  total_tokens: number
-  cached_tokens: number
-  cache_write_tokens: number
-  reasoning_tokens: number
   cost_usd: number
   /** What a cache hit or the rewriters saved, at the model's prices. */
   saved_usd: number
   rewrite_tokens_saved: number
   rewrite_cost_saved: number
   priced: boolean
-  estimated: boolean
   cache_hit: boolean
   /** The request's labels (docs/labels.md); absent means none. */
   labels?: string[]
