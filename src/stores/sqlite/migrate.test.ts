@@ -1,7 +1,6 @@
-import { afterEach, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { makeEntry, rowsOf } from '../../../test/helpers/audit-entries.ts'
 import { loadConfig } from '../../config/load.ts'
@@ -12,14 +11,11 @@ import { applyMigrations, openSqlite } from './client.ts'
 import { migrationFiles, migrationJournal } from './drizzle/index.ts'
 import { legacyMigrations, usageLabelsMigration } from './legacy-migrations.ts'
 import { migrateSqlite, sqliteMigrations } from './migrate.ts'
+import { tempDirs } from '../../../test/helpers/temp-dirs.ts'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+const tempDir = tempDirs('sqlite-migrate-')
 function tempFile() {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlite-migrate-'))
-  dirs.push(dir)
+  const dir = tempDir()
   return join(dir, 'gateway.db')
 }
 

@@ -1,6 +1,4 @@
-import { afterEach, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { makeEntry, rowsOf, T0 } from '../../../test/helpers/audit-entries.ts'
 import { auditRowId } from '../../audit/record.ts'
@@ -12,15 +10,12 @@ import { openSqlite } from './client.ts'
 import { migrateSqlite } from './migrate.ts'
 import { sqliteUsageStore } from './usage.ts'
 import { startWriteThread, type BatchWrites } from './write-thread.ts'
+import { tempDirs } from '../../../test/helpers/temp-dirs.ts'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+const tempDir = tempDirs('write-thread-')
 
 function database() {
-  const dir = mkdtempSync(join(tmpdir(), 'write-thread-'))
-  dirs.push(dir)
+  const dir = tempDir()
   const path = join(dir, 'gateway.db')
   const db = openSqlite(path)
   migrateSqlite(db)
