@@ -3,41 +3,27 @@
  * client gets, the audit entry, and that the gateway stays responsive (`/health` within 100 ms) while the fault
  * runs. Issue #17 defects 3 and 9 (bounded upstream bodies, broken answers) and the keep-it-fixed suite.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { statSync } from 'node:fs'
-import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
-import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.ts'
-import { healthDuringAttempts, startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts'
+import { healthDuringAttempts } from '../helpers/fault-upstream.ts'
 import { sseEvents } from '../helpers/sse-events.ts'
+import { useFaultGateway } from '../helpers/fault-gateway.ts'
 
 const MASTER = 'master-key-upstream-faults-0123456789abc'
 const UPSTREAM_KEY = 'sk-fault-upstream-secret-4f9a8b7c6d5e'
-let upstream: FaultUpstream
-let gw: GatewayProcess
-let admin: AuditAdmin
-
-beforeAll(async () => {
-  upstream = startFaultUpstream()
-  gw = await spawnGateway({
-    GATEWAY_MASTER_KEY: MASTER,
-    OPENAI_API_KEY: UPSTREAM_KEY,
-    OPENAI_BASE_URL: upstream.url,
-    LOGGING_LOG_BODIES: 'true',
-    LOGGING_LOG_HEADERS: 'true',
-    LOGGING_AUDIT_FLUSH_INTERVAL_MS: '20',
-    UPSTREAM_TTFB_TIMEOUT_MS: '1500',
-    UPSTREAM_MAX_RESPONSE_BYTES: String(8 * 1024 * 1024),
-  })
-  admin = auditAdmin(gw.url, MASTER)
-}, 30_000)
-afterAll(async () => {
-  await gw?.stop()
-  upstream.stop()
+const f = useFaultGateway({
+  GATEWAY_MASTER_KEY: MASTER,
+  OPENAI_API_KEY: UPSTREAM_KEY,
+  LOGGING_LOG_BODIES: 'true',
+  LOGGING_LOG_HEADERS: 'true',
+  LOGGING_AUDIT_FLUSH_INTERVAL_MS: '20',
+  UPSTREAM_TTFB_TIMEOUT_MS: '1500',
+  UPSTREAM_MAX_RESPONSE_BYTES: String(8 * 1024 * 1024),
 })
 
 function call(model: string, extra: Record<string, unknown> = {}) {
   const requestId = crypto.randomUUID()
-  const response = fetch(`${gw.url}/v1/chat/completions`, {
+  const response = fetch(`${f.gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'x-request-id': requestId },
     body: JSON.stringify({ model: `openai/${model}`, messages: [{ role: 'user', content: 'hi' }], ...extra }),
@@ -53,7 +39,7 @@ async function underFault(model: string, extra: Record<string, unknown> = {}) {
     const res = await response
     last = { requestId, status: res.status, text: await res.text() }
   }
-  const slowest = await healthDuringAttempts(gw.url, run)
+  const slowest = await healthDuringAttempts(f.gw.url, run)
   return { ...last!, slowest }
 }
 
@@ -64,10 +50,10 @@ describe('upstream faults', () => {
     expect(status).toBe(500)
     expect(text.length).toBeLessThan(4096)
     expect(JSON.parse(text).error).toMatchObject({ type: 'provider_error', provider: 'openai' })
-    const entry = await admin.entryFor(requestId)
+    const entry = await f.admin.entryFor(requestId)
     expect(entry.status_code).toBe(500)
     expect(JSON.stringify(entry).length).toBeLessThan(256 * 1024)
-    expect(statSync(gw.dbPath).size).toBeLessThan(64 * 1024 * 1024)
+    expect(statSync(f.gw.dbPath).size).toBeLessThan(64 * 1024 * 1024)
   }, 30_000)
 
   test('an answer over UPSTREAM_MAX_RESPONSE_BYTES is a clear 502, audited as an error', async () => {
@@ -75,14 +61,14 @@ describe('upstream faults', () => {
     expect(slowest).toBeLessThan(100)
     expect(status).toBe(502)
     expect(JSON.parse(text).error).toMatchObject({ type: 'provider_error', code: 'upstream_response_too_large' })
-    expect((await admin.entryFor(requestId)).status_code).toBe(502)
+    expect((await f.admin.entryFor(requestId)).status_code).toBe(502)
   }, 30_000)
 
   test('a 200 that is not JSON is a 502 upstream_invalid_response, audited as an error', async () => {
     const { requestId, status, text } = await underFault('non-json-200')
     expect(status).toBe(502)
     expect(JSON.parse(text).error).toMatchObject({ type: 'provider_error', code: 'upstream_invalid_response' })
-    const entry = await admin.entryFor(requestId)
+    const entry = await f.admin.entryFor(requestId)
     expect(entry.status_code).toBe(502)
     expect(entry.data.error_code).toBe('upstream_invalid_response')
   })
@@ -101,7 +87,7 @@ describe('upstream faults', () => {
       const events = sseEvents(text)
       const error = events.find(([, data]) => typeof data === 'object' && data?.error)
       expect(error?.[1].error).toMatchObject({ code })
-      const entry = await admin.entryFor(requestId)
+      const entry = await f.admin.entryFor(requestId)
       expect(entry.data.error_code).toBe(code)
     })
   }
@@ -111,14 +97,14 @@ describe('upstream faults', () => {
     expect(slowest).toBeLessThan(100)
     expect(status).toBe(504)
     expect(JSON.parse(text).error.code).toBe('upstream_timeout')
-    expect((await admin.entryFor(requestId)).status_code).toBe(504)
+    expect((await f.admin.entryFor(requestId)).status_code).toBe(504)
   }, 30_000)
 
   test('an upstream that echoes the credential it was sent: the key is nowhere in the answer or the audit entry', async () => {
     const { requestId, status, text } = await underFault('echo-key')
     expect(status).toBe(502)
     expect(text).not.toContain(UPSTREAM_KEY)
-    const entry = await admin.entryFor(requestId)
+    const entry = await f.admin.entryFor(requestId)
     expect(entry.data.attempts?.length).toBeGreaterThan(0)
     const stored = JSON.stringify(entry)
     expect(stored).toContain('Incorrect API key provided')
@@ -129,7 +115,7 @@ describe('upstream faults', () => {
   test('a key sent in a header that is not on the redaction list is redacted by its shape', async () => {
     const requestId = crypto.randomUUID()
     const managedLooking = 'sk-gw-Zx8Q2mV7pL4nR9tY1wE6uI3oA5sD0fGh'
-    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    const res = await fetch(`${f.gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${MASTER}`,
@@ -142,7 +128,7 @@ describe('upstream faults', () => {
     })
     expect(res.status).toBe(200)
     await res.text()
-    const entry = await admin.entryFor(requestId)
+    const entry = await f.admin.entryFor(requestId)
     expect(entry.data.request_headers).toMatchObject({ 'x-forwarded-authorization': '[REDACTED]', 'x-upstream-key': '[REDACTED]' })
     expect(JSON.stringify(entry)).not.toContain(managedLooking)
   })
@@ -152,7 +138,7 @@ describe('upstream faults', () => {
     const run = async () => {
       requestId = crypto.randomUUID()
       const abort = new AbortController()
-      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      const res = await fetch(`${f.gw.url}/v1/chat/completions`, {
         method: 'POST',
         signal: abort.signal,
         headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', 'x-request-id': requestId },
@@ -166,8 +152,8 @@ describe('upstream faults', () => {
         // aborted by the client, as intended
       }
     }
-    expect(await healthDuringAttempts(gw.url, run)).toBeLessThan(100)
-    const entry = await admin.entryFor(requestId)
+    expect(await healthDuringAttempts(f.gw.url, run)).toBeLessThan(100)
+    const entry = await f.admin.entryFor(requestId)
     expect(entry.path).toBe('/v1/chat/completions')
   }, 20_000)
 })
