@@ -266,6 +266,8 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         expect(await ids(s, { label: 'blue' } as Partial<AuditLogQuery>)).toEqual([a.id])
         expect(await ids(s, { search: 'azure' })).toEqual([b.id])
         expect(await ids(s, { search: 'req_client_old' })).toEqual([old.id])
+        expect(await ids(s, { search: 'v1/models' })).toEqual([c.id])
+        expect(await ids(s, { search: 'openai/gpt-4o-mi' })).toHaveLength(4)
         expect(await ids(s, { search: a.id })).toEqual([a.id])
         expect(await s.audit.list({ limit: 1, offset: 1 })).toMatchObject({ total: 4, limit: 1, offset: 1, entries: [{ id: b.id }] })
       })

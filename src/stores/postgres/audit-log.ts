@@ -27,10 +27,17 @@ const CASTS: Partial<Record<(typeof AUDIT_ROW_COLUMNS)[number], string>> = {
 const COLUMN_COUNT = AUDIT_ROW_COLUMNS.length
 const INSERT_COLUMNS = AUDIT_ROW_COLUMNS.map((c, i) => `(r->>${i})${CASTS[c] ?? ''}`).join(', ')
 
+/**
+ * ASCII spaces and punctuation, replaced by a space before the text is split into words: PostgreSQL's parser
+ * would otherwise keep `deepseek/deepseek-reasoner` or `/v1/models` as one "file" word, which no search for
+ * "deepseek-reas" or "v1 models" finds (planSearch splits on every non-letter, as SQLite's tokenizer does).
+ */
+const ASCII_PUNCTUATION = String.raw`[\x01-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]`
+
 const WRITE_BATCH = `WITH src AS (SELECT value AS r FROM jsonb_array_elements($1::text::jsonb)),
   ins AS (
     INSERT INTO audit_log (${AUDIT_ROW_COLUMNS.join(', ')}, search)
-    SELECT ${INSERT_COLUMNS}, to_tsvector('simple', r->>${COLUMN_COUNT + 1}) FROM src
+    SELECT ${INSERT_COLUMNS}, to_tsvector('simple', regexp_replace(r->>${COLUMN_COUNT + 1}, '${ASCII_PUNCTUATION}+', ' ', 'g')) FROM src
     ON CONFLICT (id, ts) DO NOTHING RETURNING id, ts, data),
   pay AS (
     INSERT INTO audit_log_payloads (id, ts, payload)
