@@ -231,11 +231,15 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         await record(s, [entry, makeEntry({ at: T0 + 1 }), entry])
         expect(await s.audit.get(entry.id)).toEqual(entry)
         expect(await s.audit.get('missing')).toBeUndefined()
+        // An id whose embedded time is days away from the entry's start is still found.
+        const skewed = makeEntry({ at: T0 + 3 * 86_400_000, id: Bun.randomUUIDv7('hex', T0 - 86_400_000) })
+        await record(s, [skewed])
+        expect(await s.audit.get(skewed.id)).toEqual(skewed)
         const page = await s.audit.list({ limit: 10, offset: 0 })
-        expect(page.total).toBe(2)
+        expect(page.total).toBe(3)
         expect(JSON.stringify(page.entries)).not.toContain('secret prompt')
         expect(page.entries.every((e) => e.bodies_omitted === true)).toBe(true)
-        expect(s.auditSink.stats()).toMatchObject({ written: 2, duplicates: 1, failed: 0 })
+        expect(s.auditSink.stats()).toMatchObject({ written: 3, duplicates: 1, failed: 0 })
       })
 
       test('every filter, newest first, paging, the time window and search', async () => {

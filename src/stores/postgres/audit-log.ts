@@ -70,6 +70,11 @@ const threadEntry = (row: AuditLogRow): AuditThreadEntryRow => ({
   previousResponseId: row.previous_response_id ?? null,
 })
 
+const DAY_MS = 86_400_000
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
+/** The creation time a UUIDv7 carries (its first 48 bits, epoch ms); undefined for other ids. */
+const uuidV7Time = (id: string): number | undefined => (UUID_V7.test(id) ? Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16) : undefined)
+
 /** Collects a query's conditions with numbered parameters. */
 class Where {
   readonly parts: string[] = []
@@ -141,13 +146,32 @@ export class PostgresAuditStore {
     return row as AuditLogRow | undefined
   }
 
+  /**
+   * An entry by id. The gateway's ids are UUIDv7 made at the entry's start, so the id names its day: looked up in
+   * the partitions of that day ± one first (planning and probing 3 partitions instead of all of them), and in
+   * all of them only when that misses (an id of another kind, or a clock far off).
+   */
+  private async rowById(id: string): Promise<AuditLogRow | undefined> {
+    const at = uuidV7Time(id)
+    if (at !== undefined) {
+      const [near] = await this.sql.unsafe(
+        `SELECT ${LIGHT}, p.payload FROM audit_log a
+         LEFT JOIN audit_log_payloads p ON p.id = a.id AND p.ts = a.ts AND p.ts >= $2 AND p.ts < $3
+         WHERE a.id = $1 AND a.ts >= $2 AND a.ts < $3 LIMIT 1`,
+        [id, at - DAY_MS, at + DAY_MS],
+      )
+      if (near) return near as AuditLogRow
+    }
+    return this.fullRow('a.id = $1', [id])
+  }
+
   async get(id: string): Promise<AuditLogEntry | undefined> {
-    const row = await this.fullRow('a.id = $1', [id])
+    const row = await this.rowById(id)
     return row ? fullEntry(row) : undefined
   }
 
   async threadEntry(id: string): Promise<AuditThreadEntryRow | undefined> {
-    const row = await this.fullRow('a.id = $1', [id])
+    const row = await this.rowById(id)
     return row ? threadEntry(row) : undefined
   }
 
