@@ -174,7 +174,9 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
     expect(await ids({ label: 'nightly' })).toEqual(['fast'])
     expect(await ids({ from: T0 - DAY, to: T0 + 1500 })).toEqual(['smart', 'fast'])
     expect(await ids({ search: 'rate limit' })).toEqual(['smart'])
-    expect(await ids({ search: 'gpt-4' })).toEqual(['gpt-4o-mini'])
+    // Every entry's resolved model is openai/gpt-4o-mini (makeEntry's default), a searchable field as on SQLite.
+    expect(await ids({ search: 'gpt-4' })).toEqual(['gpt-4o-mini', 'smart', 'fast', 'old'])
+    expect(await ids({ search: 'v1 messages' })).toEqual(['gpt-4o-mini'])
     expect(await ids({ search: entries[2]!.id })).toEqual(['gpt-4o-mini'])
     expect(await ids({ search: '/' })).toHaveLength(4)
     const page = await audit.list({ limit: 1, offset: 1 })
