@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { silentLogger } from '../log/logger.ts'
 import { MemoryChanges } from './memory/changes.ts'
-import { Snapshot } from './snapshot.ts'
+import { Snapshot, type SnapshotOptions } from './snapshot.ts'
 
 function source() {
   const state = { value: 1, fail: false, loads: 0, gate: undefined as Promise<void> | undefined }
@@ -17,46 +17,48 @@ function source() {
   }
 }
 
+/** A snapshot of `source()` whose applied copy `copy()` reads; `options` adds topics, timers and so on. */
+function watched(options: Partial<SnapshotOptions<number>> = {}) {
+  const src = source()
+  let applied = 0
+  const snap = new Snapshot({ name: 't', load: src.load, apply: (v) => (applied = v), log: silentLogger, ...options })
+  return { src, snap, copy: () => applied }
+}
+
 describe('Snapshot', () => {
   test('loads, reloads when the topic changes, ignores other topics', async () => {
     const changes = new MemoryChanges()
-    const src = source()
-    let copy = 0
-    const snap = new Snapshot({ name: 't', load: src.load, apply: (v) => (copy = v), changes, topic: 'keys', log: silentLogger })
+    const { src, snap, copy } = watched({ changes, topic: 'keys' })
     expect(await snap.start()).toBe(true)
-    expect(copy).toBe(1)
+    expect(copy()).toBe(1)
     src.state.value = 2
     await changes.publish('limits')
     await Bun.sleep(5)
-    expect(copy).toBe(1)
+    expect(copy()).toBe(1)
     await changes.publish('keys')
     await Bun.sleep(5)
-    expect(copy).toBe(2)
+    expect(copy()).toBe(2)
     snap.stop()
   })
 
   test('keeps the last good copy while loads fail, and reports it', async () => {
-    const src = source()
-    let copy = 0
-    const snap = new Snapshot({ name: 't', load: src.load, apply: (v) => (copy = v), log: silentLogger, retryMs: 10 })
+    const { src, snap, copy } = watched({ retryMs: 10 })
     await snap.start()
     src.state.fail = true
     src.state.value = 5
     expect(await snap.refresh()).toBe(false)
-    expect(copy).toBe(1)
+    expect(copy()).toBe(1)
     expect(snap.status()).toMatchObject({ loaded: true, fresh: false, lastError: 'database down' })
     src.state.fail = false
     // the retry timer (10 ms) reloads without anyone asking
     await Bun.sleep(60)
-    expect(copy).toBe(5)
+    expect(copy()).toBe(5)
     expect(snap.status().fresh).toBe(true)
     snap.stop()
   })
 
   test('a change announced during a load causes exactly one more load after it', async () => {
-    const src = source()
-    let copy = 0
-    const snap = new Snapshot({ name: 't', load: src.load, apply: (v) => (copy = v), log: silentLogger })
+    const { src, snap, copy } = watched()
     let open!: () => void
     src.state.gate = new Promise((r) => (open = r))
     const first = snap.start()
@@ -66,19 +68,17 @@ describe('Snapshot', () => {
     src.state.gate = undefined
     open()
     await Promise.all([first, second, third])
-    expect(copy).toBe(2)
+    expect(copy()).toBe(2)
     expect(src.state.loads).toBe(2)
     snap.stop()
   })
 
   test('the periodic reconcile picks up a change nobody announced', async () => {
-    const src = source()
-    let copy = 0
-    const snap = new Snapshot({ name: 't', load: src.load, apply: (v) => (copy = v), log: silentLogger, reconcileMs: 20 })
+    const { src, snap, copy } = watched({ reconcileMs: 20 })
     await snap.start()
     src.state.value = 9
     await Bun.sleep(80)
-    expect(copy).toBe(9)
+    expect(copy()).toBe(9)
     snap.stop()
   })
 })
