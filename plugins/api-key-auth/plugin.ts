@@ -16,7 +16,7 @@ export const apiKeyAuth = definePlugin({
     const authenticator = new KeyAuthenticator(config.master_key, keys)
     return {
       before(ctx) {
-        const result = authenticator.authenticate(ctx.headers)
+        const result = ctx.authentication ?? authenticator.authenticate(ctx.headers)
         if (result.kind === 'rejected') {
           ctx.authFailureReason = result.reason
           ctx.auditSuppressed = !authFailures.shouldAudit(ctx.clientIp, result.failure)

@@ -8,6 +8,7 @@ import { gatewayErrors } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import { RequestContext, type EndpointId } from '../pipeline/context.ts'
 import { endpoint as endpointOf } from '../protocols/endpoints.ts'
+import type { Authentication } from '../keys/authenticator.ts'
 import { readBody } from './body-reader.ts'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 
@@ -20,10 +21,10 @@ export interface IngressInput {
   /** Time allowed for the whole body to arrive. */
   bodyDeadlineMs: number
   /**
-   * False when the headers already show the request will be refused (a wrong key): its body is then never read,
-   * so an unauthenticated caller costs no memory for it. The pipeline's auth step answers the 401.
+   * The key in the headers, checked before the body: a request that will be refused (a wrong key) never has its
+   * body read, so an unauthenticated caller costs no memory for it. The pipeline's auth step answers the 401.
    */
-  readBody: boolean
+  authentication: Authentication
   pathParam?: string
   /** Aborts the request's work: the client going away, or the gateway ending requests at its drain deadline. */
   signal?: AbortSignal
@@ -35,17 +36,7 @@ export interface Ingress {
   closeConnection: boolean
 }
 
-export async function buildRequestContext({
-  request,
-  endpoint,
-  clientIp,
-  log,
-  maxBodyBytes,
-  bodyDeadlineMs,
-  readBody: wantBody,
-  pathParam,
-  signal,
-}: IngressInput): Promise<Ingress> {
+export async function buildRequestContext({ request, endpoint, clientIp, log, maxBodyBytes, bodyDeadlineMs, authentication, pathParam, signal }: IngressInput): Promise<Ingress> {
   const url = new URL(request.url)
   const ctx = new RequestContext({
     endpoint,
@@ -56,9 +47,10 @@ export async function buildRequestContext({
     log,
     clientSignal: signal ?? request.signal,
     pathParam,
+    authentication,
   })
   const hasBody = request.body !== null
-  if (!wantBody) return { ctx, closeConnection: hasBody }
+  if (authentication.kind !== 'authenticated') return { ctx, closeConnection: hasBody }
   if (request.method !== 'POST' || endpointOf(endpoint).body !== 'json') return { ctx, closeConnection: false }
   return { ctx, closeConnection: !(await readJsonBody(ctx, request, maxBodyBytes, bodyDeadlineMs)) }
 }

@@ -37,7 +37,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
       log: gateway.log,
       maxBodyBytes,
       bodyDeadlineMs,
-      readBody: credentials.authenticate(request.headers).kind === 'authenticated',
+      authentication: credentials.authenticate(request.headers),
       signal: AbortSignal.any([request.signal, gateway.endRequests.signal]),
       pathParam,
     })

@@ -180,7 +180,24 @@ export function orderByWeight(vm: VirtualModel, random: () => number): string[] 
 export const DEFAULT_OUTPUT_LIMITS: Readonly<Record<string, number>> = Object.assign({}, ...Object.values(PROVIDER_TYPES).map((row) => row.outputLimits))
 
 /** The output limit for a target, or undefined when neither the overrides nor the defaults know its model. */
-export function outputLimitFor(target: Pick<ResolvedTarget, 'selector' | 'model'>, overrides: Readonly<Record<string, number>> = {}): number | undefined {
+export function outputLimitFor(target: Pick<ResolvedTarget, 'selector' | 'model'>, overrides: Readonly<Record<string, number>> = NO_OVERRIDES): number | undefined {
+  // Asked on every request with a token clamp: answered once per (overrides table, target), then from a map.
+  let known = outputLimitsSeen.get(overrides)
+  if (!known) outputLimitsSeen.set(overrides, (known = new Map()))
+  const id = `${target.selector}\n${target.model}`
+  if (known.has(id)) return known.get(id)
+  if (known.size >= OUTPUT_LIMITS_SEEN_MAX) known.clear()
+  const limit = lookUpOutputLimit(target, overrides)
+  known.set(id, limit)
+  return limit
+}
+
+const NO_OVERRIDES: Readonly<Record<string, number>> = {}
+/** Bounded: model names come from clients. */
+const OUTPUT_LIMITS_SEEN_MAX = 4096
+const outputLimitsSeen = new WeakMap<Readonly<Record<string, number>>, Map<string, number | undefined>>()
+
+function lookUpOutputLimit(target: Pick<ResolvedTarget, 'selector' | 'model'>, overrides: Readonly<Record<string, number>>): number | undefined {
   for (const table of [overrides, DEFAULT_OUTPUT_LIMITS]) {
     const exact = table[target.selector] ?? table[target.model]
     if (exact !== undefined) return exact

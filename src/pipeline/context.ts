@@ -5,6 +5,7 @@
  * What a plugin keeps for itself between its hooks goes into its own slot (`ctx.state(slot)`), not here.
  */
 import type { GatewayError } from '../errors/gateway-error.ts'
+import type { Authentication } from '../keys/authenticator.ts'
 import type { Logger } from '../log/logger.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
 import type { EndpointId } from '../protocols/endpoints.ts'
@@ -60,6 +61,8 @@ export interface RequestContextInit {
   clientSignal: AbortSignal
   /** Parameter from the path, e.g. the model of GET /v1/models/{id}. */
   pathParam?: string
+  /** The key in the headers, checked at ingress before the body was read; the auth plugin uses it as it is. */
+  authentication?: Authentication
 }
 
 export class RequestContext {
@@ -77,6 +80,7 @@ export class RequestContext {
   readonly headers: Headers
   readonly clientIp: string
   readonly clientSignal: AbortSignal
+  readonly authentication?: Authentication
   readonly pathParam?: string
   /** The client's X-Request-ID when it sent one, else the gateway id. Echoed as `x-request-id`. */
   readonly requestId: string
@@ -162,6 +166,7 @@ export class RequestContext {
     this.clientIp = init.clientIp
     this.clientSignal = init.clientSignal
     this.pathParam = init.pathParam
+    this.authentication = init.authentication
     const clientRequestId = init.headers.get('x-request-id')
     this.requestId = clientRequestId && clientRequestId.length <= 200 ? clientRequestId : this.id
     this.baseLog = init.log
