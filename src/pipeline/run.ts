@@ -14,6 +14,7 @@ import type { StreamFold } from './stream-codecs.ts'
 import type { Outcome } from './types.ts'
 import { estimateUsage, meterUsage, needsEstimatedUsage } from '../usage/meter.ts'
 import { usageFromOpenAI } from './usage.ts'
+import { parsedAnswer, parseJsonOrUndefined } from './json-answer.ts'
 
 export interface RunOptions {
   /** Answers endpoints served by the gateway itself (model list, unknown routes) after auth. */
@@ -100,9 +101,12 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
 
   let text = ''
   let status = response.status
+  // Parsed already when the text is the upstream answer as it came (see json-answer.ts); unset once it is replaced.
+  let parsedText = parsedAnswer(response)
   try {
     text = response.body ? await response.text() : ''
   } catch (error) {
+    parsedText = undefined
     const failure = toGatewayError(error)
     ctx.error = failure
     status = failure.status
@@ -111,7 +115,10 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
   }
   // Every error body is shaped here, once, in the protocol of the endpoint (Anthropic clients expect their own).
   const errorBody = status >= 400 && ctx.error ? endpoint(ctx.endpoint).protocol?.errorBody?.(ctx.error) : undefined
-  if (errorBody !== undefined) text = JSON.stringify(errorBody)
+  if (errorBody !== undefined) {
+    text = JSON.stringify(errorBody)
+    parsedText = undefined
+  }
   telemetry?.headersReady(ctx, headers, false)
   const outcome = baseOutcome(ctx, status, headers)
   outcome.bytesOut = Buffer.byteLength(text)
@@ -119,7 +126,7 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
   // The answer is parsed only for plugins that asked (bodies for audit or cache, usage for metering and limits).
   const capture = ctx.capture
   if (capture.responseBody || (capture.usage && status < 300)) {
-    const parsed = parseJson(text)
+    const parsed = parsedText ?? parseJsonOrUndefined(text)
     if (capture.responseBody) {
       if (parsed === undefined) outcome.responseText = text
       else {
@@ -278,13 +285,4 @@ function errorFromStream(raw: unknown, ctx: RequestContext): GatewayError {
     code: typeof e.code === 'string' ? e.code : 'stream_error',
     provider: ctx.target?.providerName ?? '',
   })
-}
-
-function parseJson(text: string): unknown {
-  if (!text) return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
 }

@@ -16,6 +16,7 @@ import { endpoint } from '../protocols/endpoints.ts'
 import type { IngressProtocol } from '../protocols/types.ts'
 import type { AdapterCall, ProviderAdapter, ResolvedTarget, UpstreamResult } from './types.ts'
 import { isEventStream } from '../pipeline/sse.ts'
+import { jsonAnswer, parsedAnswer, sameAnswer } from '../pipeline/json-answer.ts'
 
 export async function callTarget(ctx: RequestContext, target: ResolvedTarget, kind: AttemptKind, deps: PluginDeps): Promise<UpstreamResult> {
   const registered = deps.providers.get(target.providerName)
@@ -60,9 +61,10 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
     headers.set('content-type', 'text/event-stream; charset=utf-8')
     return new Response(protocol.fromChatStream(upstream.body, ctx), { status: upstream.status, headers })
   }
-  const completion = (await upstream.json()) as Record<string, unknown>
+  const completion = (parsedAnswer(upstream) ?? (await upstream.json())) as Record<string, unknown>
   headers.set('content-type', 'application/json')
-  return new Response(JSON.stringify(await protocol.fromChatResponse(completion, ctx)), { status: upstream.status, headers })
+  const answer = await protocol.fromChatResponse(completion, ctx)
+  return jsonAnswer(JSON.stringify(answer), answer, { status: upstream.status, headers })
 }
 
 /** The adapter's own implementation of the client's API, when the upstream speaks it natively. */
@@ -74,5 +76,5 @@ function nativeCall(ctx: RequestContext, nativeResponses: boolean, adapter: Prov
 
 function toClient(ctx: RequestContext, upstream: UpstreamResult): UpstreamResult {
   if (upstream instanceof GatewayError) return upstream
-  return new Response(upstream.body, { status: upstream.status, headers: clientHeadersFrom(upstream.headers, ctx.requestId) })
+  return sameAnswer(upstream, new Response(upstream.body, { status: upstream.status, headers: clientHeadersFrom(upstream.headers, ctx.requestId) }))
 }

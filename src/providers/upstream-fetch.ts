@@ -11,6 +11,7 @@ import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
 import type { AdapterCall, UpstreamResult } from './types.ts'
 import { scrubSecrets, upstreamError, upstreamFailures } from './upstream-errors.ts'
 import { isEventStream } from '../pipeline/sse.ts'
+import { jsonAnswer, parseJsonOrUndefined } from '../pipeline/json-answer.ts'
 
 export interface UpstreamHttpRequest {
   url: string
@@ -128,8 +129,9 @@ async function readWhole(response: Response, { call, attempt, t0, abort, firstBy
     if (truncated) return failAttempt(attempt, t0, upstreamFailures.tooLarge(call.provider.name, call.limits.maxResponseBytes))
     // Every endpoint behind this call answers JSON; anything else (an HTML page from a proxy, a cut-off body) is
     // the provider's failure, not a success to pass on.
-    if (!isJson(text)) return failAttempt(attempt, t0, upstreamFailures.unreadable(call.provider.name, describeText(text)))
-    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
+    const parsed = parseJsonOrUndefined(text)
+    if (parsed === undefined) return failAttempt(attempt, t0, upstreamFailures.unreadable(call.provider.name, describeText(text)))
+    return jsonAnswer(text, parsed, { status: response.status, statusText: response.statusText, headers: response.headers })
   } catch (error) {
     // Reading rejects when a deadline aborts it or the connection breaks: both are the upstream's failure.
     return failAttempt(attempt, t0, toFetchFailure(call.provider.name, abort.signal.reason ?? error))
@@ -246,15 +248,6 @@ async function readBounded(response: Response, maxBytes: number, keepTruncated =
   }
 }
 
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text)
-    return true
-  } catch {
-    return false
-  }
-}
-
 function describeText(text: string): string {
   const start = text.trim().slice(0, 60)
   return start ? `it starts with ${JSON.stringify(start)}` : 'it is empty'
@@ -311,13 +304,4 @@ function toFetchFailure(provider: string, reason: unknown, broke = upstreamFailu
 
 function isGatewayError(value: unknown): value is GatewayError {
   return value instanceof Error && value.name === 'GatewayError'
-}
-
-function parseJsonOrUndefined(text: string): unknown {
-  if (!text) return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
 }
