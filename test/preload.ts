@@ -13,4 +13,6 @@ const runDir = mkdtempSync(join(tmpdir(), 'gw-run-'))
 chmodSync(runDir, 0o755)
 process.env.TMPDIR = runDir
 // After the last test file (a global hook in a preload); servers still running then are stopped as the process exits.
-afterAll(() => rmSync(runDir, { recursive: true, force: true, maxRetries: 3 }))
+// Hooks get 5 s by default whatever bunfig's test timeout says, and removing a run's clusters and compiled binaries
+// took 9.8 s on a busy disk; bun test fires no process 'exit' event, so the hook it is, with room.
+afterAll(() => rmSync(runDir, { recursive: true, force: true, maxRetries: 3 }), 120_000)
