@@ -1,9 +1,9 @@
 /**
- * @module The one static registry of plugins and provider adapters. Static imports only: `bun build --compile`
- * embeds exactly what this file names. A test checks that it matches the plugin folders.
+ * @module The one static registry of plugins and provider adapters, and where each plugin runs. Static imports
+ * only: `bun build --compile` embeds exactly what this file names. A test checks that it matches the plugin folders.
  */
 import type { ProviderAdapter } from '../src/providers/types.ts'
-import type { GatewayPlugin } from '../src/pipeline/types.ts'
+import type { PluginChain } from '../src/pipeline/types.ts'
 import { apiKeyAuth } from './api-key-auth/plugin.ts'
 import { auditSink } from './audit-sink/plugin.ts'
 import { budget } from './budget/plugin.ts'
@@ -26,25 +26,30 @@ import { systemPrompt } from './system-prompt/plugin.ts'
 import { usageMeter } from './usage-meter/plugin.ts'
 import { virtualModelResolver } from './virtual-model-resolver/plugin.ts'
 
-export const pluginRegistry: readonly GatewayPlugin[] = [
-  apiKeyAuth,
-  ideRequestShapes,
-  requestValidator,
-  virtualModelResolver,
-  modelAccess,
-  responseThreads,
-  systemPrompt,
-  contextSlimmer,
-  parameterNormaliser,
-  guardrails,
-  responseCache,
-  rateLimiter,
-  budget,
-  singleTargetRouter,
-  failover,
-  usageMeter,
-  auditSink,
-] as GatewayPlugin[]
+/**
+ * The gateway's pipeline: per stage, its plugins in the order they run (the stages run in `STAGES` order). A
+ * plugin's place is decided here, with the reason beside it where the order matters.
+ */
+export const pluginChain: PluginChain = {
+  auth: [apiKeyAuth],
+  resolve: [
+    // Normalises IDE bodies to chat, so the validator checks the chat shape.
+    ideRequestShapes,
+    requestValidator,
+    virtualModelResolver,
+    // After the resolver: the resolved target selector counts as well as the requested name.
+    modelAccess,
+    responseThreads,
+  ],
+  // The normaliser last: it adapts the finished request to its target.
+  rewrite: [systemPrompt, contextSlimmer, parameterNormaliser],
+  guard: [guardrails],
+  cache: [responseCache],
+  budget: [rateLimiter, budget],
+  // Failover replaces the single-target router when its feature is on.
+  route: [singleTargetRouter, failover],
+  observe: [usageMeter, auditSink],
+}
 
 export const providerAdapters: Readonly<Record<string, ProviderAdapter>> = {
   'openai-compatible': openaiCompatibleAdapter,

@@ -7,7 +7,7 @@ import type { Logger } from './log/logger.ts'
 import { ModelCatalog } from './models/catalog.ts'
 import type { RequestContext } from './pipeline/context.ts'
 import { completionsSettled, runPipeline } from './pipeline/run.ts'
-import type { GatewayPlugin, PluginDeps } from './pipeline/types.ts'
+import type { PluginChain, PluginDeps } from './pipeline/types.ts'
 import { ProviderRegistry } from './providers/registry.ts'
 import type { ProviderAdapter } from './providers/types.ts'
 import type { Stores } from './stores/types.ts'
@@ -23,7 +23,7 @@ import { auditSecurityEventRecorder, type SecurityEventRecorder } from './audit/
 import { createAuditLog, type AuditLog } from './audit/audit-log.ts'
 import { WorkflowRegistry } from './workflows/registry.ts'
 import { applyRequestLabels } from './labels/apply.ts'
-import { pluginRegistry, providerAdapters } from '../plugins/index.ts'
+import { pluginChain, providerAdapters } from '../plugins/index.ts'
 import { GatewayMetrics } from './observability/metrics.ts'
 import { RequestTelemetry } from './observability/request-telemetry.ts'
 import type { Tracing } from './observability/tracing.ts'
@@ -33,7 +33,7 @@ import type { PrimaryLink } from './workers/link.ts'
 export interface GatewayOptions {
   config: GatewayConfig
   log: Logger
-  plugins?: readonly GatewayPlugin[]
+  plugins?: PluginChain
   adapters?: Readonly<Record<string, ProviderAdapter>>
   costModel?: CostModel
   /** Script of the write thread; the compiled binary needs it given relative to its entry (src/main.ts). */
@@ -60,7 +60,8 @@ export class Gateway {
   /** Aborted when a graceful stop reaches its drain deadline: in-flight requests end with a 503 (see main.ts). */
   readonly endRequests = new AbortController()
   readonly deps: PluginDeps
-  readonly plugins: readonly GatewayPlugin[]
+  /** The plugins and where each runs. */
+  readonly plugins: PluginChain
   /** Active workflows and their pipelines; chooses the pipeline of each request. */
   readonly workflows: WorkflowRegistry
   adminAuth: AdminAuthenticator
@@ -124,7 +125,7 @@ export class Gateway {
     // The OpenTelemetry SDK (about 20 MB resident) is loaded only when tracing is configured.
     this.tracing = options.tracing ? new (require('./observability/tracing.ts') as typeof import('./observability/tracing.ts')).Tracing(options.tracing, this.log) : undefined
     this.telemetry = this.requestTelemetry()
-    this.plugins = options.plugins ?? pluginRegistry
+    this.plugins = options.plugins ?? pluginChain
     this.workflows = new WorkflowRegistry(stores.workflows, this.plugins, this.deps, this.config.features, this.log, stores.changes)
   }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { PluginManifest } from '../../src/pipeline/types.ts'
+import { definePluginManifest } from '../../src/pipeline/types.ts'
 
 export const contextSlimmerConfig = z.strictObject({
   enabled: z.boolean().default(false),
@@ -11,11 +11,9 @@ export const contextSlimmerConfig = z.strictObject({
   remove_duplicate_tools: z.boolean().default(true),
 })
 
-export const contextSlimmerManifest = {
+export const contextSlimmerManifest = definePluginManifest({
   id: 'context-slimmer',
-  stage: 'rewrite',
-  order: 20,
   summary: 'Saves prompt tokens without changing meaning: whitespace in tool output, duplicate tool definitions.',
   features: [],
   config: contextSlimmerConfig,
-} as const satisfies PluginManifest<typeof contextSlimmerConfig>
+})

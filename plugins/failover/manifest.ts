@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { modelSelectorSchema } from '../../src/config/schema.ts'
-import type { PluginManifest } from '../../src/pipeline/types.ts'
+import { definePluginManifest } from '../../src/pipeline/types.ts'
 
 export const failoverConfig = z.strictObject({
   /** Ordered fallbacks per requested model name or `<provider>/<model>` selector. */
@@ -24,12 +24,10 @@ export const failoverConfig = z.strictObject({
 })
 export type FailoverConfig = z.infer<typeof failoverConfig>
 
-export const failoverManifest = {
+export const failoverManifest = definePluginManifest({
   id: 'failover',
-  stage: 'route',
-  order: 100,
   summary: 'Retries with backoff and jitter (honouring Retry-After), then fails over to the next target; a circuit breaker skips failing targets.',
   features: ['failover'],
   replaces: ['single-target-router'],
   config: failoverConfig,
-} as const satisfies PluginManifest<typeof failoverConfig>
+})

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { PluginManifest } from '../../src/pipeline/types.ts'
+import { definePluginManifest } from '../../src/pipeline/types.ts'
 
 const ruleSchema = z
   .strictObject({
@@ -40,11 +40,9 @@ export const guardrailsConfig = z.strictObject({
 })
 export type GuardrailsConfig = z.infer<typeof guardrailsConfig>
 
-export const guardrailsManifest = {
+export const guardrailsManifest = definePluginManifest({
   id: 'guardrails',
-  stage: 'guard',
-  order: 10,
   summary: 'Input and output rules: blocked patterns, PII (e-mail, phone, card, secrets) blocked or masked, input size, tool allow-list.',
   features: ['guardrails'],
   config: guardrailsConfig,
-} as const satisfies PluginManifest<typeof guardrailsConfig>
+})

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { PluginManifest } from '../../src/pipeline/types.ts'
+import { definePluginManifest } from '../../src/pipeline/types.ts'
 
 export const parameterNormaliserConfig = z.strictObject({
   enabled: z.boolean().default(true),
@@ -9,11 +9,9 @@ export const parameterNormaliserConfig = z.strictObject({
   clamp_max_tokens: z.boolean().default(true),
 })
 
-export const parameterNormaliserManifest = {
+export const parameterNormaliserManifest = definePluginManifest({
   id: 'parameter-normaliser',
-  stage: 'rewrite',
-  order: 90,
   summary: 'Adapts parameters to the target: max_tokens vs max_completion_tokens, unsupported fields dropped, output tokens clamped to the model limit.',
   features: [],
   config: parameterNormaliserConfig,
-} as const satisfies PluginManifest<typeof parameterNormaliserConfig>
+})

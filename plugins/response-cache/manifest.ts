@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { PluginManifest } from '../../src/pipeline/types.ts'
+import { definePluginManifest } from '../../src/pipeline/types.ts'
 
 export const responseCacheConfig = z.strictObject({
   ttl_seconds: z
@@ -21,12 +21,10 @@ export const responseCacheConfig = z.strictObject({
 })
 export type ResponseCacheConfig = z.infer<typeof responseCacheConfig>
 
-export const responseCacheManifest = {
+export const responseCacheManifest = definePluginManifest({
   id: 'response-cache',
-  stage: 'cache',
-  order: 10,
   summary: 'Exact-match cache of successful chat completions (streams replayed), with request coalescing.',
   features: ['cache'],
   captures: { responseBody: ['chat.completions'] },
   config: responseCacheConfig,
-} as const satisfies PluginManifest<typeof responseCacheConfig>
+})

@@ -1,15 +1,10 @@
-import { z } from 'zod'
-import type { PluginManifest } from '../../src/pipeline/types.ts'
+import { definePluginManifest, noSettings } from '../../src/pipeline/types.ts'
 
-export const responseThreadsConfig = z.object({})
-
-export const responseThreadsManifest = {
+export const responseThreadsManifest = definePluginManifest({
   id: 'response-threads',
-  stage: 'resolve',
-  order: 40,
   summary: 'Stores Responses API threads so previous_response_id continues a conversation on any provider.',
   features: [],
   /** The answer's output items join the stored thread. */
   captures: { responseBody: ['responses'] },
-  config: responseThreadsConfig,
-} as const satisfies PluginManifest<typeof responseThreadsConfig>
+  config: noSettings,
+})

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { PluginManifest } from '../../src/pipeline/types.ts'
+import { definePluginManifest } from '../../src/pipeline/types.ts'
 
 export const systemPromptConfig = z.strictObject({
   /** The operator's system prompt; empty means the rewriter does not run. */
@@ -8,11 +8,9 @@ export const systemPromptConfig = z.strictObject({
   mode: z.enum(['prepend', 'append', 'override']).default('prepend'),
 })
 
-export const systemPromptManifest = {
+export const systemPromptManifest = definePluginManifest({
   id: 'system-prompt',
-  stage: 'rewrite',
-  order: 10,
   summary: 'Injects or overrides an operator system prompt per workflow.',
   features: [],
   config: systemPromptConfig,
-} as const satisfies PluginManifest<typeof systemPromptConfig>
+})

@@ -1,13 +1,8 @@
-import { z } from 'zod'
-import type { PluginManifest } from '../../src/pipeline/types.ts'
+import { definePluginManifest, noSettings } from '../../src/pipeline/types.ts'
 
-export const virtualModelResolverConfig = z.object({})
-
-export const virtualModelResolverManifest = {
+export const virtualModelResolverManifest = definePluginManifest({
   id: 'virtual-model-resolver',
-  stage: 'resolve',
-  order: 20,
   summary: 'Resolves the requested model (virtual model, <provider>/<model> selector or unique bare name) to a provider target.',
   features: [],
-  config: virtualModelResolverConfig,
-} as const satisfies PluginManifest<typeof virtualModelResolverConfig>
+  config: noSettings,
+})

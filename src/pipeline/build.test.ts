@@ -9,15 +9,14 @@ const features = { audit: true, budget: false, cache: false, failover: false, gu
 const workflow = (over: Partial<WorkflowDefinition> = {}): WorkflowDefinition => ({ id: 'wf', versionId: 'wfv', features, plugins: {}, ...over })
 
 describe('buildPipeline', () => {
-  test('orders by stage, then order; splits routing (auth, resolve) from policy hooks', () => {
+  test('runs the stages in order and each stage in its chain order; splits routing (auth, resolve) from policy hooks', () => {
     const journal: string[] = []
     const plugins = createPlugins(
-      [
-        fakePlugin('late-rewrite', journal, { order: 20 }),
-        fakePlugin('auth', journal, { stage: 'auth' }),
-        fakePlugin('early-rewrite', journal, { order: 5 }),
-        fakePlugin('resolve', journal, { stage: 'resolve' }),
-      ],
+      {
+        rewrite: [fakePlugin('early-rewrite', journal), fakePlugin('late-rewrite', journal)],
+        resolve: [fakePlugin('resolve', journal)],
+        auth: [fakePlugin('auth', journal)],
+      },
       deps,
     )
     const built = buildPipeline(workflow(), plugins, core)
@@ -27,7 +26,7 @@ describe('buildPipeline', () => {
   })
 
   test('feature-gated plugins join only when their feature is on; `replaces` removes the replaced plugin', () => {
-    const plugins = createPlugins([fakePlugin('router', []), fakePlugin('failover-like', [], { features: ['failover'], replaces: ['router'] })], deps)
+    const plugins = createPlugins({ route: [fakePlugin('router', []), fakePlugin('failover-like', [], { features: ['failover'], replaces: ['router'] })] }, deps)
     expect(buildPipeline(workflow(), plugins, core).pluginIds).toEqual(['router'])
     expect(buildPipeline(workflow({ features: { ...features, failover: true } }), plugins, core).pluginIds).toEqual(['failover-like'])
   })
@@ -35,7 +34,7 @@ describe('buildPipeline', () => {
   test('hooks are bound to the workflow settings; plugins are created once however many pipelines use them', () => {
     const journal: string[] = []
     created.delete('settings-reader')
-    const plugins = createPlugins([fakePlugin('settings-reader', journal)], deps)
+    const plugins = createPlugins({ rewrite: [fakePlugin('settings-reader', journal)] }, deps)
     const a = buildPipeline(workflow({ plugins: { 'settings-reader': { label: 'a' } } }), plugins, core)
     const b = buildPipeline(workflow({ plugins: { 'settings-reader': { label: 'b' } } }), plugins, core)
     const ctx = makeContext()
@@ -46,19 +45,19 @@ describe('buildPipeline', () => {
   })
 
   test('invalid settings and two route plugins are configuration errors', () => {
-    const plugins = createPlugins([fakePlugin('p', [])], deps)
+    const plugins = createPlugins({ rewrite: [fakePlugin('p', [])] }, deps)
     expect(() => buildPipeline(workflow({ plugins: { p: { label: 5 } } }), plugins, core)).toThrow(PluginConfigError)
-    const route = (id: string) => fakePlugin(id, [], { stage: 'route', hooks: () => ({ dispatch: async () => new Response('x') }) })
-    expect(() => buildPipeline(workflow(), createPlugins([route('r1'), route('r2')], deps), core)).toThrow('two route plugins')
+    const route = (id: string) => fakePlugin(id, [], { hooks: () => ({ dispatch: async () => new Response('x') }) })
+    expect(() => buildPipeline(workflow(), createPlugins({ route: [route('r1'), route('r2')] }, deps), core)).toThrow('two route plugins')
   })
 
   test('the capture is the union of the plugins’ needs, per endpoint; audit detail follows the logging switches', () => {
     const plugins = createPlugins(
-      [
-        fakePlugin('cache-like', [], { captures: { responseBody: ['chat.completions'] } }),
-        fakePlugin('limit-like', [], { captures: { usage: 'all' } }),
-        fakePlugin('audit-like', [], { captures: { auditDetail: true } }),
-      ],
+      {
+        cache: [fakePlugin('cache-like', [], { captures: { responseBody: ['chat.completions'] } })],
+        budget: [fakePlugin('limit-like', [], { captures: { usage: 'all' } })],
+        observe: [fakePlugin('audit-like', [], { captures: { auditDetail: true } })],
+      },
       deps,
     )
     const quiet = buildPipeline(workflow(), plugins, core)
@@ -66,7 +65,7 @@ describe('buildPipeline', () => {
     expect(quiet.capture('responses')).toEqual({ responseBody: false, usage: true, pricedUsage: false, bodies: false, headers: false })
     const logging = buildPipeline(workflow(), plugins, { ...core, logging: { log_bodies: true, log_headers: true } })
     expect(logging.capture('responses')).toEqual({ responseBody: true, usage: true, pricedUsage: false, bodies: true, headers: true })
-    expect(buildPipeline(workflow(), createPlugins([fakePlugin('nothing', [])], deps), core).capture('chat.completions')).toEqual({
+    expect(buildPipeline(workflow(), createPlugins({ observe: [fakePlugin('nothing', [])] }, deps), core).capture('chat.completions')).toEqual({
       responseBody: false,
       usage: false,
       pricedUsage: false,

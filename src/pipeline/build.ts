@@ -1,6 +1,6 @@
 /**
- * @module Turns a workflow (its features and plugin settings) into an ordered, ready-to-run pipeline. Plugins are
- * created once per process (`createPlugins`); a pipeline binds their hooks to one workflow's settings, the way
+ * @module Turns a workflow (its features and plugin settings) into a ready-to-run pipeline, in the chain's order.
+ * Plugins are created once per process (`createPlugins`); a pipeline binds their hooks to one workflow's settings, the way
  * a per-route configuration applies to one filter chain, and works out once what its plugins need captured.
  * Built when configuration changes, never per request.
  */
@@ -8,7 +8,19 @@ import { endpoint } from '../protocols/endpoints.ts'
 import type { PriceTable } from '../usage/pricing.ts'
 import type { EndpointId, RequestContext } from './context.ts'
 import type { FeatureId, WorkflowFeaturesSnapshot } from './snapshots.ts'
-import { STAGES, type Capture, type EndpointSelection, type GatewayPlugin, type Outcome, type PluginDeps, type PluginHooks, type ResponseOrError, type Stage } from './types.ts'
+import {
+  chainOrder,
+  type Capture,
+  type ChainedPlugin,
+  type EndpointSelection,
+  type GatewayPlugin,
+  type Outcome,
+  type PluginChain,
+  type PluginDeps,
+  type PluginHooks,
+  type ResponseOrError,
+  type Stage,
+} from './types.ts'
 
 export interface WorkflowDefinition {
   id: string
@@ -48,14 +60,14 @@ export interface BuiltPipeline {
 
 export class PluginConfigError extends Error {}
 
-/** A plugin with its hooks, made once per process. */
-export interface PluginInstance {
-  plugin: GatewayPlugin
+/** A plugin at its place in the chain with its hooks, made once per process. */
+export interface PluginInstance extends ChainedPlugin {
   hooks: PluginHooks
 }
 
-export function createPlugins(registry: readonly GatewayPlugin[], deps: PluginDeps): PluginInstance[] {
-  return registry.map((plugin) => ({ plugin, hooks: plugin.create(deps) }))
+/** Creates every plugin of the chain, in running order. */
+export function createPlugins(chain: PluginChain, deps: PluginDeps): PluginInstance[] {
+  return chainOrder(chain).map(({ stage, plugin }) => ({ stage, plugin, hooks: plugin.create(deps) }))
 }
 
 /** The hooks of one plugin with one workflow's settings applied: what a pipeline runs. */
@@ -91,9 +103,7 @@ const ROUTING_STAGES: ReadonlySet<Stage> = new Set(['auth', 'resolve'])
 export function buildPipeline(workflow: WorkflowDefinition, plugins: readonly PluginInstance[], core: PipelineCore): BuiltPipeline {
   const enabled = plugins.filter((p) => isEnabled(p.plugin.manifest.features, workflow.features))
   const replaced = new Set(enabled.flatMap((p) => p.plugin.manifest.replaces ?? []))
-  const active = enabled
-    .filter((p) => !replaced.has(p.plugin.manifest.id))
-    .sort((a, b) => STAGES.indexOf(a.plugin.manifest.stage) - STAGES.indexOf(b.plugin.manifest.stage) || a.plugin.manifest.order - b.plugin.manifest.order)
+  const active = enabled.filter((p) => !replaced.has(p.plugin.manifest.id))
 
   const built: BuiltPipeline = {
     workflow,
@@ -108,8 +118,8 @@ export function buildPipeline(workflow: WorkflowDefinition, plugins: readonly Pl
     ),
     prices: core.prices,
   }
-  for (const { plugin, hooks: unbound } of active) {
-    const { id, stage } = plugin.manifest
+  for (const { plugin, stage, hooks: unbound } of active) {
+    const { id } = plugin.manifest
     const hooks = bindHooks(unbound, pluginSettings(plugin, workflow.plugins[id]))
     if (hooks.before) (ROUTING_STAGES.has(stage) ? built.routingHooks : built.policyHooks).push({ pluginId: id, stage, before: hooks.before })
     if (hooks.dispatch) {

@@ -40,7 +40,6 @@ function run(ctx: RequestContext, fallback: BuiltPipeline, selected: BuiltPipeli
 
 const route = (journal: string[], answer: (ctx: RequestContext) => Promise<Response>) =>
   fakePlugin('route', journal, {
-    stage: 'route',
     hooks: (j) => ({
       dispatch: answer,
       onComplete(_ctx, outcome, s: Settings) {
@@ -55,7 +54,6 @@ describe('runPipeline', () => {
   test('routing hooks run with the default workflow, later hooks with the selected one; slot state carries over', async () => {
     const journal: string[] = []
     const remembering = fakePlugin('remember', journal, {
-      stage: 'resolve',
       hooks: (j) => ({
         before(ctx, s: Settings) {
           ctx.setState(noteSlot, `noted under ${s.label}`)
@@ -67,7 +65,12 @@ describe('runPipeline', () => {
       }),
     })
     const plugins = createPlugins(
-      [fakePlugin('auth', journal, { stage: 'auth' }), remembering, fakePlugin('rewrite', journal), route(journal, async () => Response.json({ ok: true }))],
+      {
+        auth: [fakePlugin('auth', journal)],
+        resolve: [remembering],
+        rewrite: [fakePlugin('rewrite', journal)],
+        route: [route(journal, async () => Response.json({ ok: true }))],
+      },
       deps,
     )
     const { fallback, selected } = pipelines(plugins)
@@ -87,36 +90,44 @@ describe('runPipeline', () => {
 
   test('every onComplete runs exactly once: answered, refused early, failed upstream, stream read to the end, stream cancelled', async () => {
     const cases: [string, (j: string[]) => PluginInstance[], (res: Response) => Promise<unknown>][] = [
-      ['answered', (j) => createPlugins([fakePlugin('a', j), route(j, async () => Response.json({}))], deps), (r) => r.text()],
+      ['answered', (j) => createPlugins({ rewrite: [fakePlugin('a', j)], route: [route(j, async () => Response.json({}))] }, deps), (r) => r.text()],
       [
         'refused',
         (j) =>
           createPlugins(
-            [
-              fakePlugin('refuse', j, {
-                stage: 'auth',
-                hooks: () => ({
-                  before: (ctx) => respondWithError(ctx, new GatewayError({ status: 401, type: 'authentication_error', message: 'no' })),
-                  onComplete: () => void j.push('refuse.onComplete'),
+            {
+              auth: [
+                fakePlugin('refuse', j, {
+                  hooks: () => ({
+                    before: (ctx) => respondWithError(ctx, new GatewayError({ status: 401, type: 'authentication_error', message: 'no' })),
+                    onComplete: () => void j.push('refuse.onComplete'),
+                  }),
                 }),
-              }),
-              fakePlugin('a', j),
-              route(j, async () => Response.json({})),
-            ],
+              ],
+              rewrite: [fakePlugin('a', j)],
+              route: [route(j, async () => Response.json({}))],
+            },
             deps,
           ),
         (r) => r.text(),
       ],
       [
         'upstream failed',
-        (j) => createPlugins([fakePlugin('a', j), route(j, async () => Promise.reject(new GatewayError({ status: 502, type: 'provider_error', message: 'down' })))], deps),
+        (j) =>
+          createPlugins(
+            { rewrite: [fakePlugin('a', j)], route: [route(j, async () => Promise.reject(new GatewayError({ status: 502, type: 'provider_error', message: 'down' })))] },
+            deps,
+          ),
         (r) => r.text(),
       ],
       [
         'stream ended',
         (j) =>
           createPlugins(
-            [fakePlugin('a', j), route(j, async () => new Response('data: {"choices":[]}\n\ndata: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } }))],
+            {
+              rewrite: [fakePlugin('a', j)],
+              route: [route(j, async () => new Response('data: {"choices":[]}\n\ndata: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } }))],
+            },
             deps,
           ),
         (r) => r.text(),
@@ -125,14 +136,16 @@ describe('runPipeline', () => {
         'stream cancelled',
         (j) =>
           createPlugins(
-            [
-              fakePlugin('a', j),
-              route(
-                j,
-                async () =>
-                  new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('data: {}\n\n')) }), { headers: { 'content-type': 'text/event-stream' } }),
-              ),
-            ],
+            {
+              rewrite: [fakePlugin('a', j)],
+              route: [
+                route(
+                  j,
+                  async () =>
+                    new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('data: {}\n\n')) }), { headers: { 'content-type': 'text/event-stream' } }),
+                ),
+              ],
+            },
             deps,
           ),
         async (r) => {
@@ -164,7 +177,7 @@ describe('runPipeline', () => {
         },
       }),
     })
-    const plugins = createPlugins([fakePlugin('auth', journal, { stage: 'auth' }), thrower, route(journal, async () => Response.json({}))], deps)
+    const plugins = createPlugins({ auth: [fakePlugin('auth', journal)], rewrite: [thrower], route: [route(journal, async () => Response.json({}))] }, deps)
     const { fallback } = pipelines(plugins)
     const ctx = request(lines)
     const res = await run(ctx, fallback)
@@ -186,7 +199,7 @@ describe('runPipeline', () => {
           },
         }) satisfies PluginHooks<Settings>,
     })
-    const plugins = createPlugins([failing, fakePlugin('after', journal, { stage: 'observe' }), route(journal, async () => Response.json({}))], deps)
+    const plugins = createPlugins({ rewrite: [failing], route: [route(journal, async () => Response.json({}))], observe: [fakePlugin('after', journal)] }, deps)
     const { fallback } = pipelines(plugins)
     const ctx = request(lines)
     await (await run(ctx, fallback)).text()
@@ -197,10 +210,9 @@ describe('runPipeline', () => {
   test('an onResponse that returns an error answers with it and records it', async () => {
     const journal: string[] = []
     const blocker = fakePlugin('blocker', journal, {
-      stage: 'guard',
       hooks: () => ({ onResponse: () => new GatewayError({ status: 400, type: 'invalid_request_error', code: 'blocked', message: 'blocked' }) }),
     })
-    const plugins = createPlugins([blocker, route(journal, async () => Response.json({ ok: true }))], deps)
+    const plugins = createPlugins({ guard: [blocker], route: [route(journal, async () => Response.json({ ok: true }))] }, deps)
     const { fallback } = pipelines(plugins)
     const ctx = request()
     const res = await run(ctx, fallback)

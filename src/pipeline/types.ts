@@ -3,7 +3,7 @@
  * runs `before` hooks in stage order, lets the route stage call the upstream, wraps the response with
  * `onResponse`, and calls `onComplete` exactly once when the response body has really ended.
  */
-import type { z } from 'zod'
+import { z } from 'zod'
 import type { AuditRecorder } from '../audit/writer.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import { errorResponse, type GatewayError } from '../errors/gateway-error.ts'
@@ -21,16 +21,32 @@ import type { UsageRecord } from '../usage/record.ts'
 import type { EndpointId, RequestContext } from './context.ts'
 import type { FeatureId, TokenUsage } from './snapshots.ts'
 
-/** Fixed execution order; plugins sort by stage, then by `order`. */
+/** The stages of the pipeline, in the order they run. */
 export const STAGES = ['auth', 'resolve', 'rewrite', 'guard', 'cache', 'budget', 'route', 'observe'] as const
 export type Stage = (typeof STAGES)[number]
 
+/**
+ * Where plugins run: each stage's plugins in the order they run. The manifest says what a plugin is; the chain
+ * says where it runs (the gateway's chain is `pluginChain` in plugins/index.ts). The `auth` and `resolve` stages
+ * run before a workflow is chosen; one `route` plugin dispatches.
+ */
+export type PluginChain = { readonly [S in Stage]?: readonly GatewayPlugin[] }
+
+/** A plugin at its place in a chain. */
+export interface ChainedPlugin {
+  stage: Stage
+  plugin: GatewayPlugin
+}
+
+/** The chain as one list in running order. */
+export function chainOrder(chain: PluginChain): ChainedPlugin[] {
+  return STAGES.flatMap((stage) => (chain[stage] ?? []).map((plugin) => ({ stage, plugin })))
+}
+
+/** What a plugin is: its identity, what switches it on and its settings. Where it runs is the chain's business. */
 export interface PluginManifest<Config extends z.ZodType = z.ZodType> {
   /** kebab-case and stable: stored in config and audit rows. */
   id: string
-  stage: Stage
-  /** Tie-break inside a stage; lower runs first. */
-  order: number
   summary: string
   /** Workflow features that switch the plugin on; empty means core, always on. */
   features: readonly FeatureId[]
@@ -155,6 +171,14 @@ export interface GatewayPlugin<Config extends z.ZodType = z.ZodType, Settings = 
    * instance). Without it the hooks get the configuration itself.
    */
   settings?(config: z.infer<Config>): Settings
+}
+
+/** The settings schema of a plugin that has none. */
+export const noSettings = z.object({})
+
+/** Types a manifest (its config schema's type flows on to the plugin's hooks). */
+export function definePluginManifest<Config extends z.ZodType>(manifest: PluginManifest<Config>): PluginManifest<Config> {
+  return manifest
 }
 
 export function definePlugin<Config extends z.ZodType, Settings = z.infer<Config>>(plugin: GatewayPlugin<Config, Settings>): GatewayPlugin<Config, Settings> {

@@ -30,7 +30,7 @@ const ALL_ON = { audit: true, budget: true, cache: true, failover: true, guardra
 
 async function registry() {
   created.delete('probe')
-  const r = new WorkflowRegistry(memoryStore(), [fakePlugin('probe', [])], await makeDeps(), ALL_ON, silentLogger)
+  const r = new WorkflowRegistry(memoryStore(), { rewrite: [fakePlugin('probe', [])] }, await makeDeps(), ALL_ON, silentLogger)
   await r.load([])
   return r
 }

@@ -9,7 +9,7 @@ import type { Logger } from '../log/logger.ts'
 import { buildPipeline, createPlugins, PluginConfigError, type BuiltPipeline, type PipelineCore, type PipelineSelector, type PluginInstance } from '../pipeline/build.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 import type { WorkflowFeaturesSnapshot } from '../pipeline/snapshots.ts'
-import type { GatewayPlugin, PluginDeps } from '../pipeline/types.ts'
+import type { PluginChain, PluginDeps } from '../pipeline/types.ts'
 import type { Changes } from '../stores/changes.ts'
 import { Snapshot } from '../stores/snapshot.ts'
 import type { WorkflowStore } from '../stores/types.ts'
@@ -34,13 +34,13 @@ export class WorkflowRegistry implements PipelineSelector {
 
   constructor(
     private readonly store: WorkflowStore,
-    private readonly plugins: readonly GatewayPlugin[],
+    chain: PluginChain,
     deps: PluginDeps,
     private readonly processSwitches: WorkflowFeaturesSnapshot,
     private readonly log: Logger,
     private readonly changes?: Changes,
   ) {
-    this.instances = createPlugins(plugins, deps)
+    this.instances = createPlugins(chain, deps)
     this.core = { logging: deps.config.logging, prices: deps.usage.prices }
     this.fallback = this.build(builtInDefault())
     this.snapshot = new Snapshot({ name: 'workflows', load: () => this.store.listActive(), apply: (versions) => this.install(versions), changes, topic: 'workflows', log })
@@ -137,7 +137,7 @@ export class WorkflowRegistry implements PipelineSelector {
   }
 
   private validatePluginSettings(input: WorkflowInput): void {
-    const byId = new Map(this.plugins.map((p) => [p.manifest.id, p]))
+    const byId = new Map(this.instances.map(({ plugin }) => [plugin.manifest.id, plugin]))
     for (const [id, settings] of Object.entries(input.plugins)) {
       const plugin = byId.get(id)
       if (!plugin)

@@ -4,14 +4,12 @@
  */
 import { z } from 'zod'
 import { requestSlot } from '../../src/pipeline/context.ts'
-import { CONTINUE, definePlugin, type CaptureNeeds, type GatewayPlugin, type PluginHooks, type Stage } from '../../src/pipeline/types.ts'
+import { CONTINUE, definePlugin, type CaptureNeeds, type GatewayPlugin, type PluginHooks } from '../../src/pipeline/types.ts'
 import type { FeatureId } from '../../src/pipeline/snapshots.ts'
 
 export const fakeConfig = z.object({ label: z.string().default('default') })
 
 export interface FakeOptions {
-  stage?: Stage
-  order?: number
   features?: FeatureId[]
   replaces?: string[]
   captures?: CaptureNeeds
@@ -25,8 +23,6 @@ export function fakePlugin(id: string, journal: string[], options: FakeOptions =
   return definePlugin({
     manifest: {
       id,
-      stage: options.stage ?? 'rewrite',
-      order: options.order ?? 10,
       summary: id,
       features: options.features ?? [],
       replaces: options.replaces,

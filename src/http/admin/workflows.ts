@@ -6,6 +6,7 @@
 import { Elysia } from 'elysia'
 import type { Gateway } from '../../app.ts'
 import { GatewayError } from '../../errors/gateway-error.ts'
+import { chainOrder } from '../../pipeline/types.ts'
 import type { WorkflowVersion } from '../../workflows/definition.ts'
 import { workflowInputSchema } from '../../workflows/definition.ts'
 import { z } from 'zod'
@@ -115,16 +116,23 @@ export function workflowRoutes(gateway: Gateway) {
         adminAnswer(gateway, context, async () =>
           Response.json({
             object: 'list',
-            data: gateway.plugins.map((p) => ({
-              id: p.manifest.id,
-              stage: p.manifest.stage,
-              order: p.manifest.order,
-              summary: p.manifest.summary,
-              features: p.manifest.features,
-              config_schema: jsonSchemaOf(p.manifest.config),
+            data: chainOrder(gateway.plugins).map(({ stage, plugin: { manifest } }, i) => ({
+              id: manifest.id,
+              stage,
+              order: i + 1,
+              summary: manifest.summary,
+              features: manifest.features,
+              config_schema: jsonSchemaOf(manifest.config),
             })),
           }),
         ),
-      { detail: adminDoc('workflows', 'Every plugin with its stage, features and config schema', undefined, adminResponses({ 200: jsonResponse(pluginList, 'The plugins') })) },
+      {
+        detail: adminDoc(
+          'workflows',
+          'Every plugin in running order, with its stage, place in the pipeline (order), features and config schema',
+          undefined,
+          adminResponses({ 200: jsonResponse(pluginList, 'The plugins') }),
+        ),
+      },
     )
 }
