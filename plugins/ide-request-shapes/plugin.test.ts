@@ -1,4 +1,5 @@
 import { expect, test } from 'bun:test'
+import { GatewayError } from '../../src/errors/gateway-error.ts'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { unwrapInput } from './custom-tool-calls.ts'
 import { ideRequestShapes, needsNormalising, normaliseChatBody } from './plugin.ts'
@@ -14,7 +15,7 @@ test('a plain chat body is left alone', () => {
 })
 
 test('input, instructions and flat tools become messages and nested tools', () => {
-  const out = normaliseChatBody({
+  const normalised = normaliseChatBody({
     model: 'm',
     stream: true,
     instructions: 'sys',
@@ -27,6 +28,9 @@ test('input, instructions and flat tools become messages and nested tools', () =
     max_output_tokens: 100,
     reasoning: { effort: 'high' },
   })
+  if (normalised instanceof GatewayError) throw normalised
+  const out = normalised.body
+  expect([...normalised.customTools]).toEqual(['ApplyPatch'])
   expect(out.messages).toEqual([
     { role: 'system', content: 'sys' },
     { role: 'user', content: [{ type: 'text', text: 'hi' }] },
@@ -35,6 +39,13 @@ test('input, instructions and flat tools become messages and nested tools', () =
   expect(out).toMatchObject({ stream: true, max_completion_tokens: 100, reasoning_effort: 'high' })
   expect(out.input).toBeUndefined()
   expect(out.reasoning).toBeUndefined()
+})
+
+test('input chat cannot take is refused with a 400 naming the item, not thrown', () => {
+  const ctx = makeContext({ body: { model: 'm', input: [{ type: 'computer_call' }] } })
+  const decision = hooks.before!(ctx)
+  expect(decision).toMatchObject({ kind: 'respond', error: { status: 400, param: 'input[0].type', code: 'unsupported_input_item' } })
+  expect(ctx.body.input).toBeDefined()
 })
 
 test('custom tool arguments are unwrapped to raw text, whatever the model sent', () => {

@@ -6,11 +6,12 @@
  * the raw tool input.
  */
 import { requestSlot } from '../../src/pipeline/context.ts'
-import { CONTINUE, definePlugin } from '../../src/pipeline/types.ts'
-import { customToolNames, responsesRequestToChat } from '../../src/protocols/responses/request.ts'
+import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
+import { customToolNames, translateResponsesRequest } from '../../src/protocols/responses/request.ts'
 import { unwrapCompletion, unwrapStream } from './custom-tool-calls.ts'
 import { ideRequestShapesManifest } from './manifest.ts'
 import { isEventStream } from '../../src/pipeline/sse.ts'
+import { GatewayError } from '../../src/errors/gateway-error.ts'
 
 type Json = Record<string, unknown>
 
@@ -28,9 +29,17 @@ export function needsNormalising(body: Json): boolean {
   return (body.messages === undefined && body.input !== undefined) || (Array.isArray(body.tools) && body.tools.some(isFlatTool))
 }
 
-/** A chat body from a Responses-shaped one; chat fields already present win. */
-export function normaliseChatBody(body: Json): Json {
-  const translated = responsesRequestToChat({ ...body, tools: body.tools, stream: false })
+export interface NormalisedChatBody {
+  body: Json
+  /** Chat names of the custom tools, whose calls are unwrapped in the answer. */
+  customTools: Set<string>
+}
+
+/** A chat body from a Responses-shaped one (chat fields already present win), or the 400 for input chat cannot take. */
+export function normaliseChatBody(body: Json): NormalisedChatBody | GatewayError {
+  const translation = translateResponsesRequest({ ...body, tools: body.tools, stream: false })
+  if (translation instanceof GatewayError) return translation
+  const translated = translation.chat
   const out: Json = { ...body }
   for (const field of RESPONSES_STYLE_FIELDS) delete out[field]
   if (body.messages === undefined) out.messages = translated.messages
@@ -39,7 +48,7 @@ export function normaliseChatBody(body: Json): Json {
   }
   if (Array.isArray(body.tools)) out.tools = translated.tools
   if (body.tool_choice !== undefined) out.tool_choice = translated.tool_choice
-  return out
+  return { body: out, customTools: customToolNames(translation.toolNames) }
 }
 
 export const ideRequestShapes = definePlugin({
@@ -49,9 +58,10 @@ export const ideRequestShapes = definePlugin({
       before(ctx) {
         if (ctx.endpoint !== 'chat.completions' || ctx.ingressError) return CONTINUE
         if (!needsNormalising(ctx.body)) return CONTINUE
-        const names = customToolNames(ctx.body)
-        if (names.size > 0) ctx.setState(customToolsSlot, names)
-        ctx.body = normaliseChatBody(ctx.body)
+        const normalised = normaliseChatBody(ctx.body)
+        if (normalised instanceof GatewayError) return respondWithError(ctx, normalised)
+        if (normalised.customTools.size > 0) ctx.setState(customToolsSlot, normalised.customTools)
+        ctx.body = normalised.body
         return CONTINUE
       },
       onResponse(ctx, response) {

@@ -8,8 +8,11 @@ import type { RequestContext } from '../pipeline/context.ts'
 
 export interface IngressProtocol {
   id: string
-  /** The client's body as a Chat Completions request (`model` is kept as the client sent it). */
-  toChatRequest(body: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> | Record<string, unknown>
+  /**
+   * The client's body as a Chat Completions request (`model` is kept as the client sent it), or the 400 for what
+   * chat cannot carry (returned, not thrown: the caller passes it on as the request's error).
+   */
+  toChatRequest(body: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown> | GatewayError> | Record<string, unknown> | GatewayError
   /** A non-stream `chat.completion` as the client's response document. */
   fromChatResponse(completion: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> | Record<string, unknown>
   /** A chat chunk stream (SSE bytes) as the client's stream (SSE bytes); must end well-formed on upstream errors. */

@@ -53,6 +53,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
   if (!protocol) return toClient(ctx, await adapter.chatCompletions(call))
 
   const chatBody = await protocol.toChatRequest(ctx.body, ctx)
+  if (chatBody instanceof GatewayError) return chatBody
   const upstream = await adapter.chatCompletions({ ...call, body: { ...chatBody, model: target.model } })
   if (upstream instanceof GatewayError) return upstream
   const headers = clientHeadersFrom(upstream.headers, ctx.requestId)

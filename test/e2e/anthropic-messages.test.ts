@@ -271,6 +271,16 @@ describe('/v1/messages gateway errors in Anthropic shape', () => {
     expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', param: 'max_tokens', message: 'max_tokens: Field required' } })
   })
 
+  test('a system message the chat translation refuses: an Anthropic-shaped 400 and an audit entry', async () => {
+    const requestId = crypto.randomUUID()
+    const system = { role: 'system', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }
+    const res = await post('/messages', { model: 'openai/gpt-4o', max_tokens: 10, messages: [...messages, system] }, { 'x-api-key': t.master, 'x-request-id': requestId })
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', param: 'messages.1.content.0.type', status_code: 400 } })
+    const entry = await t.audit.entryFor(requestId)
+    expect(entry).toMatchObject({ path: '/v1/messages', status_code: 400, error_type: 'invalid_request_error' })
+  })
+
   test('chat errors keep the OpenAI shape', async () => {
     const res = await post('/chat/completions', { model: 'no-such-model', messages })
     const body = await res.json()

@@ -117,6 +117,18 @@ describe('responses over a chat-only upstream', () => {
     expect(final.status).toBe('failed')
   })
 
+  test('input the translation refuses: a BadRequestError naming the item, no upstream call, an audit entry', async () => {
+    const requestId = crypto.randomUUID()
+    const sentBefore = t.openaiMock.requests.length
+    const input = [{ type: 'computer_call', call_id: 'c1' }] as never
+    const err = await t.openai.responses.create({ model: 'mistral/gpt-4o', input }, { headers: { 'x-request-id': requestId } }).catch((e) => e)
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(err.error).toMatchObject({ type: 'invalid_request_error', param: 'input[0].type', code: 'unsupported_input_item', status_code: 400 })
+    expect(t.openaiMock.requests.length).toBe(sentBefore)
+    const entry = await t.audit.entryFor(requestId)
+    expect(entry).toMatchObject({ path: '/v1/responses', status_code: 400, error_type: 'invalid_request_error', resolved_model: 'mistral/gpt-4o' })
+  })
+
   test('upstream errors keep their class', async () => {
     const err = await t.openai.responses.create({ model: 'mistral/error-429', input: 'x' }).catch((e) => e)
     expect(err).toBeInstanceOf(OpenAI.RateLimitError)

@@ -15,7 +15,7 @@ import { RequestContext, type EndpointId } from '../../src/pipeline/context.ts'
 import { bindHooks, captureOf, pluginSettings, type BoundHooks } from '../../src/pipeline/build.ts'
 import type { Decision, GatewayPlugin, PluginDeps } from '../../src/pipeline/types.ts'
 import { ProviderRegistry } from '../../src/providers/registry.ts'
-import type { ProviderAdapter, UpstreamResult } from '../../src/providers/types.ts'
+import type { ProviderAdapter } from '../../src/providers/types.ts'
 import { openStores } from '../../src/stores/open.ts'
 
 export function makeContext(
@@ -94,8 +94,8 @@ export function pluginHooks<Config extends z.ZodType, Settings>(
   }
 }
 
-/** The answer of an upstream call that a test expects to succeed; its GatewayError is thrown to fail the test. */
-export function answered(result: UpstreamResult): Response {
+/** What a call that a test expects to succeed returned (an upstream answer, a translation); its GatewayError is thrown to fail the test. */
+export function answered<T>(result: T | GatewayError): T {
   if (result instanceof GatewayError) throw result
   return result
 }

@@ -10,10 +10,13 @@ import { anthropicSchema, JSON_OBJECT_INSTRUCTION } from './structured-output.ts
 import { anthropicToChatCompletion, chatUsage, finishReason } from './response.ts'
 import { AnthropicStreamTranslator, anthropicStreamToChat } from './stream.ts'
 
+/** The translated request of a test that expects the translation to succeed. */
+const toAnthropic = (body: Record<string, unknown>, model: string) => answered(chatToAnthropicRequest(body, model))
+
 describe('chat response_format → Anthropic structured output', () => {
   const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false }
   const request = (response_format: unknown, model = 'claude-sonnet-4-5') =>
-    chatToAnthropicRequest(
+    toAnthropic(
       {
         messages: [
           { role: 'system', content: 'Be brief.' },
@@ -76,12 +79,7 @@ describe('chat response_format → Anthropic structured output', () => {
 
   test('a schema for a model older than structured outputs is a 400 unsupported_parameter', () => {
     for (const model of ['claude-3-5-sonnet-20241022', 'claude-3-7-sonnet-latest', 'claude-opus-4-1-20250805', 'claude-sonnet-4-20250514', 'claude-opus-4-0']) {
-      let error: unknown
-      try {
-        request({ type: 'json_schema', json_schema: { name: 'x', schema } }, model)
-      } catch (e) {
-        error = e
-      }
+      const error = chatToAnthropicRequest({ messages: [], response_format: { type: 'json_schema', json_schema: { name: 'x', schema } } }, model)
       expect(error).toBeInstanceOf(GatewayError)
       expect((error as GatewayError).status).toBe(400)
       expect((error as GatewayError).code).toBe('unsupported_parameter')
@@ -96,7 +94,7 @@ describe('chat response_format → Anthropic structured output', () => {
 
 describe('chat → Messages request', () => {
   test('system extraction, images, tool calls and merged tool results', () => {
-    const req = chatToAnthropicRequest(
+    const req = toAnthropic(
       {
         model: 'anthropic/claude',
         temperature: 1.7,
@@ -162,7 +160,7 @@ describe('chat → Messages request', () => {
   })
 
   test('PDFs (data URL or file part) become document blocks; audio and file ids are dropped', () => {
-    const req = chatToAnthropicRequest(
+    const req = toAnthropic(
       {
         messages: [
           {
@@ -190,11 +188,11 @@ describe('chat → Messages request', () => {
   })
 
   test('max_completion_tokens wins; tool_choice values; reasoning effort becomes thinking', () => {
-    expect(chatToAnthropicRequest({ max_completion_tokens: 50, max_tokens: 10, messages: [] }, 'm').max_tokens).toBe(50)
+    expect(toAnthropic({ max_completion_tokens: 50, max_tokens: 10, messages: [] }, 'm').max_tokens).toBe(50)
     const tools = [{ type: 'function', function: { name: 'f' } }]
-    expect(chatToAnthropicRequest({ tools, tool_choice: 'required', messages: [] }, 'm').tool_choice).toEqual({ type: 'any' })
-    expect(chatToAnthropicRequest({ tools, tool_choice: 'none', messages: [] }, 'm').tool_choice).toEqual({ type: 'none' })
-    const thinking = chatToAnthropicRequest({ reasoning_effort: 'high', max_tokens: 1000, temperature: 0.2, messages: [] }, 'm')
+    expect(toAnthropic({ tools, tool_choice: 'required', messages: [] }, 'm').tool_choice).toEqual({ type: 'any' })
+    expect(toAnthropic({ tools, tool_choice: 'none', messages: [] }, 'm').tool_choice).toEqual({ type: 'none' })
+    const thinking = toAnthropic({ reasoning_effort: 'high', max_tokens: 1000, temperature: 0.2, messages: [] }, 'm')
     expect(thinking.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 })
     expect(thinking.max_tokens).toBeGreaterThan(4096)
     expect(thinking.temperature).toBeUndefined()

@@ -12,7 +12,6 @@ import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/
 import { chatToAnthropicRequest } from './request.ts'
 import { anthropicToChatCompletion } from './response.ts'
 import { anthropicStreamToChat } from './stream.ts'
-import { structuredOutputFor } from './structured-output.ts'
 import { isEventStream } from '../../../src/pipeline/sse.ts'
 
 export const ANTHROPIC_VERSION = '2023-06-01'
@@ -51,12 +50,12 @@ export function anthropicUpstreamError(call: AdapterCall): NonNullable<UpstreamH
 
 async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
   const stream = call.body.stream === true
-  const structured = structuredOutputFor(call.body.response_format, call.target.model)
-  if (structured.kind === 'unsupported') return structured.error
+  const request = chatToAnthropicRequest(call.body, call.target.model)
+  if (request instanceof GatewayError) return request
   const res = await fetchUpstream(call, {
     url: `${call.provider.baseUrl}/messages`,
     headers: headers(call.provider),
-    body: JSON.stringify(chatToAnthropicRequest(call.body, call.target.model, structured)),
+    body: JSON.stringify(request),
     toError: anthropicUpstreamError(call),
   })
   if (res instanceof GatewayError) return res

@@ -6,7 +6,8 @@
  * `logit_bias`, penalties) and parts it cannot read (audio, files by id) are dropped.
  */
 import { contentText } from '../../../src/protocols/content-text.ts'
-import { type StructuredOutput, structuredOutputFor } from './structured-output.ts'
+import type { GatewayError } from '../../../src/errors/gateway-error.ts'
+import { structuredOutputFor } from './structured-output.ts'
 type Json = Record<string, unknown>
 type Block = Json & { type: string }
 interface Turn {
@@ -62,12 +63,10 @@ function push(turns: Turn[], role: Turn['role'], blocks: Block[]): void {
   } else turns.push({ role, content: blocks })
 }
 
-/**
- * `structured` is passed by a caller that answered `unsupported` itself (the adapter returns that 400); a caller
- * that did not check and still asks for the translation has a bug, and gets the error thrown.
- */
-export function chatToAnthropicRequest(body: Json, model: string, structured: StructuredOutput = structuredOutputFor(body.response_format, model)): Json {
-  if (structured.kind === 'unsupported') throw structured.error
+/** The Messages request, or the 400 for a `response_format` the model cannot follow (structured-output.ts). */
+export function chatToAnthropicRequest(body: Json, model: string): Json | GatewayError {
+  const structured = structuredOutputFor(body.response_format, model)
+  if (structured.kind === 'unsupported') return structured.error
   const system: string[] = []
   const turns: Turn[] = []
   for (const m of (Array.isArray(body.messages) ? body.messages : []) as Json[]) {

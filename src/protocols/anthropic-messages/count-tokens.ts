@@ -4,13 +4,18 @@
  * tokenizer differs by some percent, and images and documents are not counted. Anthropic upstreams answer the
  * real count natively instead (see the Anthropic adapter).
  */
+import { GatewayError } from '../../errors/gateway-error.ts'
 import { countChatPromptTokens } from '../../tokens/count.ts'
 import { messagesRequestToChat } from './request.ts'
 
-export function estimateInputTokens(body: Record<string, unknown>): Promise<number> {
-  return countChatPromptTokens(messagesRequestToChat(body))
+/** The estimate, or the 400 for a request the translation refuses (it would be refused when sent, too). */
+export async function estimateInputTokens(body: Record<string, unknown>): Promise<number | GatewayError> {
+  const chat = messagesRequestToChat(body)
+  return chat instanceof GatewayError ? chat : countChatPromptTokens(chat)
 }
 
-export async function countTokensResponse(body: Record<string, unknown>): Promise<Response> {
-  return Response.json({ input_tokens: await estimateInputTokens(body) }, { headers: { 'x-gateway-estimated': 'true' } })
+export async function countTokensResponse(body: Record<string, unknown>): Promise<Response | GatewayError> {
+  const tokens = await estimateInputTokens(body)
+  if (tokens instanceof GatewayError) return tokens
+  return Response.json({ input_tokens: tokens }, { headers: { 'x-gateway-estimated': 'true' } })
 }

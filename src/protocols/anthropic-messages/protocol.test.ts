@@ -5,13 +5,16 @@ import { anthropicErrorBody, anthropicErrorType } from './errors.ts'
 import { messagesRequestToChat } from './request.ts'
 import { anthropicUsage, chatCompletionToMessage, stopReason, toolInput } from './response.ts'
 import { loadCountThread } from '../../tokens/count-thread.ts'
+import { answered } from '../../../test/helpers/plugin-harness.ts'
+
+const toChat = (body: Record<string, unknown>) => answered(messagesRequestToChat(body))
 
 // The tokenizer thread loads its tables once (seconds on a loaded machine); counts below then answer at once.
 beforeAll(() => loadCountThread(), 30_000)
 
 describe('Messages request → chat request', () => {
   test('system, content blocks, tool use and tool results', () => {
-    const chat = messagesRequestToChat({
+    const chat = toChat({
       model: 'claude-sonnet-4-5',
       max_tokens: 1024,
       system: [
@@ -84,7 +87,7 @@ describe('Messages request → chat request', () => {
   })
 
   test('a user turn of tool results only adds no empty user message; tool_use alone has null content', () => {
-    const chat = messagesRequestToChat({
+    const chat = toChat({
       messages: [
         { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't' }] },
@@ -97,7 +100,7 @@ describe('Messages request → chat request', () => {
   })
 
   test('sampling, stop sequences, user id, stream with usage, structured output; top_k and thinking dropped', () => {
-    const chat = messagesRequestToChat({
+    const chat = toChat({
       model: 'm',
       max_tokens: 10,
       temperature: 0.5,
@@ -131,7 +134,7 @@ describe('Messages request → chat request', () => {
       { type: 'web_search_20250305', name: 'web_search' },
     ]
     const base = { messages: [{ role: 'user', content: 'x' }], tools }
-    const chat = messagesRequestToChat(base)
+    const chat = toChat(base)
     expect(chat.tools).toEqual([
       { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: tools[0]!.input_schema } },
       { type: 'function', function: { name: 'no_params', parameters: { type: 'object', properties: {} } } },
@@ -146,16 +149,16 @@ describe('Messages request → chat request', () => {
         { type: 'function', function: { name: 'get_weather' } },
       ],
     ]
-    for (const [anthropic, openai] of cases) expect(messagesRequestToChat({ ...base, tool_choice: anthropic }).tool_choice).toEqual(openai)
-    const noParallel = messagesRequestToChat({ ...base, tool_choice: { type: 'auto', disable_parallel_tool_use: true } })
+    for (const [anthropic, openai] of cases) expect(toChat({ ...base, tool_choice: anthropic }).tool_choice).toEqual(openai)
+    const noParallel = toChat({ ...base, tool_choice: { type: 'auto', disable_parallel_tool_use: true } })
     expect(noParallel.parallel_tool_calls).toBe(false)
-    expect(messagesRequestToChat({ messages: [], tool_choice: { type: 'any' } }).tool_choice).toBeUndefined()
+    expect(toChat({ messages: [], tool_choice: { type: 'any' } }).tool_choice).toBeUndefined()
   })
 })
 
 describe('mid-conversation system messages (Claude Code)', () => {
   test('become chat system messages at their position; empty ones (directive-only) vanish', () => {
-    const chat = messagesRequestToChat({
+    const chat = toChat({
       model: 'm',
       max_tokens: 10,
       system: 'Top.',
@@ -191,12 +194,7 @@ describe('mid-conversation system messages (Claude Code)', () => {
         { role: 'system', content: [{ type: 'image', source: {} }] },
       ],
     }
-    let error: unknown
-    try {
-      messagesRequestToChat(body)
-    } catch (e) {
-      error = e
-    }
+    const error = messagesRequestToChat(body)
     expect(error).toBeInstanceOf(GatewayError)
     expect((error as GatewayError).status).toBe(400)
     expect((error as GatewayError).param).toBe('messages.1.content.0.type')
@@ -204,8 +202,24 @@ describe('mid-conversation system messages (Claude Code)', () => {
     expect((error as GatewayError).message).toMatch(/role 'system'/)
   })
 
+  test('count_tokens refuses the same body with the same 400 instead of estimating it', async () => {
+    const refused = await estimateInputTokens({
+      messages: [
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'document', source: {} },
+          ],
+        },
+      ],
+    })
+    expect(refused).toBeInstanceOf(GatewayError)
+    expect(refused).toMatchObject({ status: 400, type: 'invalid_request_error', param: 'messages.0.content.1.type' })
+  })
+
   test('deferred tools (loaded by Anthropic tool search on demand) are not offered to chat models', () => {
-    const chat = messagesRequestToChat({
+    const chat = toChat({
       model: 'm',
       max_tokens: 1,
       messages: [{ role: 'user', content: 'x' }],
@@ -317,9 +331,10 @@ describe('errors in Anthropic shape', () => {
 })
 
 test('count_tokens estimate: system, messages and tools count; more text, more tokens', async () => {
-  const short = await estimateInputTokens({ messages: [{ role: 'user', content: 'Hello' }] })
-  const longer = await estimateInputTokens({ system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'Hello' }] })
-  const withTools = await estimateInputTokens({
+  const estimate = async (body: Record<string, unknown>) => answered(await estimateInputTokens(body))
+  const short = await estimate({ messages: [{ role: 'user', content: 'Hello' }] })
+  const longer = await estimate({ system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'Hello' }] })
+  const withTools = await estimate({
     system: 'You are a careful assistant.',
     messages: [{ role: 'user', content: 'Hello' }],
     tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],

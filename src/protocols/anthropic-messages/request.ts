@@ -6,7 +6,7 @@
  * What chat has no place for is dropped: `thinking` (settings and history blocks), `cache_control`, `top_k`,
  * server tools (web search, code execution…), images inside tool results, `is_error`.
  */
-import { gatewayErrors } from '../../errors/gateway-error.ts'
+import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
 
 type Json = Record<string, unknown>
 
@@ -92,12 +92,12 @@ function assistantMessage(content: unknown): Json | undefined {
  * else is refused in Anthropic's words ("role 'system' … not supported"), which Claude Code recognises and answers
  * by retrying without system messages.
  */
-function systemMessage(content: unknown, index: number): Json | undefined {
+function systemMessage(content: unknown, index: number): Json | GatewayError | undefined {
   if (Array.isArray(content)) {
     const j = (content as Json[]).findIndex((b) => b?.type !== 'text')
     if (j >= 0) {
       const param = `messages.${index}.content.${j}.type`
-      throw gatewayErrors.invalidRequest(`${param}: '${String((content as Json[])[j]?.type)}' blocks in role 'system' messages are not supported; only text is`, param)
+      return gatewayErrors.invalidRequest(`${param}: '${String((content as Json[])[j]?.type)}' blocks in role 'system' messages are not supported; only text is`, param)
     }
   }
   const text = blocksText(content, '\n\n')
@@ -136,17 +136,19 @@ function chatToolChoice(choice: unknown): unknown {
   }
 }
 
-export function messagesRequestToChat(body: Json): Json {
+/** The chat request, or the 400 for what chat cannot carry (non-text blocks in a system message). */
+export function messagesRequestToChat(body: Json): Json | GatewayError {
   const messages: Json[] = []
   const system = blocksText(body.system, '\n\n')
   if (system) messages.push({ role: 'system', content: system })
-  ;((Array.isArray(body.messages) ? body.messages : []) as Json[]).forEach((m, i) => {
+  for (const [i, m] of ((Array.isArray(body.messages) ? body.messages : []) as Json[]).entries()) {
     if (m?.role === 'user') messages.push(...userMessages(m.content))
     else if (m?.role === 'assistant' || m?.role === 'system') {
       const message = m.role === 'assistant' ? assistantMessage(m.content) : systemMessage(m.content, i)
+      if (message instanceof GatewayError) return message
       if (message) messages.push(message)
     }
-  })
+  }
 
   const chat: Json = { model: body.model, messages }
   if (typeof body.max_tokens === 'number') chat.max_completion_tokens = body.max_tokens

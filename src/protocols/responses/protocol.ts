@@ -3,6 +3,7 @@
  * target cannot run are dropped from the translated request; the answer says so in `x-gateway-dropped-tools`
  * and the audit entry in a request revision (`responses-translation`, detail `dropped_tools`).
  */
+import { GatewayError } from '../../errors/gateway-error.ts'
 import { requestSlot, type RequestContext } from '../../pipeline/context.ts'
 import type { IngressProtocol } from '../types.ts'
 import { translateResponsesRequest } from './request.ts'
@@ -20,8 +21,12 @@ interface Translation {
 
 const translationSlot = requestSlot<Translation>('responses-translation')
 
+/** The names the request's translation made; a body whose tools were refused has none to map back. */
 function toolNamesOf(ctx: RequestContext): ToolNames {
-  return ctx.state(translationSlot)?.toolNames ?? translateTools(ctx.body).names
+  const remembered = ctx.state(translationSlot)?.toolNames
+  if (remembered) return remembered
+  const translated = translateTools(ctx.body)
+  return translated instanceof GatewayError ? new Map() : translated.names
 }
 
 /** One revision per translated request that lost hosted tools (a failover to a second target adds none). */
@@ -43,7 +48,9 @@ function recordDroppedTools(ctx: RequestContext, dropped: string[]): void {
 export const responsesProtocol: IngressProtocol = {
   id: 'responses',
   toChatRequest(body, ctx) {
-    const { chat, droppedTools, toolNames } = translateResponsesRequest(body)
+    const translated = translateResponsesRequest(body)
+    if (translated instanceof GatewayError) return translated
+    const { chat, droppedTools, toolNames } = translated
     ctx.setState(translationSlot, { toolNames, droppedTools })
     recordDroppedTools(ctx, droppedTools)
     return chat

@@ -5,7 +5,7 @@
  * (namespaces flattened, hosted tools dropped: see tools.ts), max_output_tokens → max_completion_tokens,
  * text.format → response_format, reasoning.effort → reasoning_effort.
  */
-import { gatewayErrors } from '../../errors/gateway-error.ts'
+import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
 import { flatToolName, toolChoiceToChat, translateTools, type ToolNames } from './tools.ts'
 
 type Json = Record<string, unknown>
@@ -56,15 +56,21 @@ export interface TranslatedRequest {
   toolNames: ToolNames
 }
 
-export function responsesRequestToChat(body: Json): Json {
-  return translateResponsesRequest(body).chat
+/** The chat request, or the 400 for input a chat upstream cannot take. */
+export function responsesRequestToChat(body: Json): Json | GatewayError {
+  const translated = translateResponsesRequest(body)
+  return translated instanceof GatewayError ? translated : translated.chat
 }
 
-export function translateResponsesRequest(body: Json): TranslatedRequest {
+export function translateResponsesRequest(body: Json): TranslatedRequest | GatewayError {
   const chat: Json = {}
   for (const [key, value] of Object.entries(body)) if (!RESPONSES_ONLY.has(key)) chat[key] = value
-  chat.messages = inputToMessages(body.instructions, body.input)
-  const { tools, names, dropped } = translateTools(body)
+  const messages = inputToMessages(body.instructions, body.input)
+  if (messages instanceof GatewayError) return messages
+  chat.messages = messages
+  const translatedTools = translateTools(body)
+  if (translatedTools instanceof GatewayError) return translatedTools
+  const { tools, names, dropped } = translatedTools
   if (tools.length > 0) {
     chat.tools = tools
     if (body.tool_choice !== undefined) chat.tool_choice = toolChoiceToChat(body.tool_choice, names)
@@ -79,7 +85,7 @@ export function translateResponsesRequest(body: Json): TranslatedRequest {
   return { chat, droppedTools: dropped, toolNames: names }
 }
 
-function inputToMessages(instructions: unknown, input: unknown): ChatMessage[] {
+function inputToMessages(instructions: unknown, input: unknown): ChatMessage[] | GatewayError {
   const messages: ChatMessage[] = []
   if (typeof instructions === 'string' && instructions) messages.push({ role: 'system', content: instructions })
   if (typeof input === 'string') {
@@ -87,13 +93,16 @@ function inputToMessages(instructions: unknown, input: unknown): ChatMessage[] {
     return messages
   }
   if (!Array.isArray(input)) return messages
-  input.forEach((item, i) => {
-    if (!isObject(item)) throw gatewayErrors.invalidRequest(`input[${i}]: expected an object`, `input[${i}]`)
+  for (const [i, item] of input.entries()) {
+    if (!isObject(item)) return gatewayErrors.invalidRequest(`input[${i}]: expected an object`, `input[${i}]`)
     const type = item.type ?? 'message'
     switch (type) {
-      case 'message':
-        messages.push(messageToChat(item, i))
+      case 'message': {
+        const message = messageToChat(item, i)
+        if (message instanceof GatewayError) return message
+        messages.push(message)
         break
+      }
       case 'function_call':
       case 'custom_tool_call':
         appendToolCall(messages, {
@@ -111,25 +120,31 @@ function inputToMessages(instructions: unknown, input: unknown): ChatMessage[] {
         break
       default:
         if (SKIPPED_INPUT_ITEMS.has(String(type))) break
-        throw gatewayErrors.invalidRequest(`input[${i}].type: '${String(type)}' items cannot be sent to this model`, `input[${i}].type`, 'unsupported_input_item')
+        return gatewayErrors.invalidRequest(`input[${i}].type: '${String(type)}' items cannot be sent to this model`, `input[${i}].type`, 'unsupported_input_item')
     }
-  })
+  }
   return messages
 }
 
-function messageToChat(item: Json, i: number): ChatMessage {
+function messageToChat(item: Json, i: number): ChatMessage | GatewayError {
   const role = item.role === 'developer' ? 'developer' : String(item.role ?? 'user')
   if (typeof item.content === 'string') return { role, content: item.content }
-  if (!Array.isArray(item.content)) throw gatewayErrors.invalidRequest(`input[${i}].content: expected a string or an array of content parts`, `input[${i}].content`)
+  if (!Array.isArray(item.content)) return gatewayErrors.invalidRequest(`input[${i}].content: expected a string or an array of content parts`, `input[${i}].content`)
   if (role === 'assistant') {
     const text = item.content.map((p) => (isObject(p) ? String(p.text ?? p.refusal ?? '') : '')).join('')
     return { role, content: text }
   }
-  return { role, content: item.content.map((p, j) => partToChat(p, i, j)) }
+  const parts: Json[] = []
+  for (const [j, p] of item.content.entries()) {
+    const part = partToChat(p, `input[${i}].content[${j}]`)
+    if (part instanceof GatewayError) return part
+    parts.push(part)
+  }
+  return { role, content: parts }
 }
 
-function partToChat(part: unknown, i: number, j: number): Json {
-  if (!isObject(part)) throw gatewayErrors.invalidRequest(`input[${i}].content[${j}]: expected an object`, `input[${i}].content[${j}]`)
+function partToChat(part: unknown, where: string): Json | GatewayError {
+  if (!isObject(part)) return gatewayErrors.invalidRequest(`${where}: expected an object`, where)
   switch (part.type) {
     case 'input_text':
     case 'output_text':
@@ -137,8 +152,7 @@ function partToChat(part: unknown, i: number, j: number): Json {
       return { type: 'text', text: String(part.text ?? '') }
     case 'input_image': {
       const url = part.image_url
-      if (typeof url !== 'string')
-        throw gatewayErrors.invalidRequest(`input[${i}].content[${j}].image_url: only image URLs and data URLs can be translated`, `input[${i}].content[${j}].image_url`)
+      if (typeof url !== 'string') return gatewayErrors.invalidRequest(`${where}.image_url: only image URLs and data URLs can be translated`, `${where}.image_url`)
       return { type: 'image_url', image_url: { url, ...(part.detail ? { detail: part.detail } : {}) } }
     }
     case 'input_file':
@@ -151,7 +165,7 @@ function partToChat(part: unknown, i: number, j: number): Json {
         },
       }
     default:
-      throw gatewayErrors.invalidRequest(`input[${i}].content[${j}].type: '${String(part.type)}' is not supported`, `input[${i}].content[${j}].type`)
+      return gatewayErrors.invalidRequest(`${where}.type: '${String(part.type)}' is not supported`, `${where}.type`)
   }
 }
 
@@ -186,8 +200,8 @@ function formatToChat(format: Json): Json {
 }
 
 /** Chat names of custom (free-form) tools, whose calls are reported back as custom tool calls. */
-export function customToolNames(body: Json): Set<string> {
-  const names = new Set<string>()
-  for (const [flat, tool] of translateTools(body).names) if (tool.custom) names.add(flat)
-  return names
+export function customToolNames(names: ToolNames): Set<string> {
+  const custom = new Set<string>()
+  for (const [flat, tool] of names) if (tool.custom) custom.add(flat)
+  return custom
 }

@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { GatewayError } from '../../errors/gateway-error.ts'
+import { answered } from '../../../test/helpers/plugin-harness.ts'
 import { clientToolName, flatToolName, toolChoiceToChat, translateTools } from './tools.ts'
 
 const fn = (name: string) => ({ type: 'function', name, parameters: { type: 'object', properties: {} } })
@@ -15,19 +17,21 @@ describe('Responses tools → chat tools', () => {
   })
 
   test('namespaces flattened (custom members stay free-form), hosted tools listed once, additional_tools counted', () => {
-    const { tools, names, dropped } = translateTools({
-      tools: [
-        fn('a'),
-        { type: 'namespace', name: 'ns', tools: [fn('b'), { type: 'custom', name: 'c', description: 'raw' }] },
-        { type: 'web_search' },
-        { type: 'web_search' },
-        { type: 'image_generation' },
-      ],
-      input: [
-        { type: 'additional_tools', tools: [{ type: 'namespace', name: 'extra', tools: [fn('d')] }, { type: 'file_search' }] },
-        { type: 'message', role: 'user', content: 'x' },
-      ],
-    })
+    const { tools, names, dropped } = answered(
+      translateTools({
+        tools: [
+          fn('a'),
+          { type: 'namespace', name: 'ns', tools: [fn('b'), { type: 'custom', name: 'c', description: 'raw' }] },
+          { type: 'web_search' },
+          { type: 'web_search' },
+          { type: 'image_generation' },
+        ],
+        input: [
+          { type: 'additional_tools', tools: [{ type: 'namespace', name: 'extra', tools: [fn('d')] }, { type: 'file_search' }] },
+          { type: 'message', role: 'user', content: 'x' },
+        ],
+      }),
+    )
     expect(tools.map((t) => (t.function as { name: string }).name)).toEqual(['a', 'ns__b', 'ns__c', 'extra__d'])
     expect((tools[2]!.function as { parameters: unknown }).parameters).toEqual({ type: 'object', properties: { input: { type: 'string' } }, required: ['input'] })
     expect(dropped).toEqual(['web_search', 'image_generation', 'file_search'])
@@ -37,9 +41,25 @@ describe('Responses tools → chat tools', () => {
   })
 
   test('tool_choice: a namespaced function is flattened; a dropped hosted tool becomes auto; strings pass', () => {
-    const { names } = translateTools({ tools: [{ type: 'namespace', name: 'ns', tools: [fn('b')] }] })
+    const { names } = answered(translateTools({ tools: [{ type: 'namespace', name: 'ns', tools: [fn('b')] }] }))
     expect(toolChoiceToChat({ type: 'function', namespace: 'ns', name: 'b' }, names)).toEqual({ type: 'function', function: { name: 'ns__b' } })
     expect(toolChoiceToChat({ type: 'web_search' }, names)).toBe('auto')
     expect(toolChoiceToChat('required', names)).toBe('required')
+  })
+
+  test('a tool that is not an object is a 400 naming it, at the top, in a namespace and in additional_tools', () => {
+    const refused = (body: Record<string, unknown>) => {
+      const result = translateTools(body)
+      expect(result).toBeInstanceOf(GatewayError)
+      return (result as GatewayError).toBody()
+    }
+    expect(refused({ tools: [fn('a'), 'read_file'] })).toMatchObject({
+      type: 'invalid_request_error',
+      status_code: 400,
+      param: 'tools[1]',
+      message: 'tools[1]: expected an object',
+    })
+    expect(refused({ tools: [{ type: 'namespace', name: 'ns', tools: [fn('b'), null] }] }).param).toBe('tools[0].tools[1]')
+    expect(refused({ tools: [fn('a')], input: [{ type: 'additional_tools', tools: [7] }] }).param).toBe('tools[1]')
   })
 })

@@ -5,7 +5,7 @@
  * whose tools count like top-level ones; and hosted tools (`web_search`, `tool_search`, `file_search`, …) that
  * only OpenAI runs, which are dropped from a translated request and listed so the caller can say so.
  */
-import { gatewayErrors } from '../../errors/gateway-error.ts'
+import { type GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
 
 type Json = Record<string, unknown>
 
@@ -76,38 +76,41 @@ function customTool(tool: Json, name: string): Json {
   }
 }
 
-export function translateTools(body: Json): TranslatedTools {
+/** The request's tools in chat form, or the 400 for a tool that is not an object. */
+export function translateTools(body: Json): TranslatedTools | GatewayError {
   const tools: Json[] = []
   const names = new Map<string, ClientToolName>()
   const dropped: string[] = []
-  const add = (tool: Json, namespace: string | undefined, where: string) => {
+  const add = (tool: unknown, namespace: string | undefined, where: string): GatewayError | undefined => {
+    if (!isObject(tool)) return gatewayErrors.invalidRequest(`${where}: expected an object`, where)
     if (tool.type === 'function' && isObject(tool.function)) {
       tools.push(tool) // already chat-shaped (clients mix both)
-      return
+      return undefined
     }
     if ((tool.type === 'function' || tool.type === 'custom') && typeof tool.name === 'string') {
       const flat = flatToolName(namespace, tool.name)
       const custom = tool.type === 'custom'
       tools.push(custom ? customTool(tool, flat) : functionTool(tool, flat))
       names.set(flat, { name: tool.name, ...(namespace ? { namespace } : {}), custom })
-      return
+      return undefined
     }
     if (tool.type === 'namespace' && typeof tool.name === 'string' && !namespace) {
       const members = Array.isArray(tool.tools) ? tool.tools : []
-      members.forEach((member, j) => {
-        if (!isObject(member)) throw gatewayErrors.invalidRequest(`${where}.tools[${j}]: expected an object`, `${where}.tools[${j}]`)
-        add(member, tool.name as string, `${where}.tools[${j}]`)
-      })
-      return
+      for (const [j, member] of members.entries()) {
+        const refused = add(member, tool.name, `${where}.tools[${j}]`)
+        if (refused) return refused
+      }
+      return undefined
     }
     // Hosted tools run inside OpenAI's service; a translated target has nothing to run them with.
     const type = String(tool.type ?? 'unknown')
     if (!dropped.includes(type)) dropped.push(type)
+    return undefined
   }
-  declaredTools(body).forEach((tool, i) => {
-    if (!isObject(tool)) throw gatewayErrors.invalidRequest(`tools[${i}]: expected an object`, `tools[${i}]`)
-    add(tool, undefined, `tools[${i}]`)
-  })
+  for (const [i, tool] of declaredTools(body).entries()) {
+    const refused = add(tool, undefined, `tools[${i}]`)
+    if (refused) return refused
+  }
   return { tools, names, dropped }
 }
 
