@@ -114,7 +114,7 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
   })
 
   test('usage: idempotent batches, totals and breakdowns (labels counted once each)', async () => {
-    const usage = postgresUsageStore(drizzleOn(sql), sql)
+    const usage = postgresUsageStore(sql)
     const record = (id: string, over: Partial<UsageRecord> = {}) =>
       usageRecord(id, { user_path: '/a', model: 'gpt-4o', requested_model: 'fast', cached_tokens: 0, cost_usd: 0.5, labels: undefined, ...over })
 

@@ -34,6 +34,9 @@ const INSERT_COLUMNS = AUDIT_ROW_COLUMNS.map((c, i) => `(r->>${i})${CASTS[c] ?? 
  */
 const ASCII_PUNCTUATION = String.raw`[\x01-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]`
 
+/** The light data JSON has labels only when this occurs in it (an empty list is `"labels":[]`): rows without it skip parsing their data twice. */
+const HAS_LABELS = '"labels":["'
+
 const WRITE_BATCH = `WITH src AS (SELECT value AS r FROM jsonb_array_elements($1::text::jsonb)),
   ins AS (
     INSERT INTO audit_log (${AUDIT_ROW_COLUMNS.join(', ')}, search)
@@ -46,6 +49,7 @@ const WRITE_BATCH = `WITH src AS (SELECT value AS r FROM jsonb_array_elements($1
   lab AS (
     INSERT INTO audit_log_labels (label, ts, id)
     SELECT DISTINCT l, ins.ts, ins.id FROM ins, json_array_elements_text(CASE WHEN json_typeof(ins.data::json->'labels') = 'array' THEN ins.data::json->'labels' END) l
+    WHERE strpos(ins.data, '${HAS_LABELS}') > 0
     ON CONFLICT DO NOTHING)
   SELECT count(*)::int AS n FROM ins`
 

@@ -101,7 +101,7 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, _op
   // Without Redis the change feed is PostgreSQL's own LISTEN/NOTIFY.
   const changes = config.redis.url ? caches.changes : await PostgresChanges.open(sql)
   const audit = guarded(new PostgresAuditStore(sql))
-  const usage = guarded(postgresUsageStore(db, sql))
+  const usage = guarded(postgresUsageStore(sql))
   const events = new StoreEvents()
   return {
     events,
