@@ -1,0 +1,133 @@
+/**
+ * Audit and usage cost per entry on each thread, without HTTP: the gateway's own SQLite stores (write thread,
+ * audit writer, usage writer, as src/stores/sqlite/open.ts wires them) fed realistic entries (bench/audit-entries.ts,
+ * without bodies, as the defaults log them), `--rate` a second in bursts of `--burst` (so the writer's
+ * batches are the size a gateway serving that many requests makes). CPU time per thread is read from /proc/self/task/<tid>/schedstat (nanoseconds), so the
+ * figures are CPU µs per entry on the request thread and on the write thread, which a busy machine inflates far
+ * less than it does requests/s.
+ *
+ *   bun bench/audit-cost.ts [--entries 20000] [--rounds 3] [--rate 5000] [--burst 50] [--db FILE]
+ *
+ * Stages: `encode` is encodeAuditEntry alone (row built, JSON and search text made); `audit record + hand-off`
+ * is AuditWriter.record for every entry and the writer's batches posted to the write thread, until all are
+ * stored; `store` is the write thread's CPU for them; the usage lines are the same for one usage record per
+ * entry. Building the entry from a request (src/audit/capture.ts) needs a request and is not timed here
+ * (bench/features.sh measures the whole request). `--db` starts from a copy of a seeded database (bench/audit-seed.ts),
+ * to see the store's cost at that size. Prints the median over `--rounds` rounds.
+ */
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { encodeAuditEntry } from '../src/audit/record.ts'
+import { loadConfig } from '../src/config/load.ts'
+import { silentLogger } from '../src/log/logger.ts'
+import { openSqliteStores } from '../src/stores/sqlite/open.ts'
+import type { UsageRecord } from '../src/usage/record.ts'
+import { benchAuditEntry } from './audit-entries.ts'
+
+const { values: args } = parseArgs({
+  options: {
+    entries: { type: 'string', default: '20000' },
+    rounds: { type: 'string', default: '3' },
+    burst: { type: 'string', default: '50' },
+    rate: { type: 'string', default: '5000' },
+    db: { type: 'string' },
+  },
+})
+const entries = Number(args.entries)
+const burst = Number(args.burst)
+/** Milliseconds between bursts: entries arrive at `--rate` a second, as from a gateway serving that many requests. */
+const gapMs = (burst / Number(args.rate)) * 1000
+
+/** CPU nanoseconds so far of the main thread and of the thread(s) named `Worker` (the write thread). */
+function threadCpu(): { main: number; write: number } {
+  let main = 0
+  let write = 0
+  for (const tid of readdirSync('/proc/self/task')) {
+    const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+    if (Number(tid) === process.pid) main += ns
+    else if (readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === 'Worker') write += ns
+  }
+  return { main, write }
+}
+
+const usageOf = (e: ReturnType<typeof benchAuditEntry>): UsageRecord => ({
+  id: e.id,
+  ts: Date.parse(e.timestamp),
+  key_id: e.auth_key_id,
+  user_path: e.user_path,
+  provider_name: e.provider_name,
+  provider_type: e.provider,
+  model: e.resolved_model,
+  requested_model: e.requested_model,
+  prompt_tokens: e.usage?.input_tokens ?? 0,
+  completion_tokens: e.usage?.output_tokens ?? 0,
+  total_tokens: e.usage?.total_tokens ?? 0,
+  cached_tokens: e.usage?.cached_input_tokens ?? 0,
+  cache_write_tokens: 0,
+  reasoning_tokens: 0,
+  cost_usd: 0.0012,
+  saved_usd: 0,
+  rewrite_tokens_saved: 0,
+  rewrite_cost_saved: 0,
+  priced: true,
+  estimated: false,
+  cache_hit: false,
+  labels: e.data.labels,
+})
+
+const dir = mkdtempSync(join(tmpdir(), 'audit-cost-'))
+const results: Record<string, number[]> = {}
+const note = (stage: string, ns: number) => (results[stage] ??= []).push(ns / 1000 / entries)
+
+try {
+  for (let round = 0; round < Number(args.rounds); round++) {
+    const path = join(dir, `round-${round}.db`)
+    if (args.db) copyFileSync(args.db, path)
+    const stores = await openSqliteStores(loadConfig({ env: { GATEWAY_DB_PATH: path } }), silentLogger)
+    const start = Date.now()
+    const batch = Array.from({ length: entries }, (_, i) => benchAuditEntry(start + i, false))
+    const usage = batch.map(usageOf)
+    // Warm the JIT on a tenth of the load (stored too: the database has them, as a running gateway's would).
+    for (const e of batch.slice(0, entries / 10)) encodeAuditEntry({ ...e, id: `${e.id}w` })
+    Bun.gc(true)
+
+    let t = threadCpu()
+    for (const e of batch) encodeAuditEntry(e)
+    note('encode (request thread)', threadCpu().main - t.main)
+
+    t = threadCpu()
+    for (let i = 0; i < entries; i += burst) {
+      for (const e of batch.slice(i, i + burst)) stores.auditSink.record(e)
+      await Bun.sleep(gapMs)
+    }
+    await stores.auditSink.flush()
+    let t1 = threadCpu()
+    note('audit record + hand-off (request thread)', t1.main - t.main)
+    note('audit store (write thread)', t1.write - t.write)
+
+    t = threadCpu()
+    for (let i = 0; i < entries; i += burst) {
+      for (const r of usage.slice(i, i + burst)) stores.usageSink.record(r)
+      await Bun.sleep(gapMs)
+    }
+    await stores.usageSink.flush()
+    t1 = threadCpu()
+    note('usage record + hand-off (request thread)', t1.main - t.main)
+    note('usage store (write thread)', t1.write - t.write)
+
+    const stats = stores.auditSink.stats()
+    if (stats.written < entries || stats.spilled > 0) throw new Error(`${stats.written} of ${entries} audit entries stored, ${stats.spilled} spilled: lower --rate`)
+    await stores.auditSink.drain()
+    await stores.usageSink.drain()
+    await stores.close()
+    rmSync(path, { force: true })
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+console.log(`| stage (${entries} entries, median of ${args.rounds} rounds${args.db ? `, from ${args.db}` : ''}) | CPU µs per entry |\n| --- | ---: |`)
+for (const [stage, values] of Object.entries(results)) console.log(`| ${stage} | ${median(values).toFixed(1)} |`)
