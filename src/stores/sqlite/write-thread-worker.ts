@@ -8,10 +8,11 @@ import type { AuditRow } from '../../audit/record.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import { SqliteAuditStore } from './audit-log.ts'
 import { openSqlite } from './client.ts'
+import { type PackedRows, unpackRows } from './packed-rows.ts'
 import { sqliteUsageStore } from './usage.ts'
 
-/** Audit rows arrive as they are (structured clone); usage records as the JSON text of an array. */
-export type WriteThreadRequest = { kind: 'open'; path: string } | { kind: 'audit'; id: number; rows: AuditRow[] } | { kind: 'usage'; id: number; batch: string }
+/** Audit rows arrive packed (packed-rows.ts); usage records as the JSON text of an array. */
+export type WriteThreadRequest = { kind: 'open'; path: string } | { kind: 'audit'; id: number; rows: PackedRows } | { kind: 'usage'; id: number; batch: string }
 export type WriteThreadReply = { id: number; ok: true; written: number } | { id: number; ok: false; error: string }
 
 declare const self: Worker
@@ -21,7 +22,7 @@ let stores: { audit: SqliteAuditStore; usage: ReturnType<typeof sqliteUsageStore
 
 async function write(message: Exclude<WriteThreadRequest, { kind: 'open' }>): Promise<number> {
   if (!stores) throw new Error('write thread used before it was opened')
-  if (message.kind === 'audit') return stores.audit.writeBatch(message.rows)
+  if (message.kind === 'audit') return stores.audit.writeBatch(unpackRows<AuditRow>(message.rows))
   const records = JSON.parse(message.batch) as UsageRecord[]
   await stores.usage.writeBatch(records)
   return records.length

@@ -7,6 +7,7 @@
 import type { AuditRow } from '../../audit/record.ts'
 import type { Logger } from '../../log/logger.ts'
 import type { UsageRecord } from '../../usage/record.ts'
+import { packRows } from './packed-rows.ts'
 import type { WriteThreadReply, WriteThreadRequest } from './write-thread-worker.ts'
 
 export interface BatchWrites {
@@ -61,10 +62,12 @@ export function startWriteThread(databasePath: string, fallback: BatchWrites, lo
     const id = next++
     return new Promise<number>((resolve, reject) => {
       pending.set(id, { kind, batch, resolve, reject })
-      // Audit rows are flat arrays of primitives, which structured clone copies cheaply; usage records are
-      // objects, cheaper to post as one JSON string than to clone field by field.
-      const message: WriteThreadRequest = kind === 'audit' ? { kind, id, rows: batch as AuditRow[] } : { kind, id, batch: JSON.stringify(batch) }
-      worker.postMessage(message)
+      // Audit rows cross packed (one text and two typed arrays, moved rather than copied: packed-rows.ts), not
+      // cloned string by string; usage records are objects, cheaper to post as one JSON string than to clone.
+      if (kind === 'audit') {
+        const rows = packRows(batch as AuditRow[])
+        worker.postMessage({ kind, id, rows } satisfies WriteThreadRequest, [rows.cells.buffer, rows.kinds.buffer])
+      } else worker.postMessage({ kind, id, batch: JSON.stringify(batch) } satisfies WriteThreadRequest)
     })
   }
   return {

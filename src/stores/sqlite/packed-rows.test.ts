@@ -1,0 +1,33 @@
+import { expect, test } from 'bun:test'
+import { makeEntry, rowsOf, T0 } from '../../../test/helpers/audit-entries.ts'
+import { type Cell, packRows, unpackRows } from './packed-rows.ts'
+
+test('rows come back cell for cell: empty, non-Latin-1 and NUL-bearing strings, numbers of every sign, nulls', () => {
+  const rows: Cell[][] = [
+    ['', 0, null, 'a\u0000b', -1.5],
+    ['日本語 🚀', Number.MAX_SAFE_INTEGER, 'x', '', 1e-9],
+    ['\ud800 lone surrogate', -0, '"quoted" {json}', null, 42],
+  ]
+  const back = unpackRows(packRows(rows))
+  expect(back).toEqual(rows)
+  expect(Object.is(back[2]![1], -0)).toBe(true)
+})
+
+test('audit rows survive the round trip exactly, and the packed form holds each string once', () => {
+  const rows = rowsOf(Array.from({ length: 20 }, (_, i) => makeEntry({ at: T0 + i })))
+  const packed = packRows(rows)
+  const stringChars = rows.flat().reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0)
+  expect(packed.text.length).toBe(stringChars)
+  expect(unpackRows(packed)).toEqual(rows)
+})
+
+test('an empty batch packs to nothing; rows of different widths or other types are refused', () => {
+  expect(unpackRows(packRows([]))).toEqual([])
+  expect(() => packRows([['a', 1], ['b']])).toThrow(/1 cells, the batch 2/)
+  expect(() => packRows([[true as unknown as Cell]])).toThrow(/boolean/)
+})
+
+test('a packed batch whose text and cells disagree is refused rather than misread', () => {
+  const packed = packRows([['abc', 'de']])
+  expect(() => unpackRows({ ...packed, text: `${packed.text}X` })).toThrow(/not claimed/)
+})
