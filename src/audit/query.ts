@@ -14,7 +14,8 @@ const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
 const MAX_TEXT = 200
 
-const LIST_PARAMS = [
+/** The parameters /admin/audit/log accepts; any other is refused. */
+export const LIST_PARAMS = [
   'days',
   'start_date',
   'end_date',

@@ -3,6 +3,7 @@
  * their content, so restarts do not duplicate them; admin changes apply to the next request, on every replica
  * (the change feed makes the others reload).
  */
+import type { z } from 'zod'
 import { GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import { silentLogger, type Logger } from '../log/logger.ts'
 import type { Changes } from '../stores/changes.ts'
@@ -10,7 +11,12 @@ import { Snapshot } from '../stores/snapshot.ts'
 import type { LimitStore } from '../stores/types.ts'
 import { budgetInputSchema, rateLimitInputSchema, type Budget, type RateLimit } from './definitions.ts'
 
-function invalid(error: import('zod').ZodError): GatewayError {
+/** A definition as stored: its input with an id and a creation time. */
+type Stored<Input> = Input & { id: string; created_at: string }
+
+const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`
+
+function invalid(error: z.ZodError): GatewayError {
   return gatewayErrors.fromZod(error, { code: 'invalid_limit', subject: 'body' })
 }
 
@@ -27,7 +33,6 @@ export class LimitRegistry {
     private readonly store: LimitStore,
     options: { changes?: Changes; log?: Logger } = {},
   ) {
-    this.changes = options.changes
     this.snapshot = new Snapshot({
       name: 'limits',
       load: async () => ({ budgets: await store.budgets(), rateLimits: await store.rateLimits() }),
@@ -41,8 +46,6 @@ export class LimitRegistry {
     })
   }
 
-  private readonly changes: Changes | undefined
-
   async load(declared: { budgets: unknown[]; rate_limits: unknown[] }): Promise<void> {
     const existing = new Set([...(await this.store.budgets()).map((b) => b.id), ...(await this.store.rateLimits()).map((r) => r.id)])
     for (const raw of declared.budgets) {
@@ -53,7 +56,7 @@ export class LimitRegistry {
       const id = declaredId('rl', raw)
       if (!existing.has(id)) await this.addRateLimit(raw, id)
     }
-    if (!(await this.snapshot.start())) throw new Error(`could not load the limits: ${this.snapshot.status().lastError}`)
+    await this.snapshot.startOrThrow()
   }
 
   stop(): void {
@@ -64,39 +67,33 @@ export class LimitRegistry {
     return this.snapshot.status()
   }
 
-  /** Reloads now; tells the other replicas when this one changed a definition. */
-  async reload(changed = false): Promise<void> {
-    if (!(await this.snapshot.refresh())) throw new Error(`could not reload the limits: ${this.snapshot.status().lastError}`)
-    if (changed) await this.changes?.publish('limits')
+  addBudget(raw: unknown, id = newId('bud')): Promise<Budget> {
+    return this.add(budgetInputSchema, raw, id, (budget) => this.store.saveBudget(budget))
   }
 
-  async addBudget(raw: unknown, id = `bud_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`): Promise<Budget> {
-    const parsed = budgetInputSchema.safeParse(raw)
-    if (!parsed.success) throw invalid(parsed.error)
-    const budget: Budget = { ...parsed.data, id, created_at: new Date().toISOString() }
-    await this.store.saveBudget(budget)
-    await this.reload(true)
-    return budget
+  addRateLimit(raw: unknown, id = newId('rl')): Promise<RateLimit> {
+    return this.add(rateLimitInputSchema, raw, id, (limit) => this.store.saveRateLimit(limit))
   }
 
-  async addRateLimit(raw: unknown, id = `rl_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`): Promise<RateLimit> {
-    const parsed = rateLimitInputSchema.safeParse(raw)
+  /** Validates a definition, stores it under `id` and reloads, so the next request sees it. */
+  private async add<Input>(schema: z.ZodType<Input>, raw: unknown, id: string, save: (definition: Stored<Input>) => Promise<void>): Promise<Stored<Input>> {
+    const parsed = schema.safeParse(raw)
     if (!parsed.success) throw invalid(parsed.error)
-    const limit: RateLimit = { ...parsed.data, id, created_at: new Date().toISOString() }
-    await this.store.saveRateLimit(limit)
-    await this.reload(true)
-    return limit
+    const definition = { ...parsed.data, id, created_at: new Date().toISOString() }
+    await save(definition)
+    await this.snapshot.reload(true)
+    return definition
   }
 
   async deleteBudget(id: string): Promise<boolean> {
     const done = await this.store.deleteBudget(id)
-    await this.reload(done)
+    await this.snapshot.reload(done)
     return done
   }
 
   async deleteRateLimit(id: string): Promise<boolean> {
     const done = await this.store.deleteRateLimit(id)
-    await this.reload(done)
+    await this.snapshot.reload(done)
     return done
   }
 }

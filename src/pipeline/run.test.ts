@@ -48,6 +48,10 @@ const route = (journal: string[], answer: (ctx: RequestContext) => Promise<Respo
     }),
   })
 
+/** A fake rewriter `a` and the route plugin answering with `answer`. */
+const rewriteThenRoute = (journal: string[], answer: (ctx: RequestContext) => Promise<Response>) =>
+  createPlugins({ rewrite: [fakePlugin('a', journal)], route: [route(journal, answer)] }, deps)
+
 const completions = (journal: string[]) => journal.filter((line) => line.includes('onComplete'))
 
 describe('runPipeline', () => {
@@ -90,7 +94,7 @@ describe('runPipeline', () => {
 
   test('every onComplete runs exactly once: answered, refused early, failed upstream, stream read to the end, stream cancelled', async () => {
     const cases: [string, (j: string[]) => PluginInstance[], (res: Response) => Promise<unknown>][] = [
-      ['answered', (j) => createPlugins({ rewrite: [fakePlugin('a', j)], route: [route(j, async () => Response.json({}))] }, deps), (r) => r.text()],
+      ['answered', (j) => rewriteThenRoute(j, async () => Response.json({})), (r) => r.text()],
       [
         'refused',
         (j) =>
@@ -111,42 +115,19 @@ describe('runPipeline', () => {
           ),
         (r) => r.text(),
       ],
-      [
-        'upstream failed',
-        (j) =>
-          createPlugins(
-            { rewrite: [fakePlugin('a', j)], route: [route(j, async () => Promise.reject(new GatewayError({ status: 502, type: 'provider_error', message: 'down' })))] },
-            deps,
-          ),
-        (r) => r.text(),
-      ],
+      ['upstream failed', (j) => rewriteThenRoute(j, async () => Promise.reject(new GatewayError({ status: 502, type: 'provider_error', message: 'down' }))), (r) => r.text()],
       [
         'stream ended',
-        (j) =>
-          createPlugins(
-            {
-              rewrite: [fakePlugin('a', j)],
-              route: [route(j, async () => new Response('data: {"choices":[]}\n\ndata: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } }))],
-            },
-            deps,
-          ),
+        (j) => rewriteThenRoute(j, async () => new Response('data: {"choices":[]}\n\ndata: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } })),
         (r) => r.text(),
       ],
       [
         'stream cancelled',
         (j) =>
-          createPlugins(
-            {
-              rewrite: [fakePlugin('a', j)],
-              route: [
-                route(
-                  j,
-                  async () =>
-                    new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('data: {}\n\n')) }), { headers: { 'content-type': 'text/event-stream' } }),
-                ),
-              ],
-            },
-            deps,
+          rewriteThenRoute(
+            j,
+            async () =>
+              new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('data: {}\n\n')) }), { headers: { 'content-type': 'text/event-stream' } }),
           ),
         async (r) => {
           const reader = r.body!.getReader()

@@ -81,4 +81,25 @@ describe('Snapshot', () => {
     expect(copy()).toBe(9)
     snap.stop()
   })
+
+  test('startOrThrow and reload throw when the load fails; reload tells the other replicas only when something changed', async () => {
+    const changes = new MemoryChanges()
+    const published: string[] = []
+    changes.subscribe('limits', { changed: () => void published.push('limits'), resync: () => {} })
+    const { src, snap, copy } = watched({ changes, topic: 'limits' })
+    src.state.fail = true
+    await expect(snap.startOrThrow()).rejects.toThrow('could not load the t: database down')
+    src.state.fail = false
+    src.state.value = 3
+    await snap.reload()
+    expect(copy()).toBe(3)
+    await snap.reload(true)
+    await Bun.sleep(5)
+    expect(published).toEqual(['limits'])
+    src.state.fail = true
+    await expect(snap.reload(true)).rejects.toThrow('could not reload the t: database down')
+    await Bun.sleep(5)
+    expect(published).toEqual(['limits'])
+    snap.stop()
+  })
 })

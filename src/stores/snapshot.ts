@@ -84,6 +84,21 @@ export class Snapshot<T> {
     return this.loading
   }
 
+  /** `start` for a copy the gateway cannot run without: throws when the first load fails. */
+  async startOrThrow(): Promise<void> {
+    if (!(await this.start())) throw new Error(`could not load the ${this.options.name}: ${this.lastError}`)
+  }
+
+  /**
+   * After a change made here: reloads now, throwing when that fails (the change must be visible when the caller
+   * answers), and when something `changed` tells the other replicas through the change feed.
+   */
+  async reload(changed = false): Promise<void> {
+    if (!(await this.refresh())) throw new Error(`could not reload the ${this.options.name}: ${this.lastError}`)
+    const { changes, topic } = this.options
+    if (changed && topic) await changes?.publish(topic)
+  }
+
   status(): SnapshotStatus {
     return { name: this.options.name, loaded: this.loaded, fresh: this.fresh, loadedAt: this.loadedAt, lastError: this.lastError }
   }

@@ -38,7 +38,7 @@ export class WorkflowRegistry implements PipelineSelector {
     deps: PluginDeps,
     private readonly processSwitches: WorkflowFeaturesSnapshot,
     private readonly log: Logger,
-    private readonly changes?: Changes,
+    changes?: Changes,
   ) {
     this.instances = createPlugins(chain, deps)
     this.core = { logging: deps.config.logging, prices: deps.usage.prices }
@@ -51,7 +51,7 @@ export class WorkflowRegistry implements PipelineSelector {
     for (const input of declared) await this.upsert(input, 'config')
     if (!(await this.store.latestByName(DEFAULT_WORKFLOW_NAME)))
       await this.upsert(workflowInputSchema.parse({ name: DEFAULT_WORKFLOW_NAME, description: 'Applies to every request no other workflow matches.' }), 'system')
-    if (!(await this.snapshot.start())) throw new Error(`could not load the workflows: ${this.snapshot.status().lastError}`)
+    await this.snapshot.startOrThrow()
   }
 
   stop(): void {
@@ -60,12 +60,6 @@ export class WorkflowRegistry implements PipelineSelector {
 
   snapshotStatus() {
     return this.snapshot.status()
-  }
-
-  /** Reloads the active versions now; tells the other replicas when this replica changed them. */
-  async reload(changed = false): Promise<void> {
-    if (!(await this.snapshot.refresh())) throw new Error(`could not reload the workflows: ${this.snapshot.status().lastError}`)
-    if (changed) await this.changes?.publish('workflows')
   }
 
   private install(versions: WorkflowVersion[]): void {
@@ -106,7 +100,7 @@ export class WorkflowRegistry implements PipelineSelector {
     }
     this.build(version) // a definition whose pipeline cannot be built is never stored
     await this.store.insertVersion(version)
-    await this.reload(true)
+    await this.snapshot.reload(true)
     this.log.info({ workflow: version.name, version: version.version }, 'workflow version activated')
     return { version, created: true }
   }
@@ -122,7 +116,7 @@ export class WorkflowRegistry implements PipelineSelector {
       })
     }
     const done = await this.store.deactivate(id)
-    await this.reload(done)
+    await this.snapshot.reload(done)
     return done
   }
 

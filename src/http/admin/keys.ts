@@ -7,7 +7,7 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { Gateway } from '../../app.ts'
 import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
-import { keyStatus } from '../../keys/key-directory.ts'
+import { keyStatus, type NewApiKey } from '../../keys/key-directory.ts'
 import { allowedModelProblem } from '../../keys/model-access.ts'
 import { normalizeUserPath } from '../../keys/user-path.ts'
 import type { Principal } from '../../pipeline/context.ts'
@@ -110,6 +110,13 @@ function invalid(error: z.ZodError): GatewayError {
   return gatewayErrors.fromZod(error, { subject: 'body', topLevel: true })
 }
 
+/** Reads a JSON body and validates it: a 400 naming the field when it does not fit. */
+async function bodyOf<Schema extends z.ZodType>(schema: Schema, request: Request): Promise<z.infer<Schema>> {
+  const parsed = schema.safeParse(await readJsonBody(request))
+  if (!parsed.success) throw invalid(parsed.error)
+  return parsed.data
+}
+
 /** RFC 3339 in, UTC `toISOString` out; an expiry must lie in the future. */
 function futureExpiry(value: string | null | undefined, now: number): string | null | undefined {
   if (value === null || value === undefined) return value
@@ -117,6 +124,20 @@ function futureExpiry(value: string | null | undefined, now: number): string | n
   if (Number.isNaN(at)) throw gatewayErrors.invalidRequest('expires_at: not a valid date.', 'expires_at')
   if (at <= now) throw gatewayErrors.invalidRequest('expires_at: the expiry must lie in the future.', 'expires_at')
   return new Date(at).toISOString()
+}
+
+/** A create or change body's fields under the key directory's names (a change's absent fields stay absent). */
+function keyFields(body: z.infer<typeof createKeyBody>, now: number): Omit<NewApiKey, 'createdBy'>
+function keyFields(body: z.infer<typeof updateKeyBody>, now: number): ApiKeyChanges
+function keyFields(body: z.infer<typeof updateKeyBody>, now: number): ApiKeyChanges {
+  return {
+    name: body.name,
+    description: body.description,
+    userPath: body.user_path,
+    allowedModels: body.allowed_models,
+    dashboardEnabled: body.dashboard_enabled,
+    expiresAt: futureExpiry(body.expires_at, now),
+  }
 }
 
 const keyNotFound = (id: string) => new GatewayError({ status: 404, type: 'not_found_error', message: `No API key with id '${id}'.`, param: 'id', code: 'key_not_found' })
@@ -154,18 +175,8 @@ export function keyRoutes(gateway: Gateway) {
       '/keys',
       (context) =>
         answer(context, async (actor) => {
-          const parsed = createKeyBody.safeParse(await readJsonBody(context.request))
-          if (!parsed.success) throw invalid(parsed.error)
-          const body = parsed.data
-          const { record, secret } = await gateway.keys.create({
-            name: body.name,
-            description: body.description,
-            userPath: body.user_path,
-            allowedModels: body.allowed_models,
-            dashboardEnabled: body.dashboard_enabled,
-            expiresAt: futureExpiry(body.expires_at, now()) ?? null,
-            createdBy: actor.id,
-          })
+          const body = await bodyOf(createKeyBody, context.request)
+          const { record, secret } = await gateway.keys.create({ ...keyFields(body, now()), createdBy: actor.id })
           audit(context, actor, 'key.created', record, 201, `created API key '${record.name}' (${record.redactedKey})`)
           return Response.json({ ...toView(record, now()), key: secret }, { status: 201, headers: { 'cache-control': 'no-store' } })
         }),
@@ -216,17 +227,8 @@ export function keyRoutes(gateway: Gateway) {
       '/keys/:id',
       (context) =>
         answer(context, async (actor) => {
-          const parsed = updateKeyBody.safeParse(await readJsonBody(context.request))
-          if (!parsed.success) throw invalid(parsed.error)
-          const body = parsed.data
-          const changes: ApiKeyChanges = {
-            name: body.name,
-            description: body.description,
-            userPath: body.user_path,
-            allowedModels: body.allowed_models,
-            dashboardEnabled: body.dashboard_enabled,
-            expiresAt: futureExpiry(body.expires_at, now()),
-          }
+          const body = await bodyOf(updateKeyBody, context.request)
+          const changes = keyFields(body, now())
           const changed = Object.entries(body)
             .filter(([, v]) => v !== undefined)
             .map(([k]) => k)
