@@ -5,12 +5,13 @@
  * and name on its first fragment, `index` on every fragment), the finish chunk, the usage chunk when the client
  * asked for it, and `[DONE]`. An `error` event becomes `data: {"error":…}` and ends the stream.
  */
-import { dataFrame, DONE_FRAME, eventPayload, SseParser, type SseEvent } from '../../../src/pipeline/sse.ts'
+import { dataFrame, DONE_FRAME, eventPayload, type SseEvent } from '../../../src/pipeline/sse.ts'
+import { chatErrorFrame, chatStreamEndedEarly, type EventStreamTranslator, translateEventStream } from '../../../src/protocols/stream-translation.ts'
 import { chatUsage, finishReason } from './response.ts'
 
 type Json = Record<string, unknown>
 
-export class AnthropicStreamTranslator {
+export class AnthropicStreamTranslator implements EventStreamTranslator {
   private id = ''
   private model = ''
   private readonly created = Math.floor(Date.now() / 1000)
@@ -83,53 +84,21 @@ export class AnthropicStreamTranslator {
       case 'error': {
         this.done = true
         const error = (payload.error ?? {}) as Json
-        return [
-          dataFrame({
-            error: {
-              message: String(error.message ?? 'The provider reported an error.'),
-              type: String(error.type ?? 'server_error'),
-              param: null,
-              code: String(error.type ?? 'server_error'),
-            },
-          }),
-        ]
+        const type = String(error.type ?? 'server_error')
+        return [chatErrorFrame(String(error.message ?? 'The provider reported an error.'), type, type)]
       }
       default:
         return [] // ping and future event types
     }
   }
+
+  /** The upstream ended without message_stop: say so rather than end silently. */
+  end(): Uint8Array[] {
+    this.done = true
+    return [chatStreamEndedEarly()]
+  }
 }
 
 export function anthropicStreamToChat(body: ReadableStream<Uint8Array>, includeUsage: boolean): ReadableStream<Uint8Array> {
-  const reader = body.getReader()
-  const parser = new SseParser()
-  const translator = new AnthropicStreamTranslator(includeUsage)
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        const { done, value } = await reader.read()
-        const events = done ? parser.end() : parser.push(value)
-        let emitted = false
-        for (const event of events) {
-          for (const frame of translator.translate(event)) {
-            controller.enqueue(frame)
-            emitted = true
-          }
-          if (translator.done) {
-            controller.close()
-            await reader.cancel().catch(() => {})
-            return
-          }
-        }
-        if (done) {
-          // The upstream ended without message_stop: say so rather than end silently.
-          controller.enqueue(dataFrame({ error: { message: 'The provider ended the stream early.', type: 'server_error', param: null, code: 'stream_interrupted' } }))
-          controller.close()
-          return
-        }
-        if (emitted) return
-      }
-    },
-    cancel: (reason) => reader.cancel(reason),
-  })
+  return translateEventStream(body, new AnthropicStreamTranslator(includeUsage))
 }

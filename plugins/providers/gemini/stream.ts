@@ -5,7 +5,8 @@
  * delta with id, name and the full arguments. An `{"error":…}` event becomes `data: {"error":…}`, and a stream
  * that closes before any finish reason is reported as interrupted rather than ended silently.
  */
-import { dataFrame, DONE_FRAME, eventPayload, SseParser, type SseEvent } from '../../../src/pipeline/sse.ts'
+import { dataFrame, DONE_FRAME, eventPayload, type SseEvent } from '../../../src/pipeline/sse.ts'
+import { chatErrorFrame, chatStreamEndedEarly, type EventStreamTranslator, translateEventStream } from '../../../src/protocols/stream-translation.ts'
 import { chatUsage, finishReason, partsOf, toolCallFor } from './response.ts'
 import type { ToolCallMemory } from './tool-call-memory.ts'
 
@@ -16,7 +17,7 @@ interface CandidateState {
   finished: boolean
 }
 
-export class GeminiStreamTranslator {
+export class GeminiStreamTranslator implements EventStreamTranslator {
   private id = ''
   private model: string
   private readonly created = Math.floor(Date.now() / 1000)
@@ -82,7 +83,7 @@ export class GeminiStreamTranslator {
   end(): Uint8Array[] {
     this.done = true
     const finished = this.candidates.size > 0 && [...this.candidates.values()].every((s) => s.finished)
-    if (!finished) return [errorFrame({ message: 'The provider ended the stream early.', status: 'stream_interrupted' })]
+    if (!finished) return [chatStreamEndedEarly()]
     const frames: Uint8Array[] = []
     if (this.includeUsage)
       frames.push(dataFrame({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: chatUsage(this.usage) }))
@@ -92,32 +93,9 @@ export class GeminiStreamTranslator {
 }
 
 function errorFrame(error: Json): Uint8Array {
-  const code = typeof error.status === 'string' ? error.status : 'server_error'
-  return dataFrame({ error: { message: String(error.message ?? 'The provider reported an error.'), type: 'server_error', param: null, code } })
+  return chatErrorFrame(String(error.message ?? 'The provider reported an error.'), typeof error.status === 'string' ? error.status : 'server_error')
 }
 
 export function geminiStreamToChat(body: ReadableStream<Uint8Array>, translator: GeminiStreamTranslator): ReadableStream<Uint8Array> {
-  const reader = body.getReader()
-  const parser = new SseParser()
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        const { done, value } = await reader.read()
-        const frames: Uint8Array[] = []
-        for (const event of done ? parser.end() : parser.push(value)) {
-          frames.push(...translator.translate(event))
-          if (translator.done) break
-        }
-        if (done && !translator.done) frames.push(...translator.end())
-        for (const frame of frames) controller.enqueue(frame)
-        if (translator.done) {
-          controller.close()
-          if (!done) await reader.cancel().catch(() => {})
-          return
-        }
-        if (frames.length > 0) return
-      }
-    },
-    cancel: (reason) => reader.cancel(reason),
-  })
+  return translateEventStream(body, translator)
 }

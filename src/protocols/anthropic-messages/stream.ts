@@ -6,8 +6,9 @@
  * then `message_stop`. An upstream error, in the stream or breaking it, becomes `event: error` and ends it; so
  * does a stream that stops before a finish reason.
  */
-import { GatewayError, toGatewayError } from '../../errors/gateway-error.ts'
-import { namedEventFrame, SseParser, type SseEvent } from '../../pipeline/sse.ts'
+import { GatewayError } from '../../errors/gateway-error.ts'
+import { namedEventFrame } from '../../pipeline/sse.ts'
+import { type ChatStreamWriter, chatStreamToProtocol } from '../stream-translation.ts'
 import { anthropicErrorBody } from './errors.ts'
 import { anthropicUsage, messageId, stopReason } from './response.ts'
 
@@ -18,7 +19,7 @@ interface OpenBlock {
   kind: 'text' | 'tool_use'
 }
 
-export class MessagesStreamWriter {
+export class MessagesStreamWriter implements ChatStreamWriter {
   private nextBlock = 0
   private open?: OpenBlock
   /** Chat tool-call index → content block index. */
@@ -89,16 +90,15 @@ export class MessagesStreamWriter {
     if (typeof fn.arguments === 'string' && fn.arguments) this.event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: fn.arguments } })
   }
 
-  /** Normal end: the upstream said why it stopped. Returns false when it never did (the stream broke off). */
-  finish(): boolean {
-    if (this.ended) return true
-    if (this.finishReason === undefined) return false
+  /** The end: why the upstream stopped, or an error when it never said (the stream broke off). */
+  finish(): void {
+    if (this.ended) return
+    if (this.finishReason === undefined) return this.fail(interrupted())
     this.ended = true
     this.closeBlock()
     const reason = this.refused ? 'refusal' : stopReason(this.finishReason, this.toolBlocks.size > 0)
     this.event('message_delta', { delta: { stop_reason: reason, stop_sequence: null }, usage: anthropicUsage(this.usage) })
     this.event('message_stop', {})
-    return true
   }
 
   fail(error: GatewayError): void {
@@ -108,76 +108,9 @@ export class MessagesStreamWriter {
   }
 }
 
-/** `data: {"error":…}` inside a chat stream, as a GatewayError. */
-function streamError(raw: unknown, status: number): GatewayError {
-  const e = (typeof raw === 'object' && raw !== null ? raw : { message: raw }) as Json
-  return new GatewayError({
-    status,
-    type: 'provider_error',
-    message: typeof e.message === 'string' ? e.message : 'The upstream reported an error inside the stream.',
-    code: typeof e.code === 'string' ? e.code : typeof e.type === 'string' ? e.type : 'stream_error',
-    provider: typeof e.provider === 'string' ? e.provider : '',
-  })
-}
-
 const interrupted = () =>
   new GatewayError({ status: 502, type: 'provider_error', code: 'stream_interrupted', message: 'The upstream stream ended before the answer was complete.' })
 
 export function chatStreamToMessages(chunks: ReadableStream<Uint8Array>, model: string): ReadableStream<Uint8Array> {
-  const reader = chunks.getReader()
-  const parser = new SseParser()
-  let writer: MessagesStreamWriter
-  const handle = (events: SseEvent[]) => {
-    for (const event of events) {
-      if (writer.ended) return
-      if (event.data === '[DONE]') {
-        if (!writer.finish()) writer.fail(interrupted())
-        continue
-      }
-      let chunk: Json
-      try {
-        chunk = JSON.parse(event.data)
-      } catch {
-        continue
-      }
-      if (chunk.error) {
-        const status = typeof (chunk.error as Json).status_code === 'number' ? ((chunk.error as Json).status_code as number) : 502
-        writer.fail(streamError(chunk.error, status))
-      } else writer.chunk(chunk)
-    }
-  }
-  let emitted = 0
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      writer = new MessagesStreamWriter(model, (frame) => {
-        emitted++
-        controller.enqueue(frame)
-      })
-      writer.start()
-    },
-    // A pull that enqueues nothing is not called again, so read until an event went out or the stream ended.
-    async pull(controller) {
-      const before = emitted
-      try {
-        while (emitted === before && !writer.ended) {
-          const { done, value } = await reader.read()
-          if (done) {
-            handle(parser.end())
-            if (!writer.finish()) writer.fail(interrupted())
-            break
-          }
-          handle(parser.push(value))
-        }
-      } catch (error) {
-        writer.fail(toGatewayError(error))
-      }
-      if (writer.ended) {
-        controller.close()
-        await reader.cancel().catch(() => {})
-      }
-    },
-    cancel(reason) {
-      return reader.cancel(reason).catch(() => {})
-    },
-  })
+  return chatStreamToProtocol(chunks, (emit) => new MessagesStreamWriter(model, emit))
 }

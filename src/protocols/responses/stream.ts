@@ -5,8 +5,9 @@
  * every event from 0, and ends with exactly one of `response.completed`, `response.incomplete` or
  * `response.failed` — also when the upstream breaks off.
  */
-import { GatewayError, toGatewayError } from '../../errors/gateway-error.ts'
-import { namedEventFrame, SseParser } from '../../pipeline/sse.ts'
+import type { GatewayError } from '../../errors/gateway-error.ts'
+import { namedEventFrame } from '../../pipeline/sse.ts'
+import { type ChatStreamWriter, chatStreamToProtocol } from '../stream-translation.ts'
 import { completionStatus, messageItem, newId, responseEnvelope, responsesUsage, toolCallItem } from './response.ts'
 import { clientToolName, type ClientToolName, type ToolNames } from './tools.ts'
 
@@ -21,7 +22,7 @@ interface OpenToolCall {
   tool: ClientToolName
 }
 
-class ResponsesStreamWriter {
+class ResponsesStreamWriter implements ChatStreamWriter {
   private seq = 0
   private readonly response: Json
   private readonly output: Json[] = []
@@ -179,73 +180,5 @@ class ResponsesStreamWriter {
 }
 
 export function chatStreamToResponses(chunks: ReadableStream<Uint8Array>, request: Json, toolNames: ToolNames, targetModel = ''): ReadableStream<Uint8Array> {
-  const reader = chunks.getReader()
-  const parser = new SseParser()
-  let writer: ResponsesStreamWriter | undefined
-  const handle = (events: ReturnType<SseParser['push']>) => {
-    for (const event of events) {
-      if (event.data === '[DONE]') continue
-      let chunk: Json
-      try {
-        chunk = JSON.parse(event.data)
-      } catch {
-        continue
-      }
-      if (chunk.error) {
-        const e = chunk.error as Json
-        writer!.fail(
-          new GatewayError({
-            status: 502,
-            type: 'provider_error',
-            message: String(e.message ?? 'The upstream reported an error inside the stream.'),
-            code: typeof e.code === 'string' ? e.code : 'server_error',
-          }),
-        )
-        return
-      }
-      writer!.chunk(chunk)
-    }
-  }
-  let emitted = 0
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      writer = new ResponsesStreamWriter(
-        request,
-        toolNames,
-        (frame) => {
-          emitted++
-          controller.enqueue(frame)
-        },
-        targetModel,
-      )
-      writer.start()
-    },
-    // A pull that enqueues nothing is not called again, so read until an event went out or the stream ended.
-    async pull(controller) {
-      const before = emitted
-      try {
-        while (emitted === before) {
-          const { done, value } = await reader.read()
-          if (done) {
-            handle(parser.end())
-            writer!.finish()
-            controller.close()
-            return
-          }
-          handle(parser.push(value))
-          if (writer!.ended) {
-            controller.close()
-            await reader.cancel().catch(() => {})
-            return
-          }
-        }
-      } catch (error) {
-        writer!.fail(toGatewayError(error))
-        controller.close()
-      }
-    },
-    cancel(reason) {
-      return reader.cancel(reason).catch(() => {})
-    },
-  })
+  return chatStreamToProtocol(chunks, (emit) => new ResponsesStreamWriter(request, toolNames, emit, targetModel))
 }
