@@ -7,16 +7,26 @@
  *
  * Each case runs `--runs` times after two warm-up runs; the page offset varies (0–4 pages deep) so results do not
  * come from one cached page. Prints p50/p95/max in milliseconds and the match count.
+ *
+ *   bun bench/audit-queries.ts --postgres postgres://… --explain 5
+ *
+ * instead runs each list case's statement under EXPLAIN (ANALYZE) that many times and prints the median planning
+ * and execution times PostgreSQL reports: less sensitive to the machine's load than the client's clock.
  */
 import { parseArgs } from 'node:util'
 import { parseAuditLogQuery } from '../src/audit/query.ts'
 import { openSqlite } from '../src/stores/sqlite/client.ts'
 import { SqliteAuditStore } from '../src/stores/sqlite/audit-log.ts'
-import { PostgresAuditStore } from '../src/stores/postgres/audit-log.ts'
+import { listStatement, PostgresAuditStore } from '../src/stores/postgres/audit-log.ts'
 import { connectPostgres } from '../src/stores/postgres/client.ts'
 
 const { values: args } = parseArgs({
-  options: { file: { type: 'string', default: './data/audit-bench.db' }, runs: { type: 'string', default: '40' }, postgres: { type: 'string' } },
+  options: {
+    file: { type: 'string', default: './data/audit-bench.db' },
+    runs: { type: 'string', default: '40' },
+    postgres: { type: 'string' },
+    explain: { type: 'string' },
+  },
 })
 const runs = Number(args.runs)
 
@@ -70,11 +80,14 @@ const LIST_CASES: [string, string][] = [
   ['list days=1', 'days=1'],
   ['filter requested_model', 'requested_model=openai/gpt-4o'],
   ['filter provider (name or type)', 'provider=openai'],
+  ['filter provider by name only', 'provider=azure-east'],
   ['filter status_code=429', 'status_code=429'],
   ['filter error_type', 'error_type=provider_error'],
   ['filter user_path subtree', `user_path=${team}`],
   ['filter session_id (whole session)', `session_id=${sample.session_id}`],
   ['filter stream=true', 'stream=true'],
+  ['filter method', 'method=GET'],
+  ['filter path', 'path=/v1/responses'],
   ['filter method+path', 'method=GET&path=/v1/models'],
   ['filter label', 'label=canary'],
   ['filter label + status_code', 'label=eval&status_code=503'],
@@ -92,6 +105,8 @@ function day(offset: number): string {
   return new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
 }
 
+const fmt = (n: number) => n.toFixed(1)
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
@@ -108,11 +123,42 @@ async function time(run: (i: number) => Promise<unknown>): Promise<{ p50: number
   return { p50: percentile(samples, 50), p95: percentile(samples, 95), max: samples.at(-1)! }
 }
 
+if (args.explain !== undefined) {
+  if (!args.postgres) throw new Error('--explain needs --postgres')
+  await explainCases(args.postgres, Number(args.explain) || 5)
+  await src.close()
+  process.exit(0)
+}
+
+/** Median planning and execution time of each list case's statement, as EXPLAIN (ANALYZE) reports them. */
+async function explainCases(url: string, times: number) {
+  const sql = connectPostgres({ url, poolSize: 1, tls: undefined })
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  console.log(`EXPLAIN (ANALYZE) of each list statement, median of ${times}\n`)
+  console.log('| case | planning ms | execution ms |')
+  console.log('|---|---:|---:|')
+  for (const [name, params] of LIST_CASES) {
+    const plan: number[] = []
+    const exec: number[] = []
+    for (let i = 0; i < times; i++) {
+      const q = new URLSearchParams(params)
+      q.set('offset', String((i % 5) * 25))
+      const { text, params: values } = listStatement(parseAuditLogQuery(q))
+      const [row] = await sql.unsafe(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values)
+      const out = row['QUERY PLAN'] as { 'Planning Time': number; 'Execution Time': number }[] | string
+      const [report] = typeof out === 'string' ? JSON.parse(out) : out
+      plan.push(report['Planning Time'])
+      exec.push(report['Execution Time'])
+    }
+    console.log(`| ${name} | ${fmt(median(plan))} | ${fmt(median(exec))} |`)
+  }
+  await sql.close()
+}
+
 const total = await src.total()
 console.log(`${src.name}: ${total.toLocaleString()} entries, ${runs} runs per case\n`)
 console.log('| case | p50 ms | p95 ms | max ms | matches |')
 console.log('|---|---:|---:|---:|---:|')
-const fmt = (n: number) => n.toFixed(1)
 let worstList = 0
 for (const [name, params] of LIST_CASES) {
   let matches = 0

@@ -3,7 +3,7 @@
  * write path as the gateway), spread over the last `--days` days in time order.
  *
  *   bun bench/audit-seed.ts [--file ./data/audit-bench.db] [--rows 1000000] [--days 60] [--batch 5000] [--no-bodies]
- *   bun bench/audit-seed.ts --postgres postgres://… [--rows 1000000] …   (PostgreSQL: migrations, day partitions, VACUUM ANALYZE)
+ *   bun bench/audit-seed.ts --postgres postgres://… [--rows 1000000] …   (PostgreSQL: migrations, week partitions, VACUUM ANALYZE)
  *
  * Both write through the store's own batch statement, `--batch` rows at a time (on PostgreSQL one multi-row INSERT
  * per batch), so the rows, search index and labels are exactly what the gateway stores, without the request path.
@@ -64,7 +64,7 @@ const seedBatches = async (store: { writeBatch(rows: AuditRow[]): Promise<number
 if (args.postgres) {
   const sql = connectPostgres({ url: args.postgres, poolSize: 2, tls: undefined })
   await applyPgMigrations(sql, postgresMigrations, silentLogger)
-  await ensurePartitions(sql, end, start) // as the gateway keeps them: one per day
+  await ensurePartitions(sql, end, start) // as the gateway keeps them: one per week
   // The store's own batch statement (one multi-row INSERT per batch, as the gateway's writer sends), thousands of
   // rows at a time: the same rows, search vectors and labels the gateway would store, without the request path.
   const { written, seconds } = await seedBatches(new PostgresAuditStore(sql), batchSize)

@@ -107,7 +107,7 @@ describe.skipIf(!available)('two replicas on one PostgreSQL and one Redis', () =
       // Entries past the retention window, written before the replicas start (their first retention run is 5 s later).
       const sql = connectPostgres({ url: databaseUrl, poolSize: 2, tls: undefined })
       await applyPgMigrations(sql, postgresMigrations, silentLogger)
-      await ensurePartitions(sql, old, old) // a day partition of their own: dropped whole
+      await ensurePartitions(sql, old, old) // partitions of their own weeks
       const entries = Array.from({ length: 30 }, (_, i) => makeEntry({ at: old + i }))
       expect(await new PostgresAuditStore(sql).writeBatch(entries.map((e) => encodeAuditEntry(e)))).toBe(30)
       // And older ones in the DEFAULT partition, deleted row by row in batches of 1000: long enough that two

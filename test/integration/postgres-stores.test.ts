@@ -11,7 +11,7 @@ import { PostgresKeyStore } from '../../src/stores/postgres/api-keys.ts'
 import { applyPgMigrations, connectPostgres, drizzleOn } from '../../src/stores/postgres/client.ts'
 import { PostgresLease } from '../../src/stores/postgres/lease.ts'
 import { postgresLimitStore } from '../../src/stores/postgres/limits.ts'
-import { postgresMigrations } from '../../src/stores/postgres/migrations.ts'
+import { PARTITIONED_TABLES, postgresMigrations } from '../../src/stores/postgres/migrations.ts'
 import { dropPartitionsBefore, ensurePartitions } from '../../src/stores/postgres/partitions.ts'
 import { postgresResponseThreadStore } from '../../src/stores/postgres/response-threads.ts'
 import { postgresPriceStore, postgresUsageStore } from '../../src/stores/postgres/usage.ts'
@@ -213,10 +213,48 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
     expect(await two.runExclusive('job', async () => 'second')).toBe('second')
   })
 
+  test('partitions: a week at a time, made around the day partitions of an older release; retention drops both', async () => {
+    const db = connectPostgres({ url: await (await sharedPostgres()).freshDatabase(), poolSize: 2, tls: undefined })
+    open.push(db)
+    await applyPgMigrations(db, postgresMigrations, silentLogger)
+    const monday = Date.UTC(2026, 0, 5)
+    // The release before made day partitions: here for Wednesday and Thursday.
+    for (const day of [monday + 2 * DAY, monday + 3 * DAY]) {
+      const name = new Date(day).toISOString().slice(0, 10).replaceAll('-', '')
+      for (const table of PARTITIONED_TABLES) await db.unsafe(`CREATE TABLE ${table}_p${name} PARTITION OF ${table} FOR VALUES FROM (${day}) TO (${day + DAY})`)
+    }
+    const partitions = async () =>
+      (
+        await db`SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = 'audit_log'::regclass AND c.relname <> 'audit_log_default' ORDER BY 1`
+      ).map((r: { name: string; bound: string }) => `${r.name} ${r.bound.replace(/[^0-9 ]/g, '').trim()}`)
+    // From the week before to the week of Wednesday + 3 days: whole weeks, and the days around the day partitions.
+    expect(await ensurePartitions(db, monday + 2 * DAY, monday - 7 * DAY)).toBe(3 * 3)
+    expect(await partitions()).toEqual([
+      `audit_log_p20260107 ${monday + 2 * DAY}  ${monday + 3 * DAY}`,
+      `audit_log_p20260108 ${monday + 3 * DAY}  ${monday + 4 * DAY}`,
+      `audit_log_w20251229 ${monday - 7 * DAY}  ${monday}`,
+      `audit_log_w20260105 ${monday}  ${monday + 2 * DAY}`,
+      `audit_log_w20260109 ${monday + 4 * DAY}  ${monday + 7 * DAY}`,
+    ])
+    expect(await ensurePartitions(db, monday + 2 * DAY, monday - 7 * DAY)).toBe(0)
+    const audit = new PostgresAuditStore(db)
+    const entries = [monday + DAY, monday + 2 * DAY + 1, monday + 5 * DAY].map((at) => makeEntry({ at, data: { labels: ['l'] } }))
+    expect(await audit.writeBatch(rowsOf(entries))).toBe(3)
+    const where = await db`SELECT tableoid::regclass::text AS part FROM audit_log ORDER BY ts`
+    expect(where.map((r: { part: string }) => r.part)).toEqual(['audit_log_w20260105', 'audit_log_p20260107', 'audit_log_w20260109'])
+    // Retention: every partition that ends by the cutoff goes whole, with its payloads and labels.
+    expect(await dropPartitionsBefore(db, monday + 4 * DAY)).toBe(2)
+    expect(await partitions()).toEqual([`audit_log_w20260109 ${monday + 4 * DAY}  ${monday + 7 * DAY}`])
+    const [left] = await db`SELECT (SELECT count(*) FROM audit_log_labels)::int AS labels, (SELECT count(*) FROM pg_class WHERE relname ~ '_[pw]2026010[5-8]$')::int AS tables`
+    expect(left).toEqual({ labels: 1, tables: 0 })
+  })
+
   test('retention: whole partitions past the cutoff are dropped, the rest deleted row by row', async () => {
     const audit = new PostgresAuditStore(sql)
     const before = (await audit.list({ limit: 50, offset: 0 })).total
-    // The entry two days before T0 lies in its own day's partition: dropped whole.
+    // The entry two days before T0 lies in T0's week, whose partition ends after the cutoff: deleted row by row
+    // (the test above drops whole partitions).
     expect(await audit.deleteOlderThan(T0 - DAY, 100)).toBe(1)
     expect(await dropPartitionsBefore(sql, T0 - DAY)).toBe(0)
     expect((await audit.list({ limit: 50, offset: 0 })).total).toBe(before - 1)

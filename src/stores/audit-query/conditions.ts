@@ -19,7 +19,15 @@ export interface AuditQueryDialect {
   flag(value: boolean): Param
   /** The entries that carry the label, within the query's window. */
   label(label: string, q: AuditLogQuery): Clause
+  /** A user path's subtree, when the backend wants another form than `subtree` below. */
+  subtree?(column: string, path: string): Clause
 }
+
+/**
+ * A subtree as a range: '/a/' ≤ x < '/a0' ('0' follows '/' in byte order, the column's collation on both
+ * backends), so the (user_path, ts) index serves it.
+ */
+const subtree = (column: string, path: string): Clause => ({ sql: `(${column} = ? OR (${column} >= ? AND ${column} < ?))`, params: [path, `${path}/`, `${path}0`] })
 
 export interface AuditConditions {
   /** The time window on `ts`. */
@@ -40,11 +48,7 @@ export function auditConditions(q: AuditLogQuery, dialect: AuditQueryDialect): A
   if (q.provider !== undefined) add(`(${c('provider')} = ? OR ${c('provider_name')} = ?)`, q.provider, q.provider)
   if (q.method !== undefined) add(`${c('method')} = ?`, q.method)
   if (q.path !== undefined) add(`${c('path')} = ?`, q.path)
-  // A subtree as a range: '/a/' ≤ x < '/a0' ('0' follows '/' in byte order, the column's collation on both
-  // backends), so the (user_path, ts) index serves it.
-  if (q.userPath !== undefined && q.userPath !== '/') {
-    add(`(${c('user_path')} = ? OR (${c('user_path')} >= ? AND ${c('user_path')} < ?))`, q.userPath, `${q.userPath}/`, `${q.userPath}0`)
-  }
+  if (q.userPath !== undefined && q.userPath !== '/') filters.push((dialect.subtree ?? subtree)(c('user_path'), q.userPath))
   if (q.sessionId !== undefined) add(`${c('session_id')} = ?`, q.sessionId)
   if (q.errorType !== undefined) add(`${c('error_type')} = ?`, q.errorType)
   if (q.statusCode !== undefined) add(`${c('status_code')} = ?`, q.statusCode)

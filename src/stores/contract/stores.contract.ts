@@ -53,7 +53,12 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
       for (const e of entries) s.auditSink.record(e)
       await s.auditSink.flush()
     }
-    const ids = async (s: Stores, q: Partial<AuditLogQuery>) => (await s.audit.list({ limit: 100, offset: 0, ...q })).entries.map((e) => e.id)
+    /** The ids a filter lists, newest first; its total must count exactly those (backends count apart from the page). */
+    const ids = async (s: Stores, q: Partial<AuditLogQuery>) => {
+      const page = await s.audit.list({ limit: 100, offset: 0, ...q })
+      expect(page.total).toBe(page.entries.length)
+      return page.entries.map((e) => e.id)
+    }
 
     describe('keys', () => {
       test('round trip keeps every field, null and list values included', async () => {
@@ -274,6 +279,22 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         expect(await ids(s, { search: 'openai/gpt-4o-mi' })).toHaveLength(4)
         expect(await ids(s, { search: a.id })).toEqual([a.id])
         expect(await s.audit.list({ limit: 1, offset: 1 })).toMatchObject({ total: 4, limit: 1, offset: 1, entries: [{ id: b.id }] })
+      })
+
+      test('a total counts each match once: provider by type or name, labels, a subtree and its neighbours', async () => {
+        const s = await fresh()
+        const both = makeEntry({ at: T0, provider: 'openai', provider_name: 'openai', user_path: '/a', data: { labels: ['x', 'y'] } })
+        const byType = makeEntry({ at: T0 + MIN, provider: 'openai', provider_name: 'openai-eu', user_path: '/a/b', data: { labels: ['x'] } })
+        const byName = makeEntry({ at: T0 + 2 * MIN, provider: 'azure-openai', provider_name: 'openai', user_path: '/a-b' })
+        const other = makeEntry({ at: T0 + 3 * MIN, provider: 'anthropic', provider_name: 'anthropic', user_path: '/a0', data: { labels: ['y'] } })
+        await record(s, [both, byType, byName, other])
+        expect(await ids(s, { provider: 'openai' })).toEqual([byName.id, byType.id, both.id])
+        expect(await ids(s, { provider: 'openai-eu' })).toEqual([byType.id])
+        expect(await ids(s, { provider: 'openai', label: 'x' })).toEqual([byType.id, both.id])
+        expect(await ids(s, { label: 'x' })).toEqual([byType.id, both.id])
+        expect(await ids(s, { label: 'y', from: T0 + 1 })).toEqual([other.id])
+        expect(await ids(s, { userPath: '/a' })).toEqual([byType.id, both.id])
+        expect(await ids(s, { userPath: '/a', provider: 'openai' })).toEqual([byType.id, both.id])
       })
 
       test('a page and its total read one snapshot while entries are being written', async () => {

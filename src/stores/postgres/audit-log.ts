@@ -1,6 +1,6 @@
 /**
- * @module The audit log in PostgreSQL (tables in drizzle/0001_audit_log.sql: partitioned by day, bodies in a table of their
- * own that only the detail view reads). A batch is one statement: the rows travel as one JSON array (the encoded
+ * @module The audit log in PostgreSQL (tables in drizzle/0001_audit_log.sql and 0002: partitioned by week, bodies in a
+ * table of their own that only the detail view reads). A batch is one statement: the rows travel as one JSON array (the encoded
  * AuditRow tuples as they are) and PostgreSQL unpacks them, inserts the light rows idempotently (ON CONFLICT on
  * (id, ts): a replayed entry is skipped), and the payloads and labels of the rows that were new. The array is read
  * as jsonb, parsed once: on `json` every `->>` re-parses the whole row text, which made a batch 3× slower.
@@ -11,7 +11,7 @@
 import type { SQL } from 'bun'
 import type { AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
 import { AUDIT_ROW_COLUMNS, type AuditRow } from '../../audit/record.ts'
-import { type AuditQueryDialect, auditConditions, type Param } from '../audit-query/conditions.ts'
+import { type AuditQueryDialect, auditConditions, type Clause, type Param } from '../audit-query/conditions.ts'
 import { type AuditLogRow, fullEntry, listEntry } from '../audit-query/rows.ts'
 import { dropPartitionsBefore } from './partitions.ts'
 
@@ -79,20 +79,16 @@ const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 /** The creation time a UUIDv7 carries (its first 48 bits, epoch ms); undefined for other ids. */
 const uuidV7Time = (id: string): number | undefined => (UUID_V7.test(id) ? Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16) : undefined)
 
-/** Collects a query's conditions with numbered parameters. */
-class Where {
-  readonly parts: string[] = []
-  readonly params: Param[] = []
-  add(sql: string, ...values: Param[]): void {
-    let text = sql
-    for (const v of values) {
-      this.params.push(v)
-      text = text.replace('?', `$${this.params.length}`)
-    }
-    this.parts.push(text)
-  }
-  get sql(): string {
-    return this.parts.length ? this.parts.join(' AND ') : 'true'
+/** One statement's parameters: each bound clause's `?` become the next `$n`. */
+class Params {
+  readonly values: Param[] = []
+  bind(c: Clause): string {
+    let i = 0
+    const text = c.sql.replace(/\?/g, () => {
+      this.values.push(c.params[i++]!)
+      return `$${this.values.length}`
+    })
+    return text
   }
 }
 
@@ -100,21 +96,60 @@ const postgresDialect: AuditQueryDialect = {
   column: (name) => `a.${name}`,
   flag: (value) => value,
   label(label, q) {
-    const window = `${q.from !== undefined ? ' AND l.ts >= ?' : ''}${q.to !== undefined ? ' AND l.ts < ?' : ''}`
-    return {
-      sql: `(a.id, a.ts) IN (SELECT l.id, l.ts FROM audit_log_labels l WHERE l.label = ?${window})`,
-      params: [label, ...[q.from, q.to].filter((v): v is number => v !== undefined)],
-    }
+    const rows = labelRows(label, q)
+    return { sql: `(a.id, a.ts) IN (SELECT l.id, l.ts FROM audit_log_labels l WHERE ${rows.sql})`, params: rows.params }
   },
+  // One index range ['/a', '/a0') holding the subtree, the exact test applied to the index entries ('/a-b' lies in
+  // the range, not in the subtree): with `= '/a' OR in ['/a/', '/a0')` PostgreSQL counted through the whole index.
+  subtree: (column, path) => ({ sql: `${column} >= ? AND ${column} < ? AND (${column} = ? OR ${column} >= ?)`, params: [path, `${path}0`, path, `${path}/`] }),
 }
 
-/** The shared conditions (../audit-query) with numbered parameters; the search's words through the tsvector index. */
-function conditions(q: AuditLogQuery): Where {
-  const w = new Where()
-  const { window, filters, words } = auditConditions(q, postgresDialect)
-  for (const c of [...window, ...filters]) w.add(c.sql, ...c.params)
-  if (words !== undefined) w.add(`a.search @@ to_tsquery('simple', ?)`, `${words.join(' <-> ')}:*`)
-  return w
+/** The label's rows of audit_log_labels (alias `l`) within the query's window. */
+const labelRows = (label: string, q: AuditLogQuery): Clause => ({
+  sql: `l.label = ?${q.from !== undefined ? ' AND l.ts >= ?' : ''}${q.to !== undefined ? ' AND l.ts < ?' : ''}`,
+  params: [label, ...[q.from, q.to].filter((v): v is number => v !== undefined)],
+})
+const where = (parts: (string | undefined)[]) => parts.filter((p) => p !== undefined).join(' AND ') || 'true'
+
+/**
+ * The list's one statement: the page and the total, so both read one snapshot (as two queries, even on two
+ * connections at once, an entry committed between them was counted but not listed). Always one row back, the
+ * page's columns null when the page is empty. Exported for bench/audit-queries.ts --explain.
+ *
+ * The page reads 25 rows down a `(column, ts)` index in any case; the exact total is what costs, so it is
+ * shaped for index-only counting:
+ * - a label alone is counted in audit_log_labels' primary key (label, ts, id), one row per labelled entry;
+ * - the provider filter (type or name) is counted as two disjoint halves, `provider = x` on (provider, ts) and
+ *   `provider_name = x AND provider <> x` on (provider_name, ts) INCLUDE (provider): an OR of the two columns
+ *   made PostgreSQL read the rows.
+ */
+export function listStatement(q: AuditLogQuery): { text: string; params: Param[] } {
+  const p = new Params()
+  const { window, filters, words } = auditConditions({ ...q, provider: undefined, label: undefined }, postgresDialect)
+  const common = [...window, ...filters].map((c) => p.bind(c))
+  if (words !== undefined) common.push(p.bind({ sql: `a.search @@ to_tsquery('simple', ?)`, params: [`${words.join(' <-> ')}:*`] }))
+  const label = q.label !== undefined ? p.bind(postgresDialect.label(q.label, q)) : undefined
+  const provider =
+    q.provider !== undefined
+      ? [p.bind({ sql: 'a.provider = ?', params: [q.provider] }), p.bind({ sql: 'a.provider_name = ? AND a.provider <> ?', params: [q.provider, q.provider] })]
+      : undefined
+  const page = where([...common, provider && `(${provider[0]} OR (${provider[1]}))`, label])
+  const count = (w: string) => `(SELECT count(*) FROM audit_log a WHERE ${w})`
+  let total: string
+  if (q.label !== undefined && provider === undefined && filters.length === 0 && words === undefined) {
+    total = `(SELECT count(*) FROM audit_log_labels l WHERE ${p.bind(labelRows(q.label, q))})`
+  } else if (provider !== undefined) {
+    total = `${count(where([...common, provider[0], label]))} + ${count(where([...common, provider[1], label]))}`
+  } else {
+    total = count(page)
+  }
+  const n = p.values.length
+  return {
+    text: `WITH page AS (SELECT ${LIGHT} FROM audit_log a WHERE ${page} ORDER BY a.ts DESC, a.seq DESC LIMIT $${n + 1} OFFSET $${n + 2}),
+        counted AS (SELECT (${total})::int AS total)
+       SELECT page.*, counted.total FROM counted LEFT JOIN page ON true ORDER BY page.ts DESC, page.seq DESC`,
+    params: [...p.values, q.limit, q.offset],
+  }
 }
 
 export class PostgresAuditStore {
@@ -127,20 +162,10 @@ export class PostgresAuditStore {
     return Number(result?.n ?? 0)
   }
 
-  /**
-   * The page and the total in one statement, so both read one snapshot: as two queries (even on two connections
-   * at once) an entry committed between them was counted but not listed. Always one row back, the page's columns
-   * null when the page is empty.
-   */
+  /** A page and the total of its filter, read from one snapshot (listStatement). */
   async list(q: AuditLogQuery): Promise<AuditLogPage> {
-    const w = conditions(q)
-    const n = w.params.length
-    const rows = (await this.sql.unsafe(
-      `WITH page AS (SELECT ${LIGHT} FROM audit_log a WHERE ${w.sql} ORDER BY a.ts DESC, a.seq DESC LIMIT $${n + 1} OFFSET $${n + 2}),
-        counted AS (SELECT count(*)::int AS total FROM audit_log a WHERE ${w.sql})
-       SELECT page.*, counted.total FROM counted LEFT JOIN page ON true ORDER BY page.ts DESC, page.seq DESC`,
-      [...w.params, q.limit, q.offset],
-    )) as (AuditLogRow & { total: number })[]
+    const { text, params } = listStatement(q)
+    const rows = (await this.sql.unsafe(text, params)) as (AuditLogRow & { total: number })[]
     const entries = rows.filter((r) => r.id !== null).map(listEntry)
     return { entries, limit: q.limit, offset: q.offset, total: Number(rows[0]?.total ?? 0) }
   }
@@ -152,8 +177,8 @@ export class PostgresAuditStore {
 
   /**
    * An entry by id. The gateway's ids are UUIDv7 made at the entry's start, so the id names its day: looked up in
-   * the partitions of that day ± one first (planning and probing 3 partitions instead of all of them), and in
-   * all of them only when that misses (an id of another kind, or a clock far off).
+   * the partitions of that day ± one first (planning and probing one or two partitions instead of all of them),
+   * and in all of them only when that misses (an id of another kind, or a clock far off).
    */
   private async rowById(id: string): Promise<AuditLogRow | undefined> {
     const at = uuidV7Time(id)
@@ -210,8 +235,8 @@ export class PostgresAuditStore {
   }
 
   /**
-   * Drops the day partitions that end before the cutoff (whole, no row deletes), then deletes up to `batch` of
-   * the remaining older entries row by row (the day the cutoff falls in, the DEFAULT partition).
+   * Drops the partitions that end before the cutoff (whole, no row deletes), then deletes up to `batch` of the
+   * remaining older entries row by row (in the partition the cutoff falls in, and the DEFAULT partition).
    */
   async deleteOlderThan(cutoffMs: number, batch: number): Promise<number> {
     const dropped = await dropPartitionsBefore(this.sql, cutoffMs)

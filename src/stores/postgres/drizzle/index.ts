@@ -6,6 +6,7 @@
  */
 import baseline from './0000_baseline.sql' with { type: 'text' }
 import auditLog from './0001_audit_log.sql' with { type: 'text' }
+import auditListIndexes from './0002_audit_list_indexes.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -13,4 +14,5 @@ export const migrationJournal: { entries: readonly { tag: string; when: number; 
 export const migrationFiles: Readonly<Record<string, string>> = {
   '0000_baseline': baseline,
   '0001_audit_log': auditLog,
+  '0002_audit_list_indexes': auditListIndexes,
 }
