@@ -9,6 +9,9 @@
  * Usage: bun bench/mock-upstream.ts [port]   (or MOCK_PORT; 0 picks a free port, printed as `listening <port>`)
  * MOCK_HOST: the address to listen on (default 127.0.0.1; deploy/compose-check.sh uses a container bridge's address).
  * Pacing: MOCK_STREAM_CHUNKS (default 20 content frames), MOCK_STREAM_INTERVAL_MS (default 10).
+ * MOCK_STATIC_CHAT=1: every POST /v1/chat/completions gets the non-stream answer as a static route, which Bun
+ * serves without running JavaScript (no body parsed, not counted in the stats, no stream): the cheapest upstream
+ * for benchmarks where the mock shares the cores with the gateway (bench/workers.sh).
  */
 
 const port = Number(process.argv[2] ?? process.env.MOCK_PORT ?? 0)
@@ -109,6 +112,7 @@ const server = Bun.serve({
   hostname: process.env.MOCK_HOST ?? '127.0.0.1',
   port,
   idleTimeout: 60,
+  ...(process.env.MOCK_STATIC_CHAT === '1' ? { routes: { '/v1/chat/completions': { POST: new Response(completionBody, { headers: jsonHeaders }) } } } : {}),
   async fetch(req) {
     const path = new URL(req.url).pathname
     const gemini = /:(generateContent|streamGenerateContent)$/.exec(path)

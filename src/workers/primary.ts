@@ -9,7 +9,6 @@
 import { join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
 import { spillDirFor } from '../audit/audit-log.ts'
-import type { AuditRow } from '../audit/record.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import { announce, flushLog, type Logger } from '../log/logger.ts'
 import { WorkerMetricsGathering } from '../observability/group-metrics.ts'
@@ -18,8 +17,7 @@ import { SqliteAuditStore } from '../stores/sqlite/audit-log.ts'
 import { openSqlite } from '../stores/sqlite/client.ts'
 import { migrateSqlite } from '../stores/sqlite/migrate.ts'
 import { sqliteUsageStore } from '../stores/sqlite/usage.ts'
-import { startWriteThread, type BatchWrites } from '../stores/sqlite/write-thread.ts'
-import type { UsageRecord } from '../usage/record.ts'
+import { startWriteThread, type BatchWrites, type EncodedBatchWrites } from '../stores/sqlite/write-thread.ts'
 import { WORKER_INDEX_ENV, type PrimaryMessage, type WorkerCall, type WorkerMessage } from './protocol.ts'
 
 export interface PrimaryOptions {
@@ -69,11 +67,11 @@ export async function runPrimary(options: PrimaryOptions): Promise<never> {
         return true
       case 'audit':
         if (!shared) throw new Error('audit rows sent to a primary that does not own the database')
-        return shared.writeAudit(call.rows as AuditRow[])
+        return shared.writeEncodedAudit(call.packed)
       case 'usage':
         if (!shared) throw new Error('usage records sent to a primary that does not own the database')
-        await shared.writeUsage(call.records as UsageRecord[])
-        return call.records.length
+        await shared.writeEncodedUsage(call.json)
+        return call.count
       case 'metrics': {
         const running = slots.flatMap((child, i) => (child && !child.killed ? [i] : []))
         return metrics.gather(running, (i, id) => safeSend(slots[i]!, { t: 'collect-metrics', id }))
@@ -170,7 +168,7 @@ function workerCommand(): string[] {
  * On the embedded database the primary owns the one writer of the file: it migrates it before any worker opens
  * it and runs the write thread the workers' audit and usage batches go to. A server database needs neither.
  */
-function openSharedWrites(config: GatewayConfig, log: Logger, writeThreadUrl: string | undefined): (BatchWrites & { close(): void }) | undefined {
+function openSharedWrites(config: GatewayConfig, log: Logger, writeThreadUrl: string | undefined): (EncodedBatchWrites & { close(): void }) | undefined {
   if (config.database.url) return undefined
   if (config.database.path === ':memory:') throw new Error('GATEWAY_WORKERS needs a database file that every worker can open (GATEWAY_DB_PATH is :memory:).')
   const db = openSqlite(config.database.path)
@@ -180,8 +178,8 @@ function openSharedWrites(config: GatewayConfig, log: Logger, writeThreadUrl: st
   const local: BatchWrites = { writeAudit: (rows) => audit.writeBatch(rows), writeUsage: (records) => usage.writeBatch(records), close: () => {} }
   const writes = startWriteThread(resolve(config.database.path), local, log, writeThreadUrl)
   return {
-    writeAudit: (rows) => writes.writeAudit(rows),
-    writeUsage: (records) => writes.writeUsage(records),
+    writeEncodedAudit: (bytes) => writes.writeEncodedAudit(bytes),
+    writeEncodedUsage: (json) => writes.writeEncodedUsage(json),
     close() {
       writes.close()
       db.close()

@@ -3,10 +3,9 @@
  * Workers ask (`call`, answered by a `reply` with the same id) or tell (`publish`, `release`); the primary
  * tells every worker about changes (`changed`) and asks each for its metrics (`collect-metrics`, answered by `metrics`).
  */
-import type { AuditRow } from '../audit/record.ts'
 import type { MetricsJson } from '../observability/group-metrics.ts'
 import type { ChangeTopic } from '../stores/changes.ts'
-import type { UsageRecord } from '../usage/record.ts'
+import type { PackedRows } from '../stores/sqlite/packed-rows.ts'
 
 /** Set by the primary in each worker's environment: the worker's slot, 0 to N-1 (a replacement keeps the slot). */
 export const WORKER_INDEX_ENV = 'GATEWAY_WORKER_INDEX'
@@ -15,8 +14,10 @@ export type WorkerCall =
   | { op: 'addWithin'; key: string; delta: number; limit: number; ttlMs: number }
   | { op: 'add'; key: string; delta: number; ttlMs: number }
   | { op: 'get'; key: string }
-  | { op: 'audit'; rows: AuditRow[] }
-  | { op: 'usage'; records: UsageRecord[] }
+  // A batch, encoded by the worker and handed to the primary's write thread as it is (EncodedBatchWrites):
+  // audit rows packed (one text and two typed arrays), usage records as JSON text; `count` is the number of them.
+  | { op: 'audit'; packed: PackedRows; count: number }
+  | { op: 'usage'; json: string; count: number }
   | { op: 'lease'; name: string }
   // The whole group's metrics, for the worker a scrape reached (src/observability/group-metrics.ts).
   | { op: 'metrics' }

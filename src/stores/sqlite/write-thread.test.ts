@@ -9,6 +9,7 @@ import { SqliteAuditStore } from './audit-log.ts'
 import { openSqlite } from './client.ts'
 import { migrateSqlite } from './migrate.ts'
 import { sqliteUsageStore } from './usage.ts'
+import { packRows } from './packed-rows.ts'
 import { startWriteThread, type BatchWrites } from './write-thread.ts'
 import { tempDirs } from '../../../test/helpers/temp-dirs.ts'
 
@@ -64,4 +65,32 @@ test('a thread that cannot start hands its batches to the main-thread fallback',
   expect(stored).toEqual([entry.id, 'u9'])
   writes.close()
   db.close()
+})
+
+test('batches encoded by another process (a worker of GATEWAY_WORKERS) are stored as given, by the thread or the fallback', async () => {
+  const { path, db } = database()
+  const writes = startWriteThread(path, refusingFallback, silentLogger)
+  const stored: string[] = []
+  const fallback: BatchWrites = {
+    writeAudit: async (rows) => (stored.push(...rows.map(auditRowId)), rows.length),
+    writeUsage: async (r) => void stored.push(...r.map((x) => x.id)),
+    close: () => {},
+  }
+  const broken = startWriteThread(path, fallback, silentLogger, new URL('./no-such-worker.ts', import.meta.url).href)
+  try {
+    const entries = Array.from({ length: 4 }, (_, i) => makeEntry({ at: T0 + i }))
+    const rows = rowsOf(entries)
+    expect(await writes.writeEncodedAudit(packRows(rows))).toBe(4)
+    expect(await writes.writeEncodedUsage(JSON.stringify([usageRecord('e1')]))).toBe(1)
+    const page = await new SqliteAuditStore(db).list({ limit: 10, offset: 0 })
+    expect(page.entries.map((e) => e.id).sort()).toEqual(entries.map((e) => e.id).sort())
+    expect(await sqliteUsageStore(db).totals({ fromMs: T0 - 1, toMs: T0 + 1 })).toMatchObject({ requests: 1 })
+    expect(await broken.writeEncodedAudit(packRows(rows.slice(0, 1)))).toBe(1)
+    expect(await broken.writeEncodedUsage(JSON.stringify([usageRecord('e2')]))).toBe(1)
+    expect(stored).toEqual([entries[0]!.id, 'e2'])
+  } finally {
+    writes.close()
+    broken.close()
+    db.close()
+  }
 })

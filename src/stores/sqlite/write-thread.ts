@@ -7,7 +7,7 @@
 import type { AuditRow } from '../../audit/record.ts'
 import type { Logger } from '../../log/logger.ts'
 import type { UsageRecord } from '../../usage/record.ts'
-import { packRows } from './packed-rows.ts'
+import { type PackedRows, packRows, unpackRows } from './packed-rows.ts'
 import type { WriteThreadReply, WriteThreadRequest } from './write-thread-worker.ts'
 
 export interface BatchWrites {
@@ -18,26 +18,40 @@ export interface BatchWrites {
 }
 
 /**
+ * Batches another process already encoded (a worker of `GATEWAY_WORKERS`, src/workers/link.ts): audit rows
+ * packed (packed-rows.ts), usage records as the JSON text of an array. They go to the thread as they are, so the
+ * process in between (the primary) never decodes and re-encodes them.
+ */
+export interface EncodedBatchWrites {
+  writeEncodedAudit(rows: PackedRows): Promise<number>
+  writeEncodedUsage(json: string): Promise<number>
+}
+
+/**
  * Where the thread's script is. In a source checkout it sits beside this file; in the compiled binary every
  * module shares the entry's URL, so the entry (src/main.ts) passes `new URL('./stores/sqlite/write-thread-worker.ts', …)`.
  */
 const defaultWriteThreadUrl = () => new URL('./write-thread-worker.ts', import.meta.url).href
 
 type Kind = 'audit' | 'usage'
+/** A batch as the caller gave it, or already encoded (EncodedBatchWrites). */
+type Batch = readonly unknown[] | PackedRows | string
 interface Waiter {
   kind: Kind
-  batch: readonly unknown[]
+  batch: Batch
   resolve: (written: number) => void
   reject: (error: Error) => void
 }
 
-export function startWriteThread(databasePath: string, fallback: BatchWrites, log: Logger, workerUrl = defaultWriteThreadUrl()): BatchWrites {
+export function startWriteThread(databasePath: string, fallback: BatchWrites, log: Logger, workerUrl = defaultWriteThreadUrl()): BatchWrites & EncodedBatchWrites {
   const pending = new Map<number, Waiter>()
   let next = 0
   let broken = false
   const worker = new Worker(workerUrl)
-  const writeLocally = (kind: Kind, batch: readonly unknown[]): Promise<number> =>
-    kind === 'audit' ? fallback.writeAudit(batch as AuditRow[]) : fallback.writeUsage(batch as UsageRecord[]).then(() => batch.length)
+  const writeLocally = (kind: Kind, encoded: Batch): Promise<number> => {
+    const batch = typeof encoded === 'string' ? (JSON.parse(encoded) as unknown[]) : Array.isArray(encoded) ? encoded : unpackRows(encoded as PackedRows)
+    return kind === 'audit' ? fallback.writeAudit(batch as AuditRow[]) : fallback.writeUsage(batch as UsageRecord[]).then(() => batch.length)
+  }
   const giveUp = (reason: string) => {
     if (broken) return
     broken = true
@@ -57,17 +71,19 @@ export function startWriteThread(databasePath: string, fallback: BatchWrites, lo
   worker.onerror = (event) => giveUp(event.message)
   worker.postMessage({ kind: 'open', path: databasePath } satisfies WriteThreadRequest)
 
-  const post = (kind: Kind, batch: readonly unknown[]): Promise<number> => {
+  const post = (kind: Kind, batch: Batch): Promise<number> => {
     if (broken) return writeLocally(kind, batch)
     const id = next++
     return new Promise<number>((resolve, reject) => {
       pending.set(id, { kind, batch, resolve, reject })
       // Audit rows cross packed (one text and two typed arrays, moved rather than copied: packed-rows.ts), not
       // cloned string by string; usage records are objects, cheaper to post as one JSON string than to clone.
-      if (kind === 'audit') {
+      // Rows packed elsewhere are copied, not moved: they stay whole for the fallback should the thread die.
+      if (kind === 'audit' && !Array.isArray(batch)) worker.postMessage({ kind, id, rows: batch as PackedRows } satisfies WriteThreadRequest)
+      else if (kind === 'audit') {
         const rows = packRows(batch as AuditRow[])
         worker.postMessage({ kind, id, rows } satisfies WriteThreadRequest, [rows.cells.buffer, rows.kinds.buffer])
-      } else worker.postMessage({ kind, id, batch: JSON.stringify(batch) } satisfies WriteThreadRequest)
+      } else worker.postMessage({ kind, id, batch: typeof batch === 'string' ? batch : JSON.stringify(batch) } satisfies WriteThreadRequest)
     })
   }
   return {
@@ -75,6 +91,8 @@ export function startWriteThread(databasePath: string, fallback: BatchWrites, lo
     writeUsage: async (records) => {
       await post('usage', records)
     },
+    writeEncodedAudit: (rows) => post('audit', rows),
+    writeEncodedUsage: (json) => post('usage', json),
     close() {
       if (!broken) worker.terminate()
     },
