@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test'
 import { ChatStreamFold } from '../../src/pipeline/chat-stream-fold.ts'
 import { SseParser } from '../../src/pipeline/sse.ts'
 import { cacheKey } from './cache-key.ts'
-import { replayAsStream } from './replay.ts'
+import { replayCompletion } from '../../src/protocols/chat-wire.ts'
 
 test('the key ignores key order and delivery fields, not content or target', () => {
   const a = cacheKey('chat.completions', 'openai/m', { model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 0 })
@@ -34,11 +34,11 @@ test('a replayed stream folds back into the cached completion', async () => {
     ],
     usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
   }
-  const text = await new Response(replayAsStream(completion, true)).text()
+  const text = await new Response(replayCompletion(completion, true)).text()
   expect(text).toEndWith('data: [DONE]\n\n')
   const fold = new ChatStreamFold()
   const parser = new SseParser()
   for (const e of parser.push(new TextEncoder().encode(text))) if (e.data !== '[DONE]') fold.add(JSON.parse(e.data))
   expect(fold.result()).toEqual(completion)
-  expect(await new Response(replayAsStream(completion, false)).text()).not.toContain('"usage"')
+  expect(await new Response(replayCompletion(completion, false)).text()).not.toContain('"usage"')
 })

@@ -9,7 +9,7 @@ import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, type Decision } from '../../src/pipeline/types.ts'
 import { cacheKey } from './cache-key.ts'
 import { responseCacheManifest } from './manifest.ts'
-import { replayAsStream } from './replay.ts'
+import { asksForUsageChunk, replayCompletion } from '../../src/protocols/chat-wire.ts'
 
 interface CacheState {
   key: string
@@ -34,10 +34,10 @@ export const responseCache = definePlugin({
       ctx.setState(stateSlot, { key, store: false, hit: true })
       const headers = { 'x-cache': 'HIT', 'x-request-id': ctx.requestId }
       if (!ctx.stream) return { kind: 'respond', response: new Response(hit.body, { headers: { ...headers, 'content-type': 'application/json' } }) }
-      const includeUsage = (ctx.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
+      const includeUsage = asksForUsageChunk(ctx.body)
       return {
         kind: 'respond',
-        response: new Response(replayAsStream(JSON.parse(hit.body), includeUsage), { headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8' } }),
+        response: new Response(replayCompletion(JSON.parse(hit.body), includeUsage), { headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8' } }),
       }
     }
 

@@ -13,6 +13,7 @@ import { chatToAnthropicRequest } from './request.ts'
 import { anthropicToChatCompletion } from './response.ts'
 import { anthropicStreamToChat } from './stream.ts'
 import { isEventStream } from '../../../src/pipeline/sse.ts'
+import { asksForUsageChunk } from '../../../src/protocols/chat-wire.ts'
 
 export const ANTHROPIC_VERSION = '2023-06-01'
 
@@ -60,7 +61,7 @@ async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
   })
   if (res instanceof GatewayError) return res
   if (stream && res.body && isEventStream(res)) {
-    const includeUsage = (call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
+    const includeUsage = asksForUsageChunk(call.body)
     return new Response(anthropicStreamToChat(res.body, includeUsage), { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
   }
   let message: Record<string, unknown>

@@ -3,6 +3,8 @@
  * thinking as `reasoning_content`, stop reasons and usage mapped. Usage follows OpenAI's meaning: prompt tokens
  * include cache reads and cache writes (Anthropic's `input_tokens` excludes both), so total = prompt + completion.
  */
+import { chatAssistantMessage, chatCompletion } from '../../../src/protocols/chat-wire.ts'
+
 type Json = Record<string, unknown>
 
 export const FINISH_REASONS: Record<string, string> = {
@@ -42,15 +44,6 @@ export function anthropicToChatCompletion(message: Json): Json {
   const textParts = blocks.filter((b) => b.type === 'text').map((b) => String(b.text ?? ''))
   const thinking = blocks.filter((b) => b.type === 'thinking').map((b) => String(b.thinking ?? ''))
   const toolCalls = blocks.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }))
-  const msg: Json = { role: 'assistant', content: textParts.length > 0 ? textParts.join('') : null, refusal: null }
-  if (thinking.length > 0) msg.reasoning_content = thinking.join('')
-  if (toolCalls.length > 0) msg.tool_calls = toolCalls
-  return {
-    id: message.id,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model: message.model,
-    choices: [{ index: 0, message: msg, logprobs: null, finish_reason: finishReason(message.stop_reason) }],
-    usage: chatUsage(message.usage),
-  }
+  const choice = { index: 0, message: chatAssistantMessage(textParts, thinking, toolCalls), logprobs: null, finish_reason: finishReason(message.stop_reason) }
+  return chatCompletion({ id: message.id, created: Math.floor(Date.now() / 1000), model: message.model }, [choice], chatUsage(message.usage))
 }

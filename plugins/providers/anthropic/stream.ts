@@ -5,16 +5,16 @@
  * and name on its first fragment, `index` on every fragment), the finish chunk, the usage chunk when the client
  * asked for it, and `[DONE]`. An `error` event becomes `data: {"error":…}` and ends the stream.
  */
-import { dataFrame, DONE_FRAME, eventPayload, type SseEvent } from '../../../src/pipeline/sse.ts'
+import { DONE_FRAME, eventPayload, type SseEvent } from '../../../src/pipeline/sse.ts'
+import { type ChatAnswerHead, chatChunkFrame, chatUsageFrame } from '../../../src/protocols/chat-wire.ts'
 import { chatErrorFrame, chatStreamEndedEarly, type EventStreamTranslator, translateEventStream } from '../../../src/protocols/stream-translation.ts'
 import { chatUsage, finishReason } from './response.ts'
 
 type Json = Record<string, unknown>
 
 export class AnthropicStreamTranslator implements EventStreamTranslator {
-  private id = ''
-  private model = ''
-  private readonly created = Math.floor(Date.now() / 1000)
+  /** Filled from message_start. */
+  private readonly head: ChatAnswerHead = { id: '', created: Math.floor(Date.now() / 1000), model: '' }
   private usage: Json = {}
   private toolIndexByBlock = new Map<number, number>()
   private nextToolIndex = 0
@@ -24,13 +24,7 @@ export class AnthropicStreamTranslator implements EventStreamTranslator {
   constructor(private readonly includeUsage: boolean) {}
 
   private chunk(delta: Json, finish: string | null = null): Uint8Array {
-    return dataFrame({
-      id: this.id,
-      object: 'chat.completion.chunk',
-      created: this.created,
-      model: this.model,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-    })
+    return chatChunkFrame(this.head, 0, delta, finish)
   }
 
   /** Frames for one Anthropic event. */
@@ -41,8 +35,8 @@ export class AnthropicStreamTranslator implements EventStreamTranslator {
     switch (type) {
       case 'message_start': {
         const message = (payload.message ?? {}) as Json
-        this.id = String(message.id ?? '')
-        this.model = String(message.model ?? '')
+        this.head.id = String(message.id ?? '')
+        this.head.model = String(message.model ?? '')
         this.usage = { ...((message.usage as Json) ?? {}) }
         return [this.chunk({ role: 'assistant', content: '' })]
       }
@@ -76,8 +70,7 @@ export class AnthropicStreamTranslator implements EventStreamTranslator {
         this.done = true
         const frames: Uint8Array[] = []
         if (!this.finished) frames.push(this.chunk({}, 'stop'))
-        if (this.includeUsage)
-          frames.push(dataFrame({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: chatUsage(this.usage) }))
+        if (this.includeUsage) frames.push(chatUsageFrame(this.head, chatUsage(this.usage)))
         frames.push(DONE_FRAME)
         return frames
       }

@@ -14,6 +14,7 @@ import { blockedPromptError, geminiToChatCompletion } from './response.ts'
 import { GeminiStreamTranslator, geminiStreamToChat } from './stream.ts'
 import { toolCallMemory } from './tool-call-memory.ts'
 import { isEventStream } from '../../../src/pipeline/sse.ts'
+import { asksForUsageChunk, replayCompletion } from '../../../src/protocols/chat-wire.ts'
 
 type Json = Record<string, unknown>
 
@@ -69,7 +70,7 @@ async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
   })
   if (res instanceof GatewayError) return res
   if (stream && res.body && isEventStream(res)) {
-    const includeUsage = (call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
+    const includeUsage = asksForUsageChunk(call.body)
     const translator = new GeminiStreamTranslator(includeUsage, call.target.model, toolCallMemory)
     return new Response(geminiStreamToChat(res.body, translator), { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
   }
@@ -84,24 +85,8 @@ async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
   const completion = geminiToChatCompletion(answer, call.target.model, toolCallMemory)
   if (!stream) return Response.json(completion)
   // A stream was asked for but the upstream answered JSON: replay the completion as chat chunks.
-  return new Response(completionAsStream(completion, call), { headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
-}
-
-function completionAsStream(completion: Json, call: AdapterCall): string {
-  const frame = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`
-  const base = { id: completion.id, object: 'chat.completion.chunk', created: completion.created, model: completion.model }
-  const choices = completion.choices as Json[]
-  let out = ''
-  for (const c of choices) {
-    const message = c.message as Json
-    const toolCalls = ((message.tool_calls ?? []) as Json[]).map((t, index) => ({ index, ...t }))
-    const delta: Json = { role: 'assistant', content: message.content ?? '' }
-    if (toolCalls.length > 0) delta.tool_calls = toolCalls
-    out += frame({ ...base, choices: [{ index: c.index, delta, logprobs: null, finish_reason: null }] })
-    out += frame({ ...base, choices: [{ index: c.index, delta: {}, logprobs: null, finish_reason: c.finish_reason }] })
-  }
-  if ((call.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true) out += frame({ ...base, choices: [], usage: completion.usage })
-  return out + 'data: [DONE]\n\n'
+  const includeUsage = asksForUsageChunk(call.body)
+  return new Response(replayCompletion(completion, includeUsage), { headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
 }
 
 export const geminiAdapter: ProviderAdapter = {

@@ -5,6 +5,7 @@
  * `tool_calls`), usage in OpenAI's meaning (completion includes thinking; cached tokens are prompt tokens).
  */
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
+import { chatAssistantMessage, chatCompletion } from '../../../src/protocols/chat-wire.ts'
 import { newToolCallId, type ToolCallMemory } from './tool-call-memory.ts'
 
 type Json = Record<string, unknown>
@@ -81,17 +82,9 @@ export function geminiToChatCompletion(response: Json, requestedModel: string, m
     const texts = parts.filter((p) => typeof p.text === 'string' && p.thought !== true).map((p) => p.text as string)
     const thoughts = parts.filter((p) => typeof p.text === 'string' && p.thought === true).map((p) => p.text as string)
     const toolCalls = parts.filter((p) => p.functionCall).map((p) => toolCallFor(p, memory))
-    const message: Json = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null, refusal: null }
-    if (thoughts.length > 0) message.reasoning_content = thoughts.join('')
-    if (toolCalls.length > 0) message.tool_calls = toolCalls
+    const message = chatAssistantMessage(texts, thoughts, toolCalls)
     return { index: typeof candidate.index === 'number' ? candidate.index : i, message, logprobs: null, finish_reason: finishReason(candidate.finishReason, toolCalls.length > 0) }
   })
-  return {
-    id: `chatcmpl-${response.responseId ?? crypto.randomUUID()}`,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model: response.modelVersion ?? requestedModel,
-    choices,
-    usage: chatUsage(response.usageMetadata),
-  }
+  const head = { id: `chatcmpl-${response.responseId ?? crypto.randomUUID()}`, created: Math.floor(Date.now() / 1000), model: response.modelVersion ?? requestedModel }
+  return chatCompletion(head, choices, chatUsage(response.usageMetadata))
 }

@@ -5,7 +5,8 @@
  * delta with id, name and the full arguments. An `{"error":…}` event becomes `data: {"error":…}`, and a stream
  * that closes before any finish reason is reported as interrupted rather than ended silently.
  */
-import { dataFrame, DONE_FRAME, eventPayload, type SseEvent } from '../../../src/pipeline/sse.ts'
+import { DONE_FRAME, eventPayload, type SseEvent } from '../../../src/pipeline/sse.ts'
+import { type ChatAnswerHead, chatChunkFrame, chatUsageFrame } from '../../../src/protocols/chat-wire.ts'
 import { chatErrorFrame, chatStreamEndedEarly, type EventStreamTranslator, translateEventStream } from '../../../src/protocols/stream-translation.ts'
 import { chatUsage, finishReason, partsOf, toolCallFor } from './response.ts'
 import type { ToolCallMemory } from './tool-call-memory.ts'
@@ -18,9 +19,8 @@ interface CandidateState {
 }
 
 export class GeminiStreamTranslator implements EventStreamTranslator {
-  private id = ''
-  private model: string
-  private readonly created = Math.floor(Date.now() / 1000)
+  /** The id comes with the first event, the model from its modelVersion (the requested model until then). */
+  private readonly head: ChatAnswerHead
   private usage: unknown
   private readonly candidates = new Map<number, CandidateState>()
   private started = false
@@ -31,11 +31,11 @@ export class GeminiStreamTranslator implements EventStreamTranslator {
     requestedModel: string,
     private readonly memory: ToolCallMemory,
   ) {
-    this.model = requestedModel
+    this.head = { id: '', created: Math.floor(Date.now() / 1000), model: requestedModel }
   }
 
   private chunk(index: number, delta: Json, finish: string | null = null): Uint8Array {
-    return dataFrame({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [{ index, delta, logprobs: null, finish_reason: finish }] })
+    return chatChunkFrame(this.head, index, delta, finish)
   }
 
   private state(index: number): CandidateState {
@@ -55,8 +55,8 @@ export class GeminiStreamTranslator implements EventStreamTranslator {
     const frames: Uint8Array[] = []
     if (!this.started) {
       this.started = true
-      this.id = `chatcmpl-${payload.responseId ?? crypto.randomUUID()}`
-      if (typeof payload.modelVersion === 'string') this.model = payload.modelVersion
+      this.head.id = `chatcmpl-${payload.responseId ?? crypto.randomUUID()}`
+      if (typeof payload.modelVersion === 'string') this.head.model = payload.modelVersion
       frames.push(this.chunk(0, { role: 'assistant', content: '' }))
     }
     if (payload.usageMetadata) this.usage = payload.usageMetadata
@@ -85,8 +85,7 @@ export class GeminiStreamTranslator implements EventStreamTranslator {
     const finished = this.candidates.size > 0 && [...this.candidates.values()].every((s) => s.finished)
     if (!finished) return [chatStreamEndedEarly()]
     const frames: Uint8Array[] = []
-    if (this.includeUsage)
-      frames.push(dataFrame({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: chatUsage(this.usage) }))
+    if (this.includeUsage) frames.push(chatUsageFrame(this.head, chatUsage(this.usage)))
     frames.push(DONE_FRAME)
     return frames
   }
