@@ -29,6 +29,7 @@ import { RequestTelemetry } from './observability/request-telemetry.ts'
 import type { Tracing } from './observability/tracing.ts'
 import type { TracingSettings } from './observability/tracing-config.ts'
 import type { PrimaryLink } from './workers/link.ts'
+import { RequestsEnd } from './pipeline/context-abort.ts'
 
 export interface GatewayOptions {
   config: GatewayConfig
@@ -58,7 +59,7 @@ export class Gateway {
   readonly keys: KeyDirectory
   readonly authFailures = new AuthFailureLimiter()
   /** Aborted when a graceful stop reaches its drain deadline: in-flight requests end with a 503 (see main.ts). */
-  readonly endRequests = new AbortController()
+  readonly endRequests = new RequestsEnd()
   readonly deps: PluginDeps
   /** The plugins and where each runs. */
   readonly plugins: PluginChain

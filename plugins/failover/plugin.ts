@@ -119,7 +119,7 @@ export const failover = definePlugin({
               ctx.target = target
               return result
             }
-            if (ctx.clientSignal.aborted || !retryable(result)) return result
+            if (ctx.aborted || !retryable(result)) return result
             breaker.failed(target.selector, policy)
             lastError = result
             // A refused provider credential will not work on the next try either: go to the next target.

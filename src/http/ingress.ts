@@ -7,6 +7,7 @@ import { BODY_CAPTURE_LIMIT_BYTES } from '../audit/capture-limit.ts'
 import { gatewayErrors } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import { RequestContext, type EndpointId } from '../pipeline/context.ts'
+import type { RequestsEnd } from '../pipeline/context-abort.ts'
 import { endpoint as endpointOf } from '../protocols/endpoints.ts'
 import type { Authentication } from '../keys/authenticator.ts'
 import { readBody } from './body-reader.ts'
@@ -26,8 +27,8 @@ export interface IngressInput {
    */
   authentication: Authentication
   pathParam?: string
-  /** Aborts the request's work: the client going away, or the gateway ending requests at its drain deadline. */
-  signal?: AbortSignal
+  /** Ends the request's work at the gateway's drain deadline (the client going away is the request's own signal). */
+  requestsEnd?: RequestsEnd
 }
 
 export interface Ingress {
@@ -36,7 +37,17 @@ export interface Ingress {
   closeConnection: boolean
 }
 
-export async function buildRequestContext({ request, endpoint, clientIp, log, maxBodyBytes, bodyDeadlineMs, authentication, pathParam, signal }: IngressInput): Promise<Ingress> {
+export async function buildRequestContext({
+  request,
+  endpoint,
+  clientIp,
+  log,
+  maxBodyBytes,
+  bodyDeadlineMs,
+  authentication,
+  pathParam,
+  requestsEnd,
+}: IngressInput): Promise<Ingress> {
   const url = new URL(request.url)
   const ctx = new RequestContext({
     endpoint,
@@ -45,7 +56,8 @@ export async function buildRequestContext({ request, endpoint, clientIp, log, ma
     headers: request.headers,
     clientIp,
     log,
-    clientSignal: signal ?? request.signal,
+    clientSignal: request.signal,
+    requestsEnd,
     pathParam,
     authentication,
   })

@@ -38,7 +38,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
       maxBodyBytes,
       bodyDeadlineMs,
       authentication: credentials.authenticate(request.headers),
-      signal: AbortSignal.any([request.signal, gateway.endRequests.signal]),
+      requestsEnd: gateway.endRequests,
       pathParam,
     })
     // Only now, with the body in: long generations and quiet streams must not be cut by the server's idle timeout

@@ -10,6 +10,7 @@ import type { Logger } from '../log/logger.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
 import type { EndpointId } from '../protocols/endpoints.ts'
 import type { Capture } from './types.ts'
+import type { RequestsEnd } from './context-abort.ts'
 import type { AttemptSnapshot, FailoverSnapshot, RequestRevisionSnapshot, TokenUsage, WorkflowFeaturesSnapshot } from './snapshots.ts'
 
 export type { EndpointId }
@@ -59,6 +60,8 @@ export interface RequestContextInit {
   log: Logger
   /** Fires when the client goes away. */
   clientSignal: AbortSignal
+  /** Ends the request's work when the gateway ends every request (its drain deadline). */
+  requestsEnd?: RequestsEnd
   /** Parameter from the path, e.g. the model of GET /v1/models/{id}. */
   pathParam?: string
   /** The key in the headers, checked at ingress before the body was read; the auth plugin uses it as it is. */
@@ -79,7 +82,10 @@ export class RequestContext {
   readonly path: string
   readonly headers: Headers
   readonly clientIp: string
-  readonly clientSignal: AbortSignal
+  /** The client going away (the request's own signal); `clientSignal` adds the gateway's end of all requests. */
+  private readonly requestSignal: AbortSignal
+  private readonly requestsEnd?: RequestsEnd
+  private joinedSignal?: AbortSignal
   readonly authentication?: Authentication
   readonly pathParam?: string
   /** The client's X-Request-ID when it sent one, else the gateway id. Echoed as `x-request-id`. */
@@ -164,7 +170,8 @@ export class RequestContext {
     this.path = init.path
     this.headers = init.headers
     this.clientIp = init.clientIp
-    this.clientSignal = init.clientSignal
+    this.requestSignal = init.clientSignal
+    this.requestsEnd = init.requestsEnd
     this.pathParam = init.pathParam
     this.authentication = init.authentication
     const clientRequestId = init.headers.get('x-request-id')
@@ -186,6 +193,37 @@ export class RequestContext {
     for (const k in fields) if (fields[k]) this.logFields[k] = fields[k]
     // A logger made earlier keeps its fields; the next use makes one with the new ones.
     this.childLog = undefined
+  }
+
+  /**
+   * Aborted when the client goes away or the gateway ends every request (its reason is then a GatewayError).
+   * Made on first use: most requests never ask for it (upstream calls use `onAbort`).
+   */
+  get clientSignal(): AbortSignal {
+    if (!this.requestsEnd) return this.requestSignal
+    return (this.joinedSignal ??= AbortSignal.any([this.requestSignal, this.requestsEnd.signal]))
+  }
+
+  /** Whether the request's work was ended (as `clientSignal.aborted`, without making the joined signal). */
+  get aborted(): boolean {
+    return this.requestSignal.aborted || (this.requestsEnd?.signal.aborted ?? false)
+  }
+
+  /** Why the work was ended (as `clientSignal.reason`): the gateway's error when it ended every request. */
+  get abortReason(): unknown {
+    const end = this.requestsEnd?.signal
+    return end?.aborted ? end.reason : this.requestSignal.reason
+  }
+
+  /** Calls `listener` once when the request's work is ended; `offAbort` with the same function stops it. */
+  onAbort(listener: () => void): void {
+    this.requestSignal.addEventListener('abort', listener, { once: true })
+    this.requestsEnd?.listen(listener)
+  }
+
+  offAbort(listener: () => void): void {
+    this.requestSignal.removeEventListener('abort', listener)
+    this.requestsEnd?.unlisten(listener)
   }
 
   state<State>(slot: RequestSlot<State>): State | undefined {

@@ -58,13 +58,16 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
   const t0 = Bun.nanoseconds()
   const abort = new AbortController()
   // The signal's reason is a GatewayError when the gateway itself ends the request (drain deadline).
-  const onClientGone = () => abort.abort(isGatewayError(ctx.clientSignal.reason) ? ctx.clientSignal.reason : upstreamFailures.clientClosed())
-  if (ctx.clientSignal.aborted) onClientGone()
-  ctx.clientSignal.addEventListener('abort', onClientGone, { once: true })
+  const onClientGone = () => {
+    const reason = ctx.abortReason
+    abort.abort(isGatewayError(reason) ? reason : upstreamFailures.clientClosed())
+  }
+  if (ctx.aborted) onClientGone()
+  ctx.onAbort(onClientGone)
   const firstByteTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`no first byte within ${limits.ttfbMs} ms`)), limits.ttfbMs)
   const release = () => {
     clearTimeout(firstByteTimer)
-    ctx.clientSignal.removeEventListener('abort', onClientGone)
+    ctx.offAbort(onClientGone)
     endSpan?.()
   }
 
