@@ -4,7 +4,7 @@
  * definitions cost tokens and carry no meaning. Only tool results and tool definitions are touched — never what
  * a person or the model wrote. Runs on every ingress API (where tool results are in each: tool-results.ts).
  */
-import { applyRewrite } from '../../src/pipeline/rewrite.ts'
+import { applyRewrite, continueAfter } from '../../src/pipeline/rewrite.ts'
 import { CONTINUE, definePlugin } from '../../src/pipeline/types.ts'
 import { contextSlimmerManifest } from './manifest.ts'
 import { slimToolResults } from './tool-results.ts'
@@ -20,29 +20,30 @@ export const contextSlimmer = definePlugin({
   manifest: contextSlimmerManifest,
   create() {
     return {
-      async before(ctx, config) {
+      before(ctx, config) {
         if (!config.enabled) return CONTINUE
         const slim = (t: string) => slimText(t, config.collapse_tool_output_whitespace, config.trim_trailing_whitespace)
         if (!slimToolResults(ctx.endpoint, ctx.body, slim)) return CONTINUE
-        await applyRewrite(ctx, contextSlimmerManifest.id, (body) => {
-          const results = slimToolResults(ctx.endpoint, body, slim)!
-          let removedTools = 0
-          let tools = body.tools
-          if (config.remove_duplicate_tools && Array.isArray(body.tools)) {
-            const seen = new Set<string>()
-            tools = body.tools.filter((t) => {
-              const key = JSON.stringify(t)
-              if (seen.has(key)) return false
-              seen.add(key)
-              return true
-            })
-            removedTools = body.tools.length - (tools as unknown[]).length
-          }
-          const detail = { tool_messages_slimmed: results.slimmed, duplicate_tools_removed: removedTools }
-          if (results.slimmed === 0 && removedTools === 0) return { unchanged: true, detail }
-          return { body: { ...results.body, ...(tools !== undefined ? { tools } : {}) }, detail }
-        })
-        return CONTINUE
+        return continueAfter(
+          applyRewrite(ctx, contextSlimmerManifest.id, (body) => {
+            const results = slimToolResults(ctx.endpoint, body, slim)!
+            let removedTools = 0
+            let tools = body.tools
+            if (config.remove_duplicate_tools && Array.isArray(body.tools)) {
+              const seen = new Set<string>()
+              tools = body.tools.filter((t) => {
+                const key = JSON.stringify(t)
+                if (seen.has(key)) return false
+                seen.add(key)
+                return true
+              })
+              removedTools = body.tools.length - (tools as unknown[]).length
+            }
+            const detail = { tool_messages_slimmed: results.slimmed, duplicate_tools_removed: removedTools }
+            if (results.slimmed === 0 && removedTools === 0) return { unchanged: true, detail }
+            return { body: { ...results.body, ...(tools !== undefined ? { tools } : {}) }, detail }
+          }),
+        )
       },
     }
   },

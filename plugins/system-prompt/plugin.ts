@@ -5,7 +5,7 @@
  * the client's system text with the operator's.
  */
 import type { EndpointId } from '../../src/pipeline/context.ts'
-import { applyRewrite } from '../../src/pipeline/rewrite.ts'
+import { applyRewrite, continueAfter } from '../../src/pipeline/rewrite.ts'
 import { CONTINUE, definePlugin } from '../../src/pipeline/types.ts'
 import { messagesWithSystemPrompt, responsesWithSystemPrompt, withSystemPrompt, type SystemPromptMode } from './by-protocol.ts'
 import { systemPromptManifest } from './manifest.ts'
@@ -24,14 +24,15 @@ export const systemPrompt = definePlugin({
   manifest: systemPromptManifest,
   create() {
     return {
-      async before(ctx, config) {
+      before(ctx, config) {
         const rewrite = BY_ENDPOINT[ctx.endpoint]
         if (!config.prompt || !rewrite || (ctx.endpoint === 'chat.completions' && !Array.isArray(ctx.body.messages))) return CONTINUE
-        await applyRewrite(ctx, systemPromptManifest.id, (body) => ({
-          body: rewrite(body, config.prompt, config.mode),
-          detail: { mode: config.mode, prompt_chars: config.prompt.length },
-        }))
-        return CONTINUE
+        return continueAfter(
+          applyRewrite(ctx, systemPromptManifest.id, (body) => ({
+            body: rewrite(body, config.prompt, config.mode),
+            detail: { mode: config.mode, prompt_chars: config.prompt.length },
+          })),
+        )
       },
     }
   },

@@ -7,6 +7,7 @@
 import { countPromptTokens } from '../protocols/prompt-tokens.ts'
 import { BODY_CAPTURE_LIMIT_BYTES } from '../audit/capture-limit.ts'
 import type { RequestContext } from './context.ts'
+import { CONTINUE, type Decision } from './types.ts'
 
 export type RewriteResult = { body: Record<string, unknown>; detail?: unknown } | { unchanged: true; detail?: unknown }
 
@@ -16,7 +17,11 @@ function currentSize(ctx: RequestContext): number {
   return Buffer.byteLength(JSON.stringify(ctx.body))
 }
 
-export async function applyRewrite(ctx: RequestContext, rewriter: string, rewrite: (body: Record<string, unknown>) => RewriteResult): Promise<void> {
+/**
+ * Runs one rewriter and records its revision. Synchronous when the body is unchanged (most requests); a promise
+ * only when it changed, for the tokens saved counted on the tokenizer thread.
+ */
+export function applyRewrite(ctx: RequestContext, rewriter: string, rewrite: (body: Record<string, unknown>) => RewriteResult): Promise<void> | undefined {
   const before = ctx.body
   const bytesBefore = currentSize(ctx)
   const result = rewrite(before)
@@ -31,20 +36,25 @@ export async function applyRewrite(ctx: RequestContext, rewriter: string, rewrit
       no_change: true,
       ...(result.detail !== undefined ? { detail: result.detail } : {}),
     })
-    return
+    return undefined
   }
   const text = JSON.stringify(result.body)
   const bytesAfter = Buffer.byteLength(text)
   ctx.body = result.body
-  const [tokensBefore, tokensAfter] = await Promise.all([countPromptTokens(ctx.endpoint, before), countPromptTokens(ctx.endpoint, result.body)])
-  const tokensSaved = Math.max(0, tokensBefore - tokensAfter)
-  ctx.revisions.push({
-    seq,
-    rewriter,
-    bytes_before: bytesBefore,
-    bytes_after: bytesAfter,
-    tokens_saved: tokensSaved,
-    ...(ctx.capture.bodies && bytesAfter <= BODY_CAPTURE_LIMIT_BYTES ? { body: result.body } : {}),
-    ...(result.detail !== undefined ? { detail: result.detail } : {}),
+  return Promise.all([countPromptTokens(ctx.endpoint, before), countPromptTokens(ctx.endpoint, result.body)]).then(([tokensBefore, tokensAfter]) => {
+    ctx.revisions.push({
+      seq,
+      rewriter,
+      bytes_before: bytesBefore,
+      bytes_after: bytesAfter,
+      tokens_saved: Math.max(0, tokensBefore - tokensAfter),
+      ...(ctx.capture.bodies && bytesAfter <= BODY_CAPTURE_LIMIT_BYTES ? { body: result.body } : {}),
+      ...(result.detail !== undefined ? { detail: result.detail } : {}),
+    })
   })
+}
+
+/** A rewriter's `before` answer after `applyRewrite`: CONTINUE at once, or once the revision is recorded. */
+export function continueAfter(pending: Promise<void> | undefined): Decision | Promise<Decision> {
+  return pending ? pending.then(() => CONTINUE) : CONTINUE
 }
