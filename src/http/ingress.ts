@@ -61,10 +61,15 @@ export async function buildRequestContext({
     pathParam,
     authentication,
   })
-  const hasBody = request.body !== null
-  if (authentication.kind !== 'authenticated') return { ctx, closeConnection: hasBody }
+  if (authentication.kind !== 'authenticated') return { ctx, closeConnection: hasBody(request) }
   if (request.method !== 'POST' || endpointOf(endpoint).body !== 'json') return { ctx, closeConnection: false }
   return { ctx, closeConnection: !(await readJsonBody(ctx, request, maxBodyBytes, bodyDeadlineMs)) }
+}
+
+/** Whether the request has a body (from its headers: `request.body` would make a stream just to tell). */
+function hasBody(request: Request): boolean {
+  const declared = request.headers.get('content-length')
+  return declared !== null ? declared !== '0' : request.headers.has('transfer-encoding')
 }
 
 /** Reads and parses the body into the context; false when it was not read to its end. */
