@@ -5,7 +5,16 @@
  * again. A Response without the mark (rewritten by a plugin, an error body) is parsed as before.
  */
 
-const parsedAnswers = new WeakMap<Response, unknown>()
+/** The text and parsed value an answer was made from. A property of the Response, not a WeakMap entry: two per
+ * request in a process-wide WeakMap gave every garbage collection a table of dead entries to clear. */
+const ANSWER = Symbol('json answer')
+
+interface Answer {
+  text: string
+  parsed: unknown
+}
+
+type MarkedResponse = Response & { [ANSWER]?: Answer }
 
 /** JSON.parse, or undefined for an empty or unreadable text. */
 export function parseJsonOrUndefined(text: string): unknown {
@@ -19,18 +28,24 @@ export function parseJsonOrUndefined(text: string): unknown {
 
 /** A Response of `text`, which parses to `parsed`. */
 export function jsonAnswer(text: string, parsed: unknown, init: ResponseInit): Response {
-  const response = new Response(text, init)
-  parsedAnswers.set(response, parsed)
+  const response: MarkedResponse = new Response(text, init)
+  response[ANSWER] = { text, parsed }
   return response
 }
 
 /** `to` has the same body as `from`: it carries the parsed value along. */
 export function sameAnswer(from: Response, to: Response): Response {
-  if (parsedAnswers.has(from)) parsedAnswers.set(to, parsedAnswers.get(from))
+  const answer = (from as MarkedResponse)[ANSWER]
+  if (answer) (to as MarkedResponse)[ANSWER] = answer
   return to
 }
 
 /** The parsed body of a marked answer; undefined when the Response carries no mark. */
 export function parsedAnswer(response: Response): unknown {
-  return parsedAnswers.get(response)
+  return (response as MarkedResponse)[ANSWER]?.parsed
+}
+
+/** The body text of a marked answer (read without going through its body stream); undefined without the mark. */
+export function answerText(response: Response): string | undefined {
+  return (response as MarkedResponse)[ANSWER]?.text
 }

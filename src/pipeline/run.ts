@@ -14,7 +14,7 @@ import type { StreamFold } from './stream-codecs.ts'
 import type { Outcome } from './types.ts'
 import { estimateUsage, meterUsage, needsEstimatedUsage } from '../usage/meter.ts'
 import { usageFromOpenAI } from './usage.ts'
-import { parsedAnswer, parseJsonOrUndefined } from './json-answer.ts'
+import { answerText, parsedAnswer, parseJsonOrUndefined } from './json-answer.ts'
 
 export interface RunOptions {
   /** Answers endpoints served by the gateway itself (model list, unknown routes) after auth. */
@@ -104,7 +104,8 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
   // Parsed already when the text is the upstream answer as it came (see json-answer.ts); unset once it is replaced.
   let parsedText = parsedAnswer(response)
   try {
-    text = response.body ? await response.text() : ''
+    // A marked answer's text is at hand: no read through its body stream (and no await) on the common path.
+    text = answerText(response) ?? (response.body ? await response.text() : '')
   } catch (error) {
     parsedText = undefined
     const failure = toGatewayError(error)

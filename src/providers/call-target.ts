@@ -16,7 +16,7 @@ import { endpoint } from '../protocols/endpoints.ts'
 import type { IngressProtocol } from '../protocols/types.ts'
 import type { AdapterCall, ProviderAdapter, ResolvedTarget, UpstreamResult } from './types.ts'
 import { isEventStream } from '../pipeline/sse.ts'
-import { jsonAnswer, parsedAnswer, sameAnswer } from '../pipeline/json-answer.ts'
+import { answerText, jsonAnswer, parsedAnswer, sameAnswer } from '../pipeline/json-answer.ts'
 
 export async function callTarget(ctx: RequestContext, target: ResolvedTarget, kind: AttemptKind, deps: PluginDeps): Promise<UpstreamResult> {
   const registered = deps.providers.get(target.providerName)
@@ -77,5 +77,8 @@ function nativeCall(ctx: RequestContext, nativeResponses: boolean, adapter: Prov
 
 function toClient(ctx: RequestContext, upstream: UpstreamResult): UpstreamResult {
   if (upstream instanceof GatewayError) return upstream
-  return sameAnswer(upstream, new Response(upstream.body, { status: upstream.status, headers: clientHeadersFrom(upstream.headers, ctx.requestId) }))
+  const init = { status: upstream.status, headers: clientHeadersFrom(upstream.headers, ctx.requestId) }
+  // A JSON answer is passed on from its text: `upstream.body` would wrap the text in a stream only to read it back.
+  const text = answerText(upstream)
+  return text === undefined ? new Response(upstream.body, init) : sameAnswer(upstream, new Response(text, init))
 }
