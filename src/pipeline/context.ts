@@ -47,6 +47,9 @@ let slotCount = 0
 
 const NO_CAPTURE: Capture = Object.freeze({ responseBody: false, usage: false, pricedUsage: false, bodies: false, headers: false })
 
+/** Until the pipeline applies its workflow's (one shared object, not one per request). */
+const DEFAULT_FEATURES: WorkflowFeaturesSnapshot = Object.freeze({ audit: true, budget: false, cache: false, failover: false, guardrails: false, usage: false })
+
 export function requestSlot<State>(name: string): RequestSlot<State> {
   return { name, index: slotCount++ }
 }
@@ -151,17 +154,20 @@ export class RequestContext {
   /** The workflow version whose pipeline runs the request. src/pipeline/run.ts. */
   workflowVersionId = ''
   /** That workflow's features. src/pipeline/run.ts. */
-  features: WorkflowFeaturesSnapshot = { audit: true, budget: false, cache: false, failover: false, guardrails: false, usage: false }
+  features: WorkflowFeaturesSnapshot = DEFAULT_FEATURES
   /** What the running pipeline captures for this endpoint (its plugins' `captures`). src/pipeline/run.ts. */
   capture: Capture = NO_CAPTURE
   /** The request's error, from a refusing hook, a failed upstream or a broken stream. src/pipeline/run.ts. */
   error?: GatewayError
 
   /** Per-request plugin state, by slot index (see `requestSlot`). */
-  private readonly slots: unknown[] = []
+  private slots?: unknown[]
   /** The process logger; `log` is made from it on first use. */
   private readonly baseLog: Logger
-  private logFields: Record<string, string>
+  /** What the request's log lines carry once the workflow is chosen (`workflowChosen`); plain fields, no object. */
+  private logKeyId?: string
+  private logModel?: string
+  private logWorkflowVersion?: string
   private childLog?: Logger
 
   constructor(init: RequestContextInit) {
@@ -177,7 +183,6 @@ export class RequestContext {
     const clientRequestId = init.headers.get('x-request-id')
     this.requestId = clientRequestId && clientRequestId.length <= 200 ? clientRequestId : this.id
     this.baseLog = init.log
-    this.logFields = { request_id: this.requestId }
   }
 
   /**
@@ -185,14 +190,27 @@ export class RequestContext {
    * pipeline knows them. Made on first use, so a request that logs nothing pays nothing.
    */
   get log(): Logger {
-    return (this.childLog ??= this.baseLog.child(this.logFields))
+    return (this.childLog ??= this.baseLog.child(this.logFieldValues()))
   }
 
-  /** Adds fields to the request's later log lines. src/pipeline/run.ts, when the workflow is chosen. */
-  addLogFields(fields: Record<string, string | undefined>): void {
-    for (const k in fields) if (fields[k]) this.logFields[k] = fields[k]
+  /**
+   * The key id, model and workflow version join the request's later log lines. src/pipeline/run.ts, when the
+   * workflow is chosen. Kept as strings: the fields object is built only if the request logs.
+   */
+  workflowChosen(keyId: string | undefined, model: string | undefined, workflowVersion: string): void {
+    this.logKeyId = keyId
+    this.logModel = model
+    this.logWorkflowVersion = workflowVersion
     // A logger made earlier keeps its fields; the next use makes one with the new ones.
     this.childLog = undefined
+  }
+
+  private logFieldValues(): Record<string, string> {
+    const fields: Record<string, string> = { request_id: this.requestId }
+    if (this.logKeyId) fields.key_id = this.logKeyId
+    if (this.logModel) fields.model = this.logModel
+    if (this.logWorkflowVersion) fields.workflow_version = this.logWorkflowVersion
+    return fields
   }
 
   /**
@@ -227,10 +245,11 @@ export class RequestContext {
   }
 
   state<State>(slot: RequestSlot<State>): State | undefined {
-    return this.slots[slot.index] as State | undefined
+    return this.slots?.[slot.index] as State | undefined
   }
 
   setState<State>(slot: RequestSlot<State>, value: State): void {
+    this.slots ??= []
     this.slots[slot.index] = value
   }
 

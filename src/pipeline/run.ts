@@ -43,7 +43,7 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
       pipeline = selected
       applyPipeline(ctx, pipeline)
     }
-    ctx.addLogFields({ key_id: ctx.principal?.keyId, model: ctx.target?.selector ?? ctx.requestedModel, workflow_version: pipeline.workflow.versionId })
+    ctx.workflowChosen(ctx.principal?.keyId, ctx.target?.selector ?? ctx.requestedModel, pipeline.workflow.versionId)
     const early = await runHooks(ctx, pipeline.policyHooks)
     if (early) return early
     const local = options.localHandler(ctx)
