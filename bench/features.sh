@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Feature-cost benchmark: the same wrk load (50 connections, small chat completion) through the gateway under
 # different workflow configurations, one after the other in one run, each against the bench mock upstream.
-# Prints requests/s and the gateway process's CPU time per request (both threads), which is steadier than req/s
-# on a shared 2-core machine. REFS compares commits in the same interleaved rounds (`.` = the working tree, as in
+# Prints requests/s, the gateway process's CPU time per request (all threads), which is steadier than req/s
+# on a shared 2-core machine, and the request thread's share of it (the main JavaScript thread, whose thread id is
+# the process id; the others are Bun's and the audit writer's helpers). REFS compares commits in the same interleaved rounds (`.` = the working tree, as in
 # bench/memory.sh); ONLY keeps the configurations named by their first field (e.g. ONLY="core defaults").
 # Usage: [ROUNDS=3] [REFS=". 9705e3e"] [ONLY="core defaults"] bench/features.sh [seconds per run, default 6]
 set -euo pipefail
@@ -36,7 +37,7 @@ done
 # ROUNDS > 1 runs every configuration once per round, interleaved, and reports the medians: on a shared machine
 # the speed drifts over minutes, and interleaving spreads that drift over all configurations alike.
 ROUNDS=${ROUNDS:-1}
-declare -A RPS CPU
+declare -A RPS CPU MAIN
 for round in $(seq 1 "$ROUNDS"); do
   for run in "${RUNS[@]}"; do
     IFS='|' read -r ref _ name extra header <<<"$run"
@@ -48,18 +49,27 @@ for round in $(seq 1 "$ROUNDS"); do
     export BENCH_AUTH=$BENCH_KEY BENCH_MODEL=openai/gpt-4o-mini BENCH_HEADERS="$header"
     wrk -t1 -c50 -d2 -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" >/dev/null 2>&1
     cpu0=$(awk '{print $14+$15}' "/proc/$gw/stat")
+    main0=$(awk '{print $14+$15}' "/proc/$gw/task/$gw/stat")
     out=$(wrk -t1 -c50 -d"$DURATION" -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" 2>&1)
     cpu1=$(awk '{print $14+$15}' "/proc/$gw/stat")
+    main1=$(awk '{print $14+$15}' "/proc/$gw/task/$gw/stat")
     reqs=$(awk '/requests in/{print $1}' <<<"$out")
     RPS[$name]+="$(awk '/Requests\/sec/{printf "%d", $2}' <<<"$out") "
     CPU[$name]+="$(( (cpu1 - cpu0) * 1000000 / $(getconf CLK_TCK) / reqs )) "
+    MAIN[$name]+="$(( (main1 - main0) * 1000000 / $(getconf CLK_TCK) / reqs )) "
     kill -TERM "$gw"; wait "$gw" 2>/dev/null || true
   done
 done
 
-printf '| Configuration | req/s | gateway CPU µs/req |\n| --- | ---: | ---: |\n'
+printf '| Configuration | req/s | gateway CPU µs/req | request thread µs/req |\n| --- | ---: | ---: | ---: |\n'
 for run in "${RUNS[@]}"; do
   IFS='|' read -r ref _ name _ <<<"$run"
   [[ $REFS == . ]] || name="$name @ $ref"
-  printf '| %s | %s | %s |\n' "$name" "$(median %d <<<"${RPS[$name]}")" "$(median %d <<<"${CPU[$name]}")"
+  printf '| %s | %s | %s | %s |\n' "$name" "$(median %d <<<"${RPS[$name]}")" "$(median %d <<<"${CPU[$name]}")" "$(median %d <<<"${MAIN[$name]}")"
+done
+# Every round's figures (to stderr), to tell a real difference from the spread.
+for run in "${RUNS[@]}"; do
+  IFS='|' read -r ref _ name _ <<<"$run"
+  [[ $REFS == . ]] || name="$name @ $ref"
+  echo "rounds: $name: req/s ${RPS[$name]}| CPU ${CPU[$name]}| request thread ${MAIN[$name]}" >&2
 done
