@@ -20,6 +20,7 @@ export type Authentication =
 
 export const ANONYMOUS: Principal = Object.freeze({ method: 'none', id: 'anonymous' })
 export const MASTER: Principal = Object.freeze({ method: 'master_key', id: 'master' })
+const MASTER_AUTHENTICATED: Authentication = Object.freeze({ kind: 'authenticated', principal: MASTER })
 
 export class KeyAuthenticator {
   private readonly masterDigest: Buffer | undefined
@@ -46,7 +47,7 @@ export class KeyAuthenticator {
     if (presented.key.length > MAX_PRESENTED_KEY_LENGTH) return { kind: 'rejected', failure: 'malformed', reason: 'API key is too long' }
 
     const digest = keyDigest(presented.key)
-    if (this.masterDigest && timingSafeEqual(digest, this.masterDigest)) return { kind: 'authenticated', principal: MASTER }
+    if (this.masterDigest && timingSafeEqual(digest, this.masterDigest)) return MASTER_AUTHENTICATED
     if (!this.keys.isLoaded()) return { kind: 'unavailable', reason: 'API key snapshot not loaded' }
 
     // A map lookup by hash leaks nothing useful through timing: the caller cannot steer the hash.

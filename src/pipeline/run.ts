@@ -11,7 +11,7 @@ import type { BuiltPipeline, PipelineSelector } from './build.ts'
 import type { RequestContext } from './context.ts'
 import { endsEvent, isEventStream, KEEPALIVE_FRAME, SseParser } from './sse.ts'
 import type { StreamFold } from './stream-codecs.ts'
-import type { Outcome } from './types.ts'
+import type { Decision, Outcome } from './types.ts'
 import { estimateUsage, meterUsage, needsEstimatedUsage } from '../usage/meter.ts'
 import { usageFromOpenAI } from './usage.ts'
 import { answerText, parsedAnswer, parseJsonOrUndefined } from './json-answer.ts'
@@ -30,7 +30,8 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
   applyPipeline(ctx, pipeline)
   let response: Response
   try {
-    response = (await runHooks(ctx, pipeline.routingHooks)) ?? (await routeAndRespond())
+    const routed = runHooks(ctx, pipeline.routingHooks)
+    response = (routed instanceof Promise ? await routed : routed) ?? (await routeAndRespond())
   } catch (error) {
     response = failWith(ctx, toGatewayError(error))
     if (!(error instanceof GatewayError)) ctx.log.error({ err: error }, 'pipeline failed')
@@ -44,7 +45,8 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
       applyPipeline(ctx, pipeline)
     }
     ctx.workflowChosen(ctx.principal?.keyId, ctx.target?.selector ?? ctx.requestedModel, pipeline.workflow.versionId)
-    const early = await runHooks(ctx, pipeline.policyHooks)
+    const policy = runHooks(ctx, pipeline.policyHooks)
+    const early = policy instanceof Promise ? await policy : policy
     if (early) return early
     const local = options.localHandler(ctx)
     if (local instanceof GatewayError) return failWith(ctx, local)
@@ -70,17 +72,25 @@ function applyPipeline(ctx: RequestContext, pipeline: BuiltPipeline): void {
   ctx.capture = pipeline.capture(ctx.endpoint)
 }
 
-/** Most hooks are synchronous; awaiting only real promises saves a microtask turn per hook on every request. */
-async function runHooks(ctx: RequestContext, hooks: BuiltPipeline['routingHooks']): Promise<Response | undefined> {
-  for (const hook of hooks) {
-    const result = hook.before(ctx)
-    const decision = result instanceof Promise ? await result : result
-    if (decision.kind === 'respond') {
-      if (decision.error) ctx.error = decision.error
-      return decision.response
-    }
+/**
+ * Runs `before` hooks in order until one answers (its response) or all continue (undefined). Most hooks are
+ * synchronous: a promise, and its microtask turns, only from the first hook that returns one.
+ */
+function runHooks(ctx: RequestContext, hooks: BuiltPipeline['routingHooks'], from = 0): Response | undefined | Promise<Response | undefined> {
+  for (let i = from; i < hooks.length; i++) {
+    const result = hooks[i]!.before(ctx)
+    if (result instanceof Promise) return result.then((decision) => answerOf(ctx, decision) ?? runHooks(ctx, hooks, i + 1))
+    const answer = answerOf(ctx, result)
+    if (answer) return answer
   }
   return undefined
+}
+
+/** The response of a hook that answered (its error becomes the request's); undefined when it continued. */
+function answerOf(ctx: RequestContext, decision: Decision): Response | undefined {
+  if (decision.kind !== 'respond') return undefined
+  if (decision.error) ctx.error = decision.error
+  return decision.response
 }
 
 function failWith(ctx: RequestContext, error: GatewayError): Response {
@@ -137,7 +147,9 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
     }
     if (status < 300 && parsed && typeof parsed === 'object') outcome.usage = usageFromOpenAI((parsed as Record<string, unknown>).usage)
   }
-  await complete(ctx, pipeline, outcome, telemetry, false)
+  // Completion waits only for a token count (then a promise); otherwise it is done, with no await.
+  const completing = complete(ctx, pipeline, outcome, telemetry, false)
+  if (completing) await completing
   return new Response(text, { status, headers })
 }
 
