@@ -28,7 +28,7 @@ export_bench_ref() {
 }
 
 # start_bench_gateway PORT DB_PATH LOG_FILE MOCK_PORT [VAR=value ...]
-# Starts `bun src/main.ts` (in BENCH_SRC, default the working tree: see export_bench_ref) with the bench master key, pointed at the mock upstream, with the extra settings given;
+# Starts `bun src/main.ts` (or BENCH_GATEWAY_CMD, e.g. a compiled binary; in BENCH_SRC, default the working tree: see export_bench_ref) with the bench master key, pointed at the mock upstream, with the extra settings given;
 # waits for /health and leaves the process id in GATEWAY_PID. Fails, printing the gateway's log, if it does not
 # come up within 5 s.
 start_bench_gateway() {
@@ -36,7 +36,7 @@ start_bench_gateway() {
   shift 4
   env "$@" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warn GATEWAY_DB_PATH="$db" GATEWAY_MASTER_KEY=$BENCH_KEY \
     OPENAI_API_KEY=sk-bench OPENAI_BASE_URL="http://127.0.0.1:$mock/v1" BUN_CONFIG_MAX_HTTP_REQUESTS=1024 \
-    bash -c 'cd "$1" && shift && exec "$@"' _ "${BENCH_SRC:-.}" bun ${BENCH_BUN_FLAGS:-} src/main.ts >"$log" 2>&1 &
+    bash -c 'cd "$1" && shift && exec "$@"' _ "${BENCH_SRC:-.}" ${BENCH_GATEWAY_CMD:-bun ${BENCH_BUN_FLAGS:-} src/main.ts} >"$log" 2>&1 &
   GATEWAY_PID=$!
   for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && return 0; sleep 0.1; done
   echo "gateway on port $port did not start:" >&2

@@ -7,7 +7,7 @@
  * process (memory, CPU, start time, event-loop lag) keeps one series per process under a `worker` label (the slot,
  * or `primary`); a circuit's state is the worst any worker sees.
  */
-import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, Registry } from 'prom-client'
+import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, Registry } from './prom-client.ts'
 import { registerProcessMetrics } from './process-metrics.ts'
 
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[]

@@ -5,7 +5,7 @@
  * code that owns it stays unaware of metrics. Label values are bounded: endpoints and status classes are fixed
  * lists, providers come from configuration, and models not in the catalog fold into `other`.
  */
-import { Counter, Gauge, Registry } from 'prom-client'
+import { Counter, Gauge, Registry } from './prom-client.ts'
 import type { AuditWriterStats } from '../audit/writer.ts'
 import type { StoreObserver } from '../stores/batch-events.ts'
 import type { UsageWriterStats } from '../usage/usage-writer.ts'

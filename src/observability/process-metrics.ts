@@ -3,7 +3,7 @@
  * event-loop lag. prom-client's default collectors are not used: on Bun its event-loop histogram reports
  * nonsense (`Nan`, a minimum of 9.2e9 s), so the lag is measured here as the lateness of a 500 ms timer.
  */
-import { Counter, Gauge, type Registry } from 'prom-client'
+import { Counter, Gauge, type Registry } from './prom-client.ts'
 
 const LAG_INTERVAL_MS = 500
 

@@ -5,7 +5,7 @@
  * already has, and label objects are built once per series. The classes implement prom-client's metric
  * protocol (`name`, `type`, `get()`), so the registry still writes the exposition text; nothing here formats it.
  */
-import type { Registry } from 'prom-client'
+import type { Registry } from './prom-client.ts'
 
 type Labels = Record<string, string>
 interface Sample {
