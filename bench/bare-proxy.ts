@@ -6,6 +6,7 @@
  *
  * Usage: bun bench/bare-proxy.ts <port> <upstream base, e.g. http://127.0.0.1:9000> [bearer key]
  */
+import { runUntilStopped } from './serve.ts'
 
 const port = Number(process.argv[2] ?? 0)
 const upstream = process.argv[3] ?? ''
@@ -35,12 +36,4 @@ const server = Bun.serve({
   },
 })
 
-console.log(`listening ${server.port}`)
-const stop = () => {
-  server.stop(true)
-  process.exit(0)
-}
-process.on('SIGTERM', stop)
-process.on('SIGINT', stop)
-
-export {}
+runUntilStopped(server)

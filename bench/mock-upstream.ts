@@ -13,6 +13,7 @@
  * serves without running JavaScript (no body parsed, not counted in the stats, no stream): the cheapest upstream
  * for benchmarks where the mock shares the cores with the gateway (bench/workers.sh).
  */
+import { runUntilStopped } from './serve.ts'
 
 const port = Number(process.argv[2] ?? process.env.MOCK_PORT ?? 0)
 const chunks = Number(process.env.MOCK_STREAM_CHUNKS ?? 20)
@@ -148,12 +149,4 @@ const server = Bun.serve({
   },
 })
 
-console.log(`listening ${server.port}`)
-const stop = () => {
-  server.stop(true)
-  process.exit(0)
-}
-process.on('SIGTERM', stop)
-process.on('SIGINT', stop)
-
-export {}
+runUntilStopped(server)

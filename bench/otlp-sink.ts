@@ -4,6 +4,7 @@
  * GET /stats answers `{ "requests": n, "spans": n, "bytes": n }`.
  * Usage: bun bench/otlp-sink.ts <port>
  */
+import { runUntilStopped } from './serve.ts'
 const port = Number(process.argv[2] ?? 0)
 const stats = { requests: 0, spans: 0, bytes: 0 }
 const SPAN_MARK = '"spanId"'
@@ -22,4 +23,4 @@ const server = Bun.serve({
     return Response.json({ partialSuccess: {} })
   },
 })
-console.log(`listening ${server.port}`)
+runUntilStopped(server)

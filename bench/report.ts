@@ -111,6 +111,11 @@ function table(head: string[], body: string[][]): string {
   return [line(head), line(head.map((_, i) => (i === 0 ? '---' : '---:'))), ...body.map(line)].join('\n')
 }
 
+/** A `## title` section holding one table. */
+function section(title: string, head: string[], body: string[][]): void {
+  out.push(`## ${title}`, '', table(head, body), '')
+}
+
 function commandOutput(cmd: string[]): string {
   try {
     const p = Bun.spawnSync(cmd)
@@ -165,65 +170,53 @@ const measured = targets.filter((t) => find(t, 'load'))
 const mockC1 = find('mock', 'c1')
 const mockTtfb = find('mock', 'ttfb')
 
-out.push(`## Throughput: non-streaming, ${meta.connections} connections`)
-out.push('')
-out.push(
-  table(
-    ['Target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', 'peak RSS MiB', 'reached the mock', 'other CPU %'],
-    measured.map((t) => {
-      const r = find(t, 'load')
-      const m = find(t, 'memory')
-      return [
-        t,
-        int(rps(r)),
-        fmt(ms(r?.p50_us)),
-        fmt(ms(r?.p99_us)),
-        errorCell(r),
-        int(cpuPerRequestUs(r)),
-        m ? fmt(m.peak_rss_kb / 1024, 0) : '–',
-        reachedCell(r),
-        fmt(otherCpuPct(r), 1),
-      ]
-    }),
-  ),
+section(
+  `Throughput: non-streaming, ${meta.connections} connections`,
+  ['Target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', 'peak RSS MiB', 'reached the mock', 'other CPU %'],
+  measured.map((t) => {
+    const r = find(t, 'load')
+    const m = find(t, 'memory')
+    return [
+      t,
+      int(rps(r)),
+      fmt(ms(r?.p50_us)),
+      fmt(ms(r?.p99_us)),
+      errorCell(r),
+      int(cpuPerRequestUs(r)),
+      m ? fmt(m.peak_rss_kb / 1024, 0) : '–',
+      reachedCell(r),
+      fmt(otherCpuPct(r), 1),
+    ]
+  }),
 )
-out.push('')
-out.push('## Latency at concurrency 1 (wrk -t1 -c1), non-streaming')
-out.push('')
-out.push(
-  table(
-    ['Target', 'req/s', 'p50 ms', 'p99 ms', 'added p50 vs mock, ms'],
-    measured.map((t) => {
-      const r = find(t, 'c1')
-      return [t, int(rps(r)), fmt(ms(r?.p50_us), 3), fmt(ms(r?.p99_us), 3), t === 'mock' ? '–' : signed(ms(r?.p50_us) - ms(mockC1?.p50_us), 3)]
-    }),
-  ),
+section(
+  'Latency at concurrency 1 (wrk -t1 -c1), non-streaming',
+  ['Target', 'req/s', 'p50 ms', 'p99 ms', 'added p50 vs mock, ms'],
+  measured.map((t) => {
+    const r = find(t, 'c1')
+    return [t, int(rps(r)), fmt(ms(r?.p50_us), 3), fmt(ms(r?.p99_us), 3), t === 'mock' ? '–' : signed(ms(r?.p50_us) - ms(mockC1?.p50_us), 3)]
+  }),
 )
-out.push('')
-out.push(`## Streaming: ${meta.stream_connections} concurrent streams; time to first byte over ${meta.ttfb_requests} streams (${meta.ttfb_lanes} sequential lanes)`)
-out.push('')
-out.push(
-  table(
-    ['Target', 'streams/s', 'stream p50 ms', 'stream p99 ms', 'errors', 'CPU µs/stream', 'TTFB p50 ms', 'TTFB p99 ms', 'added TTFB p50 vs mock, ms'],
-    measured.map((t) => {
-      const r = find(t, 'stream')
-      const f = find(t, 'ttfb')
-      const ttfbFailed = f && f.failures ? ` (**${f.failures} failed**)` : ''
-      return [
-        t,
-        int(rps(r)),
-        fmt(ms(r?.p50_us), 1),
-        fmt(ms(r?.p99_us), 1),
-        errorCell(r),
-        int(cpuPerRequestUs(r)),
-        fmt(f?.p50_ms ?? NaN, 3) + ttfbFailed,
-        fmt(f?.p99_ms ?? NaN, 3),
-        t === 'mock' ? '–' : signed((f?.p50_ms ?? NaN) - (mockTtfb?.p50_ms ?? NaN), 3),
-      ]
-    }),
-  ),
+section(
+  `Streaming: ${meta.stream_connections} concurrent streams; time to first byte over ${meta.ttfb_requests} streams (${meta.ttfb_lanes} sequential lanes)`,
+  ['Target', 'streams/s', 'stream p50 ms', 'stream p99 ms', 'errors', 'CPU µs/stream', 'TTFB p50 ms', 'TTFB p99 ms', 'added TTFB p50 vs mock, ms'],
+  measured.map((t) => {
+    const r = find(t, 'stream')
+    const f = find(t, 'ttfb')
+    const ttfbFailed = f && f.failures ? ` (**${f.failures} failed**)` : ''
+    return [
+      t,
+      int(rps(r)),
+      fmt(ms(r?.p50_us), 1),
+      fmt(ms(r?.p99_us), 1),
+      errorCell(r),
+      int(cpuPerRequestUs(r)),
+      fmt(f?.p50_ms ?? NaN, 3) + ttfbFailed,
+      fmt(f?.p99_ms ?? NaN, 3),
+      t === 'mock' ? '–' : signed((f?.p50_ms ?? NaN) - (mockTtfb?.p50_ms ?? NaN), 3),
+    ]
+  }),
 )
-out.push('')
 
 const gw = rps(find('gateway', 'load'))
 const core = rps(find('gateway-core', 'load'))
@@ -234,30 +227,26 @@ const addedC1 = ms(find('gateway', 'c1')?.p50_us) - ms(mockC1?.p50_us)
 const addedC1Core = ms(find('gateway-core', 'c1')?.p50_us) - ms(mockC1?.p50_us)
 const verdict = (ok: boolean, value: number) => (Number.isFinite(value) ? (ok ? 'PASS' : '**FAIL**') : 'not measured')
 
-out.push('## Issue 2 targets')
-out.push('')
-out.push(
-  table(
-    ['Check', 'Measured', 'Target', 'Result'],
-    [
-      ['gateway-core / nginx throughput', `${fmt((100 * core) / ngx, 1)} %`, '≥ 40 %', verdict(core / ngx >= 0.4, core / ngx)],
-      ['gateway-core / Portkey throughput', `${fmt(core / pk, 1)}×`, '≥ 15×', verdict(core / pk >= 15, core / pk)],
-      ['added p50 latency at concurrency 1 (gateway-core − mock)', `${fmt(addedC1Core, 3)} ms`, '≤ 0.3 ms', verdict(addedC1Core <= 0.3, addedC1Core)],
-      ['gateway (defaults: + audit, usage) / nginx throughput', `${fmt((100 * gw) / ngx, 1)} %`, '≥ 40 %', verdict(gw / ngx >= 0.4, gw / ngx)],
-      ['gateway (defaults) / Portkey throughput', `${fmt(gw / pk, 1)}×`, '≥ 15×', verdict(gw / pk >= 15, gw / pk)],
-      ['(reference) gateway (defaults) / LiteLLM throughput', `${fmt(gw / rps(find('litellm', 'load')), 1)}×`, '–', '–'],
-      ['added p50 latency at concurrency 1 (gateway defaults − mock)', `${fmt(addedC1, 3)} ms`, '≤ 0.3 ms', verdict(addedC1 <= 0.3, addedC1)],
-      ['(reference) gateway / bare Bun proxy throughput', `${fmt((100 * gw) / bare, 1)} %`, '–', '–'],
-      ...(['gateway-anthropic', 'gateway-gemini'] as const).map((t) => [
-        `(issue 5) ${t} / gateway throughput (translation cost)`,
-        `${fmt((100 * rps(find(t, 'load'))) / gw, 1)} %`,
-        '–',
-        '–',
-      ]),
-    ],
-  ),
+section(
+  'Issue 2 targets',
+  ['Check', 'Measured', 'Target', 'Result'],
+  [
+    ['gateway-core / nginx throughput', `${fmt((100 * core) / ngx, 1)} %`, '≥ 40 %', verdict(core / ngx >= 0.4, core / ngx)],
+    ['gateway-core / Portkey throughput', `${fmt(core / pk, 1)}×`, '≥ 15×', verdict(core / pk >= 15, core / pk)],
+    ['added p50 latency at concurrency 1 (gateway-core − mock)', `${fmt(addedC1Core, 3)} ms`, '≤ 0.3 ms', verdict(addedC1Core <= 0.3, addedC1Core)],
+    ['gateway (defaults: + audit, usage) / nginx throughput', `${fmt((100 * gw) / ngx, 1)} %`, '≥ 40 %', verdict(gw / ngx >= 0.4, gw / ngx)],
+    ['gateway (defaults) / Portkey throughput', `${fmt(gw / pk, 1)}×`, '≥ 15×', verdict(gw / pk >= 15, gw / pk)],
+    ['(reference) gateway (defaults) / LiteLLM throughput', `${fmt(gw / rps(find('litellm', 'load')), 1)}×`, '–', '–'],
+    ['added p50 latency at concurrency 1 (gateway defaults − mock)', `${fmt(addedC1, 3)} ms`, '≤ 0.3 ms', verdict(addedC1 <= 0.3, addedC1)],
+    ['(reference) gateway / bare Bun proxy throughput', `${fmt((100 * gw) / bare, 1)} %`, '–', '–'],
+    ...(['gateway-anthropic', 'gateway-gemini'] as const).map((t) => [
+      `(issue 5) ${t} / gateway throughput (translation cost)`,
+      `${fmt((100 * rps(find(t, 'load'))) / gw, 1)} %`,
+      '–',
+      '–',
+    ]),
+  ],
 )
-out.push('')
 const noisy = rows
   .filter((r): r is WrkRow => r.kind === 'load' || r.kind === 'c1' || r.kind === 'stream')
   .map((r) => ({ r, other: otherCpuPct(r) }))

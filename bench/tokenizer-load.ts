@@ -6,6 +6,8 @@
  * `idle`: no count, the timer alone for 1.5 s (what the machine's load costs by itself).
  * Usage: bun bench/tokenizer-load.ts [RUNS]   (prints a Markdown table; medians in ms and MiB)
  */
+import { longestStall } from '../test/helpers/event-loop-stall.ts'
+
 const runs = Number(process.argv[2] ?? 5)
 const mode = process.argv[3]
 
@@ -14,22 +16,17 @@ if (mode) {
   const { countTextsTokensNow } = await import('../src/tokens/encode.ts')
   const text = 'The quick brown fox jumps over the lazy dog. '.repeat(20)
   const rssBefore = process.memoryUsage().rss
-  let last = performance.now()
-  let longest = 0
-  const ticker = setInterval(() => {
-    const now = performance.now()
-    longest = Math.max(longest, now - last)
-    last = now
-  }, 1)
-  await Bun.sleep(20)
-  const started = performance.now()
-  // `idle`: no count, the same 1 ms timer for 1.5 s: the stall the machine's load alone causes.
-  const tokens = mode === 'thread' ? await countTextTokens(text) : mode === 'sync' ? countTextsTokensNow([text]) : await Bun.sleep(1500).then(() => 0)
-  const firstCount = performance.now() - started
-  await Bun.sleep(20)
-  clearInterval(ticker)
-  longest = Math.max(longest, performance.now() - last)
-  console.log(JSON.stringify({ tokens, firstCount, stall: longest, rssBefore, rssAfter: process.memoryUsage().rss }))
+  let tokens = 0
+  let firstCount = 0
+  const stall = await longestStall(async () => {
+    await Bun.sleep(20)
+    const started = performance.now()
+    // `idle`: no count, the same 1 ms timer for 1.5 s: the stall the machine's load alone causes.
+    tokens = mode === 'thread' ? await countTextTokens(text) : mode === 'sync' ? countTextsTokensNow([text]) : await Bun.sleep(1500).then(() => 0)
+    firstCount = performance.now() - started
+    await Bun.sleep(15)
+  })
+  console.log(JSON.stringify({ tokens, firstCount, stall, rssBefore, rssAfter: process.memoryUsage().rss }))
   process.exit(0)
 }
 

@@ -150,98 +150,75 @@ export class GatewayMetrics {
 
 /** The audit writer's own counters (src/audit/writer.ts `stats()`), read when scraped. */
 function registerAuditWriterMetrics(registry: Registry, stats: () => AuditWriterStats): void {
-  const registers = [registry]
-  new Gauge({
-    name: 'gateway_audit_queue_depth',
-    help: 'Audit entries waiting in the writer queue.',
-    registers,
-    collect() {
-      this.set(stats().queue_depth)
-    },
-  })
-  new Gauge({
-    name: 'gateway_audit_queue_bytes',
-    help: 'Estimated bytes held by the audit writer queue.',
-    registers,
-    collect() {
-      this.set(stats().queue_bytes)
-    },
-  })
-  new Gauge({
-    name: 'gateway_audit_spill_files',
-    help: 'Audit spill files waiting to be replayed.',
-    registers,
-    collect() {
-      this.set(stats().spill_files)
-    },
-  })
-  new Gauge({
-    name: 'gateway_audit_held_entries',
-    help: 'Audit entries held in memory because neither the database nor the spill folder takes writes.',
-    registers,
-    collect() {
-      this.set(stats().held)
-    },
-  })
-  new Gauge({
-    name: 'gateway_audit_held_bytes',
-    help: 'Estimated bytes of audit entries held in memory (bound: logging.audit_memory_max_bytes).',
-    registers,
-    collect() {
-      this.set(stats().held_bytes)
-    },
-  })
-  const entries = new Counter({
-    name: 'gateway_audit_entries_total',
-    help: 'Audit entries by fate: recorded, written, spilled (queue full), replayed (from spill files), dead_lettered (cannot be encoded or stored), lost (past the memory bound while the disk refused writes), suppressed (auth failure floods), duplicate.',
-    labelNames: ['state'],
-    registers,
-    collect() {
+  scrapedGauge(registry, 'gateway_audit_queue_depth', 'Audit entries waiting in the writer queue.', () => stats().queue_depth)
+  scrapedGauge(registry, 'gateway_audit_queue_bytes', 'Estimated bytes held by the audit writer queue.', () => stats().queue_bytes)
+  scrapedGauge(registry, 'gateway_audit_spill_files', 'Audit spill files waiting to be replayed.', () => stats().spill_files)
+  scrapedGauge(registry, 'gateway_audit_held_entries', 'Audit entries held in memory because neither the database nor the spill folder takes writes.', () => stats().held)
+  scrapedGauge(registry, 'gateway_audit_held_bytes', 'Estimated bytes of audit entries held in memory (bound: logging.audit_memory_max_bytes).', () => stats().held_bytes)
+  scrapedCounter(
+    registry,
+    'gateway_audit_entries_total',
+    'Audit entries by fate: recorded, written, spilled (queue full), replayed (from spill files), dead_lettered (cannot be encoded or stored), lost (past the memory bound while the disk refused writes), suppressed (auth failure floods), duplicate.',
+    'state',
+    () => {
       const s = stats()
-      entries.reset()
-      entries.inc({ state: 'recorded' }, s.recorded)
-      entries.inc({ state: 'written' }, s.written)
-      entries.inc({ state: 'spilled' }, s.spilled)
-      entries.inc({ state: 'replayed' }, s.replayed)
-      entries.inc({ state: 'dead_lettered' }, s.failed)
-      entries.inc({ state: 'suppressed' }, s.suppressed)
-      entries.inc({ state: 'duplicate' }, s.duplicates)
-      entries.inc({ state: 'lost' }, s.lost)
+      return {
+        recorded: s.recorded,
+        written: s.written,
+        spilled: s.spilled,
+        replayed: s.replayed,
+        dead_lettered: s.failed,
+        suppressed: s.suppressed,
+        duplicate: s.duplicates,
+        lost: s.lost,
+      }
     },
-  })
-  const batchFailures = new Counter({
-    name: 'gateway_audit_batch_failures_total',
-    help: 'Audit batches that failed to write and were retried.',
-    registers,
-    collect() {
-      batchFailures.reset()
-      batchFailures.inc(stats().batch_failures)
-    },
-  })
+  )
+  scrapedCounter(registry, 'gateway_audit_batch_failures_total', 'Audit batches that failed to write and were retried.', undefined, () => stats().batch_failures)
 }
 
 /** The usage writer's counters (src/usage/usage-writer.ts `stats()`), read when scraped. */
 function registerUsageWriterMetrics(registry: Registry, stats: () => UsageWriterStats): void {
-  const registers = [registry]
+  scrapedGauge(registry, 'gateway_usage_queue_depth', 'Usage records waiting to be written (bound: logging.usage_queue_size).', () => stats().queued)
+  scrapedCounter(
+    registry,
+    'gateway_usage_records_total',
+    'Usage records by fate: written, rejected (refused by the store for a non-transient reason, logged whole), lost (over the queue bound while the store refused writes).',
+    'state',
+    () => {
+      const { written, rejected, lost } = stats()
+      return { written, rejected, lost }
+    },
+  )
+}
+
+/** A gauge whose value is read from its owner when scraped. */
+function scrapedGauge(registry: Registry, name: string, help: string, read: () => number): void {
   new Gauge({
-    name: 'gateway_usage_queue_depth',
-    help: 'Usage records waiting to be written (bound: logging.usage_queue_size).',
-    registers,
+    name,
+    help,
+    registers: [registry],
     collect() {
-      this.set(stats().queued)
+      this.set(read())
     },
   })
-  const records = new Counter({
-    name: 'gateway_usage_records_total',
-    help: 'Usage records by fate: written, rejected (refused by the store for a non-transient reason, logged whole), lost (over the queue bound while the store refused writes).',
-    labelNames: ['state'],
-    registers,
+}
+
+/**
+ * A counter whose totals its owner keeps: read when scraped, as one number, or one per value of `label`. (A
+ * counter is reset and set again on each scrape; it still only grows, as its owner's totals do.)
+ */
+function scrapedCounter(registry: Registry, name: string, help: string, label: string | undefined, read: () => number | Record<string, number>): void {
+  const counter: Counter = new Counter({
+    name,
+    help,
+    labelNames: label ? [label] : [],
+    registers: [registry],
     collect() {
-      const s = stats()
-      records.reset()
-      records.inc({ state: 'written' }, s.written)
-      records.inc({ state: 'rejected' }, s.rejected)
-      records.inc({ state: 'lost' }, s.lost)
+      counter.reset()
+      const totals = read()
+      if (typeof totals === 'number') counter.inc(totals)
+      else for (const [value, total] of Object.entries(totals)) counter.inc({ [label!]: value }, total)
     },
   })
 }

@@ -3,24 +3,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { countChatPromptTokens, countCompletionTokens, countTextTokens, countTextsTokens } from './count.ts'
 import { cheapEstimate, loadCountThread, setCountThreadUrl, stopCountThread } from './count-thread.ts'
 import { countTextsTokensNow } from './encode.ts'
-
-/** Runs `work` while a 1 ms timer ticks on this thread; resolves with the longest gap between two ticks (ms). */
-async function longestStall(work: () => Promise<unknown>): Promise<number> {
-  let last = performance.now()
-  let longest = 0
-  const ticker = setInterval(() => {
-    const now = performance.now()
-    longest = Math.max(longest, now - last)
-    last = now
-  }, 1)
-  try {
-    await work()
-    await Bun.sleep(5)
-  } finally {
-    clearInterval(ticker)
-  }
-  return Math.max(longest, performance.now() - last)
-}
+import { longestStall } from '../../test/helpers/event-loop-stall.ts'
 
 /**
  * Generous on purpose: the machine running the suite is shared (a 1 ms timer alone sees gaps of ~50 ms at a load

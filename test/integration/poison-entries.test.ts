@@ -12,8 +12,8 @@ import { loadConfig } from '../../src/config/load.ts'
 import { silentLogger } from '../../src/log/logger.ts'
 import { openStores } from '../../src/stores/open.ts'
 import type { Stores } from '../../src/stores/types.ts'
-import type { UsageRecord } from '../../src/usage/record.ts'
 import { makeEntry } from '../helpers/audit-entries.ts'
+import { usageRecord } from '../helpers/store-records.ts'
 
 const dirs: string[] = []
 let stores: Stores | undefined
@@ -70,35 +70,9 @@ test('audit: the entry the database refuses is dead-lettered after one failed ba
   await until(() => stores.auditSink.stats().written === 10)
 })
 
-function usageRecord(i: number): UsageRecord {
-  return {
-    id: crypto.randomUUID(),
-    ts: Date.UTC(2026, 10, 24) + i,
-    key_id: '',
-    user_path: '/',
-    provider_name: 'openai',
-    provider_type: 'openai',
-    model: 'gpt-4o-mini',
-    requested_model: 'gpt-4o-mini',
-    prompt_tokens: 5,
-    completion_tokens: 2,
-    total_tokens: 7,
-    cached_tokens: 0,
-    cache_write_tokens: 0,
-    reasoning_tokens: 0,
-    cost_usd: 0.001,
-    saved_usd: 0,
-    rewrite_tokens_saved: 0,
-    rewrite_cost_saved: 0,
-    priced: true,
-    estimated: false,
-    cache_hit: false,
-  }
-}
-
 test('usage: the record the database refuses is set aside after one failed batch; the others are stored', async () => {
   const { stores, path } = await open()
-  const records = Array.from({ length: 10 }, (_, i) => usageRecord(i))
+  const records = Array.from({ length: 10 }, (_, i) => usageRecord(crypto.randomUUID(), { ts: Date.UTC(2026, 10, 24) + i }))
   // A malformed record: its model is missing, which the NOT NULL column refuses.
   records[6] = { ...records[6]!, model: null as unknown as string }
   for (const r of records) stores.usageSink.record(r)

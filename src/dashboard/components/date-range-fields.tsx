@@ -35,28 +35,20 @@ export function DateRangeFields({ range, presets, onChange }: { range: DateRange
       </div>
       {custom && (
         <div class="date-range-custom">
-          <label>
-            From
-            <input
-              type="date"
-              value={range.start_date}
-              max={range.end_date}
-              required
-              onChange={(e) => e.currentTarget.value && onChange({ ...range, start_date: e.currentTarget.value })}
-            />
-          </label>
-          <label>
-            To
-            <input
-              type="date"
-              value={range.end_date}
-              min={range.start_date}
-              required
-              onChange={(e) => e.currentTarget.value && onChange({ ...range, end_date: e.currentTarget.value })}
-            />
-          </label>
+          <DayInput label="From" value={range.start_date} max={range.end_date} onPick={(start_date) => onChange({ ...range, start_date })} />
+          <DayInput label="To" value={range.end_date} min={range.start_date} onPick={(end_date) => onChange({ ...range, end_date })} />
         </div>
       )}
     </fieldset>
+  )
+}
+
+/** One end of a custom range: a required date input; clearing it keeps the previous day. */
+function DayInput({ label, value, min, max, onPick }: { label: string; value: string; min?: string; max?: string; onPick: (day: string) => void }) {
+  return (
+    <label>
+      {label}
+      <input type="date" value={value} min={min} max={max} required onChange={(e) => e.currentTarget.value && onPick(e.currentTarget.value)} />
+    </label>
   )
 }

@@ -3,6 +3,7 @@
 import { useEffect } from 'preact/hooks'
 import { useAdmin } from '../api/admin-context.ts'
 import { auditLogPageSchema, type AuditLogEntry } from '../api/schemas.ts'
+import { ColumnHeads } from '../components/column-heads.tsx'
 import { Pager } from '../components/pager.tsx'
 import { EmptyState, Loadable } from '../components/status.tsx'
 import { useRemote } from '../components/use-remote.ts'
@@ -71,18 +72,7 @@ function AuditTable({ entries }: { entries: AuditLogEntry[] }) {
   return (
     <div class="table-scroll">
       <table class="striped audit-table">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Status</th>
-            <th scope="col">Request</th>
-            <th scope="col">Model</th>
-            <th scope="col">Provider</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Tokens</th>
-            <th scope="col">User path</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Time', 'Status', 'Request', 'Model', 'Provider', 'Duration', 'Tokens', 'User path']} />
         <tbody>
           {entries.map((entry) => (
             <tr

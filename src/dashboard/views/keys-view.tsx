@@ -5,6 +5,7 @@ import { useAdmin } from '../api/admin-context.ts'
 import { apiKeyPageSchema, apiKeySchema, type ApiKey } from '../api/schemas.ts'
 import { ConfirmDialog } from '../components/confirm-dialog.tsx'
 import { DebouncedInput } from '../components/debounced-input.tsx'
+import { ColumnHeads } from '../components/column-heads.tsx'
 import { Pager } from '../components/pager.tsx'
 import { EmptyState, Loadable } from '../components/status.tsx'
 import { useRemote } from '../components/use-remote.ts'
@@ -98,21 +99,11 @@ function KeyTable({ keys, onEdit, onRevoke }: { keys: ApiKey[]; onEdit: (key: Ap
   return (
     <div class="table-scroll">
       <table class="striped keys-table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">User path</th>
-            <th scope="col">Models</th>
-            <th scope="col">Dashboard</th>
-            <th scope="col">Status</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Name', 'Key', 'User path', 'Models', 'Dashboard', 'Status', 'Expires', 'Created']}>
+          <th scope="col">
+            <span class="visually-hidden">Actions</span>
+          </th>
+        </ColumnHeads>
         <tbody>
           {keys.map((key) => (
             <tr key={key.id}>
