@@ -5,15 +5,12 @@
  * structured output (structured-output.ts). Fields with no Anthropic counterpart (`n`, `logprobs`, `seed`,
  * `logit_bias`, penalties) and parts it cannot read (audio, files by id) are dropped.
  */
+import { alternatingTurns, userContentParts } from '../../../src/protocols/chat-history.ts'
 import { contentText } from '../../../src/protocols/content-text.ts'
 import type { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { structuredOutputFor } from './structured-output.ts'
 type Json = Record<string, unknown>
 type Block = Json & { type: string }
-interface Turn {
-  role: 'user' | 'assistant'
-  content: Block[]
-}
 
 export const DEFAULT_MAX_TOKENS = 4096
 const THINKING_BUDGET: Record<string, number> = { minimal: 1024, low: 1024, medium: 2048, high: 4096, xhigh: 8192, max: 16384 }
@@ -25,22 +22,27 @@ function mediaBlock(url: string): Block {
   return { type: 'image', source: { type: 'url', url } }
 }
 
-function userBlocks(content: unknown): Block[] {
-  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : []
-  if (!Array.isArray(content)) return []
+function userBlocks(message: Json): Block[] {
   const blocks: Block[] = []
-  for (const part of content as Json[]) {
-    if (part?.type === 'text' && typeof part.text === 'string') blocks.push({ type: 'text', text: part.text })
-    else if (part?.type === 'image_url') {
-      const url = typeof part.image_url === 'string' ? part.image_url : (part.image_url as Json | undefined)?.url
-      if (typeof url === 'string') blocks.push(mediaBlock(url))
-    } else if (part?.type === 'file') {
-      const fileData = (part.file as Json | undefined)?.file_data
-      if (typeof fileData === 'string' && fileData.startsWith('data:')) blocks.push(mediaBlock(fileData))
-    }
+  for (const part of userContentParts(message.content)) {
+    if (part.kind === 'text') blocks.push({ type: 'text', text: part.text })
+    else if (part.kind === 'media') blocks.push(mediaBlock(part.url)) // Anthropic reads no audio
   }
   return blocks
 }
+
+function assistantBlocks(message: Json): Block[] {
+  const blocks: Block[] = []
+  const text = contentText(message.content)
+  if (text) blocks.push({ type: 'text', text })
+  for (const call of (Array.isArray(message.tool_calls) ? message.tool_calls : []) as Json[]) {
+    const fn = (call.function ?? {}) as Json
+    blocks.push({ type: 'tool_use', id: call.id, name: fn.name, input: parseArguments(fn.arguments) })
+  }
+  return blocks
+}
+
+const toolResult = (message: Json): Block[] => [{ type: 'tool_result', tool_use_id: message.tool_call_id, content: contentText(message.content) }]
 
 function parseArguments(args: unknown): unknown {
   if (typeof args !== 'string' || !args.trim()) return {}
@@ -51,53 +53,15 @@ function parseArguments(args: unknown): unknown {
   }
 }
 
-function push(turns: Turn[], role: Turn['role'], blocks: Block[]): void {
-  if (blocks.length === 0) return
-  const last = turns.at(-1)
-  if (last?.role === role) {
-    // Tool results must lead their user turn, in the order they came.
-    if (role === 'user' && blocks.every((b) => b.type === 'tool_result')) {
-      const leading = last.content.findIndex((b) => b.type !== 'tool_result')
-      last.content.splice(leading < 0 ? last.content.length : leading, 0, ...blocks)
-    } else last.content.push(...blocks)
-  } else turns.push({ role, content: blocks })
-}
-
 /** The Messages request, or the 400 for a `response_format` the model cannot follow (structured-output.ts). */
 export function chatToAnthropicRequest(body: Json, model: string): Json | GatewayError {
   const structured = structuredOutputFor(body.response_format, model)
   if (structured.kind === 'unsupported') return structured.error
-  const system: string[] = []
-  const turns: Turn[] = []
-  for (const m of (Array.isArray(body.messages) ? body.messages : []) as Json[]) {
-    switch (m.role) {
-      case 'system':
-      case 'developer':
-        system.push(contentText(m.content))
-        break
-      case 'user':
-        push(turns, 'user', userBlocks(m.content))
-        break
-      case 'assistant': {
-        const blocks: Block[] = []
-        const t = contentText(m.content)
-        if (t) blocks.push({ type: 'text', text: t })
-        for (const call of (Array.isArray(m.tool_calls) ? m.tool_calls : []) as Json[]) {
-          const fn = (call.function ?? {}) as Json
-          blocks.push({ type: 'tool_use', id: call.id, name: fn.name, input: parseArguments(fn.arguments) })
-        }
-        push(turns, 'assistant', blocks)
-        break
-      }
-      case 'tool':
-        push(turns, 'user', [{ type: 'tool_result', tool_use_id: m.tool_call_id, content: contentText(m.content) }])
-        break
-    }
-  }
+  const { system, turns } = alternatingTurns(body.messages, { user: userBlocks, assistant: assistantBlocks, tool: toolResult })
 
   const out: Json = {
     model,
-    messages: turns,
+    messages: turns.map((t) => ({ role: t.role, content: t.parts })),
     max_tokens: (body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS) as number,
   }
   if (structured.kind === 'instruction') system.push(structured.system)

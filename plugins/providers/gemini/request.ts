@@ -6,6 +6,7 @@
  * `parametersJsonSchema`, which takes the client's JSON Schema as it is.
  */
 import type { ToolCallMemory } from './tool-call-memory.ts'
+import { alternatingTurns, userContentParts } from '../../../src/protocols/chat-history.ts'
 import { contentText } from '../../../src/protocols/content-text.ts'
 
 type Json = Record<string, unknown>
@@ -33,24 +34,12 @@ function mediaPart(url: string): Part {
   return { fileData: { mimeType: MIME_BY_EXTENSION[ext] ?? 'image/jpeg', fileUri: url } }
 }
 
-function userParts(content: unknown): Part[] {
-  if (typeof content === 'string') return content ? [{ text: content }] : []
-  if (!Array.isArray(content)) return []
-  const parts: Part[] = []
-  for (const part of content as Json[]) {
-    if (part?.type === 'text' && typeof part.text === 'string') parts.push({ text: part.text })
-    else if (part?.type === 'image_url') {
-      const url = typeof part.image_url === 'string' ? part.image_url : (part.image_url as Json | undefined)?.url
-      if (typeof url === 'string') parts.push(mediaPart(url))
-    } else if (part?.type === 'input_audio') {
-      const audio = (part.input_audio ?? {}) as Json
-      if (typeof audio.data === 'string') parts.push({ inlineData: { mimeType: `audio/${audio.format ?? 'wav'}`, data: audio.data } })
-    } else if (part?.type === 'file') {
-      const fileData = (part.file as Json | undefined)?.file_data
-      if (typeof fileData === 'string' && fileData.startsWith('data:')) parts.push(mediaPart(fileData))
-    }
-  }
-  return parts
+function userParts(message: Json): Part[] {
+  return userContentParts(message.content).map((part) => {
+    if (part.kind === 'text') return { text: part.text }
+    if (part.kind === 'media') return mediaPart(part.url)
+    return { inlineData: { mimeType: `audio/${part.format}`, data: part.data } }
+  })
 }
 
 function parseJson(value: unknown): unknown {
@@ -60,13 +49,6 @@ function parseJson(value: unknown): unknown {
   } catch {
     return undefined
   }
-}
-
-function push(contents: Content[], role: Content['role'], parts: Part[]): void {
-  if (parts.length === 0) return
-  const last = contents.at(-1)
-  if (last?.role === role) last.parts.push(...parts)
-  else contents.push({ role, parts })
 }
 
 function signatureOf(call: Json, memory: ToolCallMemory): string | undefined {
@@ -93,8 +75,6 @@ function modelParts(message: Json, memory: ToolCallMemory): Part[] {
 }
 
 export function chatToGeminiRequest(body: Json, model: string, memory: ToolCallMemory): Json {
-  const system: string[] = []
-  const contents: Content[] = []
   const messages = (Array.isArray(body.messages) ? body.messages : []) as Json[]
   // Names of the calls this history made, for tool results that carry only the call id.
   const callNames = new Map<string, string>()
@@ -104,27 +84,14 @@ export function chatToGeminiRequest(body: Json, model: string, memory: ToolCallM
       if (typeof call.id === 'string' && typeof name === 'string') callNames.set(call.id, name)
     }
   }
-  for (const m of messages) {
-    switch (m.role) {
-      case 'system':
-      case 'developer':
-        system.push(contentText(m.content))
-        break
-      case 'user':
-        push(contents, 'user', userParts(m.content))
-        break
-      case 'assistant':
-        push(contents, 'model', modelParts(m, memory))
-        break
-      case 'tool': {
-        const id = String(m.tool_call_id ?? '')
-        const name = callNames.get(id) ?? memory.recall(id)?.name ?? id
-        const raw = contentText(m.content)
-        push(contents, 'user', [{ functionResponse: { name, response: { output: parseJson(raw) ?? raw } } }])
-        break
-      }
-    }
+  const functionResponse = (m: Json): Part[] => {
+    const id = String(m.tool_call_id ?? '')
+    const name = callNames.get(id) ?? memory.recall(id)?.name ?? id
+    const raw = contentText(m.content)
+    return [{ functionResponse: { name, response: { output: parseJson(raw) ?? raw } } }]
   }
+  const { system, turns } = alternatingTurns(messages, { user: userParts, assistant: (m) => modelParts(m, memory), tool: functionResponse })
+  const contents: Content[] = turns.map((t) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: t.parts }))
 
   const out: Json = { contents }
   if (system.length > 0) out.systemInstruction = { parts: [{ text: system.join('\n\n') }] }
