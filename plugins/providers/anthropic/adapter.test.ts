@@ -4,6 +4,7 @@ import { SseParser } from '../../../src/pipeline/sse.ts'
 import type { AdapterCall } from '../../../src/providers/types.ts'
 import { ANTHROPIC_TEXT, NATIVE_TOKEN_COUNT, startMockAnthropic, type MockAnthropic } from '../../../test/helpers/mock-anthropic-upstream.ts'
 import { answered, makeContext } from '../../../test/helpers/plugin-harness.ts'
+import { ANTHROPIC_CONVERSATION, CHAT_CONVERSATION, WEATHER_TOOL } from '../../../test/helpers/tool-conversation.ts'
 import { ANTHROPIC_VERSION, anthropicAdapter, anthropicUpstreamError } from './adapter.ts'
 import { chatToAnthropicRequest, DEFAULT_MAX_TOKENS } from './request.ts'
 import { anthropicSchema, JSON_OBJECT_INSTRUCTION } from './structured-output.ts'
@@ -93,7 +94,8 @@ describe('chat response_format → Anthropic structured output', () => {
 })
 
 describe('chat → Messages request', () => {
-  test('system extraction, images, tool calls and merged tool results', () => {
+  test('system extraction (developer text too), images, tool calls and merged tool results; sampling and tool settings', () => {
+    const [system, ...rest] = CHAT_CONVERSATION
     const req = toAnthropic(
       {
         model: 'anthropic/claude',
@@ -101,62 +103,30 @@ describe('chat → Messages request', () => {
         stop: ['END', '  '],
         parallel_tool_calls: false,
         tool_choice: { type: 'function', function: { name: 'get_weather' } },
-        tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
-        messages: [
-          { role: 'system', content: 'Be brief.' },
-          { role: 'developer', content: [{ type: 'text', text: 'Use metric.' }] },
-          {
-            role: 'user',
-            content: [
-              { type: 'text', text: 'Weather?' },
-              { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
-              { type: 'image_url', image_url: { url: 'https://x/y.png' } },
-            ],
-          },
-          {
-            role: 'assistant',
-            content: 'Checking.',
-            tool_calls: [
-              { id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-              { id: 'c2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
-            ],
-          },
-          { role: 'tool', tool_call_id: 'c1', content: '18C' },
-          { role: 'tool', tool_call_id: 'c2', content: [{ type: 'text', text: '25C' }] },
-          { role: 'user', content: 'Thanks' },
-        ],
+        tools: [WEATHER_TOOL],
+        messages: [system, { role: 'developer', content: [{ type: 'text', text: 'Use metric.' }] }, ...rest],
       },
       'claude-sonnet-4-5',
     )
     expect(req).toMatchObject({ model: 'claude-sonnet-4-5', system: 'Be brief.\n\nUse metric.', max_tokens: DEFAULT_MAX_TOKENS, temperature: 1, stop_sequences: ['END'] })
     expect(req.tool_choice).toEqual({ type: 'tool', name: 'get_weather', disable_parallel_tool_use: true })
-    expect(req.tools).toEqual([{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }])
-    expect(req.messages).toEqual([
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'Weather?' },
-          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
-          { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
-        ],
-      },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'text', text: 'Checking.' },
-          { type: 'tool_use', id: 'c1', name: 'get_weather', input: { city: 'Paris' } },
-          { type: 'tool_use', id: 'c2', name: 'get_weather', input: { city: 'Rome' } },
-        ],
-      },
-      {
-        role: 'user',
-        content: [
-          { type: 'tool_result', tool_use_id: 'c1', content: '18C' },
-          { type: 'tool_result', tool_use_id: 'c2', content: '25C' },
-          { type: 'text', text: 'Thanks' },
-        ],
-      },
-    ])
+    expect(req.tools).toEqual([{ name: 'get_weather', description: 'Weather', input_schema: WEATHER_TOOL.function.parameters }])
+    expect(req.messages).toEqual(ANTHROPIC_CONVERSATION.messages)
+  })
+
+  test('tool result content given as text parts is sent as its text', () => {
+    const messages = CHAT_CONVERSATION.map((m) =>
+      m.tool_call_id === 'c2'
+        ? {
+            ...m,
+            content: [
+              { type: 'text', text: '25' },
+              { type: 'text', text: 'C' },
+            ],
+          }
+        : m,
+    )
+    expect(toAnthropic({ messages }, 'm').messages).toEqual(ANTHROPIC_CONVERSATION.messages)
   })
 
   test('PDFs (data URL or file part) become document blocks; audio and file ids are dropped', () => {

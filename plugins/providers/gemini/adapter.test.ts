@@ -3,6 +3,7 @@ import { SseParser } from '../../../src/pipeline/sse.ts'
 import type { AdapterCall } from '../../../src/providers/types.ts'
 import { GEMINI_SIGNATURE, GEMINI_TEXT, startMockGemini, type MockGemini } from '../../../test/helpers/mock-gemini-upstream.ts'
 import { answered, makeContext } from '../../../test/helpers/plugin-harness.ts'
+import { CHAT_CONVERSATION } from '../../../test/helpers/tool-conversation.ts'
 import { geminiAdapter, geminiUpstreamError } from './adapter.ts'
 import { chatToGeminiRequest, SKIP_SIGNATURE } from './request.ts'
 import { blockedPromptError, chatUsage, finishReason, geminiToChatCompletion } from './response.ts'
@@ -15,23 +16,31 @@ const weatherTool = {
 }
 
 describe('chat → generateContent request', () => {
-  test('system instruction, roles, images, tool calls with signatures and named tool results', () => {
+  test('system instruction, roles, images, tool calls and tool results named through their call', () => {
+    const [system, ...rest] = CHAT_CONVERSATION
+    const req = chatToGeminiRequest(
+      { messages: [system, { role: 'developer', content: [{ type: 'text', text: 'Use metric.' }] }, ...rest] },
+      'gemini-2.5-flash',
+      new ToolCallMemory(),
+    )
+    expect(req.systemInstruction).toEqual({ parts: [{ text: 'Be brief.\n\nUse metric.' }] })
+    const weather = (city: string) => ({ name: 'get_weather', args: { city } })
+    const result = (output: string) => ({ functionResponse: { name: 'get_weather', response: { output } } })
+    expect(req.contents).toEqual([
+      { role: 'user', parts: [{ text: 'Weather?' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }, { fileData: { mimeType: 'image/png', fileUri: 'https://x/y.png' } }] },
+      { role: 'model', parts: [{ text: 'Checking.' }, { functionCall: weather('Paris'), thoughtSignature: SKIP_SIGNATURE }, { functionCall: weather('Rome') }] },
+      { role: 'user', parts: [result('18C'), result('25C'), { text: 'Thanks' }] },
+    ])
+  })
+
+  test('signatures carried on the call or remembered by its id; consecutive user turns merged; JSON tool output parsed', () => {
     const memory = new ToolCallMemory()
     memory.remember('call_b', { name: 'get_weather', signature: 'sig-remembered' })
     const req = chatToGeminiRequest(
       {
         messages: [
-          { role: 'system', content: 'Be brief.' },
-          { role: 'developer', content: [{ type: 'text', text: 'Use metric.' }] },
-          {
-            role: 'user',
-            content: [
-              { type: 'text', text: 'Weather?' },
-              { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
-              { type: 'image_url', image_url: { url: 'https://x/y.webp' } },
-            ],
-          },
-          { role: 'user', content: 'And Rome?' },
+          { role: 'user', content: 'Weather?' },
+          { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.webp' } }] },
           {
             role: 'assistant',
             content: null,
@@ -48,17 +57,8 @@ describe('chat → generateContent request', () => {
       'gemini-2.5-flash',
       memory,
     )
-    expect(req.systemInstruction).toEqual({ parts: [{ text: 'Be brief.\n\nUse metric.' }] })
     expect(req.contents).toEqual([
-      {
-        role: 'user',
-        parts: [
-          { text: 'Weather?' },
-          { inlineData: { mimeType: 'image/png', data: 'AAAA' } },
-          { fileData: { mimeType: 'image/webp', fileUri: 'https://x/y.webp' } },
-          { text: 'And Rome?' },
-        ],
-      },
+      { role: 'user', parts: [{ text: 'Weather?' }, { fileData: { mimeType: 'image/webp', fileUri: 'https://x/y.webp' } }] },
       {
         role: 'model',
         parts: [

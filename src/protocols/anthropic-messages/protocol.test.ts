@@ -6,6 +6,7 @@ import { messagesRequestToChat } from './request.ts'
 import { anthropicUsage, chatCompletionToMessage, stopReason, toolInput } from './response.ts'
 import { loadCountThread } from '../../tokens/count-thread.ts'
 import { answered } from '../../../test/helpers/plugin-harness.ts'
+import { ANTHROPIC_CONVERSATION, CHAT_CONVERSATION } from '../../../test/helpers/tool-conversation.ts'
 
 const toChat = (body: Record<string, unknown>) => answered(messagesRequestToChat(body))
 
@@ -13,10 +14,15 @@ const toChat = (body: Record<string, unknown>) => answered(messagesRequestToChat
 beforeAll(() => loadCountThread(), 30_000)
 
 describe('Messages request → chat request', () => {
-  test('system, content blocks, tool use and tool results', () => {
+  test('system, text and images, tool use and tool results: the chat conversation the Anthropic one was made from', () => {
+    const chat = toChat({ model: 'claude-sonnet-4-5', max_tokens: 1024, ...ANTHROPIC_CONVERSATION })
+    expect(chat.messages).toEqual(CHAT_CONVERSATION)
+    expect(chat).toMatchObject({ model: 'claude-sonnet-4-5', max_completion_tokens: 1024 })
+  })
+
+  test('what chat has no place for: system blocks joined without cache_control, documents as files or text, thinking and is_error dropped', () => {
+    const pdf = { type: 'base64', media_type: 'application/pdf', data: 'JVBER' }
     const chat = toChat({
-      model: 'claude-sonnet-4-5',
-      max_tokens: 1024,
       system: [
         { type: 'text', text: 'You are Claude Code.', cache_control: { type: 'ephemeral' } },
         { type: 'text', text: 'Be terse.' },
@@ -25,35 +31,29 @@ describe('Messages request → chat request', () => {
         {
           role: 'user',
           content: [
-            { type: 'text', text: 'Look:' },
-            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR' } },
-            { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
-            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBER' }, title: 'spec.pdf' },
+            { type: 'document', source: pdf, title: 'spec.pdf' },
+            { type: 'document', source: { type: 'text', data: 'plain' } },
           ],
         },
         {
           role: 'assistant',
           content: [
             { type: 'thinking', thinking: 'hmm', signature: 'sig' },
-            { type: 'text', text: 'Checking.' },
             { type: 'tool_use', id: 'toolu_1', name: 'read', input: { path: 'a.txt' } },
-            { type: 'tool_use', id: 'toolu_2', name: 'read', input: { path: 'b.txt' } },
           ],
         },
         {
           role: 'user',
           content: [
-            { type: 'tool_result', tool_use_id: 'toolu_1', content: 'A' },
             {
               type: 'tool_result',
-              tool_use_id: 'toolu_2',
+              tool_use_id: 'toolu_1',
               content: [
                 { type: 'text', text: 'B1' },
                 { type: 'text', text: 'B2' },
               ],
               is_error: true,
             },
-            { type: 'text', text: 'Now compare.' },
           ],
         },
         { role: 'assistant', content: 'Prefill' },
@@ -64,26 +64,14 @@ describe('Messages request → chat request', () => {
       {
         role: 'user',
         content: [
-          { type: 'text', text: 'Look:' },
-          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBOR' } },
-          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
           { type: 'file', file: { filename: 'spec.pdf', file_data: 'data:application/pdf;base64,JVBER' } },
+          { type: 'text', text: 'plain' },
         ],
       },
-      {
-        role: 'assistant',
-        content: 'Checking.',
-        tool_calls: [
-          { id: 'toolu_1', type: 'function', function: { name: 'read', arguments: '{"path":"a.txt"}' } },
-          { id: 'toolu_2', type: 'function', function: { name: 'read', arguments: '{"path":"b.txt"}' } },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'toolu_1', content: 'A' },
-      { role: 'tool', tool_call_id: 'toolu_2', content: 'B1\nB2' },
-      { role: 'user', content: 'Now compare.' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'read', arguments: '{"path":"a.txt"}' } }] },
+      { role: 'tool', tool_call_id: 'toolu_1', content: 'B1\nB2' },
       { role: 'assistant', content: 'Prefill' },
     ])
-    expect(chat).toMatchObject({ model: 'claude-sonnet-4-5', max_completion_tokens: 1024 })
   })
 
   test('a user turn of tool results only adds no empty user message; tool_use alone has null content', () => {
