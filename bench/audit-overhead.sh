@@ -3,10 +3,17 @@
 # audit off (usage on) and one with audit on logging headers and bodies, and wrk loads them in turn, a short run
 # each, PAIRS times. Each pair gives a ratio (audit on / audit off) measured within seconds of each other, so the
 # machine's slow drift (±20 % over minutes on a shared VM) cancels out of it; the median pair ratio is the figure.
+# Each run also reads the loaded gateway's CPU time per thread from /proc (the request thread, the write thread
+# that stores audit entries and usage records, and the rest: JIT, GC, HTTP client), reported as medians in µs
+# per request: steadier than requests/s when others use the machine.
 # The "on" gateway keeps one database for all its runs, so its log grows as a real one does (half a million
 # entries by the end of a default run); features.sh starts every configuration on an empty database.
-# Usage: [PAIRS=10] [SECONDS_PER_RUN=4] bench/audit-overhead.sh
-# OFF_ENV and ON_ENV replace the two sides' settings (space-separated VAR=value), to compare other configurations.
+# SEED_ENTRIES=N starts both gateways on a copy of one database already holding N audit entries (bench/audit-seed.ts:
+# no bodies, as the defaults store them, spread over the last 28 days so retention keeps them all).
+# Usage: [PAIRS=10] [SECONDS_PER_RUN=4] [SEED_ENTRIES=500000] bench/audit-overhead.sh
+# OFF_ENV and ON_ENV replace the two sides' settings (space-separated VAR=value), to compare other configurations;
+# the defaults (audit without bodies or headers) against audit off:
+#   ON_ENV=GATEWAY_CONFIG=bench/configs/defaults.yaml bench/audit-overhead.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -17,6 +24,12 @@ OFF_PORT=${OFF_PORT:-19112}
 ON_PORT=${ON_PORT:-19113}
 start_bench_run "$MOCK_PORT"
 
+if ((${SEED_ENTRIES:-0} > 0)); then
+  bun bench/audit-seed.ts --file "$TMP/seed.db" --rows "$SEED_ENTRIES" --days 28 --no-bodies | tail -1
+  for name in off on; do mkdir -p "$TMP/$name" && cp "$TMP/seed.db" "$TMP/$name/g.db"; done
+  rm -f "$TMP/seed.db"
+fi
+
 start_gateway() { # port, name, extra environment...
   local port=$1 name=$2
   shift 2
@@ -26,21 +39,48 @@ start_gateway() { # port, name, extra environment...
 }
 # shellcheck disable=SC2086 # word splitting is the point: each word is one VAR=value
 start_gateway "$OFF_PORT" off ${OFF_ENV:-GATEWAY_CONFIG=bench/configs/usage-only.yaml}
+OFF_PID=$GATEWAY_PID
 # shellcheck disable=SC2086
 start_gateway "$ON_PORT" on ${ON_ENV:-GATEWAY_CONFIG=bench/configs/defaults.yaml LOGGING_LOG_BODIES=true LOGGING_LOG_HEADERS=true}
+ON_PID=$GATEWAY_PID
+
+# thread_ticks PID: CPU clock ticks so far of the process's request thread (the main one), its write thread(s)
+# (named Worker) and every other thread.
+thread_ticks() {
+  local main=0 write=0 other=0 task comm ticks
+  for task in /proc/"$1"/task/*; do
+    read -r comm <"$task/comm" || continue
+    ticks=$(awk '{print $14 + $15}' "$task/stat" 2>/dev/null) || continue
+    if [[ ${task##*/} == "$1" ]]; then main=$((main + ticks)); elif [[ $comm == Worker ]]; then write=$((write + ticks)); else other=$((other + ticks)); fi
+  done
+  echo "$main $write $other"
+}
 
 export BENCH_AUTH=$BENCH_KEY BENCH_MODEL=openai/gpt-4o-mini
-load() { wrk -t1 -c50 -d"$2" -s bench/wrk/chat.lua "http://127.0.0.1:$1" 2>&1 | awk '/Requests\/sec/{printf "%d", $2}'; }
+declare -A CPU
+# load PORT PID SIDE SECONDS: prints the run's requests/s and notes its CPU µs per request per thread under SIDE.
+load() {
+  local before after out reqs
+  before=$(thread_ticks "$2")
+  out=$(wrk -t1 -c50 -d"$4" -s bench/wrk/chat.lua "http://127.0.0.1:$1" 2>&1)
+  after=$(thread_ticks "$2")
+  reqs=$(awk '/requests in/{print $1}' <<<"$out")
+  read -r m w o < <(awk -v hz="$(getconf CLK_TCK)" -v n="$reqs" -v b="$before" -v a="$after" \
+    'BEGIN { split(b, x, " "); split(a, y, " "); for (i = 1; i <= 3; i++) printf "%d ", (y[i] - x[i]) * 1e6 / hz / n; print "" }')
+  CPU[$3-main]+="$m " CPU[$3-write]+="$w " CPU[$3-other]+="$o "
+  awk '/Requests\/sec/{printf "%d", $2}' <<<"$out"
+}
 # Warm both (JIT, connection pools) before measuring.
-load "$OFF_PORT" 2 >/dev/null
-load "$ON_PORT" 2 >/dev/null
+load "$OFF_PORT" "$OFF_PID" warm 2 >/dev/null
+load "$ON_PORT" "$ON_PID" warm 2 >/dev/null
 
 printf '| pair | off req/s | on req/s | ratio |\n| ---: | ---: | ---: | ---: |\n'
 RATIOS=()
 for pair in $(seq 1 "$PAIRS"); do
-  # Alternate which side goes first, so neither always runs right after the other's writer burst.
-  if ((pair % 2)); then off=$(load "$OFF_PORT" "$RUN_SECONDS"); on=$(load "$ON_PORT" "$RUN_SECONDS")
-  else on=$(load "$ON_PORT" "$RUN_SECONDS"); off=$(load "$OFF_PORT" "$RUN_SECONDS"); fi
+  # Alternate which side goes first, so neither always runs right after the other's writer burst. (Not in a
+  # subshell: load notes the CPU figures in this shell.)
+  if ((pair % 2)); then load "$OFF_PORT" "$OFF_PID" off "$RUN_SECONDS" >"$TMP/rps"; off=$(<"$TMP/rps"); load "$ON_PORT" "$ON_PID" on "$RUN_SECONDS" >"$TMP/rps"; on=$(<"$TMP/rps")
+  else load "$ON_PORT" "$ON_PID" on "$RUN_SECONDS" >"$TMP/rps"; on=$(<"$TMP/rps"); load "$OFF_PORT" "$OFF_PID" off "$RUN_SECONDS" >"$TMP/rps"; off=$(<"$TMP/rps"); fi
   ratio=$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.3f", a / b }')
   RATIOS+=("$ratio")
   printf '| %d | %s | %s | %s |\n' "$pair" "$off" "$on" "$ratio"
@@ -48,4 +88,9 @@ done
 median=$(median %.3f <<<"${RATIOS[*]}")
 stats=$(curl -s -H "Authorization: Bearer $BENCH_KEY" "http://127.0.0.1:$ON_PORT/admin/audit/writer-stats")
 printf '\nmedian ratio (on / off): %s\n' "$median"
-printf 'audit writer of the "on" gateway after the runs: %s\n' "$stats"
+printf '\n| gateway CPU µs per request (median) | request thread | write thread | other threads |\n| --- | ---: | ---: | ---: |\n'
+for side in off on; do
+  printf '| %s | %s | %s | %s |\n' "$side" "$(median %d <<<"${CPU[$side-main]}")" "$(median %d <<<"${CPU[$side-write]}")" "$(median %d <<<"${CPU[$side-other]}")"
+done
+printf '\naudit writer of the "on" gateway after the runs: %s\n' "$stats"
+printf 'load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
