@@ -9,8 +9,10 @@
 # The "on" gateway keeps one database for all its runs, so its log grows as a real one does (half a million
 # entries by the end of a default run); features.sh starts every configuration on an empty database.
 # SEED_ENTRIES=N starts both gateways on a copy of one database already holding N audit entries (bench/audit-seed.ts:
-# no bodies, as the defaults store them, spread over the last 28 days so retention keeps them all).
-# Usage: [PAIRS=10] [SECONDS_PER_RUN=4] [SEED_ENTRIES=500000] bench/audit-overhead.sh
+# no bodies, as the defaults store them, spread over the last 28 days so retention keeps them all; 500,000 take
+# about 4 minutes on a busy machine). SEED_DB=FILE starts both on a copy of FILE instead (e.g. made once with
+# `bun bench/audit-seed.ts --file FILE --rows 500000 --days 28 --no-bodies`, for several runs).
+# Usage: [PAIRS=10] [SECONDS_PER_RUN=4] [SEED_ENTRIES=500000 | SEED_DB=FILE] bench/audit-overhead.sh
 # OFF_ENV and ON_ENV replace the two sides' settings (space-separated VAR=value), to compare other configurations;
 # the defaults (audit without bodies or headers) against audit off:
 #   ON_ENV=GATEWAY_CONFIG=bench/configs/defaults.yaml bench/audit-overhead.sh
@@ -24,11 +26,15 @@ OFF_PORT=${OFF_PORT:-19112}
 ON_PORT=${ON_PORT:-19113}
 start_bench_run "$MOCK_PORT"
 
-if ((${SEED_ENTRIES:-0} > 0)); then
+if [[ -n ${SEED_DB:-} ]]; then
+  for name in off on; do mkdir -p "$TMP/$name" && cp "$SEED_DB" "$TMP/$name/g.db"; done
+elif ((${SEED_ENTRIES:-0} > 0)); then
   bun bench/audit-seed.ts --file "$TMP/seed.db" --rows "$SEED_ENTRIES" --days 28 --no-bodies | tail -1
   for name in off on; do mkdir -p "$TMP/$name" && cp "$TMP/seed.db" "$TMP/$name/g.db"; done
   rm -f "$TMP/seed.db"
 fi
+printf 'audit entries at the start: %s\n' "$( [[ -f $TMP/on/g.db ]] && bun -e "const { Database } = require('bun:sqlite'); console.log(new Database(process.argv[1], { readonly: true }).query('SELECT COUNT(*) AS n FROM audit_log').get().n)" "$TMP/on/g.db" || echo 0)"
+
 
 start_gateway() { # port, name, extra environment...
   local port=$1 name=$2
