@@ -3,8 +3,8 @@
  * column values, LogData as two JSON texts (light and heavy, see projection.ts) and the text the search indexes.
  * Bodies that arrived as JSON text are spliced in as that text instead of being serialised again.
  *
- * A row is a positional tuple because batches cross to the write thread by structured clone, where an array of
- * primitives copies two to three times faster than an object with named fields, and the write thread then only
+ * A row is a positional tuple of strings, numbers and nulls: a batch of them crosses to the SQLite write thread
+ * packed into one text and two typed arrays (src/stores/sqlite/packed-rows.ts), and the write thread then only
  * binds values: it parses and serialises nothing.
  */
 import type { AuditLogEntry } from './entry.ts'
