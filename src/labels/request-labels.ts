@@ -10,6 +10,9 @@ export type LabelsResult = { ok: true; labels: string[] } | { ok: false; message
 /** Printable ASCII without the comma (the list separator). */
 const LABEL_TEXT = /^[\x20-\x2b\x2d-\x7e]+$/
 
+/** Most requests carry no label: one shared answer for them. */
+const NO_LABELS: LabelsResult = Object.freeze({ ok: true, labels: Object.freeze([]) as unknown as string[] })
+
 export function requestLabels(headers: Headers, config: LabelsConfig): LabelsResult {
   const found: { label: string; header: string }[] = []
   if (config.header) {
@@ -18,14 +21,15 @@ export function requestLabels(headers: Headers, config: LabelsConfig): LabelsRes
   }
   if (config.tag_header_prefix) {
     const tags: { label: string; header: string }[] = []
-    headers.forEach((value, name) => {
-      if (!name.startsWith(config.tag_header_prefix) || name.length === config.tag_header_prefix.length) return
+    for (const [name, value] of headers) {
+      if (!name.startsWith(config.tag_header_prefix) || name.length === config.tag_header_prefix.length) continue
       const tag = name.slice(config.tag_header_prefix.length)
       const text = value.trim()
       tags.push({ label: text ? `${tag}:${text}` : tag, header: name })
-    })
-    found.push(...tags.sort((a, b) => (a.header < b.header ? -1 : 1)))
+    }
+    if (tags.length > 0) found.push(...tags.sort((a, b) => (a.header < b.header ? -1 : 1)))
   }
+  if (found.length === 0) return NO_LABELS
 
   const labels: string[] = []
   for (const { label, header } of found) {

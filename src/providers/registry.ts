@@ -12,6 +12,8 @@ export interface RegisteredProvider {
 
 export class ProviderRegistry {
   private readonly byName = new Map<string, RegisteredProvider>()
+  /** The providers are fixed at start-up, so their keys are listed once. */
+  private secretList?: readonly string[]
 
   constructor(config: GatewayConfig, adapters: Readonly<Record<string, ProviderAdapter>>) {
     for (const [name, p] of Object.entries(config.providers)) {
@@ -42,8 +44,9 @@ export class ProviderRegistry {
     return [...this.byName.values()]
   }
 
-  /** Every provider API key, so error messages and logs can be scrubbed of them. */
-  secrets(): string[] {
-    return this.all().flatMap((p) => (p.instance.apiKey ? [p.instance.apiKey] : []))
+  /** Every provider API key, so error messages and logs can be scrubbed of them (the same list on every call). */
+  secrets(): readonly string[] {
+    this.secretList ??= Object.freeze(this.all().flatMap((p) => (p.instance.apiKey ? [p.instance.apiKey] : [])))
+    return this.secretList
   }
 }
