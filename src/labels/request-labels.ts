@@ -21,12 +21,12 @@ export function requestLabels(headers: Headers, config: LabelsConfig): LabelsRes
   }
   if (config.tag_header_prefix) {
     const tags: { label: string; header: string }[] = []
-    for (const [name, value] of headers) {
-      if (!name.startsWith(config.tag_header_prefix) || name.length === config.tag_header_prefix.length) continue
+    headers.forEach((value, name) => {
+      if (!name.startsWith(config.tag_header_prefix) || name.length === config.tag_header_prefix.length) return
       const tag = name.slice(config.tag_header_prefix.length)
       const text = value.trim()
       tags.push({ label: text ? `${tag}:${text}` : tag, header: name })
-    }
+    })
     if (tags.length > 0) found.push(...tags.sort((a, b) => (a.header < b.header ? -1 : 1)))
   }
   if (found.length === 0) return NO_LABELS
