@@ -43,10 +43,13 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
     })
     // Only now, with the body in: long generations and quiet streams must not be cut by the server's idle timeout
     // (the upstream call has its own deadlines), but a body that stops arriving must be.
-    if (!closeConnection) server?.timeout(request, 0)
+    if (!closeConnection) {
+      server?.timeout(request, 0)
+      return gateway.handle(ctx)
+    }
     const response = await gateway.handle(ctx)
     // The rest of an unread body is never read: close instead of draining it for the next request.
-    if (closeConnection) response.headers.set('connection', 'close')
+    response.headers.set('connection', 'close')
     return response
   }
 

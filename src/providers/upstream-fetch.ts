@@ -106,12 +106,14 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
   if (ctx.capture.headers) attempt.response_headers = scrubbedHeaders(response.headers, limits.secrets)
   attempt.success = true
   attempt.duration_ns = Bun.nanoseconds() - t0
-  if (!response.body) {
+  // `response.body` is touched only for a stream: on a whole answer it would make a ReadableStream per request that
+  // the native text() read then goes through. Fetch gives a null body exactly for the null-body statuses.
+  if (NULL_BODY_STATUSES.has(response.status)) {
     release()
     return response
   }
   const inFlight: InFlight = { call, attempt, t0, abort, firstByteTimer, release }
-  if (!isEventStream(response)) return readWhole(response, inFlight)
+  if (!isEventStream(response) || !response.body) return readWhole(response, inFlight)
   return new Response(watchBody(response.body, inFlight), {
     status: response.status,
     statusText: response.statusText,
@@ -127,7 +129,11 @@ async function readWhole(response: Response, { call, attempt, t0, abort, firstBy
   clearTimeout(firstByteTimer)
   const idleTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`the answer did not arrive within ${call.limits.idleMs} ms of its headers`)), call.limits.idleMs)
   try {
-    const { text, truncated } = await readBounded(response, call.limits.maxResponseBytes, false)
+    // A declared length within the bound is read natively right here (readBounded's first case, without its
+    // async frame: this runs on every non-stream request).
+    const { text, truncated } = fitsDeclared(response, call.limits.maxResponseBytes)
+      ? { text: await response.text(), truncated: false }
+      : await readBounded(response, call.limits.maxResponseBytes, false)
     attempt.duration_ns = Bun.nanoseconds() - t0
     if (truncated) return failAttempt(attempt, t0, upstreamFailures.tooLarge(call.provider.name, call.limits.maxResponseBytes))
     // Every endpoint behind this call answers JSON; anything else (an HTML page from a proxy, a cut-off body) is
@@ -220,16 +226,25 @@ function scrubbedHeaders(headers: Headers, secrets: readonly string[]): Record<s
   return out
 }
 
+/** Statuses whose responses have no body (Fetch standard, "null body status"). */
+const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304])
+
 /** Longest upstream error body read (the message is in the first bytes; the rest is cancelled). */
 const ERROR_BODY_LIMIT_BYTES = 64 * 1024
+
+/**
+ * With a declared length within the bound and no compression (fetch would inflate it past the length), the native
+ * whole-body read (a third of the CPU of a JavaScript reader's chunk loop) cannot read more than the bound.
+ */
+function fitsDeclared(response: Response, maxBytes: number): boolean {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN)
+  return declared <= maxBytes && !response.headers.has('content-encoding')
+}
 
 /** Reads a body as text up to `maxBytes`; the rest is cancelled, not read. */
 async function readBounded(response: Response, maxBytes: number, keepTruncated = true): Promise<{ text: string; truncated: boolean }> {
   if (!response.body) return { text: '', truncated: false }
-  // With a declared length within the bound and no compression (fetch would inflate it past the length), the native
-  // whole-body read (a third of the CPU of a JavaScript reader's chunk loop) cannot read more than the bound.
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN)
-  if (declared <= maxBytes && !response.headers.has('content-encoding')) return { text: await response.text(), truncated: false }
+  if (fitsDeclared(response, maxBytes)) return { text: await response.text(), truncated: false }
   const reader = response.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
