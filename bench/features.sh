@@ -5,7 +5,9 @@
 # on a shared 2-core machine, and the request thread's share of it (the main JavaScript thread, whose thread id is
 # the process id; the others are Bun's and the audit writer's helpers). REFS compares commits in the same interleaved rounds (`.` = the working tree, as in
 # bench/memory.sh); ONLY keeps the configurations named by their first field (e.g. ONLY="core defaults").
-# Usage: [ROUNDS=3] [REFS=". 9705e3e"] [ONLY="core defaults"] bench/features.sh [seconds per run, default 6]
+# WARMUP (seconds of load before each measured run, default 2): JavaScriptCore keeps compiling for the first ~5 s of
+# load, on its own thread and with the request thread still in slower tiers; a longer warm-up measures the steady state.
+# Usage: [ROUNDS=3] [REFS=". 9705e3e"] [ONLY="core defaults"] [WARMUP=2] bench/features.sh [seconds per run, default 6]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -47,7 +49,7 @@ for round in $(seq 1 "$ROUNDS"); do
     BENCH_SRC=$(export_bench_ref "$ref") start_bench_gateway "$GW_PORT" "$TMP/db/g.db" "$TMP/gw.log" "$MOCK_PORT" $extra
     gw=$GATEWAY_PID
     export BENCH_AUTH=$BENCH_KEY BENCH_MODEL=openai/gpt-4o-mini BENCH_HEADERS="$header"
-    wrk -t1 -c50 -d2 -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" >/dev/null 2>&1
+    wrk -t1 -c50 -d"${WARMUP:-2}" -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" >/dev/null 2>&1
     cpu0=$(awk '{print $14+$15}' "/proc/$gw/stat")
     main0=$(awk '{print $14+$15}' "/proc/$gw/task/$gw/stat")
     out=$(wrk -t1 -c50 -d"$DURATION" -s bench/wrk/chat.lua "http://127.0.0.1:$GW_PORT" 2>&1)
