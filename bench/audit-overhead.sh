@@ -16,15 +16,12 @@
 # OFF_ENV and ON_ENV replace the two sides' settings (space-separated VAR=value), to compare other configurations;
 # the defaults (audit without bodies or headers) against audit off:
 #   ON_ENV=GATEWAY_CONFIG=bench/configs/defaults.yaml bench/audit-overhead.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 PAIRS=${PAIRS:-10}
 RUN_SECONDS=${SECONDS_PER_RUN:-4}
-MOCK_PORT=${MOCK_PORT:-19111}
 OFF_PORT=${OFF_PORT:-19112}
 ON_PORT=${ON_PORT:-19113}
-start_bench_run "$MOCK_PORT"
+start_bench_run 19111
 
 if [[ -n ${SEED_DB:-} ]]; then
   for name in off on; do mkdir -p "$TMP/$name" && cp "$SEED_DB" "$TMP/$name/g.db"; done

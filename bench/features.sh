@@ -8,13 +8,10 @@
 # WARMUP (seconds of load before each measured run, default 2): JavaScriptCore keeps compiling for the first ~5 s of
 # load, on its own thread and with the request thread still in slower tiers; a longer warm-up measures the steady state.
 # Usage: [ROUNDS=3] [REFS=". 9705e3e"] [ONLY="core defaults"] [WARMUP=2] bench/features.sh [seconds per run, default 6]
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 DURATION=${1:-6}
-MOCK_PORT=${MOCK_PORT:-19101}
 GW_PORT=${GW_PORT:-19102}
-start_bench_run "$MOCK_PORT"
+start_bench_run 19101
 sleep 0.5
 
 REFS=${REFS:-.}

@@ -1,15 +1,20 @@
-# Shared by the shell benchmarks (sourced, not run): the run's temp folder and mock upstream, launching a gateway
+# Shared by the shell benchmarks (sourced, not run, first thing: `source "$(dirname "$0")/lib.sh"`): strict mode
+# and the repository root as the working directory, the run's temp folder and mock upstream, launching a gateway
 # against it, and a median.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BENCH_KEY=bench-master-key-0123456789
 
-# start_bench_run MOCK_PORT
-# Makes the run's temp folder (TMP), starts the bench mock upstream on MOCK_PORT, and on exit kills every process
-# whose id the script added to PIDS (the mock's included) and removes TMP.
+# start_bench_run DEFAULT_MOCK_PORT
+# Makes the run's temp folder (TMP), starts the bench mock upstream on MOCK_PORT (the script's default unless the
+# caller set it), and on exit kills every process whose id the script added to PIDS (the mock's included) and
+# removes TMP.
 start_bench_run() {
+  MOCK_PORT=${MOCK_PORT:-$1}
   TMP=$(mktemp -d)
   PIDS=()
   trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"' EXIT
-  bun bench/mock-upstream.ts "$1" >/dev/null 2>&1 &
+  bun bench/mock-upstream.ts "$MOCK_PORT" >/dev/null 2>&1 &
   PIDS+=($!)
 }
 

@@ -13,17 +13,14 @@
 # `bun src/main.ts`; `--flag` words go to `bun` (e.g. --smol; not with `binary`), `VAR=value` words to the
 # environment; `default` is none. MEM_ENV applies to every process. Prints a Markdown table (MiB; CPU in µs per
 # request or stream); VmHWM is the kernel's peak resident set of the process (threads included).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 REFS=${REFS:-.}
 VARIANTS=${VARIANTS:-default}
 ROUNDS=${ROUNDS:-1}
 RUN_SECONDS=${SECONDS_PER_RUN:-8}
 CONNECTIONS=${CONNECTIONS:-50}
 STREAMS=${STREAMS:-1000}
-MOCK_PORT=${MOCK_PORT:-19211}
-start_bench_run "$MOCK_PORT"
+start_bench_run 19211
 kb() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 # CPU ticks (user + system, all threads) the process has used so far.

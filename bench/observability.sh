@@ -11,9 +11,7 @@
 # The metrics cost is also given in CPU µs per request: `metrics` minus the mean of the two metrics-off gateways, per
 # round, next to the noise floor (`bare2` minus `bare`, two identical gateways), as medians over the rounds.
 # Usage: [ROUNDS=7] [SECONDS_PER_RUN=4] [CONNECTIONS=50] [ONLY="bare bare2 metrics"] bench/observability.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 ROUNDS=${ROUNDS:-7}
 RUN_SECONDS=${SECONDS_PER_RUN:-4}
 CONNECTIONS=${CONNECTIONS:-50}

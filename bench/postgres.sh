@@ -9,13 +9,10 @@
 # PostgreSQL is a throwaway cluster started here (scripts/throwaway-postgres.ts) and removed when this script ends,
 # however it ends.
 # Usage: [PAIRS=6] [SECONDS_PER_RUN=4] [CONNECTIONS=50] bench/postgres.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 PAIRS=${PAIRS:-6}
 RUN_SECONDS=${SECONDS_PER_RUN:-4}
 CONNECTIONS=${CONNECTIONS:-50}
-MOCK_PORT=${MOCK_PORT:-19121}
 SQLITE_PORT=${SQLITE_PORT:-19122}
 PG_PORT=${PG_PORT:-19123}
 
@@ -26,7 +23,7 @@ PG_IN=${PG[1]}
 PG_COPROC=$PG_PID
 read -r DATABASE_URL <&"${PG[0]}"
 echo "PostgreSQL: ${DATABASE_URL}" >&2
-start_bench_run "$MOCK_PORT"
+start_bench_run 19121
 MOCK_PID=${PIDS[0]}
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait "${PIDS[@]}" 2>/dev/null || true; rm -rf "$TMP"; exec {PG_IN}>&-; wait "$PG_COPROC" 2>/dev/null || true' EXIT
 PG_PORT_NUMBER=$(sed -E 's#.*:([0-9]+)/.*#\1#' <<<"$DATABASE_URL")

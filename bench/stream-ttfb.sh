@@ -5,17 +5,14 @@
 # and audit with bodies and headers logged (VARIANTS: any of core audit-off defaults bodies). ROUNDS interleaved rounds; the table gives each gateway's median TTFB
 # p50 and what it adds to the mock's (same load, same round). REFS: code to run, as in bench/memory.sh.
 # Usage: [ROUNDS=3] [STREAMS=100] [REQUESTS=200] [REFS=.] bench/stream-ttfb.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 ROUNDS=${ROUNDS:-3}
 STREAMS=${STREAMS:-100}
 REQUESTS=${REQUESTS:-200}
 REFS=${REFS:-.}
 # The background streams run this long; the timed ones (REQUESTS in 4 lanes, ~0.2 s each) must fit inside.
 LOAD_SECONDS=${LOAD_SECONDS:-$((REQUESTS / 20 + 4))}
-MOCK_PORT=${MOCK_PORT:-19511}
-start_bench_run "$MOCK_PORT"
+start_bench_run 19511
 declare -A URL AUTH MODEL PID
 URL[mock]="http://127.0.0.1:$MOCK_PORT" AUTH[mock]=sk-bench MODEL[mock]=gpt-4o-mini PID[mock]=$!
 NAMES=(mock)

@@ -10,17 +10,14 @@
 # The mock answers chat completions from a static route (MOCK_STATIC_CHAT=1: Bun sends it without running
 # JavaScript), so it takes as little of the shared cores as it can; both sides use the same mock.
 # Usage: [ROUNDS=5] [SECONDS_PER_RUN=5] [WORKERS=2] [EXTRA_ENV="LOGGING_LOG_BODIES=true"] bench/workers.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 ROUNDS=${ROUNDS:-5}
 RUN_SECONDS=${SECONDS_PER_RUN:-5}
 WORKERS=${WORKERS:-2}
-MOCK_PORT=${MOCK_PORT:-19611}
 ONE_PORT=${ONE_PORT:-19612}
 MANY_PORT=${MANY_PORT:-19613}
 export MOCK_STATIC_CHAT=1
-start_bench_run "$MOCK_PORT"
+start_bench_run 19611
 MOCK=${PIDS[0]}
 mkdir -p "$TMP/one" "$TMP/many"
 # shellcheck disable=SC2086 # EXTRA_ENV is a list of VAR=value words

@@ -8,6 +8,7 @@ import OpenAI from 'openai'
 import { ANTHROPIC_TEXT } from '../helpers/mock-anthropic-upstream.ts'
 import { sseEvents, streamError } from '../helpers/sse-events.ts'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
+import { readChatStream } from '../helpers/chat-stream.ts'
 
 const t = useGatewaySuite({ families: ['anthropic'] })
 
@@ -33,10 +34,7 @@ describe('openai SDK → Anthropic upstream', () => {
   })
 
   test('stream: split UTF-8, pings and trailing spaces are handled; finalChatCompletion and include_usage work', async () => {
-    const stream = t.openai.chat.completions.stream({ model: 'anthropic/claude-sonnet-4-5', messages, stream_options: { include_usage: true } })
-    let text = ''
-    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
-    const final = await stream.finalChatCompletion()
+    const { text, final } = await readChatStream(t.openai.chat.completions.stream({ model: 'anthropic/claude-sonnet-4-5', messages, stream_options: { include_usage: true } }))
     expect(text).toBe(ANTHROPIC_TEXT)
     expect(final.choices[0]!.finish_reason).toBe('stop')
     expect(final.usage).toMatchObject({ prompt_tokens: 125, completion_tokens: 12, total_tokens: 137 })

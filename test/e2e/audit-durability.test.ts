@@ -13,10 +13,10 @@ import OpenAI from 'openai'
 import { makeEntry, seedAudit } from '../helpers/audit-entries.ts'
 import { auditAdmin } from '../helpers/audit-admin.ts'
 import { startGateway } from '../helpers/gateway.ts'
+import { spawnGateway as spawnGatewayProcess } from '../helpers/gateway-process.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 
 const MASTER = 'master-key-for-durability'
-const ROOT = join(import.meta.dir, '../..')
 let mock: MockUpstream
 
 beforeAll(() => {
@@ -24,50 +24,9 @@ beforeAll(() => {
 })
 afterAll(() => mock.stop())
 
-function freePort(): number {
-  const server = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = server.port
-  server.stop(true)
-  return port
-}
-
-interface Child {
-  proc: ReturnType<typeof Bun.spawn>
-  url: string
-  dbPath: string
-}
-
-async function spawnGateway(dbPath: string, env: Record<string, string> = {}): Promise<Child> {
-  const port = freePort()
-  const proc = Bun.spawn(['bun', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      GATEWAY_DB_PATH: dbPath,
-      GATEWAY_MASTER_KEY: MASTER,
-      OPENAI_API_KEY: 'sk-up',
-      OPENAI_BASE_URL: mock.url,
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdout: 'ignore',
-    stderr: 'pipe',
-  })
-  const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 10_000
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/ready`)).status === 200) break
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`gateway did not start: ${await new Response(proc.stderr as ReadableStream).text()}`)
-    await Bun.sleep(50)
-  }
-  return { proc, url, dbPath }
-}
+/** The real entry point as a child process in front of the mock upstream; `env` on top. */
+const spawnGateway = (dbPath: string, env: Record<string, string> = {}) =>
+  spawnGatewayProcess({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-up', OPENAI_BASE_URL: mock.url, ...env }, dbPath)
 
 function storedRequestIds(dbPath: string): Set<string> {
   const db = new Database(dbPath, { readonly: true })

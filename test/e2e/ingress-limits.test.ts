@@ -36,6 +36,14 @@ function rssMb(pid: number): number {
 
 const host = (url: string) => new URL(url).host
 
+/** An ordinary chat completion with the master key. */
+const smallChat = (to: GatewayProcess) =>
+  fetch(`${to.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+  })
+
 describe('authentication before the body (defect 2)', () => {
   test('four 33 MB bodies with a wrong key are refused without growing memory', async () => {
     const body = new TextEncoder().encode('{}'.repeat(16_500_000))
@@ -65,11 +73,7 @@ describe('authentication before the body (defect 2)', () => {
   })
 
   test('a good key still works, and its body is read', async () => {
-    const res = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-    })
+    const res = await smallChat(gw)
     expect(res.status).toBe(200)
     expect((await res.json()).choices[0].message.content).toBe('fine')
   })
@@ -101,11 +105,7 @@ describe('body deadline (defect 2)', () => {
   }, 10_000)
 
   test('a request whose body arrived in time is not affected by the deadline', async () => {
-    const res = await fetch(`${small.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-    })
+    const res = await smallChat(small)
     expect(res.status).toBe(200)
     await res.text()
   })

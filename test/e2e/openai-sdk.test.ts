@@ -5,6 +5,7 @@ import { describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { MOCK_MODELS, TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
+import { readChatStream } from '../helpers/chat-stream.ts'
 
 const t = useGatewaySuite({
   openaiMockOptions: { apiKey: 'sk-upstream-secret-123456' },
@@ -54,10 +55,7 @@ describe('chat completions', () => {
   })
 
   test('stream: chunks split inside UTF-8 characters arrive whole; finalChatCompletion works', async () => {
-    const stream = t.openai.chat.completions.stream({ model: 'openai/gpt-4o-mini', messages, stream_options: { include_usage: true } })
-    let text = ''
-    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
-    const final = await stream.finalChatCompletion()
+    const { text, final } = await readChatStream(t.openai.chat.completions.stream({ model: 'openai/gpt-4o-mini', messages, stream_options: { include_usage: true } }))
     expect(text).toBe(TRICKY_TEXT)
     expect(final.choices[0]!.message.content).toBe(TRICKY_TEXT)
     expect(final.choices[0]!.finish_reason).toBe('stop')
