@@ -197,6 +197,21 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
     ])
   })
 
+  test('audit: a batch larger than one statement is stored whole, and once', async () => {
+    const audit = new PostgresAuditStore(sql)
+    await ensurePartitions(sql, T0)
+    const body = 'x'.repeat(4_000)
+    // About 1.2 MB of rows: three statements of at most 512 KB.
+    const entries = Array.from({ length: 300 }, (_, i) =>
+      makeEntry({ at: T0 + 10_000 + i, requested_model: 'big-batch', data: { labels: ['bulk'], request_body: { n: i, body } } as never }),
+    )
+    expect(await audit.writeBatch(rowsOf(entries.slice(0, 299)))).toBe(299)
+    expect(await audit.writeBatch(rowsOf(entries))).toBe(1) // the last statement's new entry; the others are skipped
+    const listed = await audit.list({ limit: 1, offset: 0, requestedModel: 'big-batch', label: 'bulk' })
+    expect(listed.total).toBe(300)
+    expect((await audit.get(entries[299]!.id))?.data.request_body).toEqual({ n: 299, body })
+  })
+
   test('the lease: a job runs on one connection at a time; the other is skipped, not queued', async () => {
     const [one, two] = [new PostgresLease(open[0]!), new PostgresLease(open[1]!)]
     let release!: () => void
