@@ -4,7 +4,7 @@
  */
 import { PROVIDER_TYPES } from '../config/provider-catalog.ts'
 import type { VirtualModel } from '../config/schema.ts'
-import { gatewayErrors, type GatewayError } from '../errors/gateway-error.ts'
+import { GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
 import type { ProviderAdapter, ResolvedTarget } from '../providers/types.ts'
@@ -71,15 +71,19 @@ export class ModelCatalog {
       entry.source = 'static'
       return
     }
-    try {
-      const ids = await adapter.listModels(provider, AbortSignal.timeout(15_000))
-      entry.ids = new Set([...ids, ...provider.staticModels])
-      entry.source = 'upstream'
-      entry.fetchedAt = Date.now()
-    } catch (err) {
+    // Expected failures come back as a GatewayError; a throw is a bug, logged as one, and the list stays as it was.
+    const ids = await adapter.listModels(provider, AbortSignal.timeout(15_000)).catch((err: unknown) => {
+      this.log.error({ provider: name, err }, 'listing the models failed')
+      return gatewayErrors.internal()
+    })
+    if (ids instanceof GatewayError) {
       if (entry.source === 'pending') entry.source = 'static'
-      this.log.warn({ provider: name, err: (err as Error).message }, 'could not fetch the model list; using the static list')
+      this.log.warn({ provider: name, err: ids.message }, 'could not fetch the model list; using the static list')
+      return
     }
+    entry.ids = new Set([...ids, ...provider.staticModels])
+    entry.source = 'upstream'
+    entry.fetchedAt = Date.now()
   }
 
   list(): ModelEntry[] {

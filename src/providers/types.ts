@@ -67,6 +67,6 @@ export interface ProviderAdapter {
   messages?(call: AdapterCall): Promise<UpstreamResult>
   /** Native Anthropic token counting (`/v1/messages/count_tokens`); without it the gateway answers an estimate. */
   countMessageTokens?(call: AdapterCall): Promise<UpstreamResult>
-  /** Model ids as the upstream names them. */
-  listModels(provider: ProviderInstance, signal: AbortSignal): Promise<string[]>
+  /** Model ids as the upstream names them, or why the list could not be had (`fetchModelIds`, src/providers/model-list.ts). */
+  listModels(provider: ProviderInstance, signal: AbortSignal): Promise<string[] | GatewayError>
 }

@@ -8,7 +8,9 @@
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { upstreamError, upstreamFailures } from '../../../src/providers/upstream-errors.ts'
 import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
+import { fetchModelIds } from '../../../src/providers/model-list.ts'
 import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/upstream-fetch.ts'
+import { modelListPage } from '../openai-compatible/adapter.ts'
 import { chatToAnthropicRequest } from './request.ts'
 import { anthropicToChatCompletion } from './response.ts'
 import { anthropicStreamToChat } from './stream.ts'
@@ -84,10 +86,6 @@ export const anthropicAdapter: ProviderAdapter = {
   chatCompletions,
   messages: native('/messages'),
   countMessageTokens: native('/messages/count_tokens'),
-  async listModels(provider, signal) {
-    const res = await fetch(`${provider.baseUrl}/models?limit=1000`, { headers: headers(provider), signal })
-    if (!res.ok) throw new Error(`GET /models answered HTTP ${res.status}`)
-    const body = (await res.json()) as { data?: { id?: string }[] }
-    return (body.data ?? []).map((m) => m.id ?? '').filter(Boolean)
-  },
+  listModels: (provider, signal) =>
+    fetchModelIds({ provider: provider.name, url: () => `${provider.baseUrl}/models?limit=1000`, headers: headers(provider), read: modelListPage }, signal),
 }

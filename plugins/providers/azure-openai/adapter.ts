@@ -8,7 +8,8 @@ import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { SseParser, dataFrame } from '../../../src/pipeline/sse.ts'
 import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
-import { modelIdsFrom } from '../openai-compatible/adapter.ts'
+import { fetchModelIds } from '../../../src/providers/model-list.ts'
+import { modelListPage } from '../openai-compatible/adapter.ts'
 
 const DEFAULT_API_VERSION = '2024-10-21'
 
@@ -70,9 +71,6 @@ export const azureOpenaiAdapter: ProviderAdapter = {
   id: 'azure-openai',
   chatCompletions: (call) => post(call, 'chat/completions'),
   responses: (call) => post(call, 'responses'),
-  async listModels(provider, signal) {
-    const res = await fetch(azureUrl(provider, '', 'models'), { headers: headers(provider, false), signal })
-    if (!res.ok) throw new Error(`GET /models answered HTTP ${res.status}`)
-    return modelIdsFrom(await res.json())
-  },
+  listModels: (provider, signal) =>
+    fetchModelIds({ provider: provider.name, url: () => azureUrl(provider, '', 'models'), headers: headers(provider, false), read: modelListPage }, signal),
 }

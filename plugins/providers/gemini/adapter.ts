@@ -8,6 +8,7 @@
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { upstreamError, upstreamFailures } from '../../../src/providers/upstream-errors.ts'
 import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
+import { fetchModelIds } from '../../../src/providers/model-list.ts'
 import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/upstream-fetch.ts'
 import { chatToGeminiRequest } from './request.ts'
 import { blockedPromptError, geminiToChatCompletion } from './response.ts'
@@ -59,6 +60,18 @@ function withRetryAfter(h: Headers, details: Json[]): Headers {
   return out
 }
 
+/** A page of Gemini's model list: the models that answer generateContent, without the `models/` prefix. */
+function generateContentModels(body: unknown): { ids: string[]; next?: string } | undefined {
+  const page = body as { models?: { name?: string; supportedGenerationMethods?: string[] }[]; nextPageToken?: string } | undefined
+  if (typeof page !== 'object' || page === null || (page.models !== undefined && !Array.isArray(page.models))) return undefined
+  const ids: string[] = []
+  for (const m of page.models ?? []) {
+    const methods = m.supportedGenerationMethods
+    if (m.name && (!methods || methods.includes('generateContent'))) ids.push(m.name.replace(/^models\//, ''))
+  }
+  return { ids, next: page.nextPageToken }
+}
+
 async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
   const stream = call.body.stream === true
   const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent'
@@ -92,19 +105,14 @@ async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
 export const geminiAdapter: ProviderAdapter = {
   id: 'gemini',
   chatCompletions,
-  async listModels(provider, signal) {
-    const ids: string[] = []
-    let pageToken = ''
-    do {
-      const res = await fetch(`${provider.baseUrl}/models?pageSize=1000${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`, { headers: headers(provider), signal })
-      if (!res.ok) throw new Error(`GET /models answered HTTP ${res.status}`)
-      const page = (await res.json()) as { models?: { name?: string; supportedGenerationMethods?: string[] }[]; nextPageToken?: string }
-      for (const m of page.models ?? []) {
-        const methods = m.supportedGenerationMethods
-        if (m.name && (!methods || methods.includes('generateContent'))) ids.push(m.name.replace(/^models\//, ''))
-      }
-      pageToken = page.nextPageToken ?? ''
-    } while (pageToken)
-    return ids
-  },
+  listModels: (provider, signal) =>
+    fetchModelIds(
+      {
+        provider: provider.name,
+        url: (pageToken) => `${provider.baseUrl}/models?pageSize=1000${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`,
+        headers: headers(provider),
+        read: generateContentModels,
+      },
+      signal,
+    ),
 }

@@ -3,6 +3,7 @@
  * so requests and answers (JSON and SSE bytes) pass through untouched apart from the model id.
  */
 import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
+import { fetchModelIds } from '../../../src/providers/model-list.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
 
 export function openaiHeaders(provider: ProviderInstance, stream: boolean): Record<string, string> {
@@ -22,20 +23,17 @@ function post(call: AdapterCall, path: string): Promise<UpstreamResult> {
   })
 }
 
-/** Gemini's compatible endpoint names models `models/<id>`; selectors use the bare id. */
-export function modelIdsFrom(body: unknown): string[] {
+/** An OpenAI-style model list page (`{"data": [{"id"}]}`); undefined without a data array. Gemini's compatible endpoint names models `models/<id>`; selectors use the bare id. */
+export function modelListPage(body: unknown): { ids: string[] } | undefined {
   const data = (body as { data?: unknown })?.data
-  if (!Array.isArray(data)) throw new Error('model list has no data array')
-  return data.map((m) => (typeof m?.id === 'string' ? m.id.replace(/^models\//, '') : '')).filter((id: string) => id.length > 0)
+  if (!Array.isArray(data)) return undefined
+  return { ids: data.map((m) => (typeof m?.id === 'string' ? m.id.replace(/^models\//, '') : '')).filter((id: string) => id.length > 0) }
 }
 
 export const openaiCompatibleAdapter: ProviderAdapter = {
   id: 'openai-compatible',
   chatCompletions: (call) => post(call, '/chat/completions'),
   responses: (call) => post(call, '/responses'),
-  async listModels(provider, signal) {
-    const res = await fetch(`${provider.baseUrl}/models`, { headers: openaiHeaders(provider, false), signal })
-    if (!res.ok) throw new Error(`GET /models answered HTTP ${res.status}`)
-    return modelIdsFrom(await res.json())
-  },
+  listModels: (provider, signal) =>
+    fetchModelIds({ provider: provider.name, url: () => `${provider.baseUrl}/models`, headers: openaiHeaders(provider, false), read: modelListPage }, signal),
 }
