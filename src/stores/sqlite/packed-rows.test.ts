@@ -21,6 +21,10 @@ test('audit rows survive the round trip exactly, and the packed form holds each 
   expect(unpackRows(packed)).toEqual(rows)
 })
 
+test('undefined comes back as null, the value bun:sqlite binds for it', () => {
+  expect(unpackRows(packRows([['a', undefined as unknown as Cell, 1]]))).toEqual([['a', null, 1]])
+})
+
 test('an empty batch packs to nothing; rows of different widths or other types are refused', () => {
   expect(unpackRows(packRows([]))).toEqual([])
   expect(() => packRows([['a', 1], ['b']])).toThrow(/1 cells, the batch 2/)

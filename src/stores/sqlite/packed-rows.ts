@@ -42,7 +42,8 @@ export function packRows(rows: readonly (readonly Cell[])[]): PackedRows {
       } else if (typeof value === 'number') {
         cells[k] = value
         kinds[k] = NUMBER
-      } else if (value === null) kinds[k] = NULL
+      } else if (value === null || value === undefined)
+        kinds[k] = NULL // bun:sqlite binds undefined as NULL too
       else throw new Error(`packRows: cell ${c} is a ${typeof value}, not a string, number or null`)
     }
   }
