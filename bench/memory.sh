@@ -21,6 +21,10 @@ RUN_SECONDS=${SECONDS_PER_RUN:-8}
 CONNECTIONS=${CONNECTIONS:-50}
 STREAMS=${STREAMS:-1000}
 start_bench_run 19211
+# A second upstream that paces one frame a second: streams through it stay open together (see "per open stream").
+HOLD_MOCK_PORT=$((MOCK_PORT + 100))
+MOCK_STREAM_CHUNKS=30 MOCK_STREAM_INTERVAL_MS=1000 bun bench/mock-upstream.ts "$HOLD_MOCK_PORT" >/dev/null 2>&1 &
+PIDS+=($!)
 kb() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 # CPU ticks (user + system, all threads) the process has used so far.
@@ -40,9 +44,9 @@ load() {
   printf '%s %s %s\n' "$(awk '/requests in/{ print $1 }' <<<"$out")" "$(awk '/Requests\/sec/{ printf "%d", $2 }' <<<"$out")" $(($(ticks "$pid") - before))
 }
 
-printf '| code | variant | idle RSS | after /dashboard | peak, c=%s | peak, %s streams | RSS after | after a count | peak at the end | req/s c=%s | CPU µs/req | streams/s | CPU µs/stream |\n' \
+printf '| code | variant | idle RSS | after /dashboard | peak, c=%s | peak, %s streams | RSS after | after a count | peak at the end | req/s c=%s | CPU µs/req | streams/s | CPU µs/stream | KiB per open stream |\n' \
   "$CONNECTIONS" "$STREAMS" "$CONNECTIONS"
-printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 declare -A built=()
 port=19212
 for _ in $(seq 1 "$ROUNDS"); do
@@ -79,9 +83,28 @@ for _ in $(seq 1 "$ROUNDS"); do
       sleep 2
       counted=$(kb "$pid" VmRSS)
       peak_end=$(kb "$pid" VmHWM)
-      printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$ref" "$variant" \
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+      # Per open stream: a fresh process on the slow upstream; after a few streams (code loaded and compiled),
+      # the RSS with STREAMS streams open at once minus the RSS before them.
+      port=$((port + 1))
+      mkdir -p "$TMP/$port"
+      # shellcheck disable=SC2086
+      BENCH_SRC=$src BENCH_GATEWAY_CMD=$cmd BENCH_BUN_FLAGS="${flags[*]:-}" \
+        start_bench_gateway "$port" "$TMP/$port/g.db" "$TMP/$port.log" "$HOLD_MOCK_PORT" ${MEM_ENV:-} "${vars[@]}"
+      pid=$GATEWAY_PID
+      PIDS+=("$pid")
+      BENCH_STREAM=1 wrk -t1 -c10 -d4s --timeout 40s -s bench/wrk/chat.lua "http://127.0.0.1:$port" >/dev/null 2>&1 || true
+      sleep 1
+      before_hold=$(kb "$pid" VmRSS)
+      BENCH_STREAM=1 wrk -t2 -c"$STREAMS" -d8s --timeout 40s -s bench/wrk/chat.lua "http://127.0.0.1:$port" >/dev/null 2>&1 &
+      wrk_pid=$!
+      sleep 6
+      held=$(kb "$pid" VmRSS)
+      wait "$wrk_pid" || true
+      printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$ref" "$variant" \
         "$(mib "$idle")" "$(mib "$dash")" "$(mib "$peak_load")" "$(mib "$peak_streams")" "$(mib "$after")" "$(mib "$counted")" "$(mib "$peak_end")" \
-        "$rps" "$(per_request "$cpu" "$n")" "$sps" "$(per_request "$scpu" "$sn")"
+        "$rps" "$(per_request "$cpu" "$n")" "$sps" "$(per_request "$scpu" "$sn")" "$(((held - before_hold) / STREAMS))"
       kill "$pid" 2>/dev/null || true
       wait "$pid" 2>/dev/null || true
       port=$((port + 1))
