@@ -24,9 +24,11 @@ beforeAll(() => {
 })
 afterAll(() => mock.stop())
 
-/** The real entry point as a child process in front of the mock upstream; `env` on top. */
-const spawnGateway = (dbPath: string, env: Record<string, string> = {}) =>
-  spawnGatewayProcess({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-up', OPENAI_BASE_URL: mock.url, ...env }, dbPath)
+/** Every gateway here: the master key, and OpenAI served by the mock upstream. */
+const baseEnv = () => ({ GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-up', OPENAI_BASE_URL: mock.url })
+
+/** The real entry point as a child process; `env` on top of the base. */
+const spawnGateway = (dbPath: string, env: Record<string, string> = {}) => spawnGatewayProcess({ ...baseEnv(), ...env }, dbPath)
 
 function storedRequestIds(dbPath: string): Set<string> {
   const db = new Database(dbPath, { readonly: true })
@@ -175,9 +177,7 @@ describe('SIGKILL under load', () => {
 describe('in-process', () => {
   test('a full queue spills to disk without failing requests, and every entry is stored in the end', async () => {
     const gw = await startGateway({
-      GATEWAY_MASTER_KEY: MASTER,
-      OPENAI_API_KEY: 'sk-up',
-      OPENAI_BASE_URL: mock.url,
+      ...baseEnv(),
       LOGGING_AUDIT_QUEUE_SIZE: '2',
       LOGGING_AUDIT_BATCH_SIZE: '1000',
       LOGGING_AUDIT_FLUSH_INTERVAL_MS: '200',
@@ -202,7 +202,7 @@ describe('in-process', () => {
 
   test('a restart finds the entries the previous gateway still had queued', async () => {
     const dbPath = tmpDb()
-    const env = { GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-up', OPENAI_BASE_URL: mock.url, GATEWAY_DB_PATH: dbPath }
+    const env = { ...baseEnv(), GATEWAY_DB_PATH: dbPath }
     const first = await startGateway({ ...env, LOGGING_AUDIT_FLUSH_INTERVAL_MS: '600000', LOGGING_AUDIT_BATCH_SIZE: '10000' })
     const client = new OpenAI({ apiKey: MASTER, baseURL: first.baseURL, maxRetries: 0 })
     for (let i = 0; i < 20; i++) await client.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })

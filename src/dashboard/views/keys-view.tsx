@@ -25,6 +25,14 @@ export function KeysView() {
   const [dialog, setDialog] = useState<Dialog>()
   const keys = useRemote(() => admin.get('/keys', apiKeyPageSchema, { search, include_revoked: showRevoked, limit: PAGE_SIZE, offset }), [admin, search, showRevoked, offset])
 
+  /** A changed filter shows its first page. */
+  const refilter =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value)
+      setOffset(0)
+    }
+
   const closeAndReload = () => {
     setDialog(undefined)
     keys.reload()
@@ -39,25 +47,9 @@ export function KeysView() {
         </button>
       </div>
       <div class="toolbar">
-        <DebouncedInput
-          label="Search keys by name or description"
-          placeholder="Search name or description"
-          value={search}
-          onCommit={(value) => {
-            setSearch(value)
-            setOffset(0)
-          }}
-        />
+        <DebouncedInput label="Search keys by name or description" placeholder="Search name or description" value={search} onCommit={refilter(setSearch)} />
         <label class="inline">
-          <input
-            type="checkbox"
-            role="switch"
-            checked={showRevoked}
-            onChange={(event) => {
-              setShowRevoked(event.currentTarget.checked)
-              setOffset(0)
-            }}
-          />
+          <input type="checkbox" role="switch" checked={showRevoked} onChange={(event) => refilter(setShowRevoked)(event.currentTarget.checked)} />
           Show revoked
         </label>
       </div>

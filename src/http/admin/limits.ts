@@ -18,6 +18,17 @@ const deleted = z.object({ id: z.string(), deleted: z.literal(true) })
 const notFound = (what: string, id: string) =>
   new GatewayError({ status: 404, type: 'not_found_error', param: 'id', code: `${what}_not_found`, message: `No ${what.replace('_', ' ')} with id '${id}'.` })
 
+/** Deletes one definition: `{ id, deleted: true }`, or a 404 when there is none. */
+async function deleteOne(what: 'budget' | 'rate_limit', id: string, remove: (id: string) => Promise<boolean>): Promise<Response> {
+  if (!(await remove(id))) throw notFound(what, id)
+  return Response.json({ id, deleted: true })
+}
+
+const deleteDoc = (summary: string) => ({
+  parse: 'none' as const,
+  detail: adminDoc('limits', summary, undefined, adminResponses({ 200: jsonResponse(deleted, 'Deleted') }, [404])),
+})
+
 export function limitRoutes(gateway: Gateway) {
   const { limits, stores } = gateway
   return new Elysia({ name: 'gateway/admin/limits' })
@@ -44,15 +55,7 @@ export function limitRoutes(gateway: Gateway) {
         ),
       },
     )
-    .delete(
-      '/budgets/:id',
-      (context) =>
-        adminAnswer(gateway, context, async () => {
-          if (!(await limits.deleteBudget(context.params.id))) throw notFound('budget', context.params.id)
-          return Response.json({ id: context.params.id, deleted: true })
-        }),
-      { parse: 'none', detail: adminDoc('limits', 'Delete a budget', undefined, adminResponses({ 200: jsonResponse(deleted, 'Deleted') }, [404])) },
-    )
+    .delete('/budgets/:id', (context) => adminAnswer(gateway, context, () => deleteOne('budget', context.params.id, (id) => limits.deleteBudget(id))), deleteDoc('Delete a budget'))
     .get('/rate-limits', (context) => adminAnswer(gateway, context, async () => Response.json({ object: 'list', data: limits.rateLimits })), {
       detail: adminDoc('limits', 'Rate limits', undefined, adminResponses({ 200: jsonResponse(listOf(limitView), 'The rate limits') })),
     })
@@ -67,11 +70,7 @@ export function limitRoutes(gateway: Gateway) {
     })
     .delete(
       '/rate-limits/:id',
-      (context) =>
-        adminAnswer(gateway, context, async () => {
-          if (!(await limits.deleteRateLimit(context.params.id))) throw notFound('rate_limit', context.params.id)
-          return Response.json({ id: context.params.id, deleted: true })
-        }),
-      { parse: 'none', detail: adminDoc('limits', 'Delete a rate limit', undefined, adminResponses({ 200: jsonResponse(deleted, 'Deleted') }, [404])) },
+      (context) => adminAnswer(gateway, context, () => deleteOne('rate_limit', context.params.id, (id) => limits.deleteRateLimit(id))),
+      deleteDoc('Delete a rate limit'),
     )
 }
