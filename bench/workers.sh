@@ -9,7 +9,7 @@
 # a projection for machines with more cores. Every request must be answered 2xx.
 # The mock answers chat completions from a static route (MOCK_STATIC_CHAT=1: Bun sends it without running
 # JavaScript), so it takes as little of the shared cores as it can; both sides use the same mock.
-# Usage: [ROUNDS=5] [SECONDS_PER_RUN=5] [WORKERS=2] [EXTRA_ENV="LOGGING_LOG_BODIES=true"] bench/workers.sh
+# Usage: [ROUNDS=5] [SECONDS_PER_RUN=5] [WARMUP_SECONDS=6] [WORKERS=2] [EXTRA_ENV="LOGGING_LOG_BODIES=true"] bench/workers.sh
 source "$(dirname "$0")/lib.sh"
 ROUNDS=${ROUNDS:-5}
 RUN_SECONDS=${SECONDS_PER_RUN:-5}
@@ -55,20 +55,22 @@ load() {
   if grep -q 'Non-2xx' <<<"$out"; then echo "port $1 answered with errors: $(grep 'Non-2xx' <<<"$out")" >&2; exit 1; fi
   awk -v w=$((t1 - t0)) '/requests in/ { n = $1 } /Requests\/sec/ { r = $2 } END { printf "%d %d %d\n", n, r, w }' <<<"$out"
 }
-load "$ONE_PORT" 3 >/dev/null
-load "$MANY_PORT" 3 >/dev/null
+# Warm-up, so that compiling the code (JIT threads, twice over for two workers) is not counted as serving cost.
+load "$ONE_PORT" "${WARMUP_SECONDS:-6}" >/dev/null
+load "$MANY_PORT" "${WARMUP_SECONDS:-6}" >/dev/null
 
 # Clock ticks per part, summed over the rounds: processes, the primary's main and write threads, and for each
 # side wrk and the mock while it loaded that side.
 declare -A CPU=()
 RATIOS=()
 ONE_RATES=()
-parts_many() { echo "$PRIMARY $WORKER_PIDS primary-main primary-write mock"; }
+parts_many() { echo "$PRIMARY $WORKER_PIDS primary-main primary-write mock workers-main"; }
 part_ticks() {
   case $1 in
     primary-main) ticks "$PRIMARY" "$PRIMARY" ;;
     primary-write) write_thread_ticks "$PRIMARY" ;;
     one-main) ticks "$ONE" "$ONE" ;;
+    workers-main) for p in $WORKER_PIDS; do ticks "$p" "$p"; done | awk '{ s += $1 } END { print s }' ;;
     mock) ticks "$MOCK" ;;
     *) ticks "$1" ;;
   esac
@@ -119,6 +121,7 @@ for p in $WORKER_PIDS; do
   WORKER_TICKS=$((WORKER_TICKS + CPU[many:$p]))
   i=$((i + 1))
 done
+row "the workers' main threads together (serve the requests)" "${CPU[many:workers-main]}" "$N_MANY" "$SECONDS_MANY"
 row "primary, all threads" "${CPU[many:$PRIMARY]}" "$N_MANY" "$SECONDS_MANY" "$(hwm "$PRIMARY")"
 row "… its main thread (IPC, counters, change relay)" "${CPU[many:primary-main]}" "$N_MANY" "$SECONDS_MANY"
 row "… its write thread (SQLite, every worker's rows)" "${CPU[many:primary-write]}" "$N_MANY" "$SECONDS_MANY"
