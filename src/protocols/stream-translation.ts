@@ -59,12 +59,16 @@ export function translateEventStream(source: ReadableStream<Uint8Array>, transla
   })
 }
 
+/** A chat stream that ended before any finish reason: the answer is incomplete, whatever else arrived. */
+export const chatStreamInterrupted = (): GatewayError =>
+  new GatewayError({ status: 502, type: 'provider_error', code: 'stream_interrupted', message: 'The upstream stream ended before the answer was complete.' })
+
 /** What an ingress protocol writes while chat chunks arrive; it emits its own frames as it goes. */
 export interface ChatStreamWriter {
   readonly ended: boolean
   start(): void
   chunk(chunk: Record<string, unknown>): void
-  /** The chat stream is over (`[DONE]` or its end): write the end of the answer, or the error for one cut short. */
+  /** The chat stream is over (`[DONE]` or its end): the end of the answer, or `chatStreamInterrupted` without a finish reason. */
   finish(): void
   fail(error: GatewayError): void
 }

@@ -5,34 +5,11 @@ import { endpoint } from '../endpoints.ts'
 import { usageFromOpenAI } from '../../pipeline/usage.ts'
 import { chatStreamToMessages } from './stream.ts'
 import { MessagesStreamFold } from './stream-codec.ts'
+import { chatChunk, chatSseBody, dataFrameText } from '../../../test/helpers/chat-stream-body.ts'
 
 type Json = Record<string, any>
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
-
-const chunk = (delta: Json, finish: string | null = null, extra: Json = {}) => ({
-  id: 'chatcmpl-1',
-  object: 'chat.completion.chunk',
-  created: 1,
-  model: 'gpt-4o',
-  choices: [{ index: 0, delta, finish_reason: finish }],
-  ...extra,
-})
-const data = (payload: unknown) => `data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`
-
-/** A chat SSE body from frames, delivered `pieceSize` bytes at a time (cutting through lines and characters). */
-function chatBody(frames: string[], opts: { pieceSize?: number; failWith?: Error } = {}): ReadableStream<Uint8Array> {
-  const bytes = encoder.encode(frames.join(''))
-  const size = opts.pieceSize ?? bytes.length
-  let offset = 0
-  return new ReadableStream({
-    pull(controller) {
-      if (offset >= bytes.length) return opts.failWith ? controller.error(opts.failWith) : controller.close()
-      controller.enqueue(bytes.slice(offset, offset + size))
-      offset += size
-    },
-  })
-}
 
 async function events(stream: ReadableStream<Uint8Array>): Promise<[string | undefined, Json][]> {
   const text = await new Response(stream).text()
@@ -40,21 +17,21 @@ async function events(stream: ReadableStream<Uint8Array>): Promise<[string | und
 }
 
 const TOOL_STREAM = [
-  data(chunk({ role: 'assistant', content: null })),
-  data(chunk({ content: 'Hé ' })),
-  data(chunk({ content: '🙂' })),
-  data(chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }] })),
-  data(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] })),
-  data(chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] })),
-  data(chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{}' } }] })),
-  data(chunk({}, 'tool_calls')),
-  data({ ...chunk({}), choices: [], usage: { prompt_tokens: 30, completion_tokens: 9, total_tokens: 39, prompt_tokens_details: { cached_tokens: 10 } } }),
-  data('[DONE]'),
+  dataFrameText(chatChunk({ role: 'assistant', content: null })),
+  dataFrameText(chatChunk({ content: 'Hé ' })),
+  dataFrameText(chatChunk({ content: '🙂' })),
+  dataFrameText(chatChunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }] })),
+  dataFrameText(chatChunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] })),
+  dataFrameText(chatChunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] })),
+  dataFrameText(chatChunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{}' } }] })),
+  dataFrameText(chatChunk({}, 'tool_calls')),
+  dataFrameText({ ...chatChunk({}), choices: [], usage: { prompt_tokens: 30, completion_tokens: 9, total_tokens: 39, prompt_tokens_details: { cached_tokens: 10 } } }),
+  dataFrameText('[DONE]'),
 ]
 
 describe('chat chunks → Anthropic events', () => {
   test('the full sequence: start, text block, one block per tool call, delta with stop reason and usage, stop', async () => {
-    const out = await events(chatStreamToMessages(chatBody(TOOL_STREAM), 'claude-x'))
+    const out = await events(chatStreamToMessages(chatSseBody(TOOL_STREAM), 'claude-x'))
     for (const [name, payload] of out) expect(payload.type).toBe(name!)
     expect(out.map(([, p]) => p)).toEqual([
       {
@@ -91,28 +68,34 @@ describe('chat chunks → Anthropic events', () => {
   })
 
   test('bytes cut at every 3rd byte (inside lines and characters) give the same events', async () => {
-    const whole = await events(chatStreamToMessages(chatBody(TOOL_STREAM), 'm'))
-    const split = await events(chatStreamToMessages(chatBody(TOOL_STREAM, { pieceSize: 3 }), 'm'))
+    const whole = await events(chatStreamToMessages(chatSseBody(TOOL_STREAM), 'm'))
+    const split = await events(chatStreamToMessages(chatSseBody(TOOL_STREAM, { pieceSize: 3 }), 'm'))
     const withoutIds = (list: [string | undefined, Json][]) => list.slice(1)
     expect(withoutIds(split)).toEqual(withoutIds(whole))
   })
 
   test('every frame has an event: line; a stream without [DONE] still ends once the finish reason came', async () => {
-    const text = await new Response(chatStreamToMessages(chatBody([data(chunk({ content: 'x' })), data(chunk({}, 'length'))]), 'm')).text()
+    const text = await new Response(chatStreamToMessages(chatSseBody([dataFrameText(chatChunk({ content: 'x' })), dataFrameText(chatChunk({}, 'length'))]), 'm')).text()
     for (const frame of text.trim().split('\n\n')) expect(frame).toMatch(/^event: [a-z_]+\ndata: \{.*\}$/)
     expect(text).toContain('"stop_reason":"max_tokens"')
     expect(text.trim().endsWith('data: {"type":"message_stop"}')).toBe(true)
   })
 
   test('a refusal streams as text and stops with refusal', async () => {
-    const out = await events(chatStreamToMessages(chatBody([data(chunk({ role: 'assistant', refusal: 'No.' })), data(chunk({}, 'stop')), data('[DONE]')]), 'm'))
+    const out = await events(
+      chatStreamToMessages(chatSseBody([dataFrameText(chatChunk({ role: 'assistant', refusal: 'No.' })), dataFrameText(chatChunk({}, 'stop')), dataFrameText('[DONE]')]), 'm'),
+    )
     expect(out[2]![1]).toEqual({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'No.' } })
     expect(out.find(([n]) => n === 'message_delta')![1].delta.stop_reason).toBe('refusal')
   })
 
   test('data: {"error"} in the chat stream becomes event: error and ends the stream', async () => {
-    const frames = [data(chunk({ content: 'par' })), data({ error: { message: 'Boom', type: 'server_error', code: null } }), data(chunk({ content: 'never' }))]
-    const out = await events(chatStreamToMessages(chatBody(frames), 'm'))
+    const frames = [
+      dataFrameText(chatChunk({ content: 'par' })),
+      dataFrameText({ error: { message: 'Boom', type: 'server_error', code: null } }),
+      dataFrameText(chatChunk({ content: 'never' })),
+    ]
+    const out = await events(chatStreamToMessages(chatSseBody(frames), 'm'))
     expect(out.at(-1)).toEqual(['error', { type: 'error', error: { type: 'api_error', message: 'Boom', code: 'server_error', param: null, provider: '', status_code: 502 } }])
     expect(out.some(([n]) => n === 'message_stop')).toBe(false)
     expect(JSON.stringify(out)).not.toContain('never')
@@ -120,14 +103,14 @@ describe('chat chunks → Anthropic events', () => {
 
   test('an upstream failure (a GatewayError breaking the stream) keeps its status as the error type', async () => {
     const timeout = new GatewayError({ status: 504, type: 'provider_error', code: 'upstream_timeout', message: 'no data', provider: 'openai' })
-    const out = await events(chatStreamToMessages(chatBody([data(chunk({ content: 'a' }))], { failWith: timeout }), 'm'))
+    const out = await events(chatStreamToMessages(chatSseBody([dataFrameText(chatChunk({ content: 'a' }))], { failWith: timeout }), 'm'))
     expect(out.at(-1)).toEqual(['error', { type: 'error', error: expect.objectContaining({ type: 'timeout_error', code: 'upstream_timeout', provider: 'openai' }) }])
   })
 
   test('a stream that ends before a finish reason ends with an error, never silently', async () => {
-    const out = await events(chatStreamToMessages(chatBody([data(chunk({ content: 'a' }))]), 'm'))
+    const out = await events(chatStreamToMessages(chatSseBody([dataFrameText(chatChunk({ content: 'a' }))]), 'm'))
     expect(out.at(-1)![1]).toMatchObject({ type: 'error', error: { type: 'api_error', code: 'stream_interrupted' } })
-    const early = await events(chatStreamToMessages(chatBody([data(chunk({ content: 'a' })), data('[DONE]')]), 'm'))
+    const early = await events(chatStreamToMessages(chatSseBody([dataFrameText(chatChunk({ content: 'a' })), dataFrameText('[DONE]')]), 'm'))
     expect(early.at(-1)![1]).toMatchObject({ type: 'error', error: { code: 'stream_interrupted' } })
   })
 })

@@ -8,7 +8,7 @@
  */
 import { GatewayError } from '../../errors/gateway-error.ts'
 import { namedEventFrame } from '../../pipeline/sse.ts'
-import { type ChatStreamWriter, chatStreamToProtocol } from '../stream-translation.ts'
+import { type ChatStreamWriter, chatStreamInterrupted, chatStreamToProtocol } from '../stream-translation.ts'
 import { anthropicErrorBody } from './errors.ts'
 import { anthropicUsage, messageId, stopReason } from './response.ts'
 
@@ -93,7 +93,7 @@ export class MessagesStreamWriter implements ChatStreamWriter {
   /** The end: why the upstream stopped, or an error when it never said (the stream broke off). */
   finish(): void {
     if (this.ended) return
-    if (this.finishReason === undefined) return this.fail(interrupted())
+    if (this.finishReason === undefined) return this.fail(chatStreamInterrupted())
     this.ended = true
     this.closeBlock()
     const reason = this.refused ? 'refusal' : stopReason(this.finishReason, this.toolBlocks.size > 0)
@@ -107,9 +107,6 @@ export class MessagesStreamWriter implements ChatStreamWriter {
     this.emit(namedEventFrame('error', anthropicErrorBody(error)))
   }
 }
-
-const interrupted = () =>
-  new GatewayError({ status: 502, type: 'provider_error', code: 'stream_interrupted', message: 'The upstream stream ended before the answer was complete.' })
 
 export function chatStreamToMessages(chunks: ReadableStream<Uint8Array>, model: string): ReadableStream<Uint8Array> {
   return chatStreamToProtocol(chunks, (emit) => new MessagesStreamWriter(model, emit))

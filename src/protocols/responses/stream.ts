@@ -7,7 +7,7 @@
  */
 import type { GatewayError } from '../../errors/gateway-error.ts'
 import { namedEventFrame } from '../../pipeline/sse.ts'
-import { type ChatStreamWriter, chatStreamToProtocol } from '../stream-translation.ts'
+import { type ChatStreamWriter, chatStreamInterrupted, chatStreamToProtocol } from '../stream-translation.ts'
 import { completionStatus, messageItem, newId, responseEnvelope, responsesUsage, toolCallItem } from './response.ts'
 import { clientToolName, type ClientToolName, type ToolNames } from './tools.ts'
 
@@ -147,6 +147,7 @@ class ResponsesStreamWriter implements ChatStreamWriter {
 
   finish(): void {
     if (this.ended) return
+    if (this.finishReason === undefined) return this.fail(chatStreamInterrupted())
     this.ended = true
     this.closeMessage()
     this.closeTool()
