@@ -28,7 +28,7 @@ COPY --from=build /src/dist/gateway /usr/local/bin/gateway
 USER 10001:10001
 WORKDIR /data
 # BUN_JSC_forceRAMSize: JavaScriptCore sizes heap growth by the host's RAM, not the container's limit; 512 MiB keeps
-# the peak at 50 connections about 25 MiB lower (median 145 against 172 MiB) at CPU per request within the noise
+# the peak at 50 connections about 25 MiB lower (median 144 against 171 MiB) at CPU per request within the noise
 # of the runs (docs/workers.md, "Memory per process").
 ENV HOST=0.0.0.0 \
     PORT=8080 \
