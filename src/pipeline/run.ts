@@ -100,7 +100,10 @@ function failWith(ctx: RequestContext, error: GatewayError): Response {
 
 /** Hands the response to the client and schedules completion; streams go through the pump. */
 async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, options: RunOptions): Promise<Response> {
-  const headers = new Headers(response.headers)
+  // A marked answer (json-answer.ts) is a Response made for this request alone: its headers are ours to complete and
+  // it goes out as it is, unless its body is replaced below. Any other Response is copied.
+  const known = answerText(response)
+  const headers = known === undefined ? new Headers(response.headers) : response.headers
   headers.set('x-request-id', ctx.requestId)
   const { telemetry } = options
   const isStream = isEventStream(headers)
@@ -115,7 +118,7 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
   let parsedText = parsedAnswer(response)
   try {
     // A marked answer's text is at hand: no read through its body stream (and no await) on the common path.
-    text = answerText(response) ?? (response.body ? await response.text() : '')
+    text = known ?? (response.body ? await response.text() : '')
   } catch (error) {
     parsedText = undefined
     const failure = toGatewayError(error)
@@ -150,7 +153,7 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
   // Completion waits only for a token count (then a promise); otherwise it is done, with no await.
   const completing = complete(ctx, pipeline, outcome, telemetry, false)
   if (completing) await completing
-  return new Response(text, { status, headers })
+  return text === known && status === response.status ? response : new Response(text, { status, headers })
 }
 
 function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, headers: Headers, { keepaliveMs, telemetry }: RunOptions): ReadableStream<Uint8Array> {
