@@ -49,10 +49,10 @@ export function createAuditWriter(config: GatewayConfig, batches: AuditBatchWrit
   )
 }
 
-export function createAuditLog(config: GatewayConfig, stores: Pick<Stores, 'audit' | 'auditSink' | 'lease'>, log: Logger): AuditLog {
+export function createAuditLog(config: GatewayConfig, stores: Pick<Stores, 'audit' | 'auditSink' | 'auditExpiry' | 'lease'>, log: Logger): AuditLog {
   const reader = stores.audit
   const writer = stores.auditSink
-  const retention = new AuditRetention(reader, { retentionDays: config.logging.retention_days, lease: stores.lease }, log)
+  const retention = new AuditRetention(stores.auditExpiry ?? reader, { retentionDays: config.logging.retention_days, lease: stores.lease }, log)
   return {
     reader,
     writer,

@@ -4,6 +4,10 @@ import { silentLogger } from '../log/logger.ts'
 import { SqliteAuditStore } from '../stores/sqlite/audit-log.ts'
 import { migrateSqlite } from '../stores/sqlite/migrate.ts'
 import { makeEntry, rowsOf } from '../../test/helpers/audit-entries.ts'
+import { loadConfig } from '../config/load.ts'
+import { MemoryLease } from '../stores/memory/lease.ts'
+import type { AuditReader, AuditSink } from '../stores/types.ts'
+import { createAuditLog } from './audit-log.ts'
 import { AuditRetention } from './retention.ts'
 
 const DAY = 86_400_000
@@ -53,4 +57,24 @@ test('runs on its timer until stopped', async () => {
   while ((await count()) !== 1 && Date.now() < deadline) await Bun.sleep(10)
   await retention.stop()
   expect(await count()).toBe(1)
+})
+
+test("the audit log deletes expired entries through the stores' expiry when they have one (SQLite: the write thread)", async () => {
+  const config = loadConfig({ env: { LOGGING_RETENTION_DAYS: '7' } })
+  const expired: number[] = []
+  const log = createAuditLog(
+    config,
+    {
+      audit: { deleteOlderThan: () => Promise.reject(new Error('retention must not delete through the reader')) } as unknown as AuditReader,
+      auditSink: {} as AuditSink,
+      auditExpiry: { deleteOlderThan: async (cutoffMs) => (expired.push(cutoffMs), 0) },
+      lease: new MemoryLease(),
+    },
+    silentLogger,
+  )
+  const before = Date.now()
+  expect(await log.retention.runOnce()).toBe(0)
+  expect(expired).toHaveLength(1)
+  expect(expired[0]).toBeGreaterThanOrEqual(before - 7 * DAY)
+  expect(expired[0]).toBeLessThanOrEqual(Date.now() - 7 * DAY)
 })

@@ -22,6 +22,8 @@ export interface Stores {
   auditSink: AuditSink
   /** The audit log as the admin API and retention read it. */
   audit: AuditReader
+  /** Where retention deletes expired entries when not through `audit` (SQLite: on the write thread, off the request thread). */
+  auditExpiry?: Pick<AuditReader, 'deleteOlderThan'>
   /** Where usage records go: takes records, never waits; written in batches. */
   usageSink: UsageSink
   usage: UsageReader

@@ -30,7 +30,12 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
   migrateSqlite(db)
   const audit = new SqliteAuditStore(db)
   const usage = sqliteUsageStore(db)
-  const local: BatchWrites = { writeAudit: (rows) => audit.writeBatch(rows), writeUsage: (records) => usage.writeBatch(records), close: () => {} }
+  const local: BatchWrites = {
+    writeAudit: (rows) => audit.writeBatch(rows),
+    writeUsage: (records) => usage.writeBatch(records),
+    deleteAuditOlderThan: (cutoffMs, batch) => audit.deleteOlderThan(cutoffMs, batch),
+    close: () => {},
+  }
   // Audit entries and usage records are inserted on a thread of their own (an in-memory database cannot be shared with one).
   // In a worker of GATEWAY_WORKERS the primary owns the one writer of the file.
   const writes = options.primary?.writes ?? (path === ':memory:' ? local : startWriteThread(resolve(path), local, log, options.writeThreadUrl))
@@ -43,6 +48,8 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
     limits: sqliteLimitStore(db),
     prices: sqlitePriceStore(db),
     audit,
+    // Retention deletes where the writes go (the write thread), not on the connection serving the admin API's reads.
+    auditExpiry: writes.deleteAuditOlderThan && { deleteOlderThan: (cutoffMs, batch) => writes.deleteAuditOlderThan!(cutoffMs, batch) },
     auditSink: createAuditWriter(config, { writeBatch: (rows) => events.time('audit', 'sqlite', () => writes.writeAudit(rows)) }, log),
     usage,
     usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'sqlite', () => writes.writeUsage(records)) }, log),

@@ -12,7 +12,12 @@ import { type PackedRows, unpackRows } from './packed-rows.ts'
 import { sqliteUsageStore } from './usage.ts'
 
 /** Audit rows arrive packed (packed-rows.ts); usage records as the JSON text of an array. */
-export type WriteThreadRequest = { kind: 'open'; path: string } | { kind: 'audit'; id: number; rows: PackedRows } | { kind: 'usage'; id: number; batch: string }
+export type WriteThreadRequest =
+  | { kind: 'open'; path: string }
+  | { kind: 'audit'; id: number; rows: PackedRows }
+  | { kind: 'usage'; id: number; batch: string }
+  /** Retention: delete at most `batch` audit entries older than `cutoffMs` (the reply's `written` is how many). */
+  | { kind: 'expire'; id: number; cutoffMs: number; batch: number }
 export type WriteThreadReply = { id: number; ok: true; written: number } | { id: number; ok: false; error: string }
 
 declare const self: Worker
@@ -23,6 +28,7 @@ let stores: { audit: SqliteAuditStore; usage: ReturnType<typeof sqliteUsageStore
 async function write(message: Exclude<WriteThreadRequest, { kind: 'open' }>): Promise<number> {
   if (!stores) throw new Error('write thread used before it was opened')
   if (message.kind === 'audit') return stores.audit.writeBatch(unpackRows<AuditRow>(message.rows))
+  if (message.kind === 'expire') return stores.audit.deleteOlderThan(message.cutoffMs, message.batch)
   const records = JSON.parse(message.batch) as UsageRecord[]
   await stores.usage.writeBatch(records)
   return records.length

@@ -94,3 +94,25 @@ test('batches encoded by another process (a worker of GATEWAY_WORKERS) are store
     db.close()
   }
 })
+
+test('retention deletes expired entries on the thread, batch by batch, and on the fallback when the thread is gone', async () => {
+  const { path, db } = database()
+  const writes = startWriteThread(path, refusingFallback, silentLogger)
+  try {
+    expect(await writes.writeAudit(rowsOf(Array.from({ length: 10 }, (_, i) => makeEntry({ at: T0 + i }))))).toBe(10)
+    // The six entries older than T0 + 6, at most four per call.
+    expect(await writes.deleteAuditOlderThan!(T0 + 6, 4)).toBe(4)
+    expect(await writes.deleteAuditOlderThan!(T0 + 6, 4)).toBe(2)
+    expect(await writes.deleteAuditOlderThan!(T0 + 6, 4)).toBe(0)
+    expect((await new SqliteAuditStore(db).list({ limit: 100, offset: 0 })).total).toBe(4)
+  } finally {
+    writes.close()
+  }
+  const deleted: number[] = []
+  const fallback: BatchWrites = { ...refusingFallback, deleteAuditOlderThan: async (cutoffMs, batch) => (deleted.push(cutoffMs, batch), 0) }
+  const broken = startWriteThread(path, fallback, silentLogger, new URL('./no-such-worker.ts', import.meta.url).href)
+  expect(await broken.deleteAuditOlderThan!(T0 + 9, 7)).toBe(0)
+  expect(deleted).toEqual([T0 + 9, 7])
+  broken.close()
+  db.close()
+})
