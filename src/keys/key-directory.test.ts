@@ -30,11 +30,17 @@ function flakyStore() {
   return { store, real, state }
 }
 
-test('create returns a prefixed secret once; only its hash is kept; the snapshot knows it at once', async () => {
-  const { store, real } = flakyStore()
-  const keys = new KeyDirectory(store, silentLogger)
+/** A directory over a flaky store, loaded once; it does not refresh on its own (the test drives it). */
+async function loadedDirectory() {
+  const flaky = flakyStore()
+  const keys = new KeyDirectory(flaky.store, silentLogger)
   await keys.start()
   keys.stop()
+  return { keys, ...flaky }
+}
+
+test('create returns a prefixed secret once; only its hash is kept; the snapshot knows it at once', async () => {
+  const { keys, real } = await loadedDirectory()
   const { record, secret } = await keys.create(NEW_KEY)
   expect(secret.startsWith(KEY_PREFIX)).toBe(true)
   expect(secret.length).toBe(KEY_PREFIX.length + 43)
@@ -46,10 +52,7 @@ test('create returns a prefixed secret once; only its hash is kept; the snapshot
 })
 
 test('a database outage keeps the last snapshot: valid keys stay valid, revocations stay revoked', async () => {
-  const { store, state } = flakyStore()
-  const keys = new KeyDirectory(store, silentLogger)
-  await keys.start()
-  keys.stop()
+  const { keys, state } = await loadedDirectory()
   const a = await keys.create(NEW_KEY)
   const b = await keys.create(NEW_KEY)
   await keys.revoke(b.record.id)
@@ -62,10 +65,7 @@ test('a database outage keeps the last snapshot: valid keys stay valid, revocati
 })
 
 test('revoke takes effect in memory even when the write fails, and a later refresh does not undo it', async () => {
-  const { store, state } = flakyStore()
-  const keys = new KeyDirectory(store, silentLogger)
-  await keys.start()
-  keys.stop()
+  const { keys, store, state } = await loadedDirectory()
   const { record } = await keys.create(NEW_KEY)
   state.down = true
   const err = await keys.revoke(record.id).catch((e) => e)
@@ -94,10 +94,7 @@ test('a snapshot that never loaded says so, and retries until it loads', async (
 })
 
 test('changes made elsewhere (another replica) arrive with the refresh', async () => {
-  const { store, real } = flakyStore()
-  const keys = new KeyDirectory(store, silentLogger)
-  await keys.start()
-  keys.stop()
+  const { keys, real } = await loadedDirectory()
   const { record } = await keys.create(NEW_KEY)
   await real.revoke(record.id, new Date(Date.now() + 1000).toISOString())
   expect(keys.lookup(record.keyHash)?.revokedAt).toBeNull()
@@ -106,10 +103,7 @@ test('changes made elsewhere (another replica) arrive with the refresh', async (
 })
 
 test('update refuses revoked keys and reports unknown ids', async () => {
-  const { store } = flakyStore()
-  const keys = new KeyDirectory(store, silentLogger)
-  await keys.start()
-  keys.stop()
+  const { keys } = await loadedDirectory()
   const { record } = await keys.create(NEW_KEY)
   expect((await keys.update(record.id, { name: 'renamed' })).kind).toBe('updated')
   expect(keys.lookup(record.keyHash)?.name).toBe('renamed')
