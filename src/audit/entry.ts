@@ -17,7 +17,9 @@ export interface AuditLogPage {
   entries: AuditLogEntry[]
   limit: number
   offset: number
+  /** Matches counted up to the query's `countUpTo`: exact when `total_relation` is `eq`, a lower bound when `gte`. */
   total: number
+  total_relation: 'eq' | 'gte'
 }
 
 /** Filters of GET /admin/audit/log after validation. Times are epoch milliseconds, `to` exclusive. */
@@ -40,6 +42,8 @@ export interface AuditLogQuery {
   search?: string
   limit: number
   offset: number
+  /** Count the matches up to this many and stop (the page's total is then a lower bound); absent: count them all. */
+  countUpTo?: number
 }
 
 export interface AuditStatsQuery {

@@ -18,8 +18,8 @@ function rejection(run: () => unknown): GatewayError {
 }
 
 describe('GET /admin/audit/log parameters', () => {
-  test('defaults: the last 30 calendar days up to now, 25 per page from 0', () => {
-    expect(q('')).toEqual({ from: TODAY - 29 * DAY, limit: 25, offset: 0 })
+  test('defaults: the last 30 calendar days up to now, 25 per page from 0, counted up to 10,000', () => {
+    expect(q('')).toEqual({ from: TODAY - 29 * DAY, limit: 25, offset: 0, countUpTo: 10_000 })
   })
 
   test('days counts calendar days including today', () => {
@@ -62,6 +62,7 @@ describe('GET /admin/audit/log parameters', () => {
       search: 'rate limit',
       limit: 100,
       offset: 50,
+      countUpTo: 10_000,
     })
   })
 
@@ -76,8 +77,15 @@ describe('GET /admin/audit/log parameters', () => {
     expect(q('stream=0').stream).toBe(false)
   })
 
+  test('the total is counted up to 10,000 unless exact_total is true', () => {
+    expect(q('').countUpTo).toBe(10_000)
+    expect(q('exact_total=false').countUpTo).toBe(10_000)
+    expect(q('exact_total=true').countUpTo).toBeUndefined()
+    expect(q('exact_total=1').countUpTo).toBeUndefined()
+  })
+
   test('empty values count as not given', () => {
-    expect(q('provider=&limit=&search=%20')).toEqual({ from: TODAY - 29 * DAY, limit: 25, offset: 0 })
+    expect(q('provider=&limit=&search=%20&exact_total=')).toEqual({ from: TODAY - 29 * DAY, limit: 25, offset: 0, countUpTo: 10_000 })
   })
 
   const invalid: [string, string, RegExp][] = [
@@ -98,6 +106,7 @@ describe('GET /admin/audit/log parameters', () => {
     ['status_code=99', 'status_code', /between 100 and 599/],
     ['status_code=600', 'status_code', /between 100 and 599/],
     ['stream=yes', 'stream', /true or false/],
+    ['exact_total=yes', 'exact_total', /true or false/],
     ['method=P0ST', 'method', /HTTP method/],
     ['path=v1/chat', 'path', /starting with/],
     ['user_path=/a/../b', 'user_path', /user_path/],

@@ -7,7 +7,8 @@ import { GATEWAY_ERROR_TYPES, gatewayErrors } from '../errors/gateway-error.ts'
 import { normalizeUserPath } from '../keys/user-path.ts'
 import type { AuditLogQuery, AuditStatsQuery } from './entry.ts'
 
-export const AUDIT_LIST_DEFAULTS = { days: 30, limit: 25, maxLimit: 100, maxDays: 3650 } as const
+/** `countUpTo`: the list counts its matches up to this many unless `exact_total=true` (docs/audit.md, "The total"). */
+export const AUDIT_LIST_DEFAULTS = { days: 30, limit: 25, maxLimit: 100, maxDays: 3650, countUpTo: 10_000 } as const
 export const CONVERSATION_DEFAULTS = { limit: 40, maxLimit: 200 } as const
 
 const DAY_MS = 86_400_000
@@ -33,6 +34,7 @@ export const LIST_PARAMS = [
   'search',
   'limit',
   'offset',
+  'exact_total',
 ] as const
 const STATS_PARAMS = ['days', 'start_date', 'end_date'] as const
 
@@ -152,16 +154,21 @@ export function parseAuditLogQuery(search: URLSearchParams, now = Date.now()): A
   }
   if (params.has('status_code')) query.statusCode = wholeNumber(params, 'status_code', 100, 599, 0)
 
-  const stream = params.get('stream')
-  if (stream !== undefined) {
-    if (!['true', 'false', '1', '0'].includes(stream.toLowerCase())) throw invalid('stream', `stream: expected true or false, got '${stream.slice(0, 40)}'.`)
-    query.stream = stream.toLowerCase() === 'true' || stream === '1'
-  }
+  const stream = flag(params, 'stream')
+  if (stream !== undefined) query.stream = stream
   const label = text(params, 'label', 256)
   if (label !== undefined) query.label = label
   const term = text(params, 'search')
   if (term !== undefined) query.search = term
+  if (!flag(params, 'exact_total')) query.countUpTo = AUDIT_LIST_DEFAULTS.countUpTo
   return query
+}
+
+function flag(params: Map<string, string>, name: string): boolean | undefined {
+  const raw = params.get(name)
+  if (raw === undefined) return undefined
+  if (!['true', 'false', '1', '0'].includes(raw.toLowerCase())) throw invalid(name, `${name}: expected true or false, got '${raw.slice(0, 40)}'.`)
+  return raw.toLowerCase() === 'true' || raw === '1'
 }
 
 /** Two distinct errors, as the reference gateway has them: not an integer, and out of range. */

@@ -114,6 +114,8 @@ export const auditLogPageSchema = z.object({
   limit: z.number().int(),
   offset: z.number().int(),
   total: z.number().int(),
+  /** `eq`: `total` is exact; `gte`: more match, counting stopped at `total` (ask with `exact_total=true` for the exact number). */
+  total_relation: z.enum(['eq', 'gte']),
 })
 
 export const auditConversationSchema = z.object({

@@ -64,7 +64,9 @@ describe('GET /admin/audit/log', () => {
     const page = await list({})
     expect(auditLogPageSchema.parse(page)).toBeTruthy()
     expect(idsOf(page.entries)).toEqual([seeded.today, seeded.streamed, seeded.otherTeam, seeded.limited, seeded.models].map((e) => e.id))
-    expect(page).toMatchObject({ total: 5, limit: 25, offset: 0 })
+    expect(page).toMatchObject({ total: 5, total_relation: 'eq', limit: 25, offset: 0 })
+    // Under the cap the count is exact either way; exact_total only lifts the cap (the stores' contract covers it).
+    expect(await list({ exact_total: 'true' })).toMatchObject({ total: 5, total_relation: 'eq' })
     expect(page.entries.every((e) => e.bodies_omitted === true)).toBe(true)
   })
 

@@ -58,7 +58,13 @@ export function AuditLogView({ query }: { query: URLSearchParams }) {
           ) : (
             <div aria-busy={page.loading}>
               <AuditTable entries={result.entries} />
-              <Pager offset={result.offset} limit={result.limit} total={result.total} onOffset={(offset) => update({ offset: String(offset) }, true)} />
+              <Pager
+                offset={result.offset}
+                limit={result.limit}
+                total={result.total}
+                atLeast={result.total_relation === 'gte'}
+                onOffset={(offset) => update({ offset: String(offset) }, true)}
+              />
             </div>
           )
         }

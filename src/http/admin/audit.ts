@@ -54,6 +54,12 @@ const LIST_PARAMS: Param[] = [
   },
   { name: 'limit', type: 'integer', minimum: 1, maximum: 100, description: 'Page size; default 25, 1–100.' },
   { name: 'offset', type: 'integer', minimum: 0, maximum: 100_000_000, description: 'Entries to skip; default 0.' },
+  {
+    name: 'exact_total',
+    type: 'boolean',
+    description:
+      'true: count every match for total (total_relation always eq); slower when many match (about 1 s per 200,000 on PostgreSQL). Default false: counting stops past 10,000, and total is then 10,000 with total_relation gte.',
+  },
 ]
 
 const LOG_ID: Param = { name: 'log_id', type: 'string', required: true, minLength: 1, description: 'The audit log entry id.' }

@@ -56,7 +56,7 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
     /** The ids a filter lists, newest first; its total must count exactly those (backends count apart from the page). */
     const ids = async (s: Stores, q: Partial<AuditLogQuery>) => {
       const page = await s.audit.list({ limit: 100, offset: 0, ...q })
-      expect(page.total).toBe(page.entries.length)
+      expect(page).toMatchObject({ total: page.entries.length, total_relation: 'eq' })
       return page.entries.map((e) => e.id)
     }
 
@@ -295,6 +295,36 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         expect(await ids(s, { label: 'y', from: T0 + 1 })).toEqual([other.id])
         expect(await ids(s, { userPath: '/a' })).toEqual([byType.id, both.id])
         expect(await ids(s, { userPath: '/a', provider: 'openai' })).toEqual([byType.id, both.id])
+      })
+
+      test('a total counted up to countUpTo: exact up to it, gte past it, the last page exact, without a cap exact', async () => {
+        const s = await fresh()
+        // 7 entries: 4 by provider type `openai` (2 of them labelled), 3 by provider name `openai` only; every one has
+        // the word "tallied" in its error type, so each count shape (plain, provider halves, label, search) is capped.
+        const seven = Array.from({ length: 7 }, (_, i) =>
+          makeEntry({
+            at: T0 + i * MIN,
+            provider: i < 4 ? 'openai' : 'azure-openai',
+            provider_name: i < 4 ? 'openai-eu' : 'openai',
+            error_type: 'tallied',
+            data: { labels: i < 2 ? ['gold'] : ['lead'] },
+          }),
+        )
+        await record(s, seven)
+        const total = async (q: Partial<AuditLogQuery>) => {
+          const { total, total_relation, entries } = await s.audit.list({ limit: 2, offset: 0, ...q })
+          return { total, total_relation, listed: entries.length }
+        }
+        expect(await total({})).toEqual({ total: 7, total_relation: 'eq', listed: 2 })
+        expect(await total({ countUpTo: 7 })).toEqual({ total: 7, total_relation: 'eq', listed: 2 })
+        expect(await total({ countUpTo: 6 })).toEqual({ total: 6, total_relation: 'gte', listed: 2 })
+        for (const filter of [{ provider: 'openai' }, { label: 'lead' }, { search: 'tallied' }, { search: 'tallied', provider: 'openai' }])
+          expect([filter, await total({ ...filter, countUpTo: 3 })]).toEqual([filter, { total: 3, total_relation: 'gte', listed: 2 }])
+        expect(await total({ label: 'gold', countUpTo: 3 })).toEqual({ total: 2, total_relation: 'eq', listed: 2 })
+        // Paging goes on past the cap; a page that is not full holds the last matches, so its total is exact.
+        expect(await total({ countUpTo: 3, offset: 4 })).toEqual({ total: 3, total_relation: 'gte', listed: 2 })
+        expect(await total({ countUpTo: 3, offset: 6 })).toEqual({ total: 7, total_relation: 'eq', listed: 1 })
+        expect(await total({ countUpTo: 3, offset: 8 })).toEqual({ total: 3, total_relation: 'gte', listed: 0 })
       })
 
       test('a page and its total read one snapshot while entries are being written', async () => {

@@ -14,6 +14,7 @@ import type { AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStatsQuery } from
 import { AUDIT_ROW_COLUMNS, type AuditRow, auditRowBytes, auditRowSearchText } from '../../audit/record.ts'
 import { type AuditQueryDialect, auditConditions, type Clause, type Param } from '../audit-query/conditions.ts'
 import { type AuditLogRow, fullEntry, listEntry } from '../audit-query/rows.ts'
+import { countLimit, pageTotal } from '../audit-query/total.ts'
 import { dropPartitionsBefore } from './partitions.ts'
 
 /** How a tuple element becomes a column value (the JSON element is text; these cast it). */
@@ -159,8 +160,9 @@ const where = (parts: (string | undefined)[]) => parts.filter((p) => p !== undef
  * connections at once, an entry committed between them was counted but not listed). Always one row back, the
  * page's columns null when the page is empty. Exported for bench/audit-queries.ts --explain.
  *
- * The page reads 25 rows down a `(column, ts)` index in any case; the exact total is what costs, so it is
- * shaped for index-only counting:
+ * The page reads 25 rows down a `(column, ts)` index in any case; the total is what costs, so it stops at
+ * `countLimit` matches (../audit-query/total.ts; each half of the provider's count at as many) and is shaped for
+ * index-only counting:
  * - a label alone is counted in audit_log_labels' primary key (label, ts, id), one row per labelled entry;
  * - the provider filter (type or name) is counted as two disjoint halves, `provider = x` on (provider, ts) and
  *   `provider_name = x AND provider <> x` on (provider_name, ts) INCLUDE (provider): an OR of the two columns
@@ -177,10 +179,12 @@ export function listStatement(q: AuditLogQuery): { text: string; params: Param[]
       ? [p.bind({ sql: 'a.provider = ?', params: [q.provider] }), p.bind({ sql: 'a.provider_name = ? AND a.provider <> ?', params: [q.provider, q.provider] })]
       : undefined
   const page = where([...common, provider && `(${provider[0]} OR (${provider[1]}))`, label])
-  const count = (w: string) => `(SELECT count(*) FROM audit_log a WHERE ${w})`
+  const upTo = countLimit(q)
+  const limit = upTo === undefined ? '' : ` LIMIT ${p.bind({ sql: '?', params: [upTo] })}`
+  const count = (w: string, table = 'audit_log a') => `(SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${w}${limit}) m)`
   let total: string
   if (q.label !== undefined && provider === undefined && filters.length === 0 && words === undefined) {
-    total = `(SELECT count(*) FROM audit_log_labels l WHERE ${p.bind(labelRows(q.label, q))})`
+    total = count(p.bind(labelRows(q.label, q)), 'audit_log_labels l')
   } else if (provider !== undefined) {
     total = `${count(where([...common, provider[0], label]))} + ${count(where([...common, provider[1], label]))}`
   } else {
@@ -221,7 +225,7 @@ export class PostgresAuditStore {
     const { text, params } = listStatement(q)
     const rows = (await this.sql.unsafe(text, params)) as (AuditLogRow & { total: number })[]
     const entries = rows.filter((r) => r.id !== null).map(listEntry)
-    return { entries, limit: q.limit, offset: q.offset, total: Number(rows[0]?.total ?? 0) }
+    return { entries, limit: q.limit, offset: q.offset, ...pageTotal(Number(rows[0]?.total ?? 0), q, entries.length) }
   }
 
   private async fullRow(where: string, params: Param[], order = ''): Promise<AuditLogRow | undefined> {

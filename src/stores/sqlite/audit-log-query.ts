@@ -3,7 +3,8 @@
  * and the search index keyed by `seq` (start time × SEQ_PER_MS), and the search's words as an FTS5 phrase.
  */
 import type { AuditLogQuery } from '../../audit/entry.ts'
-import { type AuditQueryDialect, and, auditConditions, type Clause } from '../audit-query/conditions.ts'
+import { type AuditQueryDialect, and, auditConditions, type Clause, type Param } from '../audit-query/conditions.ts'
+import { countLimit } from '../audit-query/total.ts'
 
 /** Entries per millisecond a key can tell apart; more in one millisecond borrow the next one's keys. */
 export const SEQ_PER_MS = 1024
@@ -32,4 +33,12 @@ const sqliteDialect: AuditQueryDialect = {
 export function conditions(q: AuditLogQuery): { window: Clause[]; filters: Clause[]; match?: string } {
   const { window, filters, words } = auditConditions(q, sqliteDialect)
   return words === undefined ? { window, filters } : { window, filters, match: `"${words.join(' ')}"*` }
+}
+
+/** The count of `SELECT <key> FROM <rest>`, stopped at the query's `countLimit` (../audit-query/total.ts). */
+export function countOf(key: string, rest: string, params: Param[], q: AuditLogQuery): Clause {
+  const upTo = countLimit(q)
+  return upTo === undefined
+    ? { sql: `SELECT COUNT(*) AS n FROM ${rest}`, params }
+    : { sql: `SELECT COUNT(*) AS n FROM (SELECT ${key} FROM ${rest} LIMIT ?)`, params: [...params, upTo] }
 }

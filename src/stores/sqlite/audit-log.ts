@@ -20,7 +20,8 @@ import type { AuditBatchWriter } from '../../audit/writer.ts'
 import type { AuditReader, AuditStatsRow, AuditThreadEntry } from '../types.ts'
 import { and, type Clause, type Param } from '../audit-query/conditions.ts'
 import { type AuditLogRow, fullEntry, listEntry } from '../audit-query/rows.ts'
-import { conditions, LIGHT_COLUMNS, SEQ_PER_MS, searchRange } from './audit-log-query.ts'
+import { pageTotal } from '../audit-query/total.ts'
+import { conditions, countOf, LIGHT_COLUMNS, SEQ_PER_MS, searchRange } from './audit-log-query.ts'
 
 export { SEQ_PER_MS }
 
@@ -116,7 +117,7 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
     if (match !== undefined && filters.length === 0) {
       const where = and([{ sql: 'audit_log_search MATCH ?', params: [match] }, ...searchRange(q, 'rowid')])
       keys = { sql: `SELECT rowid AS k FROM audit_log_search WHERE ${where.sql}`, params: where.params, order: 'rowid DESC' }
-      count = { sql: `SELECT COUNT(*) AS n FROM audit_log_search WHERE ${where.sql}`, params: where.params }
+      count = countOf('rowid', `audit_log_search WHERE ${where.sql}`, where.params, q)
     } else {
       const all = [...window, ...filters]
       if (match !== undefined) {
@@ -125,7 +126,7 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
       }
       const where = all.length > 0 ? and(all) : { sql: '1', params: [] }
       keys = { sql: `SELECT seq AS k FROM audit_log WHERE ${where.sql}`, params: where.params, order: 'ts DESC, seq DESC' }
-      count = { sql: `SELECT COUNT(*) AS n FROM audit_log WHERE ${where.sql}`, params: where.params }
+      count = countOf('seq', `audit_log WHERE ${where.sql}`, where.params, q)
     }
     // One read transaction: the write thread commits between statements otherwise, and a page could count an
     // entry it does not list.
@@ -141,7 +142,7 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
           : this.db.query<AuditLogRow, Param[]>(`SELECT ${LIGHT_COLUMNS} FROM audit_log WHERE seq IN (${page.map(() => '?').join(', ')}) ORDER BY ts DESC, seq DESC`).all(...page)
       return { rows, total }
     })()
-    return { entries: rows.map(listEntry), limit: q.limit, offset: q.offset, total }
+    return { entries: rows.map(listEntry), limit: q.limit, offset: q.offset, ...pageTotal(total, q, rows.length) }
   }
 
   async get(id: string) {
