@@ -58,7 +58,7 @@ const LIST_PARAMS: Param[] = [
     name: 'exact_total',
     type: 'boolean',
     description:
-      'true: count every match for total (total_relation always eq); slower when many match (about 1 s per 200,000 on PostgreSQL). Default false: counting stops past 10,000, and total is then 10,000 with total_relation gte.',
+      'true: count every match for total (total_relation always eq); slow when many match (at 1M entries on PostgreSQL 0.1-0.3 s for 200k-500k filtered entries, 1-3 s for a common search word). Default false: counting stops past 10,000, and total is then 10,000 with total_relation gte.',
   },
 ]
 
