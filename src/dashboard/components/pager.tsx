@@ -2,35 +2,36 @@
 /** @module "26–50 of 132" with Previous and Next; "of 10,000+" when the total is a lower bound. */
 import { formatCount } from '../format.ts'
 
-/**
- * `atLeast`: the total is where counting stopped (`total_relation: gte`), not the number of matches. Such a page is
- * full (a partial page past the cap comes back with the exact total), so Next stays enabled past the total.
- */
-export function Pager({
-  offset,
-  limit,
-  total,
-  atLeast = false,
-  onOffset,
-}: {
+export interface PagerPosition {
   offset: number
   limit: number
   total: number
+  /**
+   * The total is where counting stopped (`total_relation: gte`), not the number of matches. Such a page is full (a
+   * partial page past the cap comes back with the exact total), so Next stays enabled past the total.
+   */
   atLeast?: boolean
-  onOffset: (offset: number) => void
-}) {
+}
+
+/** What the pager shows: the range, the total as text, and whether a next page can exist. */
+export function pagerState({ offset, limit, total, atLeast = false }: PagerPosition): { first: number; last: number; of: string; hasNext: boolean } {
   const last = atLeast ? offset + limit : Math.min(offset + limit, total)
+  return { first: total === 0 ? 0 : offset + 1, last, of: `${formatCount(total)}${atLeast ? '+' : ''}`, hasNext: atLeast || last < total }
+}
+
+export function Pager({ onOffset, ...position }: PagerPosition & { onOffset: (offset: number) => void }) {
+  const { offset, limit, total, atLeast } = position
+  const { first, last, of, hasNext } = pagerState(position)
   return (
     <div class="pager">
       <span>
-        {total === 0 ? 0 : formatCount(offset + 1)}–{formatCount(last)} of{' '}
-        {atLeast ? <span title={`Counting stops at ${formatCount(total)} matches`}>{formatCount(total)}+</span> : formatCount(total)}
+        {formatCount(first)}–{formatCount(last)} of {atLeast ? <span title={`Counting stops at ${formatCount(total)} matches`}>{of}</span> : of}
       </span>
       <div role="group">
         <button type="button" class="secondary outline" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - limit))}>
           Previous
         </button>
-        <button type="button" class="secondary outline" disabled={!atLeast && last >= total} onClick={() => onOffset(offset + limit)}>
+        <button type="button" class="secondary outline" disabled={!hasNext} onClick={() => onOffset(offset + limit)}>
           Next
         </button>
       </div>
