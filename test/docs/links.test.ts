@@ -8,9 +8,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 
 const root = resolve(import.meta.dir, '../..')
-const documents = ['README.md', 'bench/README.md', 'deploy/README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)].filter((f) =>
-  existsSync(join(root, f)),
-)
+const documents = [
+  'README.md',
+  'bench/README.md',
+  'deploy/README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+].filter((f) => existsSync(join(root, f)))
 
 /** GitHub's heading anchor: lower case, characters other than letters, digits, `-`, `_` and spaces dropped, spaces → `-`; repeats get `-1`, `-2`. */
 function anchorsOf(markdown: string): Set<string> {
@@ -19,7 +24,7 @@ function anchorsOf(markdown: string): Set<string> {
   for (const line of withoutCodeBlocks(markdown).split('\n')) {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
     if (!heading) continue
-    const text = heading[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    const text = (heading[1] ?? '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     const slug = text
       .toLowerCase()
       .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
@@ -38,7 +43,7 @@ function withoutCodeBlocks(markdown: string): string {
 /** Relative link targets in `[text](target)` form, outside code blocks and inline code. */
 function linksOf(markdown: string): string[] {
   const text = withoutCodeBlocks(markdown).replace(/`[^`\n]*`/g, '')
-  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((target) => !/^[a-z]+:/i.test(target))
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? '').filter((target) => !/^[a-z]+:/i.test(target))
 }
 
 describe('relative links in the README and docs', () => {
@@ -51,7 +56,7 @@ describe('relative links in the README and docs', () => {
     test(document, () => {
       const broken: string[] = []
       for (const link of linksOf(readFileSync(join(root, document), 'utf8'))) {
-        const [path, anchor] = link.split('#', 2)
+        const [path = '', anchor] = link.split('#', 2)
         const target = path === '' ? join(root, document) : resolve(dirname(join(root, document)), decodeURI(path))
         if (!existsSync(target)) {
           broken.push(`${link}: no file ${relative(root, target)}`)
