@@ -1,11 +1,11 @@
 /**
  * @module The main thread's side of the tokenizer thread (count-thread-worker.ts). The thread starts on the first
- * count, so an idle gateway never loads the tables (about 40 MB), and it is unreferenced whenever no count is
+ * count, so an idle gateway never loads the tables (about 5 MiB, and the thread's own engine about 4 MiB), and it is unreferenced whenever no count is
  * waiting, so it never keeps a process alive. One thread per process (each of GATEWAY_WORKERS has its own).
  *
  * A count that the thread cannot answer in time falls back to {@link cheapEstimate}: while the tables are still
- * loading, a count waits at most {@link LOAD_WAIT_MS} (loading takes 0.3–1.5 s of one core, and 1.3–4 s on a
- * machine at a load average of 18: the wait bounds the first request's added latency, once per process, and
+ * loading, a count waits at most {@link LOAD_WAIT_MS} (starting the thread and loading take 0.1–0.2 s of one
+ * core, more on an overloaded machine: the wait bounds the first request's added latency, once per process, and
  * covers the load on a machine with a core to spare); a thread that fails to start or dies answers its waiting
  * counts with the estimate, and the next count starts a new thread after {@link RESTART_AFTER_MS}. Once loaded, answers come in well under a millisecond plus
  * the bounded count itself (encode.ts), so nothing waits on a timer then.

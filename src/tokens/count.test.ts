@@ -8,7 +8,7 @@ import { longestStall } from '../../test/helpers/event-loop-stall.ts'
 /**
  * Generous on purpose: the machine running the suite is shared (a 1 ms timer alone sees gaps of ~50 ms at a load
  * average of 18 on 2 cores; bench/tokenizer-load.ts). Loading the tables or counting a hostile text on
- * this thread used to stall it for 0.3–1.5 s (loading) and seconds to minutes (before counts were bounded).
+ * this thread used to stall it for 0.3–1.5 s (loading gpt-tokenizer's tables) and seconds to minutes (before counts were bounded).
  */
 const STALL_MS = 500
 

@@ -3,3 +3,9 @@ declare module '*.sql' {
   const text: string
   export default text
 }
+
+/** Data files imported with `with { type: 'file' }` (embedded by `bun build --compile`): their path. */
+declare module '*.tiktoken' {
+  const path: string
+  export default path
+}
