@@ -5,11 +5,11 @@
  */
 import { Elysia } from 'elysia'
 import type { Gateway } from '../app.ts'
-import { z } from 'zod'
+import { openApiSchema } from './openapi-schema.ts'
 import { gatewayErrorSchema } from '../audit/schemas.ts'
 import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
 
-const errorDoc = { description: 'GatewayError', content: { 'application/json': { schema: z.toJSONSchema(gatewayErrorSchema, { io: 'input' }) as Record<string, unknown> } } }
+const errorDoc = { description: 'GatewayError', content: { 'application/json': { schema: openApiSchema(gatewayErrorSchema, { io: 'input' }) } } }
 const responses = {
   200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' as const } } } },
   401: errorDoc,

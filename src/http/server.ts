@@ -16,6 +16,7 @@ import { KeyAuthenticator } from '../keys/authenticator.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { dashboardRoutes } from './dashboard.ts'
 import { metricsRoutes } from './metrics.ts'
+import { openApiSchema } from './openapi-schema.ts'
 
 type BunServer = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void } | null
 
@@ -56,7 +57,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
   const jsonBody = (schema: z.ZodType, description: string) => ({
     description,
     required: true,
-    content: { 'application/json': { schema: z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown> } },
+    content: { 'application/json': { schema: openApiSchema(schema) } },
   })
 
   return (
@@ -146,7 +147,7 @@ function refuseTrace({ request }: { request: Request }): Response {
   return errorResponse(gatewayErrors.methodNotAllowed('TRACE', new URL(request.url).pathname), { allow: 'GET, POST' })
 }
 
-const schemaOf = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+const schemaOf = openApiSchema
 /** /v1/messages and count_tokens answer errors in Anthropic's shape (src/protocols/anthropic-messages/errors.ts). */
 const anthropicErrorSchema = z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) })
 // 402 budget, 408 body deadline, 413 body too big, 429 limits, 502/503/504 upstream failures.

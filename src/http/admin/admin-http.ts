@@ -8,6 +8,7 @@ import { gatewayErrorSchema } from '../../audit/schemas.ts'
 import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../../errors/gateway-error.ts'
 import type { Principal } from '../../pipeline/context.ts'
 import { readBody } from '../body-reader.ts'
+import { openApiSchema } from '../openapi-schema.ts'
 
 /**
  * Admin bodies are small JSON documents (a key, a workflow, a price). Bun's own body limit is lifted so that /v1
@@ -45,7 +46,7 @@ export async function adminAnswer(gateway: Gateway, context: unknown, run: (acto
   }
 }
 
-export const jsonSchemaOf = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+export const jsonSchemaOf = (schema: z.ZodType) => openApiSchema(schema)
 
 /**
  * Query parameters as one record for a zod schema. The rule on every /admin route: a value that is empty (or only

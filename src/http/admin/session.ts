@@ -8,6 +8,7 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { Gateway } from '../../app.ts'
 import { errorResponse } from '../../errors/gateway-error.ts'
+import { openApiSchema } from '../openapi-schema.ts'
 
 const sessionView = z.object({
   principal_id: z.string(),
@@ -46,7 +47,7 @@ export function sessionRoutes(gateway: Gateway) {
         summary: 'Dashboard sign-in: validates the master key or a dashboard-enabled managed key',
         tags: ['admin'],
         responses: {
-          200: { description: 'The signed-in principal', content: { 'application/json': { schema: z.toJSONSchema(sessionView) as Record<string, unknown> } } },
+          200: { description: 'The signed-in principal', content: { 'application/json': { schema: openApiSchema(sessionView, {}) } } },
           401: { description: 'Missing, unknown, revoked or expired credential, or the admin API is closed' },
           403: { description: 'A valid managed key without dashboard access (code admin_access_denied)' },
         },
