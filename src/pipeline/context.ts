@@ -10,7 +10,7 @@ import type { Logger } from '../log/logger.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
 import type { EndpointId } from '../protocols/endpoints.ts'
 import type { Capture } from './types.ts'
-import type { RequestsEnd } from './context-abort.ts'
+import { abortListener, type AbortListener, type RequestsEnd } from './context-abort.ts'
 import type { AttemptSnapshot, FailoverSnapshot, RequestRevisionSnapshot, TokenUsage, WorkflowFeaturesSnapshot } from './snapshots.ts'
 
 export type { EndpointId }
@@ -233,14 +233,16 @@ export class RequestContext {
     return end?.aborted ? end.reason : this.requestSignal.reason
   }
 
-  /** Calls `listener` once when the request's work is ended; `offAbort` with the same function stops it. */
-  onAbort(listener: () => void): void {
-    this.requestSignal.addEventListener('abort', listener, { once: true })
+  /** Calls `call` once when the request's work is ended; `offAbort` with the listener returned stops it. */
+  onAbort(call: () => void): AbortListener {
+    const listener = abortListener(call)
+    this.requestSignal.addEventListener('abort', call, { once: true })
     this.requestsEnd?.listen(listener)
+    return listener
   }
 
-  offAbort(listener: () => void): void {
-    this.requestSignal.removeEventListener('abort', listener)
+  offAbort(listener: AbortListener): void {
+    this.requestSignal.removeEventListener('abort', listener.call)
     this.requestsEnd?.unlisten(listener)
   }
 

@@ -63,11 +63,11 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     abort.abort(isGatewayError(reason) ? reason : upstreamFailures.clientClosed())
   }
   if (ctx.aborted) onClientGone()
-  ctx.onAbort(onClientGone)
+  const clientListener = ctx.onAbort(onClientGone)
   const firstByteTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`no first byte within ${limits.ttfbMs} ms`)), limits.ttfbMs)
   const release = () => {
     clearTimeout(firstByteTimer)
-    ctx.offAbort(onClientGone)
+    ctx.offAbort(clientListener)
     endSpan?.()
   }
 
