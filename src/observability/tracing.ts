@@ -11,27 +11,14 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace'
 import type { Logger } from '../log/logger.ts'
-import type { RequestContext, EndpointId } from '../pipeline/context.ts'
+import type { RequestContext } from '../pipeline/context.ts'
+import { endpoint } from '../protocols/endpoints.ts'
 import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
 import type { Outcome } from '../pipeline/types.ts'
 import { tracedRequests, type TracedRequest } from './trace-context.ts'
 import type { TracingSettings } from './tracing-config.ts'
 
 const GATEWAY_VERSION = '0.1.0'
-
-/** `gen_ai.operation.name` of each endpoint; endpoints without one are not GenAI operations. */
-const OPERATION: Partial<Record<EndpointId, string>> = { 'chat.completions': 'chat', responses: 'chat', messages: 'chat' }
-
-/** Route templates: span names never carry raw paths. */
-const ROUTE: Record<EndpointId, string> = {
-  'chat.completions': '/v1/chat/completions',
-  responses: '/v1/responses',
-  messages: '/v1/messages',
-  'messages.count_tokens': '/v1/messages/count_tokens',
-  'models.list': '/v1/models',
-  'models.get': '/v1/models/{model}',
-  not_found: '/v1/*',
-}
 
 /** Well-known `gen_ai.provider.name` values by provider type; other types use their own name. */
 const PROVIDER_NAME: Record<string, string> = {
@@ -73,7 +60,9 @@ export class Tracing {
   /** Starts the request's span (a child of the client's `traceparent`, if any); returns its trace id when sampled. */
   startRequest(ctx: RequestContext): string | undefined {
     const parent = ctx.headers.has('traceparent') ? this.propagator.extract(ROOT_CONTEXT, ctx.headers, headerGetter) : ROOT_CONTEXT
-    const route = ROUTE[ctx.endpoint]
+    // The row's route pattern (`http.route` is the template in the server framework's own syntax): span names
+    // never carry raw paths.
+    const route = endpoint(ctx.endpoint).path
     const span = this.tracer.startSpan(
       `${ctx.method} ${route}`,
       {
@@ -99,7 +88,7 @@ export class Tracing {
       this.propagator.inject(request.context, headers, recordSetter)
       return noop
     }
-    const operation = OPERATION[ctx.endpoint]
+    const operation = endpoint(ctx.endpoint).genAiOperation
     const attributes: Attributes = {
       'gen_ai.provider.name': genAiProviderName(attempt.provider_type),
       'gen_ai.request.model': attempt.model,
@@ -133,7 +122,7 @@ export class Tracing {
     tracedRequests.delete(ctx)
     const { span } = request
     if (!span.isRecording()) return span.end()
-    const operation = OPERATION[ctx.endpoint]
+    const operation = endpoint(ctx.endpoint).genAiOperation
     const target = ctx.target
     const attributes: Attributes = { 'http.response.status_code': outcome.status, 'gateway.workflow_version': ctx.workflowVersionId, 'gateway.cache_hit': ctx.cacheType !== '' }
     if (operation) attributes['gen_ai.operation.name'] = operation

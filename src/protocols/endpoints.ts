@@ -36,6 +36,8 @@ export interface Endpoint {
   streamCodec: StreamCodec
   /** Answered by the gateway itself after authentication (src/models/local-endpoints.ts), never upstream. */
   local: boolean
+  /** `gen_ai.operation.name` of its trace spans (OpenTelemetry GenAI conventions); none when no model generates. */
+  genAiOperation?: 'chat' | 'embeddings'
   openapi: { summary: string; tag: string; bodyDescription?: string; hide?: boolean }
 }
 
@@ -75,6 +77,7 @@ export const ENDPOINTS = [
     response: chatCompletion,
     streamCodec: chatStreamCodec,
     local: false,
+    genAiOperation: 'chat',
     openapi: { summary: 'Chat Completions (streaming with stream: true)', tag: 'openai', bodyDescription: 'OpenAI Chat Completions request; unknown fields pass through.' },
   },
   {
@@ -89,6 +92,7 @@ export const ENDPOINTS = [
     protocol: responsesProtocol,
     streamCodec: responsesStreamCodec,
     local: false,
+    genAiOperation: 'chat',
     openapi: { summary: 'Responses API', tag: 'openai', bodyDescription: 'OpenAI Responses request; unknown fields pass through.' },
   },
   {
@@ -103,6 +107,7 @@ export const ENDPOINTS = [
     protocol: anthropicMessagesProtocol,
     streamCodec: messagesStreamCodec,
     local: false,
+    genAiOperation: 'chat',
     openapi: {
       summary: 'Anthropic Messages API (Claude Code, Anthropic SDKs), served from any provider',
       tag: 'anthropic',
