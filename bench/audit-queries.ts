@@ -148,27 +148,54 @@ if (args.explain !== undefined) {
   process.exit(0)
 }
 
+type PlanNode = {
+  'Index Name'?: string
+  'Relation Name'?: string
+  'Node Type'?: string
+  'Actual Rows'?: number
+  'Rows Removed by Filter'?: number
+  Plans?: PlanNode[]
+}
+/** The indexes a plan reads, by their partitioned index's name (not audit_log_w20261123_ts_seq_idx). */
+function indexNames(node: PlanNode | undefined, into: Set<string>, parentIndex: Map<string, string>) {
+  if (!node) return
+  const index = node['Index Name']
+  if (index) into.add(parentIndex.get(index) ?? index)
+  // A sequential scan that read rows (the empty DEFAULT and future partitions are scanned for nothing).
+  const read = (node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)
+  if (node['Node Type'] === 'Seq Scan' && node['Relation Name'] && read > 0) into.add(`seq scan of ${node['Relation Name'].replace(/_(w|p)\d{8}$|_default$/, '')}`)
+  for (const child of node.Plans ?? []) indexNames(child, into, parentIndex)
+}
+
 /** Median planning and execution time of each list case's statement, as EXPLAIN (ANALYZE) reports them. */
 async function explainCases(url: string, times: number) {
   const sql = connectPostgres({ url, poolSize: 1, tls: undefined })
+  /** Partition index name → the partitioned index it belongs to. */
+  const parentIndex = new Map<string, string>()
+  for (const r of await sql.unsafe(
+    `SELECT c.relname AS child, p.relname AS parent FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent WHERE c.relkind = 'i'`,
+  ))
+    parentIndex.set(r.child, r.parent)
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   console.log(`EXPLAIN (ANALYZE) of each list statement (${VARIANTS[0]![0]}), median of ${times}\n`)
-  console.log('| case | planning ms | execution ms |')
-  console.log('|---|---:|---:|')
+  console.log('| case | planning ms | execution ms | indexes read |')
+  console.log('|---|---:|---:|---|')
   for (const [name, params] of LIST_CASES) {
     const plan: number[] = []
     const exec: number[] = []
+    const indexes = new Set<string>()
     for (let i = 0; i < times; i++) {
       const q = new URLSearchParams(`${params}&${VARIANTS[0]![1]}`)
       q.set('offset', String((i % 5) * 25))
       const { text, params: values } = listStatement(parseAuditLogQuery(q))
       const [row] = await sql.unsafe(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values)
-      const out = row['QUERY PLAN'] as { 'Planning Time': number; 'Execution Time': number }[] | string
+      const out = row['QUERY PLAN'] as { 'Planning Time': number; 'Execution Time': number; Plan: PlanNode }[] | string
       const [report] = typeof out === 'string' ? JSON.parse(out) : out
       plan.push(report['Planning Time'])
       exec.push(report['Execution Time'])
+      indexNames(report.Plan, indexes, parentIndex)
     }
-    console.log(`| ${name} | ${fmt(median(plan))} | ${fmt(median(exec))} |`)
+    console.log(`| ${name} | ${fmt(median(plan))} | ${fmt(median(exec))} | ${[...indexes].sort().join(', ')} |`)
   }
   await sql.close()
 }

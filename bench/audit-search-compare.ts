@@ -13,6 +13,7 @@
 import { parseArgs } from 'node:util'
 import { planSearch } from '../src/audit/search.ts'
 import { connectPostgres } from '../src/stores/postgres/client.ts'
+import { searchQuery } from '../src/stores/postgres/search-vector.ts'
 
 const { values: args } = parseArgs({ options: { postgres: { type: 'string' }, runs: { type: 'string', default: '15' } } })
 if (!args.postgres) throw new Error('--postgres URL is required')
@@ -38,7 +39,7 @@ const from = Date.now() - 29 * 86_400_000
 function fullText(term: string): { where: string; param: string } {
   const plan = planSearch(term)
   if (plan.kind !== 'words') throw new Error(`not a word search: ${term}`)
-  return { where: `search @@ to_tsquery('simple', $2)`, param: `${plan.words.join(' <-> ')}:*` }
+  return { where: 'search @@ $2::tsquery', param: searchQuery(plan.words)! }
 }
 const trigram = (term: string) => ({ where: `${TEXT} ILIKE $2`, param: `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` })
 

@@ -5,8 +5,8 @@
  *   bun bench/audit-seed.ts [--file ./data/audit-bench.db] [--rows 1000000] [--days 60] [--batch 5000] [--no-bodies]
  *   bun bench/audit-seed.ts --postgres postgres://… [--rows 1000000] …   (PostgreSQL: migrations, week partitions, VACUUM ANALYZE)
  *
- * Both write through the store's own batch statement, `--batch` rows at a time (on PostgreSQL one multi-row INSERT
- * per batch), so the rows, search index and labels are exactly what the gateway stores, without the request path.
+ * Both write through the store's own batch writer, `--batch` rows at a time (on PostgreSQL one transaction of
+ * COPYs per batch), so the rows, search index and labels are exactly what the gateway stores, without the request path.
  * 1,000,000 entries with bodies take about 5 minutes on PostgreSQL (3.3 GB, see docs/audit.md).
  *
  * Deterministic (seeded PRNG), so two runs give the same data. Prints the rows/s it reached.
@@ -65,7 +65,7 @@ if (args.postgres) {
   const sql = connectPostgres({ url: args.postgres, poolSize: 2, tls: undefined })
   await applyPgMigrations(sql, postgresMigrations, silentLogger)
   await ensurePartitions(sql, end, start) // as the gateway keeps them: one per week
-  // The store's own batch statement (one multi-row INSERT per batch, as the gateway's writer sends), thousands of
+  // The store's own batch writer (COPYs in one transaction per batch, as the gateway's writer sends), thousands of
   // rows at a time: the same rows, search vectors and labels the gateway would store, without the request path.
   const { written, seconds } = await seedBatches(new PostgresAuditStore(sql), batchSize)
   // autovacuum vacuums and analyzes a table this size on its own (PostgreSQL 13+ also after inserts); done here so

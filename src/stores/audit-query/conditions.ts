@@ -59,9 +59,10 @@ export function auditConditions(q: AuditLogQuery, dialect: AuditQueryDialect): A
   if (plan.kind === 'words') return { window, filters, words: plan.words }
   if (plan.kind === 'uuid') {
     const marks = plan.values.map(() => '?').join(', ')
-    // `request_id <> id` matches the partial index: a request id equal to the entry id is found through `id`.
+    // `request_id <> id` and `session_id <> ''` match PostgreSQL's partial indexes (a request id equal to the entry
+    // id is found through `id`); a bound value proves neither to a generic plan.
     add(
-      `(${c('id')} IN (${marks}) OR (${c('request_id')} IN (${marks}) AND ${c('request_id')} <> ${c('id')}) OR ${c('session_id')} IN (${marks}))`,
+      `(${c('id')} IN (${marks}) OR (${c('request_id')} IN (${marks}) AND ${c('request_id')} <> ${c('id')}) OR (${c('session_id')} IN (${marks}) AND ${c('session_id')} <> ''))`,
       ...plan.values,
       ...plan.values,
       ...plan.values,

@@ -272,6 +272,13 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         expect(await ids(s, { sessionId: 'sess-1' })).toEqual([c.id, a.id])
         expect(await ids(s, { errorType: 'rate_limit_error', statusCode: 429 })).toEqual([c.id])
         expect(await ids(s, { stream: true })).toEqual([b.id])
+        // The common values, which PostgreSQL's partial indexes leave out (migration 0003), are found as well.
+        expect(await ids(s, { stream: false })).toEqual([c.id, a.id, old.id])
+        expect(await ids(s, { statusCode: 200 })).toEqual([b.id, a.id, old.id])
+        expect(await ids(s, { method: 'POST' })).toEqual([b.id, a.id, old.id])
+        expect(await ids(s, { method: 'GET' })).toEqual([c.id])
+        expect(await ids(s, { method: 'POST', path: '/v1/models' })).toEqual([])
+        expect(await ids(s, { userPath: '/acme', stream: false })).toEqual([a.id])
         expect(await ids(s, { label: 'blue' } as Partial<AuditLogQuery>)).toEqual([a.id])
         expect(await ids(s, { search: 'azure' })).toEqual([b.id])
         expect(await ids(s, { search: 'req_client_old' })).toEqual([old.id])
@@ -279,6 +286,17 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         expect(await ids(s, { search: 'openai/gpt-4o-mi' })).toHaveLength(4)
         expect(await ids(s, { search: a.id })).toEqual([a.id])
         expect(await s.audit.list({ limit: 1, offset: 1 })).toMatchObject({ total: 4, limit: 1, offset: 1, entries: [{ id: b.id }] })
+      })
+
+      test('search folds case and diacritics and keeps the words in order; tabs, newlines and backslashes read back unchanged', async () => {
+        const s = await fresh()
+        const message = 'Überlastung:\tcafé\nC:\\path "quoted"'
+        const entry = makeEntry({ at: T0, status_code: 502, error_type: 'provider_error', data: { error_message: message, request_body: { text: 'a\tb\nc\\d' } } })
+        await record(s, [entry, makeEntry({ at: T0 + 1 })])
+        expect(await ids(s, { search: 'uberlastung cafe' })).toEqual([entry.id])
+        expect(await ids(s, { search: 'CAFÉ C pa' })).toEqual([entry.id])
+        expect(await ids(s, { search: 'cafe uberlastung' })).toEqual([])
+        expect(await s.audit.get(entry.id)).toEqual(entry)
       })
 
       test('a total counts each match once: provider by type or name, labels, a subtree and its neighbours', async () => {

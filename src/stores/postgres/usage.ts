@@ -8,6 +8,7 @@ import type { ModelPrice } from '../../usage/pricing.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import type { UsageBreakdownRow, UsageQuery, UsageTotals } from '../types.ts'
 import type { PgDb } from './client.ts'
+import { copyIn, copyValue, isUniqueViolation, textArray } from './copy.ts'
 import { priceOverrides, usageRecords } from './schema.ts'
 
 const SUMS = `COUNT(*)::float8 AS requests, COALESCE(SUM(prompt_tokens),0)::float8 AS input_tokens, COALESCE(SUM(completion_tokens),0)::float8 AS output_tokens,
@@ -17,17 +18,30 @@ const SUMS = `COUNT(*)::float8 AS requests, COALESCE(SUM(prompt_tokens),0)::floa
   COALESCE(SUM(rewrite_cost_saved),0)::float8 AS rewrite_cost_saved, COUNT(*) FILTER (WHERE estimated)::float8 AS estimated_requests, COUNT(*) FILTER (WHERE cache_hit)::float8 AS cache_hits`
 
 /**
- * A batch is one statement with one parameter: the records as a JSON array, unpacked by PostgreSQL with the table's
- * own column types (the record fields are named as the columns). The same batch as drizzle's multi-row VALUES cost
- * the gateway's JS thread about 40 µs per record in building and binding 22 parameters a row, against 2 µs for one
- * JSON.stringify (bench/postgres.sh), for about the same server time; and its text changed with the batch length, so
- * PostgreSQL planned every batch anew. A record without labels has none (`labels` is optional in UsageRecord).
+ * A batch is one COPY (./copy.ts: about 4 µs of server CPU per record, against 10 µs for the statement below,
+ * bench/postgres-write-cost.ts's figures in docs/scale-out.md). A batch holding a record already stored (a replay)
+ * is sent again as the statement, which skips it: one JSON parameter that PostgreSQL unpacks with the table's own
+ * column types (the record fields are named as the columns). That JSON costs the gateway's thread 2 µs a record,
+ * drizzle's multi-row VALUES cost it about 40 in building and binding 22 parameters a row. A record without labels
+ * has none (`labels` is optional in UsageRecord).
  */
 const USAGE_COLUMNS = Object.entries(getTableColumns(usageRecords))
-const WRITE_BATCH = `INSERT INTO usage_records (${USAGE_COLUMNS.map(([, c]) => c.name).join(', ')})
+const COPY_BATCH = `COPY usage_records (${USAGE_COLUMNS.map(([, c]) => c.name).join(', ')}) FROM STDIN`
+const INSERT_OR_SKIP = `INSERT INTO usage_records (${USAGE_COLUMNS.map(([, c]) => c.name).join(', ')})
   SELECT ${USAGE_COLUMNS.map(([field]) => (field === 'labels' ? `COALESCE(labels, '{}')` : field)).join(', ')}
   FROM json_to_recordset($1::text::json) AS r(${USAGE_COLUMNS.map(([field, c]) => `${field} ${c.getSQLType()}`).join(', ')})
   ON CONFLICT (id) DO NOTHING`
+
+function copyText(records: readonly UsageRecord[]): string {
+  let text = ''
+  for (const record of records) {
+    const fields = record as unknown as Record<string, string | number | boolean | undefined>
+    let line = ''
+    for (const [field] of USAGE_COLUMNS) line += `${line ? '\t' : ''}${copyValue(field === 'labels' ? textArray(record.labels) : fields[field])}`
+    text += `${line}\n`
+  }
+  return text
+}
 
 /** `label` unnests the labels array: '' for requests without labels. */
 const GROUP_COLUMNS = { model: 'model', provider: 'provider_name', key: 'key_id', user_path: 'user_path', label: "COALESCE(l.label, '')" } as const
@@ -37,7 +51,12 @@ export function postgresUsageStore(sql: SQL) {
   return {
     async writeBatch(records: readonly UsageRecord[]): Promise<void> {
       if (records.length === 0) return
-      await sql.unsafe(WRITE_BATCH, [JSON.stringify(records)])
+      try {
+        await copyIn(sql, COPY_BATCH, copyText(records))
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err
+        await sql.unsafe(INSERT_OR_SKIP, [JSON.stringify(records)])
+      }
     },
     async totals(q: UsageQuery): Promise<UsageTotals> {
       const [row] = await sql.unsafe(`SELECT ${SUMS} FROM usage_records WHERE ts >= $1 AND ts < $2`, [q.fromMs, q.toMs])

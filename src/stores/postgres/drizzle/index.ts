@@ -7,6 +7,7 @@
 import baseline from './0000_baseline.sql' with { type: 'text' }
 import auditLog from './0001_audit_log.sql' with { type: 'text' }
 import auditListIndexes from './0002_audit_list_indexes.sql' with { type: 'text' }
+import auditPartialIndexes from './0003_audit_partial_indexes.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -15,4 +16,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0000_baseline': baseline,
   '0001_audit_log': auditLog,
   '0002_audit_list_indexes': auditListIndexes,
+  '0003_audit_partial_indexes': auditPartialIndexes,
 }
