@@ -155,6 +155,91 @@ describe('filters', () => {
   })
 })
 
+describe('sessions and client request ids (found through the search index)', () => {
+  test('a session id matches exactly: not another case, not a longer id, not the same words elsewhere', async () => {
+    const a = makeEntry({ session_id: 'chat-42' })
+    const others = [
+      makeEntry({ session_id: 'Chat-42' }),
+      makeEntry({ session_id: 'chat-420' }),
+      makeEntry({ session_id: 'chat_42' }),
+      makeEntry({ session_id: 'x', data: { error_message: 'chat 42 failed' } }),
+    ]
+    const b = makeEntry({ session_id: 'chat-42' })
+    await write([a, ...others, b])
+    expect(await ids({ sessionId: 'chat-42' })).toEqual([b.id, a.id])
+    expect(await ids({ sessionId: 'Chat-42' })).toEqual([others[0]!.id])
+    expect(await ids({ sessionId: 'chat_42' })).toEqual([others[2]!.id])
+    expect(await ids({ sessionId: 'chat-42', from: Date.parse(b.timestamp) })).toEqual([b.id])
+    expect(await ids({ sessionId: 'chat-4' })).toEqual([])
+  })
+
+  test('a session id without letters or digits (no words to look up) is still found', async () => {
+    const odd = makeEntry({ session_id: '--::--' })
+    await write([odd, makeEntry({ session_id: '--' }), makeEntry()])
+    expect(await ids({ sessionId: '--::--' })).toEqual([odd.id])
+    expect((await auditConversation(store, odd.id, 10))!.entries.map((e) => e.id)).toEqual([odd.id])
+  })
+
+  test('a UUID search finds a client request id or session id equal to it, whatever words other entries share', async () => {
+    const uuid = '0b6f4c1e-55aa-4d3e-9c2b-7e8f9a0b1c2d'
+    const byRequest = makeEntry({ request_id: uuid })
+    const bySession = makeEntry({ session_id: uuid.toUpperCase() })
+    // The same words in another order, and in a longer id: candidates of the search index, not matches.
+    const decoys = [makeEntry({ session_id: '0b6f4c1e-55aa-4d3e-9c2b-7e8f9a0b1c2e' }), makeEntry({ request_id: `x-${uuid}-y` })]
+    await write([byRequest, bySession, ...decoys])
+    expect(await ids({ search: uuid })).toEqual([byRequest.id])
+    expect((await ids({ search: uuid.toUpperCase() })).sort()).toEqual([byRequest.id, bySession.id].sort())
+  })
+})
+
+describe('query plans: every filter is served by an index', () => {
+  /** The plan of every statement `list` runs for the query, as EXPLAIN QUERY PLAN reports it. */
+  async function plans(q: Partial<AuditLogQuery>): Promise<string[]> {
+    const statements: { sql: string; params: unknown[] }[] = []
+    const query = db.query.bind(db)
+    db.query = ((sql: string) => {
+      const statement = query(sql)
+      return {
+        all: (...params: unknown[]) => (statements.push({ sql, params }), statement.all(...(params as []))),
+        get: (...params: unknown[]) => (statements.push({ sql, params }), statement.get(...(params as []))),
+      }
+    }) as typeof db.query
+    try {
+      await page(q)
+    } finally {
+      db.query = query as typeof db.query
+    }
+    return statements.flatMap(({ sql, params }) =>
+      db
+        .query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...(params as []))
+        .map((r) => r.detail),
+    )
+  }
+  const fullScan = /^SCAN audit_log( |$)/
+
+  test.each<[string, Partial<AuditLogQuery>, RegExp]>([
+    ['the window', { from: T0 }, /COVERING INDEX audit_log_ts/],
+    ['a model', { from: T0, requestedModel: 'fast' }, /INDEX audit_log_model_ts/],
+    ['a provider', { from: T0, provider: 'openai' }, /COVERING INDEX audit_log_ts/],
+    ['method and path', { from: T0, method: 'GET', path: '/v1/models' }, /COVERING INDEX audit_log_ts/],
+    ['a user path', { from: T0, userPath: '/acme' }, /INDEX audit_log_user_path_ts/],
+    ['an error status', { from: T0, statusCode: 429 }, /INDEX audit_log_status_ts/],
+    ['status 200', { from: T0, statusCode: 200 }, /COVERING INDEX audit_log_ts/],
+    ['an error type', { from: T0, errorType: 'rate_limit_error' }, /INDEX audit_log_error_type_ts/],
+    ['a whole session', { sessionId: 'chat-42' }, /SCAN audit_log_search VIRTUAL TABLE/],
+    ['a label', { from: T0, label: 'canary' }, /PRIMARY KEY \(label=\? AND seq>\?\)/],
+    ['a label and a status', { from: T0, label: 'canary', statusCode: 503 }, /INDEX audit_log_status_ts/],
+    ['a UUID', { search: '0b6f4c1e-55aa-4d3e-9c2b-7e8f9a0b1c2d' }, /MULTI-INDEX OR/],
+    ['words', { from: T0, search: 'rate limit' }, /SCAN audit_log_search VIRTUAL TABLE/],
+    ['words and a model', { from: T0, search: 'rate limit', requestedModel: 'fast' }, /INDEX audit_log_model_ts/],
+  ])('%s', async (_, q, expected) => {
+    const plan = await plans(q)
+    expect(plan.filter((line) => fullScan.test(line))).toEqual([])
+    expect(plan.some((line) => expected.test(line))).toBe(true)
+  })
+})
+
 describe('labels', () => {
   test('label filter: exact, within the window, with other filters; entries without labels never match', async () => {
     const a = makeEntry({ at: T0, data: { labels: ['checkout', 'team:payments'] } })

@@ -3,6 +3,7 @@ import { Database } from 'bun:sqlite'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { makeEntry, rowsOf } from '../../../test/helpers/audit-entries.ts'
+import type { AuditLogQuery } from '../../audit/entry.ts'
 import { loadConfig } from '../../config/load.ts'
 import { silentLogger } from '../../log/logger.ts'
 import { openStores } from '../open.ts'
@@ -74,11 +75,17 @@ test('every migration in the journal is embedded, and the journal is in time ord
   expect(onDisk.sort()).toEqual(Object.keys(migrationFiles).sort())
 })
 
-test('a new database gets exactly the schema of one made before drizzle', () => {
+test('a new database gets exactly the schema of one made before drizzle, once that one is migrated', () => {
   const fresh = new Database(':memory:')
   expect(migrateSqlite(fresh)).toEqual(sqliteMigrations.map((m) => m.tag))
   const legacy = new Database(':memory:')
   applyMigrations(legacy, legacyMigrations)
+  // The legacy migrations end exactly at the baseline...
+  const baseline = new Database(':memory:')
+  migrateSqlite(baseline, sqliteMigrations.slice(0, 1))
+  expect(schemaOf(baseline)).toEqual(schemaOf(legacy))
+  // ...and the drizzle migrations after it take both to the same schema.
+  expect(migrateSqlite(legacy)).toEqual(sqliteMigrations.slice(1).map((m) => m.tag))
   expect(schemaOf(fresh)).toEqual(schemaOf(legacy))
   expect(Object.keys(schemaOf(fresh))).toContain('table audit_log_search')
   // Same planner statistics, so the same query plans.
@@ -173,5 +180,50 @@ test('one made before the labels migrations gets them on the way', async () => {
   await expectIntact(path, [])
   const after = new Database(path, { readonly: true })
   expect(after.query('SELECT id FROM schema_migrations WHERE id = ?').get(usageLabelsMigration.id)).toEqual({ id: usageLabelsMigration.id })
+  after.close()
+})
+
+test('a database of the release before 0001 (the baseline) upgrades in place: its entries are found by every filter', async () => {
+  const path = tempFile()
+  const db = openSqlite(path)
+  expect(migrateSqlite(db, sqliteMigrations.slice(0, 1))).toEqual(['0000_baseline'])
+  const uuid = '0b6f4c1e-55aa-4d3e-9c2b-7e8f9a0b1c2d'
+  const entries = [
+    makeEntry({ at: T, session_id: 'chat-42', user_path: '/acme/a' }),
+    makeEntry({ at: T + 1, session_id: 'chat-42', status_code: 429, error_type: 'rate_limit_error', data: { labels: ['canary'] } }),
+    makeEntry({ at: T + 2, request_id: uuid, provider: 'azure-openai', provider_name: 'azure-east' }),
+    makeEntry({ at: T + 3, session_id: uuid }),
+  ]
+  await new SqliteAuditStore(db).writeBatch(rowsOf(entries))
+  db.close()
+
+  const after = openSqlite(path)
+  expect(migrateSqlite(after)).toEqual(sqliteMigrations.slice(1).map((m) => m.tag))
+  const indexes = after
+    .query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'audit_log' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all()
+    .map((r) => r.name)
+  expect(indexes).toEqual([
+    'audit_log_error_type_ts',
+    'audit_log_model_ts',
+    'audit_log_previous_response_id',
+    'audit_log_response_id',
+    'audit_log_status_ts',
+    'audit_log_ts',
+    'audit_log_user_path_ts',
+  ])
+  const store = new SqliteAuditStore(after)
+  const ids = async (q: Partial<AuditLogQuery>) => (await store.list({ limit: 10, offset: 0, ...q })).entries.map((e) => e.id)
+  const [a, b, c, d] = entries.map((e) => e.id) as [string, string, string, string]
+  expect(await ids({ sessionId: 'chat-42' })).toEqual([b, a])
+  expect(await ids({ statusCode: 429 })).toEqual([b])
+  expect(await ids({ statusCode: 200 })).toEqual([d, c, a])
+  expect(await ids({ errorType: 'rate_limit_error' })).toEqual([b])
+  expect(await ids({ provider: 'azure-east' })).toEqual([c])
+  expect(await ids({ provider: 'azure-openai' })).toEqual([c])
+  expect(await ids({ userPath: '/acme' })).toEqual([a])
+  expect(await ids({ label: 'canary' })).toEqual([b])
+  expect(await ids({ search: uuid })).toEqual([d, c])
+  expect(await ids({ search: 'chat 42' })).toEqual([b, a])
   after.close()
 })

@@ -4,7 +4,7 @@ import { usageRecord } from '../../../test/helpers/store-records.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import { applyMigrations } from './client.ts'
 import { legacyMigrations, usageLabelsMigration } from './legacy-migrations.ts'
-import { migrateSqlite } from './migrate.ts'
+import { migrateSqlite, sqliteMigrations } from './migrate.ts'
 import { sqliteUsageStore } from './usage.ts'
 
 const T0 = Date.UTC(2026, 0, 10, 12)
@@ -32,7 +32,8 @@ test('upgrade in place: records written before the labels migration count as unl
   db.query(
     "INSERT INTO usage_records (id, ts, key_id, user_path, provider_name, provider_type, model, requested_model, prompt_tokens, completion_tokens, total_tokens, cached_tokens, cache_write_tokens, reasoning_tokens, cost_usd, saved_usd, rewrite_tokens_saved, rewrite_cost_saved, priced, estimated, cache_hit) VALUES ('old', ?, 'k', '/', 'openai', 'openai', 'm', 'm', 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0)",
   ).run(T0)
-  expect(migrateSqlite(db)).toEqual([])
+  // The legacy migrations it lacked, then the drizzle migrations after the baseline (which it now matches).
+  expect(migrateSqlite(db)).toEqual(sqliteMigrations.slice(1).map((m) => m.tag))
   expect(db.query('SELECT id FROM schema_migrations ORDER BY id DESC LIMIT 1').get()).toEqual({ id: usageLabelsMigration.id })
   const store = sqliteUsageStore(db)
   await store.writeBatch([record('new', ['z'])])

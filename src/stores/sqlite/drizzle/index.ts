@@ -4,10 +4,12 @@
  * line here (migrate.test.ts fails when the journal names a file this list lacks).
  */
 import baseline from './0000_baseline.sql' with { type: 'text' }
+import leanAuditIndexes from './0001_lean_audit_indexes.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
 
 export const migrationFiles: Readonly<Record<string, string>> = {
   '0000_baseline': baseline,
+  '0001_lean_audit_indexes': leanAuditIndexes,
 }
