@@ -99,15 +99,16 @@ function parseJsonBody(ctx: RequestContext, text: string, size: number): void {
     ctx.ingressError = gatewayErrors.invalidRequest('Request body is empty; expected a JSON object.', null, 'invalid_json')
     return
   }
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    ctx.ingressError = gatewayErrors.invalidRequest(`Request body nests deeper than ${MAX_JSON_DEPTH} levels.`, null, 'json_too_deep')
-    return
-  }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch (error) {
     ctx.ingressError = gatewayErrors.invalidJson((error as Error).message)
+    return
+  }
+  // Before anything recursive walks the body (see json-depth.ts).
+  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
+    ctx.ingressError = gatewayErrors.invalidRequest(`Request body nests deeper than ${MAX_JSON_DEPTH} levels.`, null, 'json_too_deep')
     return
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
