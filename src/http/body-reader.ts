@@ -4,6 +4,8 @@
  * deadline (like nginx's `client_body_timeout`, but for the whole body: a byte every few seconds would keep a
  * per-read timeout happy forever).
  */
+import { deadlines } from '../pipeline/deadlines.ts'
+
 export type BodyRead =
   | { kind: 'read'; text: string; size: number }
   | { kind: 'too_large' }
@@ -39,10 +41,11 @@ export function readBody(request: Request, limits: BodyLimits): Promise<BodyRead
 async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, deadlineMs }: BodyLimits): Promise<BodyRead> {
   const reader = body.getReader()
   let timedOut = false
-  const timer = setTimeout(() => {
+  const list = deadlines(deadlineMs)
+  const deadline = list.start(() => {
     timedOut = true
     reader.cancel().catch(() => {})
-  }, deadlineMs)
+  })
   const chunks: Uint8Array[] = []
   let size = 0
   try {
@@ -60,7 +63,7 @@ async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, deadlin
   } catch {
     return timedOut ? TIMEOUT : ABORTED
   } finally {
-    clearTimeout(timer)
+    list.clear(deadline)
   }
   return { kind: 'read', text: Buffer.concat(chunks, size).toString('utf8'), size }
 }
@@ -68,14 +71,15 @@ async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, deadlin
 /** The native whole-body read, given up at the deadline (one promise, no race). */
 function readDeclared(request: Request, size: number, deadlineMs: number): Promise<BodyRead> {
   return new Promise<BodyRead>((resolve) => {
-    const timer = setTimeout(() => resolve(TIMEOUT), deadlineMs)
+    const list = deadlines(deadlineMs)
+    const deadline = list.start(() => resolve(TIMEOUT))
     request.text().then(
       (text) => {
-        clearTimeout(timer)
+        list.clear(deadline)
         resolve({ kind: 'read', text, size })
       },
       () => {
-        clearTimeout(timer)
+        list.clear(deadline)
         resolve(ABORTED)
       },
     )

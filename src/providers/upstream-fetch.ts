@@ -12,6 +12,7 @@ import type { AdapterCall, UpstreamResult } from './types.ts'
 import { scrubSecrets, upstreamError, upstreamFailures } from './upstream-errors.ts'
 import { isEventStream } from '../pipeline/sse.ts'
 import { jsonAnswer, parseJsonOrUndefined } from '../pipeline/json-answer.ts'
+import { clearDeadline, type Deadline, deadlines } from '../pipeline/deadlines.ts'
 
 export interface UpstreamHttpRequest {
   url: string
@@ -28,8 +29,8 @@ interface InFlight {
   attempt: AttemptSnapshot
   t0: number
   abort: AbortController
-  firstByteTimer: ReturnType<typeof setTimeout>
-  /** Clears the first-byte timer and stops listening for the client going away. */
+  firstByte: Deadline
+  /** Clears the first-byte deadline and stops listening for the client going away. */
   release: () => void
 }
 
@@ -64,9 +65,9 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
   }
   if (ctx.aborted) onClientGone()
   const clientListener = ctx.onAbort(onClientGone)
-  const firstByteTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`no first byte within ${limits.ttfbMs} ms`)), limits.ttfbMs)
+  const firstByte = deadlines(limits.ttfbMs).start(() => abort.abort(new UpstreamTimeout(`no first byte within ${limits.ttfbMs} ms`)))
   const release = () => {
-    clearTimeout(firstByteTimer)
+    clearDeadline(firstByte)
     ctx.offAbort(clientListener)
     endSpan?.()
   }
@@ -112,7 +113,7 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     release()
     return response
   }
-  const inFlight: InFlight = { call, attempt, t0, abort, firstByteTimer, release }
+  const inFlight: InFlight = { call, attempt, t0, abort, firstByte, release }
   if (!isEventStream(response) || !response.body) return readWhole(response, inFlight)
   return new Response(watchBody(response.body, inFlight), {
     status: response.status,
@@ -125,9 +126,9 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
  * A non-stream answer is read natively in one go (far cheaper than pumping it through a JS stream), within the
  * idle deadline once its headers arrived.
  */
-async function readWhole(response: Response, { call, attempt, t0, abort, firstByteTimer, release }: InFlight): Promise<UpstreamResult> {
-  clearTimeout(firstByteTimer)
-  const idleTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`the answer did not arrive within ${call.limits.idleMs} ms of its headers`)), call.limits.idleMs)
+async function readWhole(response: Response, { call, attempt, t0, abort, firstByte, release }: InFlight): Promise<UpstreamResult> {
+  clearDeadline(firstByte)
+  const idle = deadlines(call.limits.idleMs).start(() => abort.abort(new UpstreamTimeout(`the answer did not arrive within ${call.limits.idleMs} ms of its headers`)))
   try {
     // A declared length within the bound is read natively right here (readBounded's first case, without its
     // async frame: this runs on every non-stream request).
@@ -145,7 +146,7 @@ async function readWhole(response: Response, { call, attempt, t0, abort, firstBy
     // Reading rejects when a deadline aborts it or the connection breaks: both are the upstream's failure.
     return failAttempt(attempt, t0, toFetchFailure(call.provider.name, abort.signal.reason ?? error))
   } finally {
-    clearTimeout(idleTimer)
+    clearDeadline(idle)
     release()
   }
 }
@@ -155,7 +156,7 @@ async function readWhole(response: Response, { call, attempt, t0, abort, firstBy
  * or broken framing errors the stream with a GatewayError (a stream's only way to report a failure after its
  * headers), which the pipeline turns into a well-formed error frame.
  */
-function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort, firstByteTimer, release }: InFlight): ReadableStream<Uint8Array> {
+function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort, firstByte, release }: InFlight): ReadableStream<Uint8Array> {
   const reader = body.getReader()
   const { limits, provider } = call
   let idleTimer: ReturnType<typeof setTimeout> | undefined
@@ -194,7 +195,7 @@ function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort,
         return fail(controller, upstreamFailures.brokenStream(provider.name, problem))
       }
       if (idleTimer === undefined) {
-        clearTimeout(firstByteTimer)
+        clearDeadline(firstByte)
         idleTimer = setTimeout(() => abort.abort(new UpstreamTimeout(`no data for ${limits.idleMs} ms`)), limits.idleMs)
       } else idleTimer.refresh()
       controller.enqueue(next.value)
