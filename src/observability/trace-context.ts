@@ -1,10 +1,10 @@
 /**
- * @module The span of each traced request in flight, by request. Upstream calls find their parent here, so the
- * code that makes them (src/providers/upstream-fetch.ts) needs no tracing object handed through the adapters,
- * and loads no OpenTelemetry SDK code. With tracing off the map stays empty: one WeakMap lookup per attempt.
+ * @module The span of each traced request in flight, in the request's own slot. Upstream calls find their parent
+ * here, so the code that makes them (src/providers/upstream-fetch.ts) needs no tracing object handed through the
+ * adapters, and loads no OpenTelemetry SDK code. With tracing off the slot stays empty: one array read per attempt.
  */
 import type { Context, Span } from '@opentelemetry/api'
-import type { RequestContext } from '../pipeline/context.ts'
+import { type RequestContext, requestSlot } from '../pipeline/context.ts'
 import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
 
 export interface TracedRequest {
@@ -14,13 +14,13 @@ export interface TracedRequest {
   startAttempt(request: TracedRequest, ctx: RequestContext, attempt: AttemptSnapshot, headers: Record<string, string>): () => void
 }
 
-export const tracedRequests = new WeakMap<RequestContext, TracedRequest>()
+export const tracedRequest = requestSlot<TracedRequest>('tracing')
 
 /**
  * Starts the span of one upstream call when the request is traced and writes its `traceparent` into the
  * outgoing headers; returns the function that ends the span, or undefined when the request is not traced.
  */
 export function traceUpstreamAttempt(ctx: RequestContext, attempt: AttemptSnapshot, headers: Record<string, string>): (() => void) | undefined {
-  const request = tracedRequests.get(ctx)
+  const request = ctx.state(tracedRequest)
   return request?.startAttempt(request, ctx, attempt, headers)
 }

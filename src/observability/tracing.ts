@@ -15,7 +15,7 @@ import type { RequestContext } from '../pipeline/context.ts'
 import { endpoint } from '../protocols/endpoints.ts'
 import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
 import type { Outcome } from '../pipeline/types.ts'
-import { tracedRequests, type TracedRequest } from './trace-context.ts'
+import { tracedRequest, type TracedRequest } from './trace-context.ts'
 import type { TracingSettings } from './tracing-config.ts'
 
 const GATEWAY_VERSION = '0.1.0'
@@ -72,7 +72,7 @@ export class Tracing {
       },
       parent,
     )
-    tracedRequests.set(ctx, { span, context: trace.setSpan(parent, span), startAttempt: this.startAttempt })
+    ctx.setState(tracedRequest, { span, context: trace.setSpan(parent, span), startAttempt: this.startAttempt })
     const spanContext = span.spanContext()
     return spanContext.traceFlags & 1 ? spanContext.traceId : undefined
   }
@@ -117,9 +117,9 @@ export class Tracing {
 
   /** Ends the request's span with what the request came to. */
   endRequest(ctx: RequestContext, outcome: Outcome): void {
-    const request = tracedRequests.get(ctx)
+    const request = ctx.state(tracedRequest)
     if (!request) return
-    tracedRequests.delete(ctx)
+    ctx.setState(tracedRequest, undefined)
     const { span } = request
     if (!span.isRecording()) return span.end()
     const operation = endpoint(ctx.endpoint).genAiOperation
