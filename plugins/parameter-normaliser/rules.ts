@@ -15,17 +15,21 @@ export interface NormaliseOutcome {
 const OPENAI_ONLY = ['store', 'metadata', 'service_tier', 'prediction', 'modalities', 'audio', 'web_search_options', 'prompt_cache_key', 'safety_identifier', 'verbosity']
 
 export function isOpenAIReasoningModel(model: string): boolean {
-  return /^(o\d|gpt-5)/.test(model.replace(/^.*\//, ''))
+  return REASONING_MODEL.test(model.slice(model.lastIndexOf('/') + 1))
 }
 
+const REASONING_MODEL = /^(o\d|gpt-5)/
+
 export function normaliseParameters(body: Record<string, unknown>, providerType: ProviderType, model: string, dropUnsupported: boolean): NormaliseOutcome {
+  const rules = PROVIDER_TYPES[providerType].parameters
+  // Most requests (every one to OpenAI but a reasoning model's) have no rule to apply: no copy of the body for them.
+  const reasoning = rules.style === 'openai' && isOpenAIReasoningModel(model)
+  if (rules.style === 'translated' || (rules.style === 'openai' && !reasoning)) return { body, changes: [] }
   const out = { ...body }
   const changes: string[] = []
-  const rules = PROVIDER_TYPES[providerType].parameters
-  if (rules.style === 'translated') return { body: out, changes }
 
   if (rules.style === 'openai') {
-    if (isOpenAIReasoningModel(model)) {
+    if (reasoning) {
       if (out.max_tokens !== undefined && out.max_completion_tokens === undefined) {
         out.max_completion_tokens = out.max_tokens
         delete out.max_tokens
