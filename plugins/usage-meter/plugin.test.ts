@@ -5,7 +5,7 @@ import { estimateUsage, meterUsage, needsEstimatedUsage } from '../../src/usage/
 import { summaryFromTokens } from '../../src/usage/record.ts'
 import { applyCapture, makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { usageMeter } from './plugin.ts'
-import { withoutUsageChunk } from './usage-chunk.ts'
+import { UsageChunkFilter } from './usage-chunk.ts'
 import { loadCountThread } from '../../src/tokens/count-thread.ts'
 
 // The tokenizer thread loads its tables once (seconds on a loaded machine); counts below then answer at once.
@@ -133,73 +133,60 @@ describe('priced usage (src/usage/meter.ts)', () => {
   })
 })
 
-test('the usage-only chunk is removed; everything else passes', async () => {
-  const sse = 'data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: {"choices":[],"usage":{"total_tokens":3}}\n\ndata: [DONE]\n\n'
-  const out = await new Response(withoutUsageChunk(new Response(sse).body!)).text()
-  expect(out).toBe('data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n')
-})
-
-/** The filtered stream's text, fed in the given reads. */
-async function filtered(reads: string[]) {
+/** What the filter lets through when the body arrives in these reads, chunk by chunk as the pump sends it. */
+function filtered(reads: string[]) {
   const usages: unknown[] = []
-  const source = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const r of reads) controller.enqueue(new TextEncoder().encode(r))
-      controller.close()
-    },
-  })
-  const text = await new Response(withoutUsageChunk(source, (u) => usages.push(u))).text()
-  return { text, usages }
+  const filter = new UsageChunkFilter((u) => usages.push(u))
+  const sent: string[] = []
+  for (const read of [...reads.map((r) => filter.push(new TextEncoder().encode(r))), filter.end()]) if (read && read.byteLength > 0) sent.push(new TextDecoder().decode(read))
+  return { text: sent.join(''), sent, usages }
 }
 
 describe('the usage chunk filter', () => {
   const usageEvent = 'data: {"id":"c","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":2,"total_tokens":6}}\n\n'
   const content = 'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n'
 
-  test('hands the hidden usage to the meter', async () => {
-    const { text, usages } = await filtered([content, usageEvent, 'data: [DONE]\n\n'])
+  test('the usage-only chunk is removed; everything else passes', () => {
+    const sse = 'data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: {"choices":[],"usage":{"total_tokens":3}}\n\ndata: [DONE]\n\n'
+    expect(filtered([sse]).text).toBe('data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n')
+  })
+
+  test('hands the hidden usage to the meter', () => {
+    const { text, usages } = filtered([content, usageEvent, 'data: [DONE]\n\n'])
     expect(text).toBe(`${content}data: [DONE]\n\n`)
     expect(usages).toEqual([{ prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 }])
   })
 
-  test('finds the usage chunk split across reads at any byte, and keeps the bytes around it', async () => {
+  test('finds the usage chunk split across reads at any byte, and keeps the bytes around it', () => {
     const whole = content + usageEvent + 'data: [DONE]\n\n'
     for (let at = 1; at < whole.length; at += 7) {
-      const { text, usages } = await filtered([whole.slice(0, at), whole.slice(at)])
+      const { text, usages } = filtered([whole.slice(0, at), whole.slice(at)])
       expect(text).toBe(`${content}data: [DONE]\n\n`)
       expect(usages).toHaveLength(1)
     }
   })
 
-  test('CRLF framing, event lines and comments pass unchanged', async () => {
+  test('an event the body ends in the middle of is sent at the end', () => {
+    expect(filtered([content, 'data: {"choices":[{"delta":{}}]}']).text).toBe(`${content}data: {"choices":[{"delta":{}}]}`)
+  })
+
+  test('CRLF framing, event lines and comments pass unchanged', () => {
     const crlf = 'event: x\r\ndata: {"choices":[{"delta":{}}]}\r\n\r\n: keep-alive\r\n\r\n'
-    const { text, usages } = await filtered([crlf, usageEvent.replaceAll('\n', '\r\n')])
+    const { text, usages } = filtered([crlf, usageEvent.replaceAll('\n', '\r\n')])
     expect(text).toBe(crlf)
     expect(usages).toHaveLength(1)
   })
 
-  test('an event longer than any usage chunk is forwarded before it ends', async () => {
+  test('an event longer than any usage chunk is forwarded before it ends', () => {
     const big = `data: {"choices":[{"delta":{"content":"${'x'.repeat(40_000)}"}}]}`
-    const source = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        controller.enqueue(new TextEncoder().encode(big.slice(0, 20_000)))
-        await Bun.sleep(20)
-        controller.enqueue(new TextEncoder().encode(`${big.slice(20_000)}\n\n${usageEvent}`))
-        controller.close()
-      },
-    })
-    const reader = withoutUsageChunk(source).getReader()
-    const first = await reader.read()
-    expect(first.value!.byteLength).toBe(20_000)
-    let rest = ''
-    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value)
-    expect(rest).toBe(`${big.slice(20_000)}\n\n`)
+    const { sent, usages } = filtered([big.slice(0, 20_000), `${big.slice(20_000)}\n\n${usageEvent}`])
+    expect(sent[0]!.length).toBe(20_000)
+    expect(sent.slice(1).join('')).toBe(`${big.slice(20_000)}\n\n`)
+    expect(usages).toHaveLength(1)
   })
 
-  test('a chunk without the marker is forwarded as the same bytes', async () => {
+  test('a chunk without the marker is forwarded as the same bytes', () => {
     const bytes = new TextEncoder().encode(content)
-    const source = new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(bytes), c.close()) })
-    const { value } = await withoutUsageChunk(source).getReader().read()
-    expect(value).toBe(bytes)
+    expect(new UsageChunkFilter().push(bytes)).toBe(bytes)
   })
 })

@@ -11,7 +11,7 @@ import { isEventStream } from '../../src/pipeline/sse.ts'
 import { CONTINUE, definePlugin } from '../../src/pipeline/types.ts'
 import { usageFromOpenAI } from '../../src/pipeline/usage.ts'
 import { usageMeterManifest } from './manifest.ts'
-import { withoutUsageChunk } from './usage-chunk.ts'
+import { UsageChunkFilter } from './usage-chunk.ts'
 
 /** Set when the gateway asked for the stream's usage chunk and the client did not: the chunk is hidden. */
 const hideUsageChunkSlot = requestSlot<true>('usage-meter')
@@ -30,10 +30,11 @@ export const usageMeter = definePlugin({
       },
       onResponse(ctx, response) {
         if (!ctx.state(hideUsageChunkSlot) || !response.body || !isEventStream(response)) return response
-        const body = withoutUsageChunk(response.body, (raw) => {
+        // Applied by the pump as it reads the body (src/pipeline/run.ts): no stream stage of its own.
+        ctx.streamFilter = new UsageChunkFilter((raw) => {
           ctx.hiddenStreamUsage = usageFromOpenAI(raw)
         })
-        return new Response(body, { status: response.status, headers: response.headers })
+        return response
       },
       onComplete(_ctx, outcome) {
         if (outcome.usageRecord) usage.record(outcome.usageRecord)

@@ -3,11 +3,11 @@
  * `choices: []` usage chunk (clients index `choices[0]`), so it is removed from what the client receives, and its
  * usage is handed to the meter instead.
  *
- * Works on bytes: a read that holds no usage chunk is forwarded as it arrived (no decoding, no re-framing, no
- * copy), which is every read but one in a stream. Only an event not yet ended by its read is held back until it
+ * Works on bytes, as the stream pump's filter (no stream stage of its own): a read that holds no usage chunk is
+ * forwarded as it arrived (no decoding, no re-framing, no copy), which is every read but one in a stream. Only an event not yet ended by its read is held back until it
  * ends, and at most USAGE_EVENT_MAX_BYTES of it: a longer event cannot be a usage chunk and is forwarded as it comes.
  */
-import { eventPayload } from '../../src/pipeline/sse.ts'
+import { eventPayload, type StreamFilter } from '../../src/pipeline/sse.ts'
 
 const MARK = Buffer.from('"choices":[]')
 /** Usage chunks are a few hundred bytes; anything held back longer than this is some other event. */
@@ -15,58 +15,44 @@ const USAGE_EVENT_MAX_BYTES = 16 * 1024
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
-export function withoutUsageChunk(body: ReadableStream<Uint8Array>, onUsage: (usage: unknown) => void = () => {}): ReadableStream<Uint8Array> {
-  const reader = body.getReader()
+/** The usage-chunk removal as the pump's stream filter (`ctx.streamFilter`, src/pipeline/sse.ts). */
+export class UsageChunkFilter implements StreamFilter {
   /** The start of an event the last read did not end. */
-  let held: Uint8Array | undefined
+  private held: Uint8Array | undefined
   /** Inside an event already known not to be a usage chunk: bytes pass until it ends. */
-  let passing = false
+  private passing = false
+
+  constructor(private readonly onUsage: (usage: unknown) => void = () => {}) {}
 
   /** What of `bytes` (held bytes first) can go to the client now. */
-  const filter = (bytes: Uint8Array): Uint8Array | undefined => {
-    let data = held ? Buffer.concat([held, bytes]) : bytes
-    held = undefined
+  push(bytes: Uint8Array): Uint8Array | undefined {
+    let data = this.held ? Buffer.concat([this.held, bytes]) : bytes
+    this.held = undefined
     let cut = lastEventEnd(data)
-    if (passing) {
+    if (this.passing) {
       // Until the big event ends, everything passes; what follows its end is filtered as usual.
       if (cut === 0) return data
       const first = firstEventEnd(data)
-      passing = false
-      const rest = filter(data.subarray(first))
+      this.passing = false
+      const rest = this.push(data.subarray(first))
       return rest ? Buffer.concat([data.subarray(0, first), rest]) : data.subarray(0, first)
     }
     if (cut < data.length) {
       if (data.length - cut > USAGE_EVENT_MAX_BYTES) {
-        passing = true
+        this.passing = true
         cut = data.length
-      } else held = data.subarray(cut)
+      } else this.held = data.subarray(cut)
       data = data.subarray(0, cut)
     }
     if (data.length === 0) return undefined
-    return Buffer.from(data.buffer, data.byteOffset, data.byteLength).indexOf(MARK) < 0 ? data : dropUsageEvents(data, onUsage)
+    return Buffer.from(data.buffer, data.byteOffset, data.byteLength).indexOf(MARK) < 0 ? data : dropUsageEvents(data, this.onUsage)
   }
 
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) {
-          if (held) controller.enqueue(dropUsageEvents(held, onUsage))
-          held = undefined
-          controller.close()
-          return
-        }
-        const out = filter(value)
-        if (out && out.byteLength > 0) {
-          controller.enqueue(out)
-          return
-        }
-      }
-    },
-    cancel(reason) {
-      return reader.cancel(reason)
-    },
-  })
+  end(): Uint8Array | undefined {
+    const held = this.held
+    this.held = undefined
+    return held ? dropUsageEvents(held, this.onUsage) : undefined
+  }
 }
 
 /** Removes the usage-only events from complete events; their usage goes to `onUsage`. */

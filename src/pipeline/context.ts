@@ -10,6 +10,7 @@ import type { Logger } from '../log/logger.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
 import type { EndpointId } from '../protocols/endpoints.ts'
 import type { Capture } from './types.ts'
+import type { StreamFilter } from './sse.ts'
 import { abortListener, type AbortListener, type RequestsEnd } from './context-abort.ts'
 import type { AttemptSnapshot, FailoverSnapshot, RequestRevisionSnapshot, TokenUsage, WorkflowFeaturesSnapshot } from './snapshots.ts'
 
@@ -150,6 +151,8 @@ export class RequestContext {
   cacheType = ''
   /** Usage from a stream's usage chunk hidden from the client (the usage meter); the pump never sees it. */
   hiddenStreamUsage?: TokenUsage
+  /** Applied by the stream pump to the body's bytes before anything else sees them. The usage meter. */
+  streamFilter?: StreamFilter
 
   /** The workflow version whose pipeline runs the request. src/pipeline/run.ts. */
   workflowVersionId = ''

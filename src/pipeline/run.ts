@@ -162,6 +162,7 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
   const capture = ctx.capture
   const fold: StreamFold | undefined = capture.responseBody || capture.usage || codec.foldAlways ? codec.createFold(!capture.responseBody) : undefined
   const parser = fold ? new SseParser(fold.only) : undefined
+  const filter = ctx.streamFilter
   const outcome = baseOutcome(ctx, response.status, headers)
   let ended = false
   // The gateway's own frames (keep-alives, the error frame) may only go between two upstream events: upstream
@@ -203,31 +204,42 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
     complete(ctx, pipeline, outcome, telemetry, true)?.catch((err) => ctx.log.error({ err }, 'completing the request failed'))
   }
 
+  const forward = (controller: ReadableStreamDefaultController<Uint8Array>, chunk: Uint8Array) => {
+    if (outcome.ttfbMs === undefined) outcome.ttfbMs = ctx.elapsedNs() / 1e6
+    outcome.bytesOut += chunk.byteLength
+    if (parser && fold) for (const event of parser.push(chunk)) fold.add(event)
+    controller.enqueue(chunk)
+    betweenEvents = endsEvent(chunk)
+  }
+
   return new ReadableStream<Uint8Array>({
     start(controller) {
       armKeepalive(controller, keepaliveMs)
     },
     async pull(controller) {
       try {
-        waiting = true
-        const result = await reader.read()
-        waiting = false
-        lastActivity = performance.now()
-        if (result.done) {
-          controller.close()
-          end({})
-          return
-        }
+        let chunk: Uint8Array | undefined
+        // A pull that enqueues nothing is not called again: read on while the filter holds everything back.
+        do {
+          waiting = true
+          const result = await reader.read()
+          waiting = false
+          lastActivity = performance.now()
+          if (result.done) {
+            const rest = filter?.end()
+            if (rest && rest.byteLength > 0) forward(controller, rest)
+            controller.close()
+            end({})
+            return
+          }
+          chunk = filter ? filter.push(result.value) : result.value
+        } while (!chunk || chunk.byteLength === 0)
         const refused = ctx.streamStillAllowed?.()
         if (refused) {
           reader.cancel(refused).catch(() => {})
           throw refused
         }
-        if (outcome.ttfbMs === undefined) outcome.ttfbMs = ctx.elapsedNs() / 1e6
-        outcome.bytesOut += result.value.byteLength
-        if (parser && fold) for (const event of parser.push(result.value)) fold.add(event)
-        controller.enqueue(result.value)
-        betweenEvents = endsEvent(result.value)
+        forward(controller, chunk)
       } catch (error) {
         const failure = toGatewayError(error)
         // Ends the line in progress, so the error frame's own lines are read as lines of their own.
