@@ -12,6 +12,17 @@ test('a vector lists each word once with its positions, as PostgreSQL reads a ts
   expect(searchVector('')).toBe('')
   const many = searchVector(Array.from({ length: 300 }, () => 'w').join(' '))
   expect(many.split(',')).toHaveLength(256)
+  // Past 64 words the lookup is a Map: the same literal.
+  expect(searchVector(Array.from({ length: 70 }, (_, i) => ['a', 'b', 'c'][i % 3]).join(' '))).toBe(
+    ['a', 'b', 'c']
+      .map(
+        (w, k) =>
+          `'${w}':${Array.from({ length: 70 }, (_, i) => i + 1)
+            .filter((i) => (i - 1) % 3 === k)
+            .join(',')}`,
+      )
+      .join(' '),
+  )
 })
 
 test("a query keeps the words in order, the last a prefix, folded like the vector's", () => {
