@@ -6,7 +6,9 @@
 # reports usage) with the process's peak at the end; plus the process's CPU (all its threads, from /proc) per
 # request in each load. Each REF (a git ref, exported read-only with `git archive`; `.` = the working tree) and each
 # VARIANT gets its own process and database; ROUNDS repeats the whole list, interleaved (ref × variant in turn,
-# then again), so the rows compare.
+# then again), so the rows compare. "peak, N streams" is the first process's peak, so never below its peak under
+# the load before; "peak, N open streams" is the peak of the fresh process that holds the N streams open at once
+# (one frame a second) for "KiB per open stream".
 # Usage: [REFS=". main"] [VARIANTS="default;binary;--smol;BUN_JSC_forceRAMSize=268435456"] [MEM_ENV="LOGGING_LOG_BODIES=true"]
 #        [ROUNDS=1] [SECONDS_PER_RUN=8] [STREAMS=1000] [CONNECTIONS=50] bench/memory.sh
 # A variant is a list of words: `binary` runs the compiled binary (`bun run build` of that ref) instead of
@@ -44,9 +46,9 @@ load() {
   printf '%s %s %s\n' "$(awk '/requests in/{ print $1 }' <<<"$out")" "$(awk '/Requests\/sec/{ printf "%d", $2 }' <<<"$out")" $(($(ticks "$pid") - before))
 }
 
-printf '| code | variant | idle RSS | after /dashboard | peak, c=%s | peak, %s streams | RSS after | after a count | peak at the end | req/s c=%s | CPU µs/req | streams/s | CPU µs/stream | KiB per open stream |\n' \
-  "$CONNECTIONS" "$STREAMS" "$CONNECTIONS"
-printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+printf '| code | variant | idle RSS | after /dashboard | peak, c=%s | peak, %s streams | RSS after | after a count | peak at the end | req/s c=%s | CPU µs/req | streams/s | CPU µs/stream | KiB per open stream | peak, %s open streams |\n' \
+  "$CONNECTIONS" "$STREAMS" "$CONNECTIONS" "$STREAMS"
+printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 declare -A built=()
 port=19212
 for _ in $(seq 1 "$ROUNDS"); do
@@ -102,9 +104,10 @@ for _ in $(seq 1 "$ROUNDS"); do
       sleep 6
       held=$(kb "$pid" VmRSS)
       wait "$wrk_pid" || true
-      printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$ref" "$variant" \
+      peak_hold=$(kb "$pid" VmHWM)
+      printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$ref" "$variant" \
         "$(mib "$idle")" "$(mib "$dash")" "$(mib "$peak_load")" "$(mib "$peak_streams")" "$(mib "$after")" "$(mib "$counted")" "$(mib "$peak_end")" \
-        "$rps" "$(per_request "$cpu" "$n")" "$sps" "$(per_request "$scpu" "$sn")" "$(((held - before_hold) / STREAMS))"
+        "$rps" "$(per_request "$cpu" "$n")" "$sps" "$(per_request "$scpu" "$sn")" "$(((held - before_hold) / STREAMS))" "$(mib "$peak_hold")"
       kill "$pid" 2>/dev/null || true
       wait "$pid" 2>/dev/null || true
       port=$((port + 1))
