@@ -10,7 +10,8 @@
  *
  * Stages: `encode` is encodeAuditEntry alone (row built, JSON and search text made); `audit record + hand-off`
  * is AuditWriter.record for every entry and the writer's batches posted to the write thread, until all are
- * stored; `store` is the write thread's CPU for them; `other threads` is everything else of the process meanwhile
+ * stored; `store` is the write thread's CPU for them (and the part of it spent in the kernel, reading and writing
+ * database pages: most of it from a large `--db`); `other threads` is everything else of the process meanwhile
  * (mostly JavaScriptCore's JIT compiler, still tiering up the writer's code after the warm-up, and mimalloc's
  * scavenger; the GC helpers take little); the usage lines are the same for one usage record per
  * entry. Building the entry from a request (src/audit/capture.ts) needs a request and is not timed here
@@ -42,25 +43,38 @@ const burst = Number(args.burst)
 /** Milliseconds between bursts: entries arrive at `--rate` a second, as from a gateway serving that many requests. */
 const gapMs = (burst / Number(args.rate)) * 1000
 
-/** CPU nanoseconds so far of the main thread, of the thread(s) named `Worker` (the write thread) and of the rest (GC helpers, JIT). */
-function threadCpu(): { main: number; write: number; other: number } {
+/** Nanoseconds per clock tick of /proc/<pid>/task/<tid>/stat's utime and stime (USER_HZ, 100 on Linux). */
+const TICK_NS = 10_000_000
+
+/**
+ * CPU nanoseconds so far of the main thread, of the thread(s) named `Worker` (the write thread) and of the rest
+ * (GC helpers, JIT); `writeSystem` is the write thread's part in the kernel (reading and writing database pages),
+ * from `stat` in 10 ms ticks, so only meaningful over many entries.
+ */
+function threadCpu(): { main: number; write: number; writeSystem: number; other: number } {
   let main = 0
   let write = 0
+  let writeSystem = 0
   let other = 0
   for (const tid of readdirSync('/proc/self/task')) {
     let ns: number
     let comm: string
+    let stat: string
     try {
       ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0])
       comm = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim()
+      stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
     } catch {
       continue // the thread ended meanwhile
     }
     if (Number(tid) === process.pid) main += ns
-    else if (comm === 'Worker') write += ns
-    else other += ns
+    else if (comm === 'Worker') {
+      write += ns
+      // Fields after the command's closing parenthesis: stime is the 13th.
+      writeSystem += Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[12]) * TICK_NS
+    } else other += ns
   }
-  return { main, write, other }
+  return { main, write, writeSystem, other }
 }
 
 const usageOf = (e: ReturnType<typeof benchAuditEntry>): UsageRecord => ({
@@ -123,6 +137,7 @@ try {
     let t1 = threadCpu()
     note('audit record + hand-off (request thread)', t1.main - t.main)
     note('audit store (write thread)', t1.write - t.write)
+    note('audit store (write thread), of which system time', t1.writeSystem - t.writeSystem)
     note('audit, other threads (GC helpers, JIT)', t1.other - t.other)
 
     t = threadCpu()
