@@ -212,6 +212,7 @@ export function listStatement(q: AuditLogQuery): { text: string; params: Param[]
       : undefined
   const page = where([...common, provider && `(${provider[0]} OR (${provider[1]}))`, label])
   const upTo = countLimit(q)
+  if (words !== undefined && upTo !== undefined) return searchStatement(p, page, upTo, q)
   const limit = upTo === undefined ? '' : ` LIMIT ${p.bind({ sql: '?', params: [upTo] })}`
   const count = (w: string, table = 'audit_log a') => `(SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${w}${limit}) m)`
   let total: string
@@ -226,6 +227,33 @@ export function listStatement(q: AuditLogQuery): { text: string; params: Param[]
   return {
     text: `WITH page AS (SELECT ${LIGHT} FROM audit_log a WHERE ${page} ORDER BY a.ts DESC, a.seq DESC LIMIT $${n + 1} OFFSET $${n + 2}),
         counted AS (SELECT (${total})::int AS total)
+       SELECT page.*, counted.total FROM counted LEFT JOIN page ON true ORDER BY page.ts DESC, page.seq DESC`,
+    params: [...p.values, q.limit, q.offset],
+  }
+}
+
+/**
+ * A word search's statement. Its matches come from the search index as a bitmap, its total counts them, and
+ * PostgreSQL cannot tell a word in a third of all entries from a request id in one: planned as a list in time
+ * order that keeps the rows the words match, a search matching one entry read every row of the window (44 s at
+ * 1,000,000 entries; docs/audit.md). So the matches, up to the cap, are collected once from the index (with their
+ * time and order): under the cap they are all there, and the page is their newest (read by primary key, the
+conditions repeated so the window prunes the partitions); at the cap
+ * (many matches, found soon in time order) the page is read in time order as before. Each branch is gated on the
+ * count, so only one runs.
+ */
+function searchStatement(p: Params, page: string, upTo: number, q: AuditLogQuery): { text: string; params: Param[] } {
+  const cap = p.bind({ sql: '?', params: [upTo] })
+  const n = p.values.length
+  const [limit, offset] = [`$${n + 1}`, `$${n + 2}`]
+  return {
+    text: `WITH m AS MATERIALIZED (SELECT a.id, a.ts, a.seq FROM audit_log a WHERE ${page} LIMIT ${cap}),
+        counted AS (SELECT count(*)::int AS total FROM m),
+        page AS (
+          (SELECT ${LIGHT} FROM (SELECT id, ts, seq FROM m ORDER BY ts DESC, seq DESC LIMIT ${limit} OFFSET ${offset}) x
+            JOIN audit_log a ON a.id = x.id AND a.ts = x.ts WHERE ${page} AND (SELECT total FROM counted) < ${cap})
+          UNION ALL
+          (SELECT ${LIGHT} FROM audit_log a WHERE ${page} AND (SELECT total FROM counted) >= ${cap} ORDER BY a.ts DESC, a.seq DESC LIMIT ${limit} OFFSET ${offset}))
        SELECT page.*, counted.total FROM counted LEFT JOIN page ON true ORDER BY page.ts DESC, page.seq DESC`,
     params: [...p.values, q.limit, q.offset],
   }
