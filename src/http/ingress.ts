@@ -48,11 +48,10 @@ export async function buildRequestContext({
   pathParam,
   requestsEnd,
 }: IngressInput): Promise<Ingress> {
-  const url = new URL(request.url)
   const ctx = new RequestContext({
     endpoint,
     method: request.method,
-    path: url.pathname,
+    path: pathOf(request.url),
     headers: request.headers,
     clientIp,
     log,
@@ -64,6 +63,18 @@ export async function buildRequestContext({
   if (authentication.kind !== 'authenticated') return { ctx, closeConnection: hasBody(request) }
   if (request.method !== 'POST' || endpointOf(endpoint).body !== 'json') return { ctx, closeConnection: false }
   return { ctx, closeConnection: !(await readJsonBody(ctx, request, maxBodyBytes, bodyDeadlineMs)) }
+}
+
+/** Paths that `new URL(url).pathname` gives back unchanged (no dot segments, escapes or other characters to encode). */
+const PLAIN_PATH = /^\/[A-Za-z0-9_\-/]*$/
+
+/** `new URL(url).pathname` without building a URL when the path is plain (every request to a /v1 route but a few). */
+export function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return new URL(url).pathname
+  const query = url.indexOf('?', start)
+  const path = query < 0 ? url.slice(start) : url.slice(start, query)
+  return PLAIN_PATH.test(path) ? path : new URL(url).pathname
 }
 
 /** Whether the request has a body (from its headers: `request.body` would make a stream just to tell). */
