@@ -14,12 +14,33 @@ const FORWARDED_PREFIXES = ['x-ratelimit-']
 export function clientHeadersFrom(upstream: Headers, requestId: string): Headers {
   const out = new Headers()
   upstream.forEach((value, key) => {
-    if (FORWARDED_RESPONSE_HEADERS.has(key) || FORWARDED_PREFIXES.some((p) => key.startsWith(p))) out.set(key, value)
+    if (isForwarded(key)) out.set(key, value)
   })
-  const upstreamId = upstream.get('x-request-id')
-  if (upstreamId) out.set('x-upstream-request-id', upstreamId)
-  out.set('x-request-id', requestId)
-  return out
+  return withRequestIds(out, upstream.get('x-request-id'), requestId)
+}
+
+/**
+ * The same headers as `clientHeadersFrom`, made in place: for a Response made for this request alone (a marked
+ * JSON answer, src/pipeline/json-answer.ts), whose headers are then the client's without a second Response.
+ */
+export function keepClientHeaders(headers: Headers, requestId: string): Headers {
+  const upstreamId = headers.get('x-request-id')
+  const dropped: string[] = []
+  headers.forEach((_, key) => {
+    if (!isForwarded(key)) dropped.push(key)
+  })
+  for (const key of dropped) headers.delete(key)
+  return withRequestIds(headers, upstreamId, requestId)
+}
+
+function isForwarded(key: string): boolean {
+  return FORWARDED_RESPONSE_HEADERS.has(key) || FORWARDED_PREFIXES.some((p) => key.startsWith(p))
+}
+
+function withRequestIds(headers: Headers, upstreamId: string | null, requestId: string): Headers {
+  if (upstreamId) headers.set('x-upstream-request-id', upstreamId)
+  headers.set('x-request-id', requestId)
+  return headers
 }
 
 const SENSITIVE_HEADER =

@@ -1,8 +1,9 @@
 /**
  * @module A non-stream upstream answer is parsed once: the upstream call checks that it is JSON and marks the
- * Response it hands on with the parsed value; whoever passes the same body on (the client response) carries the
- * mark, and the pipeline's capture (usage, audit body) and the translators read it instead of parsing the text
- * again. A Response without the mark (rewritten by a plugin, an error body) is parsed as before.
+ * Response it hands on with the parsed value. A marked Response is made for one request alone: it goes on to the
+ * client as it is (its headers made the client's in place, src/providers/call-target.ts), and the pipeline's
+ * capture (usage, audit body) and the translators read the mark instead of parsing the text again. A Response
+ * without the mark (rewritten by a plugin, an error body) is parsed as before.
  */
 
 /** The text and parsed value an answer was made from. A property of the Response, not a WeakMap entry: two per
@@ -31,13 +32,6 @@ export function jsonAnswer(text: string, parsed: unknown, init: ResponseInit): R
   const response: MarkedResponse = new Response(text, init)
   response[ANSWER] = { text, parsed }
   return response
-}
-
-/** `to` has the same body as `from`: it carries the parsed value along. */
-export function sameAnswer(from: Response, to: Response): Response {
-  const answer = (from as MarkedResponse)[ANSWER]
-  if (answer) (to as MarkedResponse)[ANSWER] = answer
-  return to
 }
 
 /** The parsed body of a marked answer; undefined when the Response carries no mark. */

@@ -8,7 +8,7 @@
  */
 import { GatewayError } from '../errors/gateway-error.ts'
 import type { RequestContext } from '../pipeline/context.ts'
-import { clientHeadersFrom } from '../pipeline/headers.ts'
+import { clientHeadersFrom, keepClientHeaders } from '../pipeline/headers.ts'
 import type { AttemptKind } from '../pipeline/snapshots.ts'
 import type { PluginDeps } from '../pipeline/types.ts'
 import { countTokensResponse } from '../protocols/anthropic-messages/count-tokens.ts'
@@ -16,7 +16,7 @@ import { endpoint } from '../protocols/endpoints.ts'
 import type { IngressProtocol } from '../protocols/types.ts'
 import type { AdapterCall, ProviderAdapter, ResolvedTarget, UpstreamResult } from './types.ts'
 import { isEventStream } from '../pipeline/sse.ts'
-import { answerText, jsonAnswer, parsedAnswer, sameAnswer } from '../pipeline/json-answer.ts'
+import { answerText, jsonAnswer, parsedAnswer } from '../pipeline/json-answer.ts'
 
 export async function callTarget(ctx: RequestContext, target: ResolvedTarget, kind: AttemptKind, deps: PluginDeps): Promise<UpstreamResult> {
   const registered = deps.providers.get(target.providerName)
@@ -77,8 +77,11 @@ function nativeCall(ctx: RequestContext, nativeResponses: boolean, adapter: Prov
 
 function toClient(ctx: RequestContext, upstream: UpstreamResult): UpstreamResult {
   if (upstream instanceof GatewayError) return upstream
-  const init = { status: upstream.status, headers: clientHeadersFrom(upstream.headers, ctx.requestId) }
-  // A JSON answer is passed on from its text: `upstream.body` would wrap the text in a stream only to read it back.
-  const text = answerText(upstream)
-  return text === undefined ? new Response(upstream.body, init) : sameAnswer(upstream, new Response(text, init))
+  // A marked JSON answer was made for this request alone (json-answer.ts): it goes on as it is, its headers made the
+  // client's in place. Another Response is passed on by its body, under the client's headers.
+  if (answerText(upstream) !== undefined) {
+    keepClientHeaders(upstream.headers, ctx.requestId)
+    return upstream
+  }
+  return new Response(upstream.body, { status: upstream.status, headers: clientHeadersFrom(upstream.headers, ctx.requestId) })
 }
