@@ -16,7 +16,8 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 export interface IngressInput {
   request: Request
   endpoint: EndpointId
-  clientIp: string
+  /** Read from the connection on first use (RequestContext.clientIp). */
+  clientIp: () => string
   log: Logger
   maxBodyBytes: number
   /** Time allowed for the whole body to arrive. */

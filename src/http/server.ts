@@ -34,7 +34,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
     const { ctx, closeConnection } = await buildRequestContext({
       request,
       endpoint,
-      clientIp: server?.requestIP(request)?.address ?? '',
+      clientIp: () => server?.requestIP(request)?.address ?? '',
       log: gateway.log,
       maxBodyBytes,
       bodyDeadlineMs,

@@ -60,7 +60,11 @@ export interface RequestContextInit {
   method: string
   path: string
   headers: Headers
-  clientIp: string
+  /**
+   * The client's address, or how to read it from the connection: read on first use (most requests never need it;
+   * reading it costs a system call), which must come while the connection is open (see `keepClientIp`).
+   */
+  clientIp: string | (() => string)
   log: Logger
   /** Fires when the client goes away. */
   clientSignal: AbortSignal
@@ -85,7 +89,7 @@ export class RequestContext {
   readonly method: string
   readonly path: string
   readonly headers: Headers
-  readonly clientIp: string
+  private clientIpOrSource: string | (() => string)
   /** The client going away (the request's own signal); `clientSignal` adds the gateway's end of all requests. */
   private readonly requestSignal: AbortSignal
   private readonly requestsEnd?: RequestsEnd
@@ -178,7 +182,7 @@ export class RequestContext {
     this.method = init.method
     this.path = init.path
     this.headers = init.headers
-    this.clientIp = init.clientIp
+    this.clientIpOrSource = init.clientIp
     this.requestSignal = init.clientSignal
     this.requestsEnd = init.requestsEnd
     this.pathParam = init.pathParam
@@ -186,6 +190,18 @@ export class RequestContext {
     const clientRequestId = init.headers.get('x-request-id')
     this.requestId = clientRequestId && clientRequestId.length <= 200 ? clientRequestId : this.id
     this.baseLog = init.log
+  }
+
+  /** The client's address ('' when unknown). */
+  get clientIp(): string {
+    const ip = this.clientIpOrSource
+    if (typeof ip === 'string') return ip
+    return (this.clientIpOrSource = ip())
+  }
+
+  /** Reads the client's address now, while the connection is surely open, for a record made when the request ends. */
+  keepClientIp(): void {
+    if (typeof this.clientIpOrSource !== 'string') this.clientIpOrSource = this.clientIpOrSource()
   }
 
   /**

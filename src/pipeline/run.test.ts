@@ -203,3 +203,38 @@ describe('runPipeline', () => {
     expect(completions(journal)).toEqual(['route.onComplete(default, 400)'])
   })
 })
+
+describe("the client's address", () => {
+  const withAddress = (reads: string[]) =>
+    new RequestContext({
+      endpoint: 'chat.completions',
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: new Headers(),
+      clientIp: () => {
+        reads.push('read')
+        return '10.0.0.7'
+      },
+      log: createLogger('silent'),
+      clientSignal: new AbortController().signal,
+    })
+  const answering = (journal: string[]) => createPlugins({ route: [route(journal, async () => Response.json({}))] }, deps)
+
+  test('is read once, before the pipeline runs its hooks, when the workflow audits (the entry is made at the end)', async () => {
+    const reads: string[] = []
+    const { fallback } = pipelines(answering([]))
+    const ctx = withAddress(reads)
+    await (await run(ctx, fallback)).text()
+    expect(reads).toEqual(['read'])
+    expect(ctx.clientIp).toBe('10.0.0.7')
+    expect(reads).toEqual(['read'])
+  })
+
+  test('is not read at all when nothing asks for it', async () => {
+    const reads: string[] = []
+    const plugins = answering([])
+    const quiet = buildPipeline({ id: 'wf', versionId: 'wfv', features: { ...features, audit: false }, plugins: {} }, plugins, core)
+    await (await run(withAddress(reads), quiet)).text()
+    expect(reads).toEqual([])
+  })
+})

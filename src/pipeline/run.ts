@@ -70,6 +70,8 @@ function applyPipeline(ctx: RequestContext, pipeline: BuiltPipeline): void {
   ctx.workflowVersionId = pipeline.workflow.versionId
   ctx.features = pipeline.workflow.features
   ctx.capture = pipeline.capture(ctx.endpoint)
+  // The audit entry, made when the request ends (a stream's after the client may have gone), records the address.
+  if (ctx.features.audit) ctx.keepClientIp()
 }
 
 /**
