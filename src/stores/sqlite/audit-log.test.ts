@@ -221,6 +221,7 @@ describe('query plans: every filter is served by an index', () => {
   test.each<[string, Partial<AuditLogQuery>, RegExp]>([
     ['the window', { from: T0 }, /COVERING INDEX audit_log_ts/],
     ['a model', { from: T0, requestedModel: 'fast' }, /INDEX audit_log_model_ts/],
+    ['a model and status 200', { from: T0, requestedModel: 'fast', statusCode: 200 }, /COVERING INDEX audit_log_model_ts/],
     ['a provider', { from: T0, provider: 'openai' }, /COVERING INDEX audit_log_ts/],
     ['method and path', { from: T0, method: 'GET', path: '/v1/models' }, /COVERING INDEX audit_log_ts/],
     ['a user path', { from: T0, userPath: '/acme' }, /INDEX audit_log_user_path_ts/],

@@ -183,7 +183,7 @@ test('one made before the labels migrations gets them on the way', async () => {
   after.close()
 })
 
-test('a database of the release before 0001 (the baseline) upgrades in place: its entries are found by every filter', async () => {
+test('a database of the release before 0001 (the baseline) upgrades in place through every later migration: its entries are found by every filter', async () => {
   const path = tempFile()
   const db = openSqlite(path)
   expect(migrateSqlite(db, sqliteMigrations.slice(0, 1))).toEqual(['0000_baseline'])
@@ -219,6 +219,8 @@ test('a database of the release before 0001 (the baseline) upgrades in place: it
   expect(await ids({ statusCode: 429 })).toEqual([b])
   expect(await ids({ statusCode: 200 })).toEqual([d, c, a])
   expect(await ids({ errorType: 'rate_limit_error' })).toEqual([b])
+  expect(await ids({ requestedModel: 'fast', statusCode: 429 })).toEqual([b])
+  expect(await ids({ requestedModel: 'fast', statusCode: 200 })).toEqual([d, c, a])
   expect(await ids({ provider: 'azure-east' })).toEqual([c])
   expect(await ids({ provider: 'azure-openai' })).toEqual([c])
   expect(await ids({ userPath: '/acme' })).toEqual([a])

@@ -72,7 +72,8 @@ export const auditLog = sqliteTable(
   // entries would land on a random page of an index each, are found through the search index.
   (t) => [
     index('audit_log_ts').on(t.ts, t.statusCode, t.durationNs, t.eventType, t.stream, t.method, t.path, t.provider, t.providerName),
-    index('audit_log_model_ts').on(t.requestedModel, t.ts),
+    // The status code too, so a model with a status (the dashboard's "errors of this model") reads the index alone.
+    index('audit_log_model_ts').on(t.requestedModel, t.ts, t.statusCode),
     index('audit_log_user_path_ts').on(t.userPath, t.ts),
     index('audit_log_status_ts').on(t.statusCode, t.ts).where(sql`status_code <> 200`),
     index('audit_log_error_type_ts').on(t.errorType, t.ts).where(sql`error_type <> ''`),

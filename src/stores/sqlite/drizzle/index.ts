@@ -5,6 +5,7 @@
  */
 import baseline from './0000_baseline.sql' with { type: 'text' }
 import leanAuditIndexes from './0001_lean_audit_indexes.sql' with { type: 'text' }
+import modelIndexStatus from './0002_model_index_status.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -12,4 +13,5 @@ export const migrationJournal: { entries: readonly { tag: string; when: number; 
 export const migrationFiles: Readonly<Record<string, string>> = {
   '0000_baseline': baseline,
   '0001_lean_audit_indexes': leanAuditIndexes,
+  '0002_model_index_status': modelIndexStatus,
 }
