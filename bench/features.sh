@@ -7,6 +7,7 @@
 # bench/memory.sh); ONLY keeps the configurations named by their first field (e.g. ONLY="core defaults").
 # WARMUP (seconds of load before each measured run, default 2): JavaScriptCore keeps compiling for the first ~5 s of
 # load, on its own thread and with the request thread still in slower tiers; a longer warm-up measures the steady state.
+# With several REFS it also prints each ref against the last one as the median of the per-round CPU ratios.
 # Usage: [ROUNDS=3] [REFS=". 9705e3e"] [ONLY="core defaults"] [WARMUP=2] bench/features.sh [seconds per run, default 6]
 source "$(dirname "$0")/lib.sh"
 DURATION=${1:-6}
@@ -66,6 +67,20 @@ for run in "${RUNS[@]}"; do
   [[ $REFS == . ]] || name="$name @ $ref"
   printf '| %s | %s | %s | %s |\n' "$name" "$(median %d <<<"${RPS[$name]}")" "$(median %d <<<"${CPU[$name]}")" "$(median %d <<<"${MAIN[$name]}")"
 done
+# With several REFS: each ref's CPU per request against the last ref's, as the median of the per-round ratios (the
+# two runs of a round are seconds apart, so the machine's drift over minutes cancels out of each ratio).
+ref_list=($REFS)
+if ((${#ref_list[@]} > 1)); then
+  base=${ref_list[-1]}
+  printf '\n| Configuration | ref | CPU ratio to %s (median of rounds) | request thread ratio |\n| --- | --- | ---: | ---: |\n' "$base"
+  for run in "${RUNS[@]}"; do
+    IFS='|' read -r ref _ name _ <<<"$run"
+    [[ $ref == "$base" ]] && continue
+    ratios() { paste -d' ' <(tr -s ' ' '\n' <<<"$1" | grep -v '^$') <(tr -s ' ' '\n' <<<"$2" | grep -v '^$') | awk '{ printf "%.3f ", $1 / $2 }'; }
+    printf '| %s | %s | %s | %s |\n' "$name" "$ref" "$(ratios "${CPU[$name @ $ref]}" "${CPU[$name @ $base]}" | median %.2f)" \
+      "$(ratios "${MAIN[$name @ $ref]}" "${MAIN[$name @ $base]}" | median %.2f)"
+  done
+fi
 # Every round's figures (to stderr), to tell a real difference from the spread.
 for run in "${RUNS[@]}"; do
   IFS='|' read -r ref _ name _ <<<"$run"
