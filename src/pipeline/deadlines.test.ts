@@ -51,3 +51,19 @@ test('deadlines of one length share a list; many come and go and only those left
   await sleep(60)
   expect(expired).toEqual(kept)
 })
+
+test('a deadline started while another expires does not delay an older one still waiting', async () => {
+  const list = new DeadlineList(40)
+  const expired: [string, number][] = []
+  const t0 = performance.now()
+  list.start(() => {
+    expired.push(['first', performance.now() - t0])
+    list.start(() => expired.push(['started by first', performance.now() - t0]))
+  })
+  await sleep(15)
+  list.start(() => expired.push(['second', performance.now() - t0]))
+  await sleep(60)
+  // 'second' is due at about 55 ms; the deadline 'first' started is due at about 80.
+  expect(expired.map(([name]) => name)).toEqual(['first', 'second'])
+  expect(expired[1]![1]).toBeGreaterThanOrEqual(54)
+})

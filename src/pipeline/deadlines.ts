@@ -58,7 +58,10 @@ export class DeadlineList {
       this.clear(due)
       due.expire()
     }
-    if (this.head && !this.timer) this.arm(this.head.at - now)
+    // An expire that started a deadline armed a full-length timer; an older one may be due sooner.
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    if (this.head) this.arm(this.head.at - now)
   }
 }
 
