@@ -4,7 +4,7 @@
  * deadline (like nginx's `client_body_timeout`, but for the whole body: a byte every few seconds would keep a
  * per-read timeout happy forever).
  */
-import { deadlines } from '../pipeline/deadlines.ts'
+import { clearDeadline, deadlines } from '../pipeline/deadlines.ts'
 
 export type BodyRead =
   | { kind: 'read'; text: string; size: number }
@@ -41,8 +41,7 @@ export function readBody(request: Request, limits: BodyLimits): Promise<BodyRead
 async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, deadlineMs }: BodyLimits): Promise<BodyRead> {
   const reader = body.getReader()
   let timedOut = false
-  const list = deadlines(deadlineMs)
-  const deadline = list.start(() => {
+  const deadline = deadlines(deadlineMs).start(() => {
     timedOut = true
     reader.cancel().catch(() => {})
   })
@@ -63,7 +62,7 @@ async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, deadlin
   } catch {
     return timedOut ? TIMEOUT : ABORTED
   } finally {
-    list.clear(deadline)
+    clearDeadline(deadline)
   }
   return { kind: 'read', text: Buffer.concat(chunks, size).toString('utf8'), size }
 }
@@ -71,15 +70,14 @@ async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, deadlin
 /** The native whole-body read, given up at the deadline (one promise, no race). */
 function readDeclared(request: Request, size: number, deadlineMs: number): Promise<BodyRead> {
   return new Promise<BodyRead>((resolve) => {
-    const list = deadlines(deadlineMs)
-    const deadline = list.start(() => resolve(TIMEOUT))
+    const deadline = deadlines(deadlineMs).start(() => resolve(TIMEOUT))
     request.text().then(
       (text) => {
-        list.clear(deadline)
+        clearDeadline(deadline)
         resolve({ kind: 'read', text, size })
       },
       () => {
-        list.clear(deadline)
+        clearDeadline(deadline)
         resolve(ABORTED)
       },
     )

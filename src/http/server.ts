@@ -95,7 +95,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
           summary: 'Liveness',
           tags: ['health'],
           security: [],
-          responses: { 200: { description: 'Alive', content: { 'application/json': { schema: schemaOf(z.object({ status: z.literal('ok') })) } } } },
+          responses: { 200: { description: 'Alive', content: { 'application/json': { schema: openApiSchema(z.object({ status: z.literal('ok') })) } } } },
         },
       })
       .get(
@@ -141,13 +141,12 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
 }
 
 const readinessSchema = z.object({ status: z.enum(['starting', 'ready', 'degraded']), models_loaded: z.boolean() })
-const readiness = (description: string) => ({ description, content: { 'application/json': { schema: schemaOf(readinessSchema) } } })
+const readiness = (description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(readinessSchema) } } })
 
 function refuseTrace({ request }: { request: Request }): Response {
   return errorResponse(gatewayErrors.methodNotAllowed('TRACE', new URL(request.url).pathname), { allow: 'GET, POST' })
 }
 
-const schemaOf = openApiSchema
 /** /v1/messages and count_tokens answer errors in Anthropic's shape (src/protocols/anthropic-messages/errors.ts). */
 const anthropicErrorSchema = z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) })
 // 402 budget, 408 body deadline, 413 body too big, 429 limits, 502/503/504 upstream failures.
@@ -155,11 +154,11 @@ const V1_ERROR_STATUSES = [400, 401, 402, 403, 404, 408, 413, 429, 500, 502, 503
 
 /** The answers of a /v1 row: the provider-shaped JSON (or an SSE stream when the body asks for one), or an error. */
 function v1Responses(e: Endpoint) {
-  const error = { description: 'Error', content: { 'application/json': { schema: schemaOf(e.openapi.tag === 'anthropic' ? anthropicErrorSchema : gatewayErrorSchema) } } }
+  const error = { description: 'Error', content: { 'application/json': { schema: openApiSchema(e.openapi.tag === 'anthropic' ? anthropicErrorSchema : gatewayErrorSchema) } } }
   const ok = {
     description: 'The answer, in the wire format of this endpoint',
     content: {
-      'application/json': { schema: e.response ? schemaOf(e.response) : { type: 'object' } },
+      'application/json': { schema: e.response ? openApiSchema(e.response) : { type: 'object' } },
       ...(e.request ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
     },
   }

@@ -238,9 +238,8 @@ export function listStatement(q: AuditLogQuery): { text: string; params: Param[]
  * order that keeps the rows the words match, a search matching one entry read every row of the window (44 s at
  * 1,000,000 entries; docs/audit.md). So the matches, up to the cap, are collected once from the index (with their
  * time and order): under the cap they are all there, and the page is their newest (read by primary key, the
-conditions repeated so the window prunes the partitions); at the cap
- * (many matches, found soon in time order) the page is read in time order as before. Each branch is gated on the
- * count, so only one runs.
+ * conditions repeated so the window prunes the partitions); at the cap (many matches, found soon in time order)
+ * the page is read in time order as before. Each branch is gated on the count, so only one runs.
  */
 function searchStatement(p: Params, page: string, upTo: number, q: AuditLogQuery): { text: string; params: Param[] } {
   const cap = p.bind({ sql: '?', params: [upTo] })
