@@ -27,6 +27,8 @@ fi
 if ! podman image exists docker.io/oven/bun:1.4.5; then
   rm -rf "$WORK/bun" && cp -a "$WORK/debian" "$WORK/bun"
   cp "$(readlink -f "$(command -v bun)")" "$WORK/bun/usr/local/bin/bun"
+  # minbase has no ca-certificates package, so no /etc/ssl/certs of its own.
+  mkdir -p "$WORK/bun/etc/ssl/certs"
   cp /etc/ssl/certs/ca-certificates.crt "$WORK/bun/etc/ssl/certs/ca-certificates.crt"
   tar -C "$WORK/bun" -c . | podman import --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' - docker.io/oven/bun:1.4.5
 fi
