@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { SQL } from 'bun'
 import { silentLogger } from '../../src/log/logger.ts'
-import { PostgresAuditStore } from '../../src/stores/postgres/audit-log.ts'
+import { listStatement, PostgresAuditStore } from '../../src/stores/postgres/audit-log.ts'
 import { PostgresKeyStore } from '../../src/stores/postgres/api-keys.ts'
 import { applyPgMigrations, connectPostgres, drizzleOn } from '../../src/stores/postgres/client.ts'
 import { PostgresLease } from '../../src/stores/postgres/lease.ts'
@@ -210,6 +210,38 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
     const listed = await audit.list({ limit: 1, offset: 0, requestedModel: 'big-batch', label: 'bulk' })
     expect(listed.total).toBe(300)
     expect((await audit.get(entries[299]!.id))?.data.request_body).toEqual({ n: 299, body })
+  })
+
+  test('audit: a search past its count cap reads its page down the time index, never the search index', async () => {
+    const audit = new PostgresAuditStore(sql)
+    const from = T0 + 20 * DAY
+    await ensurePartitions(sql, from + DAY, from)
+    // 3,000 entries 20 s apart, one in 50 a DeepSeek reasoner (the phrase `'deepseek' <-> 'reas':*`); with fewer,
+    // even a statement that allows the search index plans its page down the time index, and the test proves nothing.
+    const entries = Array.from({ length: 3000 }, (_, i) => makeEntry({ at: from + i * 20_000, requested_model: i % 50 === 0 ? 'deepseek/deepseek-reasoner' : `model-${i % 7}` }))
+    await audit.writeBatch(rowsOf(entries))
+    await sql`ANALYZE audit_log`
+    const reasoners = entries.filter((e) => e.requested_model.startsWith('deepseek')).reverse()
+    const q = { search: 'deepseek-reas', from, to: from + DAY, countUpTo: 5, limit: 5, offset: 10 }
+    const page = await audit.list(q)
+    expect([page.total, page.total_relation]).toEqual([5, 'gte'])
+    expect(page.entries.map((e) => e.id)).toEqual(reasoners.slice(10, 15).map((e) => e.id))
+    // With index scans off, a bitmap of the search index is the cheapest way to the page for a planner that can
+    // reach it; the at-cap branch must not (its estimate of a phrase's matches was 25 times too low at 1M entries).
+    const { text, params } = listStatement(q)
+    const plan = await sql.begin(async (tx) => {
+      await tx`SET LOCAL enable_indexscan = off`
+      await tx`SET LOCAL enable_seqscan = off`
+      return (await tx.unsafe(`EXPLAIN (FORMAT JSON) ${text}`, params))[0]['QUERY PLAN']
+    })
+    // Indexes read outside the CTE `m` (the matches counted up to the cap, which may use the search index).
+    type Node = { 'Index Name'?: string; 'Subplan Name'?: string; Plans?: Node[] }
+    const indexes = (n: Node): string[] => (n['Subplan Name'] === 'CTE m' ? [] : [n['Index Name'] ?? [], ...(n.Plans ?? []).flatMap(indexes)].flat())
+    const [root] = (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: Node }[]
+    const read = indexes(root!.Plan)
+    expect(read.length).toBeGreaterThan(0)
+    expect(read.filter((name) => name.endsWith('_search_idx'))).toEqual([])
+    await sql`DELETE FROM audit_log WHERE ts >= ${from}`
   })
 
   test('the lease: a job runs on one connection at a time; the other is skipped, not queued', async () => {

@@ -200,19 +200,23 @@ function partialIndexGuards(q: AuditLogQuery): string[] {
 export function listStatement(q: AuditLogQuery): { text: string; params: Param[] } {
   const p = new Params()
   const { window, filters, words } = auditConditions({ ...q, provider: undefined, label: undefined }, postgresDialect)
-  const common = [...window, ...filters].map((c) => p.bind(c)).concat(partialIndexGuards(q))
-  if (words !== undefined) {
-    const query = searchQuery(words)
-    common.push(query === undefined ? 'false' : p.bind({ sql: 'a.search @@ ?::tsquery', params: [query] }))
-  }
+  const conditions = [...window, ...filters].map((c) => p.bind(c)).concat(partialIndexGuards(q))
+  const query = words === undefined ? undefined : searchQuery(words)
+  const tsquery = query === undefined ? undefined : p.bind({ sql: '?::tsquery', params: [query] })
+  const common = words === undefined ? conditions : [...conditions, tsquery === undefined ? 'false' : `a.search @@ ${tsquery}`]
   const label = q.label !== undefined ? p.bind(postgresDialect.label(q.label, q)) : undefined
   const provider =
     q.provider !== undefined
       ? [p.bind({ sql: 'a.provider_name = ?', params: [q.provider] }), p.bind({ sql: 'a.provider = ? AND a.provider <> a.provider_name', params: [q.provider] })]
       : undefined
-  const page = where([...common, provider && `(${provider[0]} OR (${provider[1]}))`, label])
+  const providerEither = provider && `(${provider[0]} OR (${provider[1]}))`
+  const page = where([...common, providerEither, label])
   const upTo = countLimit(q)
-  if (words !== undefined && upTo !== undefined) return searchStatement(p, page, upTo, q)
+  if (words !== undefined && upTo !== undefined) {
+    // The same conditions with the words tested on each row (ts_match_vq is `@@` without its index): searchStatement.
+    const inTimeOrder = tsquery === undefined ? page : where([...conditions, `ts_match_vq(a.search, ${tsquery})`, providerEither, label])
+    return searchStatement(p, page, inTimeOrder, upTo, q)
+  }
   const limit = upTo === undefined ? '' : ` LIMIT ${p.bind({ sql: '?', params: [upTo] })}`
   const count = (w: string, table = 'audit_log a') => `(SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${w}${limit}) m)`
   let total: string
@@ -239,9 +243,16 @@ export function listStatement(q: AuditLogQuery): { text: string; params: Param[]
  * 1,000,000 entries; docs/audit.md). So the matches, up to the cap, are collected once from the index (with their
  * time and order): under the cap they are all there, and the page is their newest (read by primary key, the
  * conditions repeated so the window prunes the partitions); at the cap (many matches, found soon in time order)
- * the page is read in time order as before. Each branch is gated on the count, so only one runs.
+ * the page is read in time order (`inTimeOrder`: the words tested on each row, not looked up in the index). Each
+ * branch is gated on the count, so only one runs.
+ *
+ * The at-cap branch must not reach the search index: PostgreSQL estimates a phrase's matches as if its words were
+ * independent (`deepseek-reas`: 386 a partition estimated, 9,600 found), so from an offset of 25 on it chose to
+ * read every match of the window and sort them (40,581 rows, 32,000 pages, 150 ms at 1,000,000 entries) over
+ * reading down the time index until the page is full (0.5 ms). `ts_match_vq` is the function behind `@@` and has
+ * no index support, so the time index is the only way left.
  */
-function searchStatement(p: Params, page: string, upTo: number, q: AuditLogQuery): { text: string; params: Param[] } {
+function searchStatement(p: Params, page: string, inTimeOrder: string, upTo: number, q: AuditLogQuery): { text: string; params: Param[] } {
   const cap = p.bind({ sql: '?', params: [upTo] })
   const n = p.values.length
   const [limit, offset] = [`$${n + 1}`, `$${n + 2}`]
@@ -252,7 +263,7 @@ function searchStatement(p: Params, page: string, upTo: number, q: AuditLogQuery
           (SELECT ${LIGHT} FROM (SELECT id, ts, seq FROM m ORDER BY ts DESC, seq DESC LIMIT ${limit} OFFSET ${offset}) x
             JOIN audit_log a ON a.id = x.id AND a.ts = x.ts WHERE ${page} AND (SELECT total FROM counted) < ${cap})
           UNION ALL
-          (SELECT ${LIGHT} FROM audit_log a WHERE ${page} AND (SELECT total FROM counted) >= ${cap} ORDER BY a.ts DESC, a.seq DESC LIMIT ${limit} OFFSET ${offset}))
+          (SELECT ${LIGHT} FROM audit_log a WHERE ${inTimeOrder} AND (SELECT total FROM counted) >= ${cap} ORDER BY a.ts DESC, a.seq DESC LIMIT ${limit} OFFSET ${offset}))
        SELECT page.*, counted.total FROM counted LEFT JOIN page ON true ORDER BY page.ts DESC, page.seq DESC`,
     params: [...p.values, q.limit, q.offset],
   }
