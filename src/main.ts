@@ -42,7 +42,7 @@ try {
 }
 
 const log = createLogger(config.logging.level, stdoutDestination(config.logging.format))
-const writeThreadUrl = new URL('./stores/sqlite/write-thread-worker.ts', import.meta.url).href
+const writeThreadUrl = new URL('./stores/write-thread-worker.ts', import.meta.url).href
 setCountThreadUrl(new URL('./tokens/count-thread-worker.ts', import.meta.url).href)
 
 // GATEWAY_WORKERS=N: this process becomes the primary (src/workers/primary.ts) and runs the same program N times.

@@ -5,7 +5,7 @@
  *
  * Encoded at once: `record` turns the entry into its storage row (src/audit/record.ts) on the spot, while its
  * objects are fresh, so the queue holds a few strings per entry rather than object graphs the garbage collector
- * must carry, and a batch crosses to the write thread packed (src/stores/sqlite/packed-rows.ts), with no JSON step.
+ * must carry, and a batch crosses to the write thread packed (src/stores/packed-rows.ts), with no JSON step.
  */
 import type { Logger } from '../log/logger.ts'
 import type { AuditSink } from '../stores/types.ts'

@@ -17,7 +17,7 @@ import { SqliteAuditStore } from '../stores/sqlite/audit-log.ts'
 import { openSqlite } from '../stores/sqlite/client.ts'
 import { migrateSqlite } from '../stores/sqlite/migrate.ts'
 import { sqliteUsageStore } from '../stores/sqlite/usage.ts'
-import { startWriteThread, type BatchWrites, type EncodedBatchWrites } from '../stores/sqlite/write-thread.ts'
+import { startWriteThread, type BatchWrites, type EncodedBatchWrites } from '../stores/write-thread.ts'
 import { WORKER_INDEX_ENV, type PrimaryMessage, type WorkerCall, type WorkerMessage } from './protocol.ts'
 
 export interface PrimaryOptions {
@@ -176,7 +176,7 @@ function openSharedWrites(config: GatewayConfig, log: Logger, writeThreadUrl: st
   const audit = new SqliteAuditStore(db)
   const usage = sqliteUsageStore(db)
   const local: BatchWrites = { writeAudit: (rows) => audit.writeBatch(rows), writeUsage: (records) => usage.writeBatch(records), close: () => {} }
-  const writes = startWriteThread(resolve(config.database.path), local, log, writeThreadUrl)
+  const writes = startWriteThread({ backend: 'sqlite', path: resolve(config.database.path) }, local, log, writeThreadUrl)
   return {
     writeEncodedAudit: (bytes) => writes.writeEncodedAudit(bytes),
     writeEncodedUsage: (json) => writes.writeEncodedUsage(json),

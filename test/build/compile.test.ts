@@ -13,6 +13,8 @@ const root = join(import.meta.dir, '..', '..')
 let mock: MockUpstream
 let child: ReturnType<typeof Bun.spawn> | undefined
 let baseURL = ''
+/** Everything the binary logged, once it has exited. */
+let output: Promise<string>
 
 async function freePort(): Promise<number> {
   const probe = Bun.serve({ port: 0, fetch: () => new Response() })
@@ -39,9 +41,10 @@ beforeAll(async () => {
       OPENAI_BASE_URL: mock.url,
       LOG_LEVEL: 'warn',
     },
-    stdout: 'ignore',
+    stdout: 'pipe',
     stderr: 'pipe',
   })
+  output = new Response(child.stdout as ReadableStream).text()
   baseURL = `http://127.0.0.1:${port}`
   for (let i = 0; i < 100; i++) {
     const ok = await fetch(`${baseURL}/health`).then(
@@ -124,7 +127,8 @@ test('the binary counts tokens on its tokenizer thread (an entrypoint of its own
   expect(tokens).toBe(10)
 }, 30_000)
 
-test('SIGTERM stops the binary cleanly', async () => {
+test('SIGTERM stops the binary cleanly; its worker threads (the write thread, loading its backend when opened) never fell back', async () => {
   child!.kill('SIGTERM')
   expect(await child!.exited).toBe(0)
+  expect(await output).not.toContain('write thread unavailable')
 })

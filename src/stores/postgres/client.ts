@@ -30,6 +30,16 @@ export function connectPostgres(settings: PostgresSettings): SQL {
   return new SQL({ url: settings.url, max: settings.poolSize, idleTimeout: 60, connectionTimeout: 10, ...(tls === undefined ? {} : { tls }) })
 }
 
+/** True for failures to reach the server (as opposed to an error the server reported about the statement). */
+export function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; errno?: string | number }
+  if (e?.code === 'ERR_POSTGRES_SERVER_ERROR') {
+    // Server-reported, but about the connection: class 08 (connection exception), 57P01-03 (shutting down, starting).
+    return typeof e.errno === 'string' && (e.errno.startsWith('08') || /^57P0[123]$/.test(e.errno))
+  }
+  return true
+}
+
 export const drizzleOn = (sql: SQL) => drizzle({ client: sql })
 export type PgDb = ReturnType<typeof drizzleOn>
 

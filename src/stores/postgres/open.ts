@@ -2,9 +2,9 @@
  * @module The PostgreSQL backend as one unit (`DATABASE_URL`): every store on one shared database, so several
  * replicas can run. Migrations run at start-up under an advisory lock; the change feed is LISTEN/NOTIFY (or Redis
  * pub/sub when `REDIS_URL` is set, which also carries counters and the cache); jobs that must run once take the
- * advisory-lock lease. Audit entries and usage records go through the same queued writers as on SQLite: while
- * PostgreSQL is unreachable they wait in memory, audit entries spill to disk past the queue's bound, and both are
- * written when it is back.
+ * advisory-lock lease. Audit entries and usage records go through the same queued writers and write thread as on
+ * SQLite: while PostgreSQL is unreachable they wait in memory, audit entries spill to disk past the queue's bound,
+ * and both are written when it is back.
  *
  * Every store call that fails because the server cannot be reached is turned into a StoreUnavailableError (an
  * admin call answers 503), and marks the database unreachable for /ready until a probe succeeds again.
@@ -18,10 +18,11 @@ import { StoreUnavailableError } from '../errors.ts'
 import type { StoreOptions } from '../open.ts'
 import { sharedCaches } from '../shared-caches.ts'
 import type { StoreHealth, Stores } from '../types.ts'
+import { type BatchWrites, startWriteThread, WriteThreadError } from '../write-thread.ts'
 import { PostgresKeyStore } from './api-keys.ts'
 import { PostgresAuditStore } from './audit-log.ts'
 import { PostgresChanges } from './changes.ts'
-import { applyPgMigrations, connectPostgres, drizzleOn } from './client.ts'
+import { applyPgMigrations, connectPostgres, drizzleOn, isConnectionError, type PostgresSettings } from './client.ts'
 import { PostgresLease } from './lease.ts'
 import { postgresLimitStore } from './limits.ts'
 import { postgresMigrations } from './migrations.ts'
@@ -33,19 +34,9 @@ import { postgresWorkflowStore } from './workflows.ts'
 const PROBE_MS = 2_000
 const PARTITIONS_MS = 60 * 60_000
 
-/** True for failures to reach the server (as opposed to an error the server reported about the statement). */
-export function isConnectionError(err: unknown): boolean {
-  const e = err as { code?: string; errno?: string | number }
-  if (e?.code === 'ERR_POSTGRES_SERVER_ERROR') {
-    // Server-reported, but about the connection: class 08 (connection exception), 57P01-03 (shutting down, starting).
-    return typeof e.errno === 'string' && (e.errno.startsWith('08') || /^57P0[123]$/.test(e.errno))
-  }
-  return true
-}
-
-export async function openPostgresStores(config: GatewayConfig, log: Logger, _options: StoreOptions = {}): Promise<Stores> {
-  const url = config.database.url!
-  const sql = connectPostgres({ url, poolSize: config.database.pool_size, tls: config.database.tls, tlsCaFile: config.database.tls_ca_file })
+export async function openPostgresStores(config: GatewayConfig, log: Logger, options: StoreOptions = {}): Promise<Stores> {
+  const settings: PostgresSettings = { url: config.database.url!, poolSize: config.database.pool_size, tls: config.database.tls, tlsCaFile: config.database.tls_ca_file }
+  const sql = connectPostgres(settings)
   await applyPgMigrations(sql, postgresMigrations, log)
   const db = drizzleOn(sql)
   const lease = new PostgresLease(sql)
@@ -102,6 +93,21 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, _op
   const changes = config.redis.url ? caches.changes : await PostgresChanges.open(sql)
   const audit = guarded(new PostgresAuditStore(sql))
   const usage = guarded(postgresUsageStore(sql))
+  // Batches are encoded and sent by the write thread, on connections of its own; the main connection is the fallback.
+  const local: BatchWrites = { writeAudit: (rows) => audit.writeBatch(rows), writeUsage: (records) => usage.writeBatch(records), close() {} }
+  const writes = startWriteThread({ backend: 'postgres', settings }, local, log, options.writeThreadUrl)
+  /** A batch through the thread: reaching the database marks it reachable, failing to marks it down (as `guarded`). */
+  const throughThread = async <T>(write: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await write()
+      up()
+      return result
+    } catch (err) {
+      if (!(err instanceof WriteThreadError && err.unreachable)) throw err
+      down(err)
+      throw new StoreUnavailableError('PostgreSQL', err)
+    }
+  }
   const events = new StoreEvents()
   return {
     events,
@@ -110,9 +116,9 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, _op
     limits: guarded(postgresLimitStore(db)),
     prices: guarded(postgresPriceStore(db)),
     audit,
-    auditSink: createAuditWriter(config, { writeBatch: (rows) => events.time('audit', 'postgres', () => audit.writeBatch(rows)) }, log),
+    auditSink: createAuditWriter(config, { writeBatch: (rows) => events.time('audit', 'postgres', () => throughThread(() => writes.writeAudit(rows))) }, log),
     usage,
-    usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'postgres', () => usage.writeBatch(records)) }, log),
+    usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'postgres', () => throughThread(() => writes.writeUsage(records))) }, log),
     responseThreads: guarded(postgresResponseThreadStore(db)),
     counters: caches.counters,
     responseCache: caches.responseCache,
@@ -122,6 +128,7 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, _op
     async close() {
       clearInterval(probe)
       clearInterval(partitions)
+      writes.close()
       if (changes !== caches.changes) await changes.close()
       await caches.close()
       await sql.close()

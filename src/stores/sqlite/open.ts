@@ -22,7 +22,7 @@ import { migrateSqlite } from './migrate.ts'
 import { sqliteResponseThreadStore } from './response-threads.ts'
 import { sqlitePriceStore, sqliteUsageStore } from './usage.ts'
 import { sqliteWorkflowStore } from './workflows.ts'
-import { startWriteThread, type BatchWrites } from './write-thread.ts'
+import { startWriteThread, type BatchWrites } from '../write-thread.ts'
 
 export async function openSqliteStores(config: GatewayConfig, log: Logger, options: StoreOptions = {}): Promise<Stores> {
   const path = config.database.path
@@ -38,7 +38,7 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
   }
   // Audit entries and usage records are inserted on a thread of their own (an in-memory database cannot be shared with one).
   // In a worker of GATEWAY_WORKERS the primary owns the one writer of the file.
-  const writes = options.primary?.writes ?? (path === ':memory:' ? local : startWriteThread(resolve(path), local, log, options.writeThreadUrl))
+  const writes = options.primary?.writes ?? (path === ':memory:' ? local : startWriteThread({ backend: 'sqlite', path: resolve(path) }, local, log, options.writeThreadUrl))
   const caches = sharedCaches(config)
   const events = new StoreEvents()
   return {

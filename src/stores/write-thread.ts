@@ -1,14 +1,25 @@
 /**
  * @module Batch writes through the write thread (write-thread-worker.ts). The queues, spill files and retries stay
- * with their owners on the main thread (the audit writer, the usage service); only the SQLite work moves. If the
+ * with their owners on the main thread (the audit writer, the usage service); only the database work moves. If the
  * thread cannot start or dies, writes fall back to the main thread's own connection, so rows keep being stored
  * either way.
  */
-import type { AuditRow } from '../../audit/record.ts'
-import type { Logger } from '../../log/logger.ts'
-import type { UsageRecord } from '../../usage/record.ts'
+import type { AuditRow } from '../audit/record.ts'
+import type { Logger } from '../log/logger.ts'
+import type { UsageRecord } from '../usage/record.ts'
 import { type PackedRows, packRows, unpackRows } from './packed-rows.ts'
-import type { WriteThreadReply, WriteThreadRequest } from './write-thread-worker.ts'
+import type { WriteThreadReply, WriteThreadRequest, WriteThreadTarget } from './write-thread-worker.ts'
+
+/** A batch the thread's database refused or could not be reached for (`unreachable`: PostgreSQL down). */
+export class WriteThreadError extends Error {
+  override name = 'WriteThreadError'
+  constructor(
+    message: string,
+    readonly unreachable: boolean,
+  ) {
+    super(message)
+  }
+}
 
 export interface BatchWrites {
   /** Resolves with the number of rows stored (replays of stored ones are skipped). */
@@ -35,7 +46,7 @@ export interface EncodedBatchWrites {
 
 /**
  * Where the thread's script is. In a source checkout it sits beside this file; in the compiled binary every
- * module shares the entry's URL, so the entry (src/main.ts) passes `new URL('./stores/sqlite/write-thread-worker.ts', …)`.
+ * module shares the entry's URL, so the entry (src/main.ts) passes `new URL('./stores/write-thread-worker.ts', …)`.
  */
 const defaultWriteThreadUrl = () => new URL('./write-thread-worker.ts', import.meta.url).href
 
@@ -53,7 +64,7 @@ interface Waiter {
   reject: (error: Error) => void
 }
 
-export function startWriteThread(databasePath: string, fallback: BatchWrites, log: Logger, workerUrl = defaultWriteThreadUrl()): BatchWrites & EncodedBatchWrites {
+export function startWriteThread(target: WriteThreadTarget, fallback: BatchWrites, log: Logger, workerUrl = defaultWriteThreadUrl()): BatchWrites & EncodedBatchWrites {
   const pending = new Map<number, Waiter>()
   let next = 0
   let broken = false
@@ -76,14 +87,15 @@ export function startWriteThread(databasePath: string, fallback: BatchWrites, lo
   }
   worker.onmessage = (event: MessageEvent<WriteThreadReply>) => {
     const reply = event.data
+    if ('broken' in reply) return giveUp(reply.broken)
     const waiter = pending.get(reply.id)
     if (!waiter) return
     pending.delete(reply.id)
     if (reply.ok) waiter.resolve(reply.written)
-    else waiter.reject(new Error(reply.error))
+    else waiter.reject(new WriteThreadError(reply.error, reply.unreachable))
   }
   worker.onerror = (event) => giveUp(event.message)
-  worker.postMessage({ kind: 'open', path: databasePath } satisfies WriteThreadRequest)
+  worker.postMessage({ kind: 'open', target } satisfies WriteThreadRequest)
 
   const post = (kind: Kind, batch: Batch): Promise<number> => {
     if (broken) return writeLocally(kind, batch)
