@@ -1,8 +1,8 @@
 /**
  * @module PostgreSQL's half of the write thread (../write-thread-worker.ts): audit and usage batches encoded for
  * COPY (a search vector and a line of escaped fields per entry) and sent on the thread's own connections. On the
- * thread serving requests that work cost about 10 µs per entry (docs/scale-out.md, "Performance"). Retention is
- * not done here: it drops partitions, which costs the gateway nothing.
+ * thread serving requests that work cost 6-13 µs per entry (docs/scale-out.md, "Performance"). Retention is not
+ * done here: it drops partitions, which costs the gateway nothing.
  */
 import type { ThreadWrites } from '../write-thread-worker.ts'
 import { PostgresAuditStore } from './audit-log.ts'
