@@ -1,7 +1,7 @@
 /**
  * How long a revocation takes to reach the other replica: two gateway processes on one throwaway PostgreSQL and
  * one Redis; each round creates a key on A, waits until B accepts it, revokes it on A and polls B (every 2 ms)
- * until it refuses the key. Prints p50/p95/p99/max in milliseconds (target p99 ≤ 1 s).
+ * until it refuses the key (401, or 429 once B throttles this address's authentication failures). Prints p50/p95/p99/max in milliseconds (target p99 ≤ 1 s).
  *
  *   bun bench/revocation.ts [--rounds 100] [--feed redis|postgres]
  *
