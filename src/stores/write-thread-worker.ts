@@ -9,6 +9,7 @@ import type { AuditRow } from '../audit/record.ts'
 import type { UsageRecord } from '../usage/record.ts'
 import { type PackedRows, unpackRows } from './packed-rows.ts'
 import type { PostgresSettings } from './postgres/client.ts'
+import type { BatchWrites } from './write-thread.ts'
 
 /** The database the thread opens: a SQLite file, or a PostgreSQL server. */
 export type WriteThreadTarget = { backend: 'sqlite'; path: string } | { backend: 'postgres'; settings: PostgresSettings }
@@ -29,12 +30,11 @@ export interface WriteFailure {
   unreachable: boolean
 }
 
-/** A backend's half of the thread (`<backend>/thread-writes.ts`). */
-export interface ThreadWrites {
-  writeAudit(rows: readonly AuditRow[]): Promise<number>
-  writeUsage(records: readonly UsageRecord[]): Promise<void>
-  /** Retention, where the thread does it (SQLite: the deletes are row by row); absent where the main thread does. */
-  deleteAuditOlderThan?(cutoffMs: number, batch: number): Promise<number>
+/**
+ * A backend's half of the thread (`<backend>/thread-writes.ts`): the batch writes the main thread asks for
+ * (`deleteAuditOlderThan` only where the thread does retention: SQLite's row deletes), and how a failure is told.
+ */
+export interface ThreadWrites extends Omit<BatchWrites, 'close'> {
   failure(error: unknown): WriteFailure
 }
 
@@ -70,11 +70,12 @@ self.onmessage = (event: MessageEvent<WriteThreadRequest>) => {
       }
       return
     }
-    if (!writes) return // broken: the main thread writes this batch itself
+    const to = writes
+    if (!to) return // broken: the main thread writes this batch itself
     // Not awaited: batches (an audit and a usage batch) may be stored at the same time, as on the main thread.
-    write(writes, message).then(
+    write(to, message).then(
       (written) => postMessage({ id: message.id, ok: true, written } satisfies WriteThreadReply),
-      (error) => postMessage({ id: message.id, ok: false, ...writes!.failure(error) } satisfies WriteThreadReply),
+      (error) => postMessage({ id: message.id, ok: false, ...to.failure(error) } satisfies WriteThreadReply),
     )
   })
 }

@@ -38,6 +38,17 @@ const refusingFallback: BatchWrites = {
   close: () => {},
 }
 
+/** A main-thread fallback that stores nothing and records the ids of what it was given. */
+function recordingFallback(): { stored: string[]; fallback: BatchWrites } {
+  const stored: string[] = []
+  const fallback: BatchWrites = {
+    writeAudit: async (rows) => (stored.push(...rows.map(auditRowId)), rows.length),
+    writeUsage: async (r) => void stored.push(...r.map((x) => x.id)),
+    close: () => {},
+  }
+  return { stored, fallback }
+}
+
 test('audit entries and usage records are stored by the thread, on its own connection, interleaved', async () => {
   const { path, db } = database()
   const writes = startWriteThread({ backend: 'sqlite', path }, refusingFallback, silentLogger)
@@ -59,12 +70,7 @@ test('audit entries and usage records are stored by the thread, on its own conne
 
 test('a thread that cannot start hands its batches to the main-thread fallback', async () => {
   const { path, db } = database()
-  const stored: string[] = []
-  const fallback: BatchWrites = {
-    writeAudit: async (rows) => (stored.push(...rows.map(auditRowId)), rows.length),
-    writeUsage: async (r) => void stored.push(...r.map((x) => x.id)),
-    close: () => {},
-  }
+  const { stored, fallback } = recordingFallback()
   const writes = startWriteThread({ backend: 'sqlite', path }, fallback, silentLogger, new URL('./no-such-worker.ts', import.meta.url).href)
   const entry = makeEntry({ at: T0 })
   expect(await writes.writeAudit(rowsOf([entry]))).toBe(1)
@@ -77,12 +83,7 @@ test('a thread that cannot start hands its batches to the main-thread fallback',
 test('batches encoded by another process (a worker of GATEWAY_WORKERS) are stored as given, by the thread or the fallback', async () => {
   const { path, db } = database()
   const writes = startWriteThread({ backend: 'sqlite', path }, refusingFallback, silentLogger)
-  const stored: string[] = []
-  const fallback: BatchWrites = {
-    writeAudit: async (rows) => (stored.push(...rows.map(auditRowId)), rows.length),
-    writeUsage: async (r) => void stored.push(...r.map((x) => x.id)),
-    close: () => {},
-  }
+  const { stored, fallback } = recordingFallback()
   const broken = startWriteThread({ backend: 'sqlite', path }, fallback, silentLogger, new URL('./no-such-worker.ts', import.meta.url).href)
   try {
     const entries = Array.from({ length: 4 }, (_, i) => makeEntry({ at: T0 + i }))

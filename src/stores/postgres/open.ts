@@ -56,23 +56,28 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, opt
     health.unreachableSince = undefined
     health.error = undefined
   }
-  /** Wraps every method: connection failures become StoreUnavailableError and mark the database down. */
+  /**
+   * A call that reaches PostgreSQL marks it reachable; one that fails to reach it (a connection error here, or a
+   * batch the write thread could not deliver) marks it down and becomes a StoreUnavailableError.
+   */
+  const reaching = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await call()
+      up()
+      return result
+    } catch (err) {
+      if (!(err instanceof WriteThreadError ? err.unreachable : isConnectionError(err))) throw err
+      down(err)
+      throw new StoreUnavailableError('PostgreSQL', err)
+    }
+  }
+  /** Every method of the store through `reaching`. */
   const guarded = <T extends object>(store: T): T =>
     new Proxy(store, {
       get(target, key, receiver) {
         const value = Reflect.get(target, key, receiver)
         if (typeof value !== 'function') return value
-        return async (...args: unknown[]) => {
-          try {
-            const result = await value.apply(target, args)
-            up()
-            return result
-          } catch (err) {
-            if (!isConnectionError(err)) throw err
-            down(err)
-            throw new StoreUnavailableError('PostgreSQL', err)
-          }
-        }
+        return (...args: unknown[]) => reaching(() => value.apply(target, args))
       },
     })
 
@@ -96,18 +101,6 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, opt
   // Batches are encoded and sent by the write thread, on connections of its own; the main connection is the fallback.
   const local: BatchWrites = { writeAudit: (rows) => audit.writeBatch(rows), writeUsage: (records) => usage.writeBatch(records), close() {} }
   const writes = startWriteThread({ backend: 'postgres', settings }, local, log, options.writeThreadUrl)
-  /** A batch through the thread: reaching the database marks it reachable, failing to marks it down (as `guarded`). */
-  const throughThread = async <T>(write: () => Promise<T>): Promise<T> => {
-    try {
-      const result = await write()
-      up()
-      return result
-    } catch (err) {
-      if (!(err instanceof WriteThreadError && err.unreachable)) throw err
-      down(err)
-      throw new StoreUnavailableError('PostgreSQL', err)
-    }
-  }
   const events = new StoreEvents()
   return {
     events,
@@ -116,9 +109,9 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, opt
     limits: guarded(postgresLimitStore(db)),
     prices: guarded(postgresPriceStore(db)),
     audit,
-    auditSink: createAuditWriter(config, { writeBatch: (rows) => events.time('audit', 'postgres', () => throughThread(() => writes.writeAudit(rows))) }, log),
+    auditSink: createAuditWriter(config, { writeBatch: (rows) => events.time('audit', 'postgres', () => reaching(() => writes.writeAudit(rows))) }, log),
     usage,
-    usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'postgres', () => throughThread(() => writes.writeUsage(records))) }, log),
+    usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'postgres', () => reaching(() => writes.writeUsage(records))) }, log),
     responseThreads: guarded(postgresResponseThreadStore(db)),
     counters: caches.counters,
     responseCache: caches.responseCache,
