@@ -154,8 +154,16 @@ describe('/metrics after a few requests', () => {
   })
 
   test('audit writer, store and process metrics are read at scrape time', async () => {
-    await Bun.sleep(400) // one flush interval: the entries are written
-    const later = await scrape(gw.url)
+    // Written within a few flush intervals; polled, not slept, so a slow machine waits longer rather than failing.
+    const settled = (s: Scrape) =>
+      value(s, 'gateway_audit_queue_depth') === 0 &&
+      value(s, 'gateway_audit_entries_total', { state: 'written' }) >= 6 &&
+      value(s, 'gateway_store_batch_duration_seconds_count', { store: 'usage', backend: 'sqlite' }) >= 1
+    let later = await scrape(gw.url)
+    for (let tries = 0; tries < 50 && !settled(later); tries++) {
+      await Bun.sleep(100)
+      later = await scrape(gw.url)
+    }
     expect(value(later, 'gateway_audit_entries_total', { state: 'recorded' })).toBeGreaterThanOrEqual(6)
     expect(value(later, 'gateway_audit_entries_total', { state: 'written' })).toBeGreaterThanOrEqual(6)
     expect(value(later, 'gateway_audit_entries_total', { state: 'spilled' })).toBe(0)
