@@ -6,7 +6,7 @@
  * figures are CPU µs per entry on the request thread and on the write thread, which a busy machine inflates far
  * less than it does requests/s.
  *
- *   bun bench/audit-cost.ts [--entries 20000] [--rounds 3] [--rate 5000] [--burst 50] [--db FILE]
+ *   bun bench/audit-cost.ts [--entries 20000] [--rounds 3] [--rate 5000] [--burst 50] [--batch 1000] [--db FILE]
  *
  * Stages: `encode` is encodeAuditEntry alone (row built, JSON and search text made); `audit record + hand-off`
  * is AuditWriter.record for every entry and the writer's batches posted to the write thread, until all are
@@ -16,7 +16,8 @@
  * scavenger; the GC helpers take little); the usage lines are the same for one usage record per
  * entry. Building the entry from a request (src/audit/capture.ts) needs a request and is not timed here
  * (bench/features.sh measures the whole request). `--db` starts from a copy of a seeded database (bench/audit-seed.ts),
- * to see the store's cost at that size. Prints the median over `--rounds` rounds.
+ * to see the store's cost at that size; `--batch` is the audit writer's batch size
+ * (`LOGGING_AUDIT_BATCH_SIZE`). Prints the median over `--rounds` rounds.
  */
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -36,6 +37,7 @@ const { values: args } = parseArgs({
     burst: { type: 'string', default: '50' },
     rate: { type: 'string', default: '5000' },
     db: { type: 'string' },
+    batch: { type: 'string' },
   },
 })
 const entries = Number(args.entries)
@@ -110,7 +112,7 @@ try {
   for (let round = 0; round < Number(args.rounds); round++) {
     const path = join(dir, `round-${round}.db`)
     if (args.db) copyFileSync(args.db, path)
-    const stores = await openSqliteStores(loadConfig({ env: { GATEWAY_DB_PATH: path } }), silentLogger)
+    const stores = await openSqliteStores(loadConfig({ env: { GATEWAY_DB_PATH: path, ...(args.batch ? { LOGGING_AUDIT_BATCH_SIZE: args.batch } : {}) } }), silentLogger)
     const start = Date.now()
     const batch = Array.from({ length: entries }, (_, i) => benchAuditEntry(start + i, false))
     const usage = batch.map(usageOf)
