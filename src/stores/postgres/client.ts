@@ -30,8 +30,13 @@ export function connectPostgres(settings: PostgresSettings): SQL {
   return new SQL({ url: settings.url, max: settings.poolSize, idleTimeout: 60, connectionTimeout: 10, ...(tls === undefined ? {} : { tls }) })
 }
 
-/** True for failures to reach the server (as opposed to an error the server reported about the statement). */
+/**
+ * True for failures to reach the server (as opposed to an error the server reported about the statement). A
+ * TypeError, RangeError or SyntaxError is a fault of the gateway's own code (a value it could not encode), not of
+ * the network: counted as unreachable, it would mark a running server down and retry the fault forever.
+ */
 export function isConnectionError(err: unknown): boolean {
+  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false
   const e = err as { code?: string; errno?: string | number }
   if (e?.code === 'ERR_POSTGRES_SERVER_ERROR') {
     // Server-reported, but about the connection: class 08 (connection exception), 57P01-03 (shutting down, starting).
