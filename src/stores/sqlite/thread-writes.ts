@@ -8,7 +8,7 @@ import { openSqlite } from './client.ts'
 import { sqliteUsageStore } from './usage.ts'
 
 /** Page cache of the writer connection (KiB). */
-const WRITE_CACHE_KIB = 8 * 1024
+export const WRITE_CACHE_KIB = 8 * 1024
 
 export function openThreadWrites(path: string): ThreadWrites {
   const db = openSqlite(path)

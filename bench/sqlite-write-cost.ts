@@ -1,0 +1,94 @@
+/**
+ * SQLite's cost per audit entry for the store's own batch write, by schema variant: how many database pages each
+ * entry dirties (write-ahead-log frames, with the automatic checkpoint off, so every frame counts once) and the CPU
+ * it takes, in user and kernel time. bench/audit-cost.ts measures the write thread as a whole; this shows which
+ * index its pages and kernel time come from. Each variant and round starts from its own copy of `--db` (a seeded
+ * log, bench/audit-seed.ts) and writes `--entries` fresh entries in `--batch`-entry transactions on one connection
+ * with the write thread's page cache; the variants take turns round by round.
+ *
+ *   bun bench/sqlite-write-cost.ts --db FILE [--entries 20000] [--batch 1000] [--rounds 3] [--without NAME] …
+ *
+ * `--without` (repeatable) adds a variant without one index (its name, e.g. `audit_log_user_path_ts`) or without
+ * the search index (`search`: the full-text table replaced by a plain one). The first variant is always `as is`.
+ * Prints the median of the rounds per variant.
+ */
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { encodeAuditEntry } from '../src/audit/record.ts'
+import { SqliteAuditStore } from '../src/stores/sqlite/audit-log.ts'
+import { openSqlite } from '../src/stores/sqlite/client.ts'
+import { WRITE_CACHE_KIB } from '../src/stores/sqlite/thread-writes.ts'
+import { benchAuditEntry } from './audit-entries.ts'
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: 'string' },
+    entries: { type: 'string', default: '20000' },
+    batch: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '3' },
+    without: { type: 'string', multiple: true, default: [] },
+  },
+})
+if (!args.db) throw new Error('--db FILE: a seeded audit log (bun bench/audit-seed.ts --file FILE)')
+const entries = Number(args.entries)
+const batch = Number(args.batch)
+const variants = ['as is', ...args.without]
+
+/** Changes the copy into the variant's schema. */
+function applyVariant(db: ReturnType<typeof openSqlite>, variant: string) {
+  if (variant === 'as is') return
+  if (variant === 'search') {
+    db.exec('DROP TABLE audit_log_search')
+    db.exec('CREATE TABLE audit_log_search (text TEXT)')
+    return
+  }
+  db.exec(`DROP INDEX "${variant.replaceAll('"', '')}"`)
+}
+
+interface Figures {
+  pages: number
+  user: number
+  system: number
+}
+const results = new Map<string, Figures[]>(variants.map((v) => [v, []]))
+const dir = mkdtempSync(join(tmpdir(), 'sqlite-write-cost-'))
+try {
+  for (let round = 0; round < Number(args.rounds); round++) {
+    for (const variant of variants) {
+      const path = join(dir, 'copy.db')
+      copyFileSync(args.db, path)
+      const db = openSqlite(path)
+      db.exec(`PRAGMA cache_size = -${WRITE_CACHE_KIB}`)
+      db.exec('PRAGMA wal_autocheckpoint = 0')
+      applyVariant(db, variant)
+      db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      const store = new SqliteAuditStore(db)
+      // Entries newer than the whole seeded log, as a running gateway's are.
+      const start = Date.now() + round * entries
+      const rows = Array.from({ length: entries }, (_, i) => encodeAuditEntry(benchAuditEntry(start + i, false)))
+      const before = process.cpuUsage()
+      for (let i = 0; i < entries; i += batch) await store.writeBatch(rows.slice(i, i + batch))
+      const used = process.cpuUsage(before)
+      const [wal] = db.query<{ log: number }, []>('PRAGMA wal_checkpoint(PASSIVE)').all()
+      db.close()
+      rmSync(path, { force: true })
+      rmSync(`${path}-wal`, { force: true })
+      rmSync(`${path}-shm`, { force: true })
+      results.get(variant)!.push({ pages: wal!.log / entries, user: used.user / entries, system: used.system / entries })
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+console.log(`| variant (${entries} entries in batches of ${batch}, median of ${args.rounds} rounds, from ${args.db}) | pages per entry | CPU µs per entry | of which kernel |`)
+console.log('| --- | ---: | ---: | ---: |')
+for (const [variant, figures] of results) {
+  const pages = median(figures.map((f) => f.pages))
+  const cpu = median(figures.map((f) => f.user + f.system))
+  const system = median(figures.map((f) => f.system))
+  console.log(`| ${variant === 'as is' ? 'as is' : `without ${variant}`} | ${pages.toFixed(2)} | ${cpu.toFixed(1)} | ${system.toFixed(1)} |`)
+}
