@@ -96,10 +96,13 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, opt
   const caches = sharedCaches(config)
   // Without Redis the change feed is PostgreSQL's own LISTEN/NOTIFY.
   const changes = config.redis.url ? caches.changes : await PostgresChanges.open(sql)
-  const audit = guarded(new PostgresAuditStore(sql))
-  const usage = guarded(postgresUsageStore(sql))
-  // Batches are encoded and sent by the write thread, on connections of its own; the main connection is the fallback.
-  const local: BatchWrites = { writeAudit: (rows) => audit.writeBatch(rows), writeUsage: (records) => usage.writeBatch(records), close() {} }
+  const auditStore = new PostgresAuditStore(sql)
+  const usageStore = postgresUsageStore(sql)
+  const audit = guarded(auditStore)
+  const usage = guarded(usageStore)
+  // Batches are encoded and sent by the write thread, on connections of its own; the main connection is the
+  // fallback. Unguarded: the sinks below pass every batch, the fallback's too, through `reaching` once.
+  const local: BatchWrites = { writeAudit: (rows) => auditStore.writeBatch(rows), writeUsage: (records) => usageStore.writeBatch(records), close() {} }
   const writes = startWriteThread({ backend: 'postgres', settings }, local, log, options.writeThreadUrl)
   const events = new StoreEvents()
   return {
