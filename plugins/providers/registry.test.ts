@@ -4,8 +4,8 @@
  * piece, when the registries and the folders disagree, or when two rows claim the same name.
  */
 import { describe, expect, test } from 'bun:test'
-import { readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { PROVIDER_TYPES } from '../../src/config/provider-catalog.ts'
 import { DEFAULT_OUTPUT_LIMITS } from '../../src/models/catalog.ts'
 import { DEFAULT_PRICES } from '../../src/usage/default-prices.ts'
@@ -71,5 +71,31 @@ describe('the central tables are derived from the rows', () => {
     }
     expect(DEFAULT_PRICES['claude-sonnet-4']?.input).toBe(3)
     expect(DEFAULT_OUTPUT_LIMITS['gpt-4o']).toBe(16_384)
+  })
+})
+
+describe('upstream URLs', () => {
+  const root = join(dir, '../..')
+  const adapterSources = [...new Bun.Glob('**/*.ts').scanSync({ cwd: dir })].filter((f) => !f.endsWith('.test.ts')).map((f) => join(dir, f))
+  const coreSources = [...new Bun.Glob('**/*.ts').scanSync({ cwd: join(root, 'src') })].filter((f) => !f.endsWith('.test.ts')).map((f) => join(root, 'src', f))
+  /** A base URL put into a template or joined with `+`: a URL not made by `upstreamUrl`. */
+  const CONCATENATED = /\$\{[^}]*\bbaseUrl\b[^}]*\}|\bbaseUrl\s*\+|\+\s*[\w.]*\bbaseUrl\b/
+  const offending = (files: string[], pattern: RegExp, except: string[] = []) =>
+    files.filter((f) => !except.includes(relative(root, f)) && pattern.test(readFileSync(f, 'utf8'))).map((f) => relative(root, f))
+
+  // fetchUpstream and fetchModelIds take an `UpstreamUrl`, which only upstreamUrl makes (src/providers/upstream-url.ts):
+  // a provider added later cannot put the model into a URL by concatenation, nor call its upstream another way.
+  test('adapters build every URL with upstreamUrl and call upstreams only through fetchUpstream and fetchModelIds', () => {
+    expect(adapterSources.length).toBeGreaterThan(4)
+    expect(offending(adapterSources, CONCATENATED)).toEqual([])
+    expect(offending(adapterSources, /\bfetch\(/)).toEqual([])
+    expect(offending([...adapterSources, ...coreSources], /as UpstreamUrl\b/, ['src/providers/upstream-url.ts'])).toEqual([])
+  })
+
+  test('the checks see what they look for', () => {
+    expect(CONCATENATED.test('url: `${call.provider.baseUrl}/${modelPath(call.target.model)}:${method}`')).toBe(true)
+    expect(CONCATENATED.test('url: provider.baseUrl + "/models/" + model')).toBe(true)
+    expect(CONCATENATED.test('url: upstreamUrl(call.provider.baseUrl)`/models/${id}:generateContent`')).toBe(false)
+    expect(offending(coreSources, /as UpstreamUrl\b/)).toEqual(['src/providers/upstream-url.ts'])
   })
 })

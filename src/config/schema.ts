@@ -9,12 +9,16 @@ import { budgetInputSchema, rateLimitInputSchema } from '../limits/definitions.t
 import { modelPriceSchema } from '../usage/pricing.ts'
 import { workflowInputSchema } from '../workflows/definition.ts'
 import { PROVIDER_TYPE_NAMES } from './provider-catalog.ts'
+import { modelIdProblem } from '../models/model-id.ts'
 
 const booleanFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((v) => ['true', '1', 'yes', 'on'].includes(v))])
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max)
 
-/** `<provider>/<model>` or a bare model name; never empty, no whitespace. */
-export const modelSelectorSchema = z.string().regex(/^\S+$/, 'expected a model selector without spaces')
+/** A model name as a request could name it (src/models/model-id.ts): a selector, a bare id or a virtual model's source. */
+export const modelSelectorSchema = z.string().superRefine((name, ctx) => {
+  const problem = modelIdProblem(name)
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `expected a model name, but ${problem}` })
+})
 
 export const providerConfigSchema = z.strictObject({
   type: z.enum(PROVIDER_TYPE_NAMES as [string, ...string[]]),
@@ -28,7 +32,7 @@ export const providerConfigSchema = z.strictObject({
 export type ProviderConfig = z.infer<typeof providerConfigSchema>
 
 export const virtualModelSchema = z.strictObject({
-  source: z.string().min(1).regex(/^\S+$/, 'expected a name without spaces'),
+  source: modelSelectorSchema,
   target: modelSelectorSchema,
   /** Optional weighted spread: requests go to one of these by weight; the others (then `target`) are fallbacks. */
   targets: z

@@ -7,7 +7,8 @@ import type { VirtualModel } from '../config/schema.ts'
 import { GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
-import type { ProviderAdapter, ResolvedTarget } from '../providers/types.ts'
+import type { ProviderAdapter, ProviderInstance, ResolvedTarget } from '../providers/types.ts'
+import { canonicalModelId, invalidModelError, modelIdProblem, modelPathProblem } from './model-id.ts'
 
 export interface ModelEntry {
   id: string
@@ -81,7 +82,8 @@ export class ModelCatalog {
       this.log.warn({ provider: name, err: ids.message }, 'could not fetch the model list; using the static list')
       return
     }
-    entry.ids = new Set([...ids, ...provider.staticModels])
+    // A listed id no request could name (src/models/model-id.ts) is not offered.
+    entry.ids = new Set([...ids.filter((id) => modelProblem(provider, id) === undefined), ...provider.staticModels])
     entry.source = 'upstream'
     entry.fetchedAt = Date.now()
   }
@@ -113,14 +115,22 @@ export class ModelCatalog {
     return [...this.virtualModels.keys()]
   }
 
+  /**
+   * Where a name goes. A name that cannot be a model name (src/models/model-id.ts) is refused with a 400 before
+   * anything else, so no later step (model access, prices, the upstream URL) sees it.
+   */
   resolve(requested: string, random: () => number = Math.random): Resolution {
+    const problem = modelIdProblem(requested)
+    if (problem !== undefined) return { ok: false, error: invalidModelError(requested, problem) }
     const virtual = this.virtualModels.get(requested)
     if (virtual !== undefined) {
       const [chosen, ...alternatives] = orderByWeight(virtual, random)
       const inner = this.resolveSelector(chosen!)
+      if (inner instanceof GatewayError) return { ok: false, error: inner }
       return inner ? { ok: true, target: inner, aliasUsed: true, alternatives } : { ok: false, error: gatewayErrors.modelNotFound(chosen!) }
     }
     const explicit = this.resolveSelector(requested)
+    if (explicit instanceof GatewayError) return { ok: false, error: explicit }
     if (explicit) return { ok: true, target: explicit, aliasUsed: false, alternatives: [] }
 
     const owners = [...this.models].filter(([, m]) => m.ids.has(requested)).map(([provider]) => provider)
@@ -134,19 +144,31 @@ export class ModelCatalog {
     return { ok: false, error: gatewayErrors.modelNotFound(requested) }
   }
 
-  /** `<provider>/<model>` where the first segment names a configured provider. */
-  private resolveSelector(selector: string): ResolvedTarget | undefined {
+  /**
+   * `<provider>/<model>` where the first segment names a configured provider; the 400 when the model is not one
+   * that provider could be asked for (a provider that carries the id in its URL path has its own rule).
+   */
+  private resolveSelector(selector: string): ResolvedTarget | GatewayError | undefined {
     const slash = selector.indexOf('/')
     if (slash <= 0 || slash === selector.length - 1) return undefined
-    const provider = selector.slice(0, slash)
-    if (!this.providers.has(provider)) return undefined
-    return this.target(provider, selector.slice(slash + 1))
+    const provider = this.providers.get(selector.slice(0, slash))?.instance
+    if (!provider) return undefined
+    const model = selector.slice(slash + 1)
+    const problem = modelProblem(provider, model)
+    if (problem !== undefined) return invalidModelError(selector, problem)
+    return this.target(provider.name, canonicalModelId(model, PROVIDER_TYPES[provider.type].modelPath))
   }
 
   private target(providerName: string, model: string): ResolvedTarget {
     const { instance } = this.providers.get(providerName)!
     return { providerName, providerType: instance.type, model, selector: `${providerName}/${model}` }
   }
+}
+
+/** Why `model` is not a model this provider could be asked for, or undefined. */
+function modelProblem(provider: ProviderInstance, model: string): string | undefined {
+  const rule = PROVIDER_TYPES[provider.type].modelPath
+  return modelIdProblem(model) ?? (rule ? modelPathProblem(model, rule) : undefined)
 }
 
 /**

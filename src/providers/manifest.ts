@@ -16,6 +16,16 @@ import type { ModelPrice } from '../usage/pricing.ts'
  */
 export type ParameterRules = { style: 'openai' } | { style: 'translated' } | { style: 'compatible'; acceptsOpenAIOnly: readonly string[] }
 
+/**
+ * How a provider whose API carries the model in the URL path (Gemini's `models/{id}:generateContent`, Azure's
+ * `deployments/{id}/…`) names a model: one path segment, or `<collection>/<id>` for one of `collections`. The
+ * first collection is where a bare id lives, so `models/gemini-2.0-flash` resolves to `gemini-2.0-flash`: model
+ * access, prices and the upstream see one name (src/models/model-id.ts).
+ */
+export interface ModelPathRule {
+  collections: readonly string[]
+}
+
 /** One provider type: how it is configured, where its API lives, and what the gateway knows of its models. */
 export interface ProviderTypeRow {
   /** Environment prefix: `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL`, `<PREFIX>_MODELS`. */
@@ -28,6 +38,8 @@ export interface ProviderTypeRow {
   /** Reads `<PREFIX>_API_VERSION` into `api_version` (Azure's `api-version` query parameter). */
   apiVersion?: boolean
   parameters: ParameterRules
+  /** Set when the API carries the model id in the URL path; without it the id travels in the body. */
+  modelPath?: ModelPathRule
   /**
    * Bundled list prices in USD per million tokens by model id (a prefix matches longer ids), from the provider's
    * public pricing page; empty where the models are the operator's own. Overridable in YAML and the admin API.

@@ -1,6 +1,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { GatewayError } from '../errors/gateway-error.ts'
 import { fetchModelIds, type ModelListRequest } from './model-list.ts'
+import { upstreamUrl } from './upstream-url.ts'
 
 // Pages a, b (then no next page); /broken answers a body that is no model list.
 const server = Bun.serve({
@@ -18,7 +19,7 @@ afterAll(() => server.stop(true))
 
 const request = (over: Partial<ModelListRequest> = {}): ModelListRequest => ({
   provider: 'p',
-  url: (token) => `${server.url}models${token ? `?page=${token}` : ''}`,
+  url: (token) => upstreamUrl(server.url.origin, { page: token })`/models`,
   headers: { 'x-key': 'k' },
   read: (body) => (Array.isArray((body as { ids?: unknown })?.ids) ? (body as { ids: string[]; next?: string }) : undefined),
   ...over,
@@ -37,8 +38,8 @@ test('a refusal, a body that is no model list and an unreachable host are return
     code: 'model_list_unavailable',
     message: "Provider 'p': GET /models answered HTTP 403",
   })
-  const broken = await fetchModelIds(request({ url: () => `${server.url}broken` }), AbortSignal.timeout(2000))
+  const broken = await fetchModelIds(request({ url: () => upstreamUrl(server.url.origin)`/broken` }), AbortSignal.timeout(2000))
   expect((broken as GatewayError).message).toBe("Provider 'p': GET /models answered something that is not a model list")
-  const unreachable = await fetchModelIds(request({ url: () => 'http://127.0.0.1:9/models' }), AbortSignal.timeout(2000))
+  const unreachable = await fetchModelIds(request({ url: () => upstreamUrl('http://127.0.0.1:9')`/models` }), AbortSignal.timeout(2000))
   expect(unreachable).toBeInstanceOf(GatewayError)
 })

@@ -5,12 +5,13 @@
  * provider, returned rather than thrown; the catalogue then keeps the static list.
  */
 import { GatewayError } from '../errors/gateway-error.ts'
+import type { UpstreamUrl } from './upstream-url.ts'
 
 export interface ModelListRequest {
   /** The provider's configured name, for the error. */
   provider: string
   /** The page's URL; `pageToken` is what the previous page named as the next (none for the first). */
-  url(pageToken?: string): string
+  url(pageToken?: string): UpstreamUrl
   headers: Record<string, string>
   /** The page's model ids and the next page's token, or undefined when the body is not a model list. */
   read(body: unknown): { ids: string[]; next?: string } | undefined

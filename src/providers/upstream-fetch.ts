@@ -13,9 +13,11 @@ import { scrubSecrets, upstreamError, upstreamFailures } from './upstream-errors
 import { isEventStream } from '../pipeline/sse.ts'
 import { jsonAnswer, parseJsonOrUndefined } from '../pipeline/json-answer.ts'
 import { clearDeadline, type Deadline, deadlines } from '../pipeline/deadlines.ts'
+import type { UpstreamUrl } from './upstream-url.ts'
 
 export interface UpstreamHttpRequest {
-  url: string
+  /** Made by `upstreamUrl` (src/providers/upstream-url.ts): under the provider's base path. */
+  url: UpstreamUrl
   method?: string
   headers: Record<string, string>
   body?: string

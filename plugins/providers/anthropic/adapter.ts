@@ -10,6 +10,7 @@ import { upstreamError, upstreamFailures } from '../../../src/providers/upstream
 import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchModelIds } from '../../../src/providers/model-list.ts'
 import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/upstream-fetch.ts'
+import { type UpstreamUrl, upstreamUrl } from '../../../src/providers/upstream-url.ts'
 import { modelListPage } from '../openai-compatible/adapter.ts'
 import { chatToAnthropicRequest } from './request.ts'
 import { anthropicToChatCompletion } from './response.ts'
@@ -56,7 +57,7 @@ async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
   const request = chatToAnthropicRequest(call.body, call.target.model)
   if (request instanceof GatewayError) return request
   const res = await fetchUpstream(call, {
-    url: `${call.provider.baseUrl}/messages`,
+    url: upstreamUrl(call.provider.baseUrl)`/messages`,
     headers: headers(call.provider),
     body: JSON.stringify(request),
     toError: anthropicUpstreamError(call),
@@ -76,16 +77,16 @@ async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
 }
 
 /** The client's own Messages request (model replaced), answered as the upstream answers it: JSON or SSE. */
-function native(path: '/messages' | '/messages/count_tokens') {
+function native(url: (baseUrl: string) => UpstreamUrl) {
   return (call: AdapterCall) =>
-    fetchUpstream(call, { url: `${call.provider.baseUrl}${path}`, headers: nativeHeaders(call), body: JSON.stringify(call.body), toError: anthropicUpstreamError(call) })
+    fetchUpstream(call, { url: url(call.provider.baseUrl), headers: nativeHeaders(call), body: JSON.stringify(call.body), toError: anthropicUpstreamError(call) })
 }
 
 export const anthropicAdapter: ProviderAdapter = {
   id: 'anthropic',
   chatCompletions,
-  messages: native('/messages'),
-  countMessageTokens: native('/messages/count_tokens'),
+  messages: native((baseUrl) => upstreamUrl(baseUrl)`/messages`),
+  countMessageTokens: native((baseUrl) => upstreamUrl(baseUrl)`/messages/count_tokens`),
   listModels: (provider, signal) =>
-    fetchModelIds({ provider: provider.name, url: () => `${provider.baseUrl}/models?limit=1000`, headers: headers(provider), read: modelListPage }, signal),
+    fetchModelIds({ provider: provider.name, url: () => upstreamUrl(provider.baseUrl, { limit: '1000' })`/models`, headers: headers(provider), read: modelListPage }, signal),
 }

@@ -1,10 +1,11 @@
 import { expect, test } from 'bun:test'
 import type { ProviderInstance } from '../../../src/providers/types.ts'
-import { azureUrl, dropEmptyChoiceChunks } from './adapter.ts'
+import { azureUrl as deploymentUrl, dropEmptyChoiceChunks } from './adapter.ts'
 
 const classic: ProviderInstance = { name: 'azure', type: 'azure', baseUrl: 'https://res.openai.azure.com/openai', apiKey: 'k', staticModels: [], nativeResponses: true }
 
 test('classic resources address the deployment with an api-version; the v1 API does not', () => {
+  const azureUrl = (...args: Parameters<typeof deploymentUrl>): string => deploymentUrl(...args)
   expect(azureUrl(classic, 'gpt 4o', 'chat/completions')).toBe('https://res.openai.azure.com/openai/deployments/gpt%204o/chat/completions?api-version=2024-10-21')
   expect(azureUrl({ ...classic, apiVersion: '2025-01-01' }, 'x', 'responses')).toBe('https://res.openai.azure.com/openai/responses?api-version=2025-01-01')
   expect(azureUrl({ ...classic, baseUrl: 'https://res.openai.azure.com/openai/v1' }, 'x', 'chat/completions')).toBe('https://res.openai.azure.com/openai/v1/chat/completions')

@@ -9,6 +9,7 @@ import { SseParser, dataFrame } from '../../../src/pipeline/sse.ts'
 import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
 import { fetchModelIds } from '../../../src/providers/model-list.ts'
+import { type UpstreamUrl, upstreamUrl } from '../../../src/providers/upstream-url.ts'
 import { modelListPage } from '../openai-compatible/adapter.ts'
 
 const DEFAULT_API_VERSION = '2024-10-21'
@@ -17,11 +18,12 @@ function isV1(provider: ProviderInstance): boolean {
   return /\/openai\/v1$/.test(provider.baseUrl)
 }
 
-export function azureUrl(provider: ProviderInstance, model: string, operation: 'chat/completions' | 'responses' | 'models'): string {
-  if (isV1(provider)) return `${provider.baseUrl}/${operation}`
-  const version = `api-version=${encodeURIComponent(provider.apiVersion ?? DEFAULT_API_VERSION)}`
-  if (operation === 'chat/completions') return `${provider.baseUrl}/deployments/${encodeURIComponent(model)}/chat/completions?${version}`
-  return `${provider.baseUrl}/${operation}?${version}`
+export function azureUrl(provider: ProviderInstance, deployment: string, operation: 'chat/completions' | 'responses' | 'models'): UpstreamUrl {
+  const query = isV1(provider) ? undefined : { 'api-version': provider.apiVersion ?? DEFAULT_API_VERSION }
+  const under = upstreamUrl(provider.baseUrl, query)
+  if (operation === 'responses') return under`/responses`
+  if (operation === 'models') return under`/models`
+  return query ? under`/deployments/${deployment}/chat/completions` : under`/chat/completions`
 }
 
 function headers(provider: ProviderInstance, stream: boolean): Record<string, string> {

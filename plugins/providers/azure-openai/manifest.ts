@@ -8,6 +8,6 @@ export const azureOpenaiManifest = defineProvider({
   id: 'azure-openai',
   summary: 'Azure OpenAI: classic per-deployment URLs with api-version, or the v1 API; the content-filter preamble chunk dropped.',
   types: {
-    azure: { envPrefix: 'AZURE', apiVersion: true, nativeResponses: true, parameters: { style: 'openai' }, prices: {}, outputLimits: {} },
+    azure: { envPrefix: 'AZURE', apiVersion: true, nativeResponses: true, parameters: { style: 'openai' }, modelPath: { collections: [] }, prices: {}, outputLimits: {} },
   },
 })

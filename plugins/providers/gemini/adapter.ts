@@ -10,6 +10,7 @@ import { upstreamError, upstreamFailures } from '../../../src/providers/upstream
 import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchModelIds } from '../../../src/providers/model-list.ts'
 import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/upstream-fetch.ts'
+import { type UpstreamUrl, upstreamUrl } from '../../../src/providers/upstream-url.ts'
 import { chatToGeminiRequest } from './request.ts'
 import { blockedPromptError, geminiToChatCompletion } from './response.ts'
 import { GeminiStreamTranslator, geminiStreamToChat } from './stream.ts'
@@ -25,9 +26,15 @@ function headers(provider: ProviderInstance): Record<string, string> {
   return h
 }
 
-/** `models/<id>` unless the name already says which collection it is in (`tunedModels/…`). */
-function modelPath(model: string): string {
-  return model.includes('/') ? model : `models/${model}`
+/**
+ * The model's generate method: `models/<id>` unless the id names its collection (`tunedModels/<id>`; the catalogue
+ * admits only Gemini's model collections, src/models/model-id.ts).
+ */
+function generateUrl(provider: ProviderInstance, model: string, stream: boolean): UpstreamUrl {
+  const slash = model.indexOf('/')
+  const collection = slash === -1 ? 'models' : model.slice(0, slash)
+  const id = model.slice(slash + 1)
+  return stream ? upstreamUrl(provider.baseUrl, { alt: 'sse' })`/${collection}/${id}:streamGenerateContent` : upstreamUrl(provider.baseUrl)`/${collection}/${id}:generateContent`
 }
 
 /** Reads `{"error":{code,message,status,details}}` (sometimes wrapped in an array) into a GatewayError. */
@@ -74,9 +81,8 @@ function generateContentModels(body: unknown): { ids: string[]; next?: string } 
 
 async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
   const stream = call.body.stream === true
-  const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent'
   const res = await fetchUpstream(call, {
-    url: `${call.provider.baseUrl}/${modelPath(call.target.model)}:${method}`,
+    url: generateUrl(call.provider, call.target.model, stream),
     headers: headers(call.provider),
     body: JSON.stringify(chatToGeminiRequest(call.body, call.target.model, toolCallMemory)),
     toError: geminiUpstreamError(call),
@@ -109,7 +115,7 @@ export const geminiAdapter: ProviderAdapter = {
     fetchModelIds(
       {
         provider: provider.name,
-        url: (pageToken) => `${provider.baseUrl}/models?pageSize=1000${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`,
+        url: (pageToken) => upstreamUrl(provider.baseUrl, { pageSize: '1000', pageToken })`/models`,
         headers: headers(provider),
         read: generateContentModels,
       },

@@ -9,6 +9,7 @@ export const geminiManifest = defineProvider({
       envPrefix: 'GEMINI',
       defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
       parameters: { style: 'translated' },
+      modelPath: { collections: ['models', 'tunedModels'] },
       prices: {
         'gemini-2.5-pro': { input: 1.25, cached_input: 0.31, output: 10 },
         'gemini-2.5-flash': { input: 0.3, cached_input: 0.075, output: 2.5 },

@@ -5,6 +5,7 @@
 import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchModelIds } from '../../../src/providers/model-list.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
+import { type UpstreamUrl, upstreamUrl } from '../../../src/providers/upstream-url.ts'
 
 export function openaiHeaders(provider: ProviderInstance, stream: boolean): Record<string, string> {
   const headers: Record<string, string> = {
@@ -15,9 +16,9 @@ export function openaiHeaders(provider: ProviderInstance, stream: boolean): Reco
   return headers
 }
 
-function post(call: AdapterCall, path: string): Promise<UpstreamResult> {
+function post(call: AdapterCall, url: UpstreamUrl): Promise<UpstreamResult> {
   return fetchUpstream(call, {
-    url: `${call.provider.baseUrl}${path}`,
+    url,
     headers: openaiHeaders(call.provider, call.body.stream === true),
     body: JSON.stringify(call.body),
   })
@@ -32,8 +33,8 @@ export function modelListPage(body: unknown): { ids: string[] } | undefined {
 
 export const openaiCompatibleAdapter: ProviderAdapter = {
   id: 'openai-compatible',
-  chatCompletions: (call) => post(call, '/chat/completions'),
-  responses: (call) => post(call, '/responses'),
+  chatCompletions: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/chat/completions`),
+  responses: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/responses`),
   listModels: (provider, signal) =>
-    fetchModelIds({ provider: provider.name, url: () => `${provider.baseUrl}/models`, headers: openaiHeaders(provider, false), read: modelListPage }, signal),
+    fetchModelIds({ provider: provider.name, url: () => upstreamUrl(provider.baseUrl)`/models`, headers: openaiHeaders(provider, false), read: modelListPage }, signal),
 }

@@ -1,0 +1,60 @@
+/**
+ * @module The one way an adapter makes an upstream URL: the provider's base URL, a path written in the adapter's
+ * code, and the values it names (a model id, a deployment name) each encoded as exactly one path segment. The
+ * result is checked to stay under the base path, so no value can make a request that carries the provider's
+ * credential go to another of its APIs or another host; a value that is empty or only dots, or a URL that leaves
+ * the base, is a bug (model names are checked before they are resolved, src/models/model-id.ts) and throws.
+ * `UpstreamUrl` is branded: `fetchUpstream` and `fetchModelIds` take nothing else, so a URL an adapter puts
+ * together by concatenation does not compile.
+ */
+
+declare const upstreamUrlBrand: unique symbol
+/** A URL made by `upstreamUrl`: under its provider's base path, every value in it encoded. */
+export type UpstreamUrl = string & { readonly [upstreamUrlBrand]: true }
+
+/**
+ * A tag for the path under `baseUrl`; each `${value}` becomes one encoded segment (`/` included), and `query`
+ * is appended encoded (undefined values left out).
+ *
+ * @example upstreamUrl(provider.baseUrl)`/models/${model}:generateContent`
+ * @example upstreamUrl(provider.baseUrl, { 'api-version': version })`/deployments/${deployment}/chat/completions`
+ */
+export function upstreamUrl(baseUrl: string, query?: Readonly<Record<string, string | undefined>>) {
+  return (path: TemplateStringsArray, ...values: string[]): UpstreamUrl => {
+    let text = baseUrl + path[0]
+    for (let i = 0; i < values.length; i++) text += encodedSegment(values[i]!) + path[i + 1]
+    const url = new URL(text)
+    if (query) for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.append(name, value)
+    const base = parsedBase(baseUrl)
+    if (url.origin !== base.origin || !url.pathname.startsWith(base.path) || url.hash !== '' || url.username !== base.username) {
+      throw new Error(`upstream URL ${url.origin}${url.pathname} is not under the provider's base URL ${base.origin}${base.path}`)
+    }
+    return url.href as UpstreamUrl
+  }
+}
+
+function encodedSegment(value: string): string {
+  if (value === '' || /^\.+$/.test(value)) throw new Error(`an upstream URL path segment may not be ${JSON.stringify(value)}`)
+  return encodeURIComponent(value)
+}
+
+interface ParsedBase {
+  origin: string
+  /** The base path with one trailing slash: what every URL under it starts with. */
+  path: string
+  username: string
+}
+
+/** Base URLs are the configured providers' (fixed at start-up): each parsed once. */
+const bases = new Map<string, ParsedBase>()
+
+function parsedBase(baseUrl: string): ParsedBase {
+  let base = bases.get(baseUrl)
+  if (!base) {
+    const url = new URL(baseUrl)
+    base = { origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}/`, username: url.username }
+    if (bases.size >= 1024) bases.clear()
+    bases.set(baseUrl, base)
+  }
+  return base
+}
