@@ -30,7 +30,7 @@ function scriptedAdapter(script: Record<string, number[]>) {
       if (status !== 200) {
         call.ctx.attempts.at(-1)!.status_code = status
         return new GatewayError({
-          status: status === 401 ? 502 : status,
+          status: status === 401 || status === 307 ? 502 : status,
           type: 'provider_error',
           provider: call.provider.name,
           message: 'scripted',
@@ -88,10 +88,13 @@ describe('failover', () => {
     expect(ctx.target?.selector).toBe('groq/b')
   })
 
-  test('a refused provider credential goes straight to the next target; 4xx is not retried', async () => {
+  test('a refused provider credential or a redirect goes straight to the next target; 4xx is not retried', async () => {
     const auth = await run({ 'openai/a': [401] })
     await auth.hooks.dispatch!(auth.ctx)
     expect(auth.calls).toEqual(['primary:openai/a', 'failover:groq/b'])
+    const redirected = await run({ 'openai/a': [307] })
+    await redirected.hooks.dispatch!(redirected.ctx)
+    expect(redirected.calls).toEqual(['primary:openai/a', 'failover:groq/b'])
     const bad = await run({ 'openai/a': [400] })
     expect(await bad.hooks.dispatch!(bad.ctx)).toMatchObject({ status: 400 })
     expect(bad.calls).toEqual(['primary:openai/a'])

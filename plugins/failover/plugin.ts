@@ -12,6 +12,7 @@ import { definePlugin, type PluginDeps } from '../../src/pipeline/types.ts'
 import { callTarget } from '../../src/providers/call-target.ts'
 import type { ResolvedTarget, UpstreamResult } from '../../src/providers/types.ts'
 import { upstreamFailures } from '../../src/providers/upstream-errors.ts'
+import { isRedirect } from '../../src/providers/upstream-fetch.ts'
 import { CircuitBreaker } from './circuit-breaker.ts'
 import { failoverManifest, type FailoverConfig } from './manifest.ts'
 import { backoffMs, retryAfterMs } from './retry-delay.ts'
@@ -122,9 +123,9 @@ export const failover = definePlugin({
             if (ctx.aborted || !retryable(result)) return result
             breaker.failed(target.selector, policy)
             lastError = result
-            // A refused provider credential will not work on the next try either: go to the next target.
-            const upstreamStatus = ctx.attempts.at(-1)?.status_code
-            if (upstreamStatus === 401 || upstreamStatus === 403 || retry === config.max_retries) break
+            // A refused provider credential or a redirect will not change on the next try either: go to the next target.
+            const upstreamStatus = ctx.attempts.at(-1)?.status_code ?? 0
+            if (upstreamStatus === 401 || upstreamStatus === 403 || isRedirect(upstreamStatus) || retry === config.max_retries) break
             const wait = retryAfterMs(result) ?? backoffMs(retry, config.initial_backoff_ms, config.max_backoff_ms)
             if (wait > config.max_retry_after_ms) break
             if (!breaker.allows(target.selector, policy)) break

@@ -9,6 +9,7 @@ const server = Bun.serve({
   hostname: '127.0.0.1',
   fetch(req) {
     const url = new URL(req.url)
+    if (url.pathname === '/moved') return new Response(null, { status: 302, headers: { location: `${url.origin}/models` } })
     if (url.pathname === '/broken') return new Response('<html>', { headers: { 'content-type': 'text/html' } })
     if (req.headers.get('x-key') !== 'k') return new Response('no', { status: 403 })
     const page = url.searchParams.get('page') ?? 'a'
@@ -42,4 +43,9 @@ test('a refusal, a body that is no model list and an unreachable host are return
   expect((broken as GatewayError).message).toBe("Provider 'p': GET /models answered something that is not a model list")
   const unreachable = await fetchModelIds(request({ url: () => upstreamUrl('http://127.0.0.1:9')`/models` }), AbortSignal.timeout(2000))
   expect(unreachable).toBeInstanceOf(GatewayError)
+})
+
+test('a redirect is not followed: the list is unavailable and the Location is never asked', async () => {
+  const moved = await fetchModelIds(request({ url: () => upstreamUrl(server.url.origin)`/moved` }), AbortSignal.timeout(2000))
+  expect((moved as GatewayError).message).toBe("Provider 'p': GET /models answered a redirect (HTTP 302), which the gateway does not follow; check the provider's base URL")
 })

@@ -23,12 +23,15 @@ export async function fetchModelIds(request: ModelListRequest, signal: AbortSign
   do {
     let res: Response
     try {
-      res = await fetch(request.url(pageToken), { headers: request.headers, signal })
+      // Never followed, like every upstream call (upstreamFailures.redirected in upstream-errors.ts).
+      res = await fetch(request.url(pageToken), { headers: request.headers, signal, redirect: 'manual' })
     } catch (error) {
       return unavailable(request.provider, `GET /models failed: ${(error as Error)?.message ?? String(error)}`)
     }
     if (!res.ok) {
       await res.body?.cancel().catch(() => {})
+      if (res.status >= 300 && res.status < 400)
+        return unavailable(request.provider, `GET /models answered a redirect (HTTP ${res.status}), which the gateway does not follow; check the provider's base URL`)
       return unavailable(request.provider, `GET /models answered HTTP ${res.status}`)
     }
     const page = request.read(await res.json().catch(() => undefined))

@@ -108,6 +108,18 @@ export const upstreamFailures = {
       code: 'upstream_invalid_stream',
       message: `The stream from provider '${provider}' is not valid server-sent events: ${detail}`,
     }),
+  /**
+   * Upstream calls never follow redirects (a followed cross-origin redirect re-sends the prompt, and with Bun every
+   * credential header but Authorization, to wherever the Location points): the base URL is wrong or was taken over.
+   */
+  redirected: (provider: string, status: number) =>
+    new GatewayError({
+      status: 502,
+      type: 'provider_error',
+      provider,
+      code: 'upstream_redirect',
+      message: `Provider '${provider}' answered with a redirect (HTTP ${status}), which the gateway does not follow; check the provider's base URL.`,
+    }),
   clientClosed: () =>
     new GatewayError({ status: 499, type: 'invalid_request_error', code: 'client_closed_request', message: 'The client closed the request before the answer was complete.' }),
 }

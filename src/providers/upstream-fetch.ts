@@ -81,6 +81,8 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
       headers: request.headers,
       body: request.body,
       signal: abort.signal,
+      // Never followed: see upstreamFailures.redirected.
+      redirect: 'manual',
     })
   } catch (error) {
     release()
@@ -88,6 +90,12 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
   }
   attempt.status_code = response.status
 
+  if (isRedirect(response.status)) {
+    response.body?.cancel().catch(() => {})
+    release()
+    if (ctx.capture.headers) attempt.response_headers = scrubbedHeaders(response.headers, limits.secrets)
+    return failAttempt(attempt, t0, upstreamFailures.redirected(provider.name, response.status))
+  }
   if (!response.ok) {
     let text = ''
     try {
@@ -227,6 +235,11 @@ function scrubbedHeaders(headers: Headers, secrets: readonly string[]): Record<s
   const out = redactHeaders(headers)
   for (const key in out) out[key] = scrubSecrets(out[key]!, secrets)
   return out
+}
+
+/** A 3xx answer: with `redirect: 'manual'` fetch hands it back instead of following it. */
+export function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400
 }
 
 /** Statuses whose responses have no body (Fetch standard, "null body status"). */
