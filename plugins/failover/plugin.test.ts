@@ -100,6 +100,15 @@ describe('failover', () => {
     expect(bad.calls).toEqual(['primary:openai/a'])
   })
 
+  test('fallbacks the key may not use are never tried; with none left the primary’s failure stands', async () => {
+    const { hooks, ctx, calls, deps } = await run({ 'openai/a': [503, 503, 503] })
+    ctx.principal = { method: 'managed_key', id: 'k1', keyId: 'k1', allowedModels: ['openai/a', 'mistral/*'] }
+    expect(candidateTargets(ctx, failoverConfig.parse({ targets: { 'openai/a': ['groq/b', 'mistral/m'] } }), deps).map((t) => t.selector)).toEqual(['openai/a', 'mistral/m'])
+    ctx.principal = { method: 'managed_key', id: 'k1', keyId: 'k1', allowedModels: ['openai/a'] }
+    expect(await hooks.dispatch!(ctx)).toMatchObject({ status: 503 })
+    expect(calls).toEqual(['primary:openai/a', 'retry:openai/a', 'retry:openai/a'])
+  })
+
   test('when every target fails the last error is returned', async () => {
     const { hooks, ctx, calls } = await run({ 'openai/a': [500, 500, 500], 'groq/b': [503, 503, 503], 'mistral/m': [504, 504, 504] })
     expect(await hooks.dispatch!(ctx)).toMatchObject({ status: 504 })

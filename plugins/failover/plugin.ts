@@ -13,25 +13,31 @@ import { callTarget } from '../../src/providers/call-target.ts'
 import type { ResolvedTarget, UpstreamResult } from '../../src/providers/types.ts'
 import { upstreamFailures } from '../../src/providers/upstream-errors.ts'
 import { isRedirect } from '../../src/providers/upstream-fetch.ts'
+import { mayUseTarget } from '../../src/keys/model-access.ts'
 import { CircuitBreaker } from './circuit-breaker.ts'
 import { failoverManifest, type FailoverConfig } from './manifest.ts'
 import { backoffMs, retryAfterMs } from './retry-delay.ts'
 import { isEventStream } from '../../src/pipeline/sse.ts'
 
-/** The primary target first, then each distinct fallback that resolves. */
+/**
+ * The primary target first, then each distinct fallback that resolves and that the key may use (the same check
+ * as the model-access plugin's): a weighted virtual model's other targets are reached through the name the client
+ * asked for, a configured failover target through its own name.
+ */
 export function candidateTargets(ctx: RequestContext, config: FailoverConfig, deps: PluginDeps): ResolvedTarget[] {
   const primary = ctx.target!
+  const allowed = ctx.principal?.allowedModels
   const out = [primary]
   const seen = new Set([primary.selector])
-  const add = (selector: string) => {
+  const add = (selector: string, via: string | undefined) => {
     const r = deps.catalog.resolve(selector)
-    if (r.ok && !seen.has(r.target.selector)) {
+    if (r.ok && !seen.has(r.target.selector) && mayUseTarget(allowed, via, r.target)) {
       seen.add(r.target.selector)
       out.push(r.target)
     }
   }
-  for (const alt of ctx.alternativeTargets) add(alt)
-  for (const key of [ctx.requestedModel, primary.selector]) for (const selector of (key && config.targets[key]) || []) add(selector)
+  for (const alt of ctx.alternativeTargets) add(alt, ctx.requestedModel)
+  for (const key of [ctx.requestedModel, primary.selector]) for (const selector of (key && config.targets[key]) || []) add(selector, selector)
   return out
 }
 

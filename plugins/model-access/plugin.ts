@@ -5,7 +5,7 @@
  * filter instead of refusing (src/models/local-endpoints.ts).
  */
 import { gatewayErrors } from '../../src/errors/gateway-error.ts'
-import { isModelAllowed } from '../../src/keys/model-access.ts'
+import { mayUseTarget } from '../../src/keys/model-access.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
 import { endpoint } from '../../src/protocols/endpoints.ts'
 import { modelAccessManifest } from './manifest.ts'
@@ -18,7 +18,7 @@ export const modelAccess = definePlugin({
         const allowed = ctx.principal?.allowedModels
         // Endpoints that name no model of their own are not checked; the model list filters instead.
         if (!allowed || !endpoint(ctx.endpoint).routed) return CONTINUE
-        if (isModelAllowed(allowed, [ctx.requestedModel, ctx.target?.selector])) return CONTINUE
+        if (mayUseTarget(allowed, ctx.requestedModel, ctx.target)) return CONTINUE
         const model = ctx.requestedModel ?? ''
         return respondWithError(ctx, gatewayErrors.forbidden(`This API key may not use the model '${model}'.`, 'model_not_allowed'))
       },

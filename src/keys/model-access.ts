@@ -1,3 +1,5 @@
+import type { ResolvedTarget } from '../providers/types.ts'
+
 /**
  * @module Which models a managed key may use. An entry is an exact name (a `<provider>/<model>` selector or a
  * virtual model source) or a pattern ending in `*` that matches by prefix (`openai/*`, `gpt-4o*`, `*`).
@@ -27,4 +29,16 @@ export function matchesAllowedModel(entry: string, name: string): boolean {
 export function isModelAllowed(allowed: readonly string[] | null | undefined, names: readonly (string | undefined)[]): boolean {
   if (!allowed) return true
   return names.some((name) => name !== undefined && allowed.some((entry) => matchesAllowedModel(entry, name)))
+}
+
+/**
+ * Whether a key may be answered by `target`, reached through the name `via` (the name the client asked for, or a
+ * failover target as the configuration names it): one of the two matches an entry. The one check for every target
+ * that may answer: the model-access plugin asks it for the resolved target, failover for each fallback, so a
+ * failing primary (which a client can cause) never opens a model the key may not use.
+ *
+ * @example mayUseTarget(['down/cheap'], 'down/cheap', openaiGpt4o) // false: the fallback is another model
+ */
+export function mayUseTarget(allowed: readonly string[] | null | undefined, via: string | undefined, target: Pick<ResolvedTarget, 'selector'> | undefined): boolean {
+  return isModelAllowed(allowed, [via, target?.selector])
 }

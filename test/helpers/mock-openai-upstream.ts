@@ -157,7 +157,7 @@ function structuredText(format: any): string | undefined {
   return JSON.stringify(schema ? schemaInstance(schema) : {})
 }
 
-function openaiError(status: number, message: string, type: string, code: string | null, headers: Record<string, string> = {}) {
+export function openaiError(status: number, message: string, type: string, code: string | null, headers: Record<string, string> = {}) {
   return Response.json({ error: { message, type, param: null, code } }, { status, headers })
 }
 
