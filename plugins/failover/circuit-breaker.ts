@@ -2,7 +2,8 @@
  * @module A circuit per target, shared by every workflow (a target's health does not depend on which workflow
  * calls it): after `failure_threshold` consecutive failures the target is skipped for `cooldown_ms`; then one
  * trial request is let through (half-open), whose outcome closes or re-opens it. The thresholds come from the
- * calling workflow's settings.
+ * calling workflow's settings. Only targets the operator named get a circuit (the failover plugin decides), and
+ * the map is bounded all the same: past `maxCircuits` the circuit that failed longest ago is dropped.
  */
 
 export interface CircuitPolicy {
@@ -19,7 +20,10 @@ interface Circuit {
 export class CircuitBreaker {
   private readonly circuits = new Map<string, Circuit>()
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly maxCircuits = 1024,
+  ) {}
 
   /** Whether a call to the target may go ahead now. */
   allows(target: string, policy: CircuitPolicy): boolean {
@@ -35,7 +39,13 @@ export class CircuitBreaker {
   }
 
   failed(target: string, policy: CircuitPolicy): void {
-    const c = this.circuits.get(target) ?? { failures: 0, openUntil: 0, trialInFlight: false }
+    let c = this.circuits.get(target)
+    // Re-inserted below, so the map's order is the order of last failure and the first key the oldest.
+    if (c) this.circuits.delete(target)
+    else {
+      c = { failures: 0, openUntil: 0, trialInFlight: false }
+      if (this.circuits.size >= this.maxCircuits) this.circuits.delete(this.circuits.keys().next().value!)
+    }
     c.failures++
     c.trialInFlight = false
     if (c.failures >= policy.failure_threshold) c.openUntil = this.now() + policy.cooldown_ms

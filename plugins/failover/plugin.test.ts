@@ -6,6 +6,9 @@ import { CircuitBreaker } from './circuit-breaker.ts'
 import { failoverConfig } from './manifest.ts'
 import { candidateTargets, failover } from './plugin.ts'
 import { backoffMs, retryAfterMs } from './retry-delay.ts'
+import type { AuditWriterStats } from '../../src/audit/writer.ts'
+import { GatewayMetrics } from '../../src/observability/metrics.ts'
+import { parsePrometheusText } from '../../test/helpers/prometheus-text.ts'
 
 /** An adapter whose answer per upstream model is scripted: a status to fail with, or 200. */
 function scriptedAdapter(script: Record<string, number[]>) {
@@ -174,5 +177,51 @@ describe('retry delays and the circuit breaker', () => {
     expect(b.allows('t', policy)).toBe(false)
     b.succeeded('t')
     expect(b.state('t', policy)).toBe('closed')
+  })
+})
+
+describe('client-chosen model names do not grow the breaker or its metric', () => {
+  test('10,000 distinct made-up models that all fail leave no circuit and no label; a configured target keeps its circuit', async () => {
+    const failing: ProviderAdapter = {
+      id: 'openai-compatible',
+      async chatCompletions(call: AdapterCall) {
+        return new GatewayError({ status: 503, type: 'provider_error', provider: call.provider.name, message: 'down' })
+      },
+      listModels: async () => [],
+    }
+    const deps = await makeDeps(env, { 'openai-compatible': failing })
+    const metrics = new GatewayMetrics(() => new Proxy({}, { get: () => 0 }) as AuditWriterStats)
+    deps.metrics = metrics
+    try {
+      const hooks = pluginHooks(failover, failoverConfig.parse({ max_retries: 0, targets: { 'openai/a': ['groq/b'] } }), deps)
+      const dispatch = async (model: string) => {
+        const ctx = makeContext({ body: { model, messages: [] } })
+        const r = deps.catalog.resolve(model)
+        if (!r.ok) throw r.error
+        ctx.target = r.target
+        return hooks.dispatch!(ctx)
+      }
+      const started = performance.now()
+      for (let i = 0; i < 10_000; i++) expect(await dispatch(`openai/made-up-${i}`)).toMatchObject({ status: 503 })
+      await dispatch('openai/a')
+      const circuits = parsePrometheusText((await metrics.expose()).text)
+        .get('gateway_circuit_breaker_state')!
+        .samples.map((s) => s.labels.target)
+      expect(circuits.sort()).toEqual(['groq/b', 'openai/a'])
+      expect(performance.now() - started).toBeLessThan(20_000)
+    } finally {
+      metrics.stop()
+    }
+  })
+
+  test('the breaker holds at most its bound of circuits, dropping the oldest', () => {
+    const b = new CircuitBreaker(Date.now, 100)
+    const policy = { failure_threshold: 1, cooldown_ms: 60_000 }
+    for (let i = 0; i < 10_000; i++) b.failed(`t${i}`, policy)
+    const states = [...b.states()]
+    expect(states).toHaveLength(100)
+    expect(states[0]![0]).toBe('t9900')
+    expect(b.allows('t9999', policy)).toBe(false)
+    expect(b.allows('t0', policy)).toBe(true)
   })
 })

@@ -89,11 +89,35 @@ async function readFirstChunk(response: Response, stream: ReadableStream<Uint8Ar
   return new Response(body, { status: response.status, headers: response.headers })
 }
 
+/** Selectors a workflow's failover settings name (as written and resolved), worked out once per settings object. */
+function namedTargets(config: FailoverConfig, deps: PluginDeps, cache: WeakMap<FailoverConfig, Set<string>>): Set<string> {
+  let named = cache.get(config)
+  if (!named) {
+    named = new Set()
+    for (const [key, targets] of Object.entries(config.targets)) {
+      for (const name of [key, ...targets]) {
+        named.add(name)
+        const r = deps.catalog.resolve(name)
+        if (r.ok && !r.aliasUsed) named.add(r.target.selector)
+      }
+    }
+    cache.set(config, named)
+  }
+  return named
+}
+
 export const failover = definePlugin({
   manifest: failoverManifest,
   create(deps) {
     const breaker = new CircuitBreaker()
     deps.metrics?.watchCircuits(breaker)
+    const named = new WeakMap<FailoverConfig, Set<string>>()
+    /**
+     * A target's circuit: only for one the operator named (listed, a virtual model's, a failover target), so a
+     * client's made-up model names grow neither the breaker nor its metric's `target` label. Others have none.
+     */
+    const circuitOf = (target: ResolvedTarget, config: FailoverConfig): string | undefined =>
+      deps.catalog.isConfigured(target) || namedTargets(config, deps, named).has(target.selector) ? target.selector : undefined
 
     return {
       async dispatch(ctx, config) {
@@ -105,7 +129,8 @@ export const failover = definePlugin({
         let targets: ResolvedTarget[] = [primary]
         for (let i = 0; i < targets.length; i++) {
           const target = targets[i]!
-          if (!breaker.allows(target.selector, policy)) {
+          const circuit = circuitOf(target, config)
+          if (circuit !== undefined && !breaker.allows(circuit, policy)) {
             lastError ??= new GatewayError({
               status: 503,
               type: 'provider_error',
@@ -121,20 +146,20 @@ export const failover = definePlugin({
             const answered = withFirstChunk(await callTarget(ctx, target, kind, deps), target)
             const result = answered instanceof Promise ? await answered : answered
             if (!(result instanceof GatewayError)) {
-              breaker.succeeded(target.selector)
+              if (circuit !== undefined) breaker.succeeded(circuit)
               if (target !== primary) ctx.failover = { target_model: target.selector }
               ctx.target = target
               return result
             }
             if (ctx.aborted || !retryable(result)) return result
-            breaker.failed(target.selector, policy)
+            if (circuit !== undefined) breaker.failed(circuit, policy)
             lastError = result
             // A refused provider credential or a redirect will not change on the next try either: go to the next target.
             const upstreamStatus = ctx.attempts.at(-1)?.status_code ?? 0
             if (upstreamStatus === 401 || upstreamStatus === 403 || isRedirect(upstreamStatus) || retry === config.max_retries) break
             const wait = retryAfterMs(result) ?? backoffMs(retry, config.initial_backoff_ms, config.max_backoff_ms)
             if (wait > config.max_retry_after_ms) break
-            if (!breaker.allows(target.selector, policy)) break
+            if (circuit !== undefined && !breaker.allows(circuit, policy)) break
             if (!(await sleep(wait, ctx.clientSignal))) return upstreamFailures.clientClosed()
           }
           if (i === 0) targets = candidateTargets(ctx, config, deps)

@@ -29,6 +29,8 @@ interface ProviderModels {
 export class ModelCatalog {
   private readonly models = new Map<string, ProviderModels>()
   private readonly virtualModels: Map<string, VirtualModel>
+  /** The selectors virtual models name (`target` and weighted `targets`), resolved. */
+  private readonly virtualTargets = new Set<string>()
   private readonly startedAt = Math.floor(Date.now() / 1000)
   private timer: ReturnType<typeof setInterval> | undefined
   private firstRefresh: Promise<void> | undefined
@@ -41,6 +43,12 @@ export class ModelCatalog {
     this.virtualModels = new Map(virtualModels.map((v) => [v.source, v]))
     for (const { instance } of providers.all()) {
       this.models.set(instance.name, { ids: new Set(instance.staticModels), source: 'pending', fetchedAt: 0 })
+    }
+    for (const vm of virtualModels) {
+      for (const selector of [vm.target, ...(vm.targets ?? []).map((t) => t.target)]) {
+        const target = this.resolveSelector(selector)
+        if (target && !(target instanceof GatewayError)) this.virtualTargets.add(target.selector)
+      }
     }
   }
 
@@ -105,6 +113,14 @@ export class ModelCatalog {
   /** Whether the provider's model list names this model (cheap; metrics labels use it to bound cardinality). */
   lists(providerName: string, model: string): boolean {
     return this.models.get(providerName)?.ids.has(model) ?? false
+  }
+
+  /**
+   * Whether the operator named this target: its provider lists the model, or a virtual model points at it. State
+   * kept per target (circuits) is kept only for these, so made-up model names cannot grow it.
+   */
+  isConfigured(target: Pick<ResolvedTarget, 'providerName' | 'model' | 'selector'>): boolean {
+    return this.lists(target.providerName, target.model) || this.virtualTargets.has(target.selector)
   }
 
   find(id: string): ModelEntry | undefined {

@@ -3,7 +3,8 @@
  * once per request when it completes (src/observability/request-telemetry.ts); state owned elsewhere (the audit
  * writer's counters, circuit breakers, the process) is read at scrape time through `collect` callbacks, so the
  * code that owns it stays unaware of metrics. Label values are bounded: endpoints and status classes are fixed
- * lists, providers come from configuration, and models not in the catalog fold into `other`.
+ * lists, providers come from configuration, models not in the catalog fold into `other`, and circuits exist only
+ * for targets the operator named (plugins/failover), never for a model name a client made up.
  */
 import { Counter, Gauge, Registry } from './prom-client.ts'
 import type { AuditWriterStats } from '../audit/writer.ts'

@@ -260,3 +260,40 @@ workflows:
     }
   })
 })
+
+describe('made-up model names', () => {
+  test('hundreds of distinct names, failing and answered, add no label value and no circuit', async () => {
+    const file = writeGatewayYaml(`
+providers:
+  one: { type: openai, api_key: ${KEY_ONE}, base_url: "${one.url}" }
+  gone: { type: openai, api_key: ${KEY_TWO}, base_url: "http://127.0.0.1:9/v1" }
+workflows:
+  - name: default
+    features: { failover: true }
+    plugins:
+      failover: { max_retries: 0, circuit_breaker: { failure_threshold: 1 } }
+`)
+    const g = await startGateway({ GATEWAY_CONFIG: file, GATEWAY_MASTER_KEY: MASTER })
+    try {
+      const send = (model: string) =>
+        fetch(`${g.baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model, messages: [{ role: 'user', content: 'echo:x' }] }),
+        }).then(async (res) => [res.status, await res.text()] as const)
+      const statuses = new Set<number>()
+      for (let batch = 0; batch < 30; batch++) {
+        const names = Array.from({ length: 10 }, (_, i) => `made-up-${batch * 10 + i}`)
+        for (const [status] of await Promise.all(names.flatMap((n) => [send(`gone/${n}`), send(`one/${n}`), send(n)]))) statuses.add(status)
+      }
+      expect([...statuses].sort()).toEqual([200, 404, 502])
+      const scraped = await scrape(g.url)
+      expect(scraped.text).not.toContain('made-up-')
+      expect(matching(scraped, 'gateway_circuit_breaker_state')).toEqual([])
+      const models = new Set(scraped.samples.flatMap((s) => (s.labels.model === undefined ? [] : [s.labels.model])))
+      expect([...models].sort()).toEqual(['none', 'other'])
+    } finally {
+      await g.stop()
+    }
+  })
+})
