@@ -9,6 +9,8 @@ export const parameterNormaliserConfig = z.strictObject({
   clamp_max_tokens: z.boolean().default(true),
 })
 
+export type ParameterNormaliserConfig = z.infer<typeof parameterNormaliserConfig>
+
 export const parameterNormaliserManifest = definePluginManifest({
   id: 'parameter-normaliser',
   summary: 'Adapts parameters to the target: max_tokens vs max_completion_tokens, unsupported fields dropped, output tokens clamped to the model limit.',

@@ -4,6 +4,8 @@ import { parameterNormaliserConfig } from './manifest.ts'
 import { parameterNormaliser } from './plugin.ts'
 import { clampOutputTokens, normaliseParameters } from './rules.ts'
 import { outputLimitFor } from '../../src/models/catalog.ts'
+import { bodyForAttempt } from '../../src/pipeline/target-adaptation.ts'
+import type { ResolvedTarget } from '../../src/providers/types.ts'
 
 describe('normaliseParameters', () => {
   test('OpenAI reasoning models take max_completion_tokens and default sampling', async () => {
@@ -84,5 +86,65 @@ describe('output tokens clamped to the model limit', () => {
     expect(off.body.max_tokens).toBe(32000)
     expect(outputLimitFor({ selector: 'openai/gpt-4o', model: 'gpt-4o' }, { 'openai/gpt-4o': 4096 })).toBe(4096)
     expect(outputLimitFor({ selector: 'openai/gpt-4o', model: 'gpt-4o' })).toBe(16384)
+  })
+})
+
+describe('per attempt: a failover target gets the body made for its own model', () => {
+  const target = (providerType: 'openai' | 'anthropic' | 'groq', model: string): ResolvedTarget => ({
+    providerName: providerType,
+    providerType,
+    model,
+    selector: `${providerType}/${model}`,
+  })
+  const attempt = (ctx: ReturnType<typeof makeContext>, t: ResolvedTarget) => {
+    const body = bodyForAttempt(ctx, t)
+    ctx.attempts.push({
+      seq: ctx.attempts.length + 1,
+      kind: 'failover',
+      model: t.model,
+      provider_name: t.providerName,
+      provider_type: t.providerType,
+      started_at: '',
+      duration_ns: 0,
+      success: false,
+      status_code: 503,
+    })
+    return body
+  }
+
+  test('clamped for its limit, the provider’s rules applied; retries listed on one revision; the primary and a target the body suits get ctx.body', async () => {
+    const hooks = parameterNormaliser.create(await makeDeps())
+    const ctx = makeContext({ body: { model: 'x', max_tokens: 32000, store: true, messages: [{ role: 'user', content: 'x' }] } })
+    ctx.target = target('openai', 'gpt-4o')
+    await hooks.before!(ctx, parameterNormaliserConfig.parse({}))
+    expect(ctx.body.max_tokens).toBe(16384)
+    expect(attempt(ctx, ctx.target)).toBe(ctx.body)
+    const haiku = target('anthropic', 'claude-3-5-haiku-latest')
+    expect(attempt(ctx, haiku)).toMatchObject({ max_tokens: 8192, store: true })
+    expect(attempt(ctx, haiku)).toMatchObject({ max_tokens: 8192 })
+    const groq = target('groq', 'some-model')
+    // No known limit: the client's own 32000, and groq's rules.
+    const forGroq = attempt(ctx, groq)
+    expect(forGroq.max_tokens).toBe(32000)
+    expect(forGroq.store).toBeUndefined()
+    const another = target('openai', 'gpt-4o-2024-08-06')
+    expect(attempt(ctx, another)).toBe(ctx.body)
+    expect(ctx.revisions.slice(1).map((r) => r.detail)).toEqual([
+      {
+        provider_type: 'anthropic',
+        target: 'anthropic/claude-3-5-haiku-latest',
+        attempts: [2, 3],
+        changes: ['max_tokens clamped from 32000 to 8192 (output limit of anthropic/claude-3-5-haiku-latest)'],
+      },
+      { provider_type: 'groq', target: 'groq/some-model', attempts: [4], changes: ['store dropped: not supported by groq'] },
+    ])
+  })
+
+  test('switched off in the workflow: every attempt gets ctx.body', async () => {
+    const hooks = parameterNormaliser.create(await makeDeps())
+    const ctx = makeContext({ body: { model: 'x', max_tokens: 32000, messages: [] } })
+    ctx.target = target('openai', 'gpt-4o')
+    await hooks.before!(ctx, parameterNormaliserConfig.parse({ enabled: false }))
+    expect(attempt(ctx, target('anthropic', 'claude-3-5-haiku-latest'))).toBe(ctx.body)
   })
 })

@@ -64,6 +64,9 @@ export function normaliseParameters(body: Record<string, unknown>, providerType:
 /** The output-token fields of the three ingress APIs (chat has two). */
 const OUTPUT_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const
 
+/** Every field these rules may set, rename or drop: what differs between two targets' bodies. */
+export const GOVERNED_FIELDS: readonly string[] = [...OUTPUT_TOKEN_FIELDS, 'temperature', 'top_p', ...OPENAI_ONLY]
+
 /** Lowers every output-token field above `limit` to it; each change names the field, both values and the model. */
 export function clampOutputTokens(body: Record<string, unknown>, limit: number, selector: string): NormaliseOutcome {
   const changes: string[] = []

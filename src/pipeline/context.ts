@@ -11,6 +11,7 @@ import type { ResolvedTarget } from '../providers/types.ts'
 import type { EndpointId } from '../protocols/endpoints.ts'
 import type { Capture } from './types.ts'
 import type { StreamFilter } from './sse.ts'
+import type { TargetAdaptation } from './target-adaptation.ts'
 import { abortListener, type AbortListener, type RequestsEnd } from './context-abort.ts'
 import type { AttemptSnapshot, FailoverSnapshot, RequestRevisionSnapshot, TokenUsage, WorkflowFeaturesSnapshot } from './snapshots.ts'
 
@@ -146,6 +147,11 @@ export class RequestContext {
   alternativeTargets: string[] = []
   /** The failover plugin, when a fallback answered. */
   failover?: FailoverSnapshot
+  /**
+   * How the body is adapted to a target other than the one the rewrite stage prepared it for (a failover target's
+   * output limit and parameter rules); applied per attempt (src/pipeline/target-adaptation.ts). The parameter normaliser.
+   */
+  targetAdaptation?: TargetAdaptation
 
   /** One per upstream call, appended by src/providers/upstream-fetch.ts. */
   readonly attempts: AttemptSnapshot[] = []

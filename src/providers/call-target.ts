@@ -17,6 +17,7 @@ import type { IngressProtocol } from '../protocols/types.ts'
 import type { AdapterCall, ProviderAdapter, ResolvedTarget, UpstreamResult } from './types.ts'
 import { isEventStream } from '../pipeline/sse.ts'
 import { answerText, jsonAnswer, parsedAnswer } from '../pipeline/json-answer.ts'
+import { bodyForAttempt } from '../pipeline/target-adaptation.ts'
 
 export async function callTarget(ctx: RequestContext, target: ResolvedTarget, kind: AttemptKind, deps: PluginDeps): Promise<UpstreamResult> {
   const registered = deps.providers.get(target.providerName)
@@ -30,10 +31,11 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
     })
   }
   const { adapter, instance } = registered
+  const body = bodyForAttempt(ctx, target)
   const call: AdapterCall = {
     provider: instance,
     target,
-    body: { ...ctx.body, model: target.model },
+    body: { ...body, model: target.model },
     ctx,
     attemptKind: kind,
     limits: {
@@ -44,7 +46,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
     },
   }
   if (ctx.endpoint === 'messages.count_tokens') {
-    return adapter.countMessageTokens ? toClient(ctx, await adapter.countMessageTokens(call)) : await countTokensResponse(ctx.body)
+    return adapter.countMessageTokens ? toClient(ctx, await adapter.countMessageTokens(call)) : await countTokensResponse(body)
   }
   const native = nativeCall(ctx, instance.nativeResponses, adapter)
   if (native) return toClient(ctx, await native(call))
@@ -52,7 +54,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
   const protocol: IngressProtocol | undefined = endpoint(ctx.endpoint).protocol
   if (!protocol) return toClient(ctx, await adapter.chatCompletions(call))
 
-  const chatBody = await protocol.toChatRequest(ctx.body, ctx)
+  const chatBody = await protocol.toChatRequest(body, ctx)
   if (chatBody instanceof GatewayError) return chatBody
   const upstream = await adapter.chatCompletions({ ...call, body: { ...chatBody, model: target.model } })
   if (upstream instanceof GatewayError) return upstream
