@@ -23,8 +23,17 @@ export function upstreamUrl(baseUrl: string, query?: Readonly<Record<string, str
   return (path: TemplateStringsArray, ...values: string[]): UpstreamUrl => {
     let text = baseUrl + path[0]
     for (let i = 0; i < values.length; i++) text += encodedSegment(values[i]!) + path[i + 1]
+    // Joined by hand: a URLSearchParams per call costs several times the rest of this function.
+    if (query) {
+      let separator = text.includes('?') ? '&' : '?'
+      for (const name in query) {
+        const value = query[name]
+        if (value === undefined) continue
+        text += `${separator}${encodeURIComponent(name)}=${encodeURIComponent(value)}`
+        separator = '&'
+      }
+    }
     const url = new URL(text)
-    if (query) for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.append(name, value)
     const base = parsedBase(baseUrl)
     if (url.origin !== base.origin || !url.pathname.startsWith(base.path) || url.hash !== '' || url.username !== base.username) {
       throw new Error(`upstream URL ${url.origin}${url.pathname} is not under the provider's base URL ${base.origin}${base.path}`)
