@@ -1,8 +1,9 @@
 /**
  * @module Checks the ingress body after authentication (so unauthenticated callers learn nothing about the
- * API): unreadable bodies, missing `model` / `messages`, wrong types. Each error names the offending field.
+ * API): unreadable bodies, missing `model` / `messages`, wrong types, arrays over their bounds. Each error names
+ * the offending field; the check stops at the first problem, so a body of a million bad elements costs one.
  */
-import { gatewayErrors } from '../../src/errors/gateway-error.ts'
+import { validationError } from '../../src/errors/validation-error.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
 import { requestValidatorManifest } from './manifest.ts'
 import { endpoint } from '../../src/protocols/endpoints.ts'
@@ -15,9 +16,8 @@ export const requestValidator = definePlugin({
         if (ctx.ingressError) return respondWithError(ctx, ctx.ingressError)
         const schema = endpoint(ctx.endpoint).request
         if (!schema) return CONTINUE
-        const result = schema.safeParse(ctx.body)
-        if (!result.success) return respondWithError(ctx, gatewayErrors.fromZod(result.error))
-        return CONTINUE
+        const error = validationError(schema, ctx.body)
+        return error ? respondWithError(ctx, error) : CONTINUE
       },
     }
   },

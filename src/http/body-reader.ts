@@ -2,9 +2,11 @@
  * @module Reads a request body within a size limit and a deadline, chunk by chunk as it arrives: a chunked body is
  * refused as soon as it passes the limit (not when it ends), and a body that trickles in is given up at the
  * deadline (like nginx's `client_body_timeout`, but for the whole body: a byte every few seconds would keep a
- * per-read timeout happy forever).
+ * per-read timeout happy forever). A JSON body large enough to hold more values than allowed is counted as it
+ * arrives and refused as soon as it passes that limit, before it is decoded (json-values.ts).
  */
 import { clearDeadline, deadlines } from '../pipeline/deadlines.ts'
+import { couldHoldMoreValues, JsonValueCounter } from './json-values.ts'
 
 export type BodyRead =
   | { kind: 'read'; text: string; size: number }
@@ -13,17 +15,25 @@ export type BodyRead =
   /** The client went away, or the stream failed. */
   | { kind: 'aborted' }
 
+/** More JSON values than `maxJsonValues`; the rest was not read. */
+export type TooManyValues = { kind: 'too_many_values' }
+
 export interface BodyLimits {
   maxBytes: number
   deadlineMs: number
+  /** The body is JSON and may hold at most this many values (counted as in json-values.ts). */
+  maxJsonValues?: number
 }
 
 const TOO_LARGE: BodyRead = Object.freeze({ kind: 'too_large' })
+const TOO_MANY_VALUES: TooManyValues = Object.freeze({ kind: 'too_many_values' })
 const TIMEOUT: BodyRead = Object.freeze({ kind: 'timeout' })
 const ABORTED: BodyRead = Object.freeze({ kind: 'aborted' })
 const EMPTY: BodyRead = Object.freeze({ kind: 'read', text: '', size: 0 })
 
-export function readBody(request: Request, limits: BodyLimits): Promise<BodyRead> {
+export function readBody(request: Request, limits: BodyLimits & { maxJsonValues: number }): Promise<BodyRead | TooManyValues>
+export function readBody(request: Request, limits: Omit<BodyLimits, 'maxJsonValues'>): Promise<BodyRead>
+export function readBody(request: Request, limits: BodyLimits): Promise<BodyRead | TooManyValues> {
   const declared = request.headers.get('content-length')
   if (declared !== null) {
     const size = Number(declared)
@@ -32,13 +42,15 @@ export function readBody(request: Request, limits: BodyLimits): Promise<BodyRead
     // A declared length is enforced by the HTTP parser, so the native whole-body read is safe; it costs about a third
     // of the CPU of pulling chunks through a JavaScript reader, which matters on every request. `request.body` is not
     // touched on this path: reading it makes a ReadableStream that the native read then has to go through.
-    return readDeclared(request, size, limits.deadlineMs)
+    // Bodies that could hold too many values (over 1.5 MB) are rare; they are counted chunk by chunk instead.
+    if (limits.maxJsonValues === undefined || !couldHoldMoreValues(size, limits.maxJsonValues)) return readDeclared(request, size, limits.deadlineMs)
   }
   if (!request.body) return Promise.resolve(EMPTY)
   return readChunked(request.body, limits)
 }
 
-async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, deadlineMs }: BodyLimits): Promise<BodyRead> {
+async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, deadlineMs, maxJsonValues }: BodyLimits): Promise<BodyRead | TooManyValues> {
+  const counter = maxJsonValues === undefined ? undefined : new JsonValueCounter(maxJsonValues)
   const reader = body.getReader()
   let timedOut = false
   const deadline = deadlines(deadlineMs).start(() => {
@@ -56,6 +68,10 @@ async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, deadlin
       if (size > maxBytes) {
         reader.cancel().catch(() => {})
         return TOO_LARGE
+      }
+      if (counter?.push(value)) {
+        reader.cancel().catch(() => {})
+        return TOO_MANY_VALUES
       }
       chunks.push(value)
     }

@@ -12,6 +12,7 @@ import { endpoint as endpointOf } from '../protocols/endpoints.ts'
 import type { Authentication } from '../keys/authenticator.ts'
 import { readBody } from './body-reader.ts'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
+import { MAX_JSON_VALUES } from './json-values.ts'
 
 export interface IngressInput {
   request: Request
@@ -86,9 +87,15 @@ function hasBody(request: Request): boolean {
 
 /** Reads and parses the body into the context; false when it was not read to its end. */
 async function readJsonBody(ctx: RequestContext, request: Request, maxBodyBytes: number, bodyDeadlineMs: number): Promise<boolean> {
-  const read = await readBody(request, { maxBytes: maxBodyBytes, deadlineMs: bodyDeadlineMs })
+  const read = await readBody(request, { maxBytes: maxBodyBytes, deadlineMs: bodyDeadlineMs, maxJsonValues: MAX_JSON_VALUES })
   if (read.kind === 'too_large') {
     ctx.ingressError = gatewayErrors.bodyTooLarge(maxBodyBytes)
+    ctx.requestBodyTooBig = true
+    return false
+  }
+  // What parsing (and everything after it) costs grows with the number of values: counted before (json-values.ts).
+  if (read.kind === 'too_many_values') {
+    ctx.ingressError = gatewayErrors.invalidRequest(`Request body holds more than ${MAX_JSON_VALUES} values.`, null, 'json_too_many_values')
     ctx.requestBodyTooBig = true
     return false
   }

@@ -1,22 +1,39 @@
 /**
  * @module Ingress body schemas. Loose objects: fields the gateway does not know are passed through untouched.
+ * Every array is bounded (request-limits.ts); zod checks an array's length before its elements.
  */
 import { z } from 'zod'
+import { MAX_CONTENT_PARTS, MAX_INPUT_ITEMS, MAX_MESSAGES, MAX_TOOLS } from './request-limits.ts'
+
+const atMost = (limit: number, what: string) => `expected at most ${limit} ${what}`
+
+/** An array's own `too_big` message when a value failed a union only for being too long. */
+function tooLongMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'invalid_union') return undefined
+  return issue.errors.flat().find((inner) => inner.code === 'too_big')?.message
+}
+
+/** A string or a bounded array: a too-long array is named as such, anything else gets `error`. */
+const stringOr = (array: z.ZodType, error: string) => z.union([z.string(), array], { error: (issue) => tooLongMessage(issue) ?? error })
 
 const message = z.looseObject({
   role: z.string({ error: 'expected a string role' }).min(1),
+  content: stringOr(z.array(z.unknown()).max(MAX_CONTENT_PARTS, atMost(MAX_CONTENT_PARTS, 'content parts')), 'expected a string or an array of content parts').nullish(),
 })
 
 export const chatCompletionRequest = z
   .looseObject({
     model: z.string({ error: 'you must provide a model parameter' }).min(1, 'you must provide a model parameter'),
-    messages: z.array(message, { error: 'expected an array of messages' }).min(1, 'expected at least one message'),
+    messages: z.array(message, { error: 'expected an array of messages' }).min(1, 'expected at least one message').max(MAX_MESSAGES, atMost(MAX_MESSAGES, 'messages')),
     stream: z.boolean({ error: 'expected true or false' }).nullish(),
     stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
     max_tokens: z.number().int().nonnegative().nullish(),
     max_completion_tokens: z.number().int().nonnegative().nullish(),
     temperature: z.number().nullish(),
-    tools: z.array(z.looseObject({ type: z.string() }), { error: 'expected an array of tools' }).nullish(),
+    tools: z
+      .array(z.looseObject({ type: z.string() }), { error: 'expected an array of tools' })
+      .max(MAX_TOOLS, atMost(MAX_TOOLS, 'tools'))
+      .nullish(),
   })
   .refine((b) => !b.stream_options || b.stream === true, {
     message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
@@ -25,13 +42,16 @@ export const chatCompletionRequest = z
 
 export const responsesRequest = z.looseObject({
   model: z.string({ error: 'you must provide a model parameter' }).min(1, 'you must provide a model parameter'),
-  input: z.union([z.string(), z.array(z.unknown())], { error: 'expected a string or an array of input items' }).optional(),
+  input: stringOr(z.array(z.unknown()).max(MAX_INPUT_ITEMS, atMost(MAX_INPUT_ITEMS, 'input items')), 'expected a string or an array of input items').optional(),
+  tools: z.array(z.unknown(), { error: 'expected an array of tools' }).max(MAX_TOOLS, atMost(MAX_TOOLS, 'tools')).nullish(),
   stream: z.boolean({ error: 'expected true or false' }).nullish(),
   max_output_tokens: z.number().int().nonnegative().nullish(),
   temperature: z.number().nullish(),
 })
 
-const contentBlocks = z.array(z.looseObject({ type: z.string({ error: 'expected a content block with a type' }) }))
+const contentBlocks = z
+  .array(z.looseObject({ type: z.string({ error: 'expected a content block with a type' }) }))
+  .max(MAX_CONTENT_PARTS, atMost(MAX_CONTENT_PARTS, 'content blocks'))
 
 /**
  * `system` is Anthropic's mid-conversation system message (what Claude Code sends after the first user turn).
@@ -39,15 +59,18 @@ const contentBlocks = z.array(z.looseObject({ type: z.string({ error: 'expected 
  */
 const anthropicMessage = z.looseObject({
   role: z.enum(['user', 'assistant', 'system'], { error: "Input should be 'user', 'assistant' or 'system'" }),
-  content: z.union([z.string(), contentBlocks], { error: 'expected a string or an array of content blocks' }),
+  content: stringOr(contentBlocks, 'expected a string or an array of content blocks'),
 })
 
 /** Anthropic `count_tokens`: a Messages request without `max_tokens`. */
 export const countTokensRequest = z.looseObject({
   model: z.string({ error: 'Field required' }).min(1, 'Field required'),
-  messages: z.array(anthropicMessage, { error: 'Field required' }),
-  system: z.union([z.string(), contentBlocks], { error: 'expected a string or an array of text blocks' }).optional(),
-  tools: z.array(z.looseObject({ name: z.string({ error: 'Field required' }) }), { error: 'expected an array of tools' }).optional(),
+  messages: z.array(anthropicMessage, { error: 'Field required' }).max(MAX_MESSAGES, atMost(MAX_MESSAGES, 'messages')),
+  system: stringOr(contentBlocks, 'expected a string or an array of text blocks').optional(),
+  tools: z
+    .array(z.looseObject({ name: z.string({ error: 'Field required' }) }), { error: 'expected an array of tools' })
+    .max(MAX_TOOLS, atMost(MAX_TOOLS, 'tools'))
+    .optional(),
 })
 
 /** Anthropic Messages: `max_tokens` is required there (the Anthropic API itself rejects a request without it). */

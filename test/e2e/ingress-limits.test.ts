@@ -5,9 +5,8 @@
  * an audit entry. The gateway runs as a process of its own, so its resident memory can be read.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import { auditAdmin } from '../helpers/audit-admin.ts'
-import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.ts'
+import { rssMb, spawnGateway, type GatewayProcess } from '../helpers/gateway-process.ts'
 import { startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts'
 import { postHead, rawHttp } from '../helpers/raw-http.ts'
 
@@ -26,13 +25,6 @@ afterAll(async () => {
   await Promise.all([gw?.stop(), small?.stop()])
   upstream.stop()
 })
-
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'))!
-  return Number(line.replace(/\D+/g, '')) / 1024
-}
 
 const host = (url: string) => new URL(url).host
 

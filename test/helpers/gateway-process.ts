@@ -3,7 +3,7 @@
  * for tests that need the gateway on an event loop of its own (latency under hostile load), a real process to
  * signal, or several replicas.
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -70,4 +70,38 @@ export async function spawnGateway(
       return proc.exited
     },
   }
+}
+
+/** Resident memory of a process (Linux: VmRSS of /proc/<pid>/status), in MiB. */
+export function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!
+  return Number(line.replace(/\D+/g, '')) / 1024
+}
+
+/**
+ * The highest resident memory of `pid` (MiB) while `work` runs, sampled every `everyMs`. Past `killAboveMb` the
+ * process is killed, so a test of a process that balloons fails at once instead of exhausting the machine.
+ */
+export async function peakRssDuring(pid: number, work: Promise<unknown>, { everyMs = 10, killAboveMb = Infinity } = {}): Promise<number> {
+  let done = false
+  void work.then(
+    () => (done = true),
+    () => (done = true),
+  )
+  let peak = rssMb(pid)
+  while (!done) {
+    await Bun.sleep(everyMs)
+    try {
+      peak = Math.max(peak, rssMb(pid))
+    } catch {
+      break // the process is gone
+    }
+    if (peak > killAboveMb) {
+      process.kill(pid, 'SIGKILL')
+      break
+    }
+  }
+  return peak
 }
