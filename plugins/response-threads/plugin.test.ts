@@ -1,4 +1,5 @@
 import { expect, test } from 'bun:test'
+import type { Principal } from '../../src/pipeline/context.ts'
 import type { Outcome } from '../../src/pipeline/types.ts'
 import { applyCapture, makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { responseThreads } from './plugin.ts'
@@ -6,8 +7,18 @@ import { responseThreads } from './plugin.ts'
 const deps = await makeDeps({ OPENAI_API_KEY: 'k', MISTRAL_API_KEY: 'k' })
 const hooks = pluginHooks(responseThreads, {}, deps)
 
-function request(provider: 'openai' | 'mistral', body: Record<string, unknown>) {
+interface Caller {
+  principal: Principal
+  userPath?: string
+}
+
+const ALICE: Caller = { principal: { method: 'managed_key', id: 'key_alice', keyId: 'key_alice' }, userPath: '/acme/team-a' }
+const BOB: Caller = { principal: { method: 'managed_key', id: 'key_bob', keyId: 'key_bob' }, userPath: '/acme/team-a' }
+
+function request(provider: 'openai' | 'mistral', body: Record<string, unknown>, caller: Caller = ALICE) {
   const ctx = makeContext({ endpoint: 'responses', path: '/v1/responses', body: { model: `${provider}/m`, ...body } })
+  ctx.principal = caller.principal
+  ctx.userPath = caller.userPath
   ctx.target = { providerName: provider, providerType: provider, model: 'm', selector: `${provider}/m` }
   applyCapture(ctx, [responseThreads], deps)
   return ctx
@@ -19,6 +30,12 @@ async function answer(ctx: ReturnType<typeof makeContext>, id: string, text: str
     responseBody: { id, output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text }] }] },
   } as unknown as Outcome
   await hooks.onComplete!(ctx, outcome)
+}
+
+/** The 404 a follow-up gets for an id it may not continue: the decision is an answer, nothing goes upstream. */
+async function expectNotFound(ctx: ReturnType<typeof makeContext>) {
+  expect(((await hooks.before!(ctx)) as { kind: string }).kind).toBe('respond')
+  expect(ctx.error).toMatchObject({ status: 404, type: 'not_found_error', param: 'previous_response_id', code: 'previous_response_not_found' })
 }
 
 test('a follow-up on another provider gets the stored thread as input and loses previous_response_id', async () => {
@@ -53,10 +70,31 @@ test('threads chain: the third turn sees both earlier turns', async () => {
   expect((third.body.input as unknown[]).length).toBe(5)
 })
 
-test('an unknown previous id is a 404 on a translated provider, passed on to a native one', async () => {
-  const translated = request('mistral', { input: 'x', previous_response_id: 'resp_unknown' })
-  expect(((await hooks.before!(translated)) as { kind: string }).kind).toBe('respond')
-  expect(translated.error).toMatchObject({ status: 404, param: 'previous_response_id' })
+test('an id the gateway never stored is a 404 on every provider: a native one is not asked whether it knows it', async () => {
+  await expectNotFound(request('mistral', { input: 'x', previous_response_id: 'resp_unknown' }))
   const native = request('openai', { input: 'x', previous_response_id: 'resp_unknown' })
-  expect(await hooks.before!(native)).toEqual({ kind: 'continue' })
+  await expectNotFound(native)
+  expect(native.body.previous_response_id).toBe('resp_unknown')
+})
+
+test('another key gets the same 404 for a thread it did not make, translated or native', async () => {
+  const translated = request('mistral', { input: 'bob reads', previous_response_id: 'resp_2' }, BOB)
+  await expectNotFound(translated)
+  expect(translated.body.input).toBe('bob reads')
+  await expectNotFound(request('openai', { input: 'bob reads', previous_response_id: 'resp_native_1' }, BOB))
+})
+
+test('the same key under another user path, and the master key, get the 404 too', async () => {
+  await expectNotFound(request('mistral', { input: 'x', previous_response_id: 'resp_2' }, { ...ALICE, userPath: '/acme/team-b' }))
+  await expectNotFound(request('mistral', { input: 'x', previous_response_id: 'resp_2' }, { ...ALICE, userPath: undefined }))
+  await expectNotFound(request('openai', { input: 'x', previous_response_id: 'resp_native_1' }, { principal: { method: 'master_key', id: 'master' }, userPath: '/acme/team-a' }))
+})
+
+test('callers without a key (open mode) are told apart by their user path', async () => {
+  const anonymous = (userPath?: string): Caller => ({ principal: { method: 'none', id: 'anonymous' }, userPath })
+  const first = request('mistral', { input: 'open mode' }, anonymous('/lab/ann'))
+  await hooks.before!(first)
+  await answer(first, 'resp_open_1', 'hello ann')
+  expect(await hooks.before!(request('mistral', { input: 'x', previous_response_id: 'resp_open_1' }, anonymous('/lab/ann')))).toEqual({ kind: 'continue' })
+  await expectNotFound(request('mistral', { input: 'x', previous_response_id: 'resp_open_1' }, anonymous('/lab/ben')))
 })

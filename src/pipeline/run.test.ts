@@ -6,7 +6,7 @@ import { fakePlugin, noteSlot } from '../../test/helpers/fake-plugins.ts'
 import { buildPipeline, createPlugins, type BuiltPipeline, type PipelineCore, type PluginInstance } from './build.ts'
 import { RequestContext } from './context.ts'
 import { runPipeline } from './run.ts'
-import { CONTINUE, respondWithError, type PluginHooks } from './types.ts'
+import { CONTINUE, respondWithError, type Decision, type Outcome, type PluginHooks } from './types.ts'
 
 const deps = await makeDeps()
 const core: PipelineCore = { logging: { log_bodies: false, log_headers: false }, prices: deps.usage.prices }
@@ -236,5 +236,96 @@ describe("the client's address", () => {
     const quiet = buildPipeline({ id: 'wf', versionId: 'wfv', features: { ...features, audit: false }, plugins: {} }, plugins, core)
     await (await run(withAddress(reads), quiet)).text()
     expect(reads).toEqual([])
+  })
+})
+
+describe('a before hook that answers in the upstream’s place', () => {
+  /** An onResponse hook that refuses answers containing `forbidden`, as an output guardrail does. */
+  const outputGuard = (journal: string[]) =>
+    fakePlugin('output-guard', journal, {
+      hooks: (j) => ({
+        async onResponse(_ctx, response) {
+          const text = await response.text()
+          j.push(`output-guard saw ${text}`)
+          if (text.includes('forbidden')) return new GatewayError({ status: 400, type: 'invalid_request_error', code: 'output_blocked', message: 'blocked' })
+          return new Response(text, { status: response.status, headers: response.headers })
+        },
+      }),
+    })
+  const answering = (journal: string[], decision: 'answer' | 'respond', text: string) =>
+    fakePlugin('answering', journal, {
+      hooks: () => ({
+        before: () => ({ kind: decision, response: Response.json({ text }) }) as Decision,
+      }),
+    })
+  const upstream = (journal: string[]) => route(journal, async () => Response.json({ text: 'from upstream' }))
+
+  test('`answer` passes every onResponse hook, as the upstream’s answer would, and the route is not called', async () => {
+    const journal: string[] = []
+    const plugins = createPlugins({ guard: [outputGuard(journal)], cache: [answering(journal, 'answer', 'forbidden words')], route: [upstream(journal)] }, deps)
+    const { fallback } = pipelines(plugins)
+    const ctx = request()
+    const res = await run(ctx, fallback)
+    expect(res.status).toBe(400)
+    expect(ctx.error?.code).toBe('output_blocked')
+    expect(journal).toContain('output-guard saw {"text":"forbidden words"}')
+    expect(journal).not.toContain('route.onComplete(default, 200)')
+    expect(journal).toContain('route.onComplete(default, 400)')
+  })
+
+  test('an `answer` the onResponse hooks let through reaches the client as they left it', async () => {
+    const plugins = createPlugins({ guard: [outputGuard([])], cache: [answering([], 'answer', 'fine')], route: [upstream([])] }, deps)
+    const res = await run(request(), pipelines(plugins).fallback)
+    expect(await res.json()).toEqual({ text: 'fine' })
+  })
+
+  test('`respond` (a refusal) ends the request as it is: no onResponse hook sees it', async () => {
+    const journal: string[] = []
+    const plugins = createPlugins({ guard: [outputGuard(journal)], cache: [answering(journal, 'respond', 'forbidden words')], route: [upstream(journal)] }, deps)
+    const res = await run(request(), pipelines(plugins).fallback)
+    expect(res.status).toBe(200)
+    expect(journal.filter((line) => line.startsWith('output-guard'))).toEqual([])
+  })
+})
+
+describe('the route answer, captured for plugins that ask (a cache)', () => {
+  /** An onResponse hook that rewrites every answer, JSON or stream, as a masking guardrail or an unwrapping plugin does. */
+  const rewriting = fakePlugin('rewriting', [], {
+    hooks: () => ({
+      async onResponse(_ctx, response) {
+        const text = (await response.text()).replaceAll('secret', '[MASKED]')
+        return new Response(text, { status: response.status, headers: response.headers })
+      },
+    }),
+  })
+  const keeper = (outcomes: Outcome[]) =>
+    fakePlugin('keeper', [], { captures: { routeAnswer: ['chat.completions'] }, hooks: () => ({ onComplete: (_ctx, outcome) => void outcomes.push(outcome) }) })
+
+  test('a JSON answer is kept as the route stage gave it, before the onResponse hooks changed it', async () => {
+    const outcomes: Outcome[] = []
+    const plugins = createPlugins({ guard: [rewriting], cache: [keeper(outcomes)], route: [route([], async () => Response.json({ text: 'a secret' }))] }, deps)
+    const res = await run(request(), pipelines(plugins).fallback)
+    expect(await res.json()).toEqual({ text: 'a [MASKED]' })
+    expect(outcomes[0]!.routeAnswer).toEqual({ text: 'a secret' })
+  })
+
+  test('a stream is folded as the route stage gave it', async () => {
+    const outcomes: Outcome[] = []
+    const frames = ['{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"a sec"},"finish_reason":null}]}', '{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"ret"},"finish_reason":"stop"}]}']
+    const stream = async () => new Response(`${frames.map((f) => `data: ${f}\n\n`).join('')}data: [DONE]\n\n`, { headers: { 'content-type': 'text/event-stream' } })
+    const plugins = createPlugins({ guard: [rewriting], cache: [keeper(outcomes)], route: [route([], stream)] }, deps)
+    const ctx = request()
+    ctx.stream = true
+    await (await run(ctx, pipelines(plugins).fallback)).text()
+    await Bun.sleep(1)
+    expect(outcomes[0]!.routeAnswer).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'a secret' }, finish_reason: 'stop' }] })
+  })
+
+  test('nothing is captured for a pipeline whose plugins do not ask', async () => {
+    const outcomes: Outcome[] = []
+    const watcher = fakePlugin('watcher', [], { hooks: () => ({ onComplete: (_ctx, outcome) => void outcomes.push(outcome) }) })
+    const plugins = createPlugins({ cache: [watcher], route: [route([], async () => Response.json({ text: 'a secret' }))] }, deps)
+    await (await run(request(), pipelines(plugins).fallback)).text()
+    expect(outcomes[0]!.routeAnswer).toBeUndefined()
   })
 })

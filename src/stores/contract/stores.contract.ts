@@ -156,22 +156,57 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
       })
     })
 
-    test('Responses threads: saved, replaced, read back', async () => {
-      const { responseThreads } = await fresh()
-      const thread = {
-        id: 'resp_1',
+    describe('Responses threads', () => {
+      const ALICE = { principalId: 'key_alice', userPath: '/acme/team-a' }
+      const thread = (id: string, owner = ALICE) => ({
+        id,
+        owner,
         providerName: 'openai',
         native: true,
         items: [
           { role: 'user', content: 'hi 🙂' },
           { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'yo' }] },
         ],
-      }
-      await responseThreads.save(thread)
-      expect(await responseThreads.get('resp_1')).toEqual(thread)
-      await responseThreads.save({ ...thread, native: false, items: [] })
-      expect(await responseThreads.get('resp_1')).toEqual({ ...thread, native: false, items: [] })
-      expect(await responseThreads.get('resp_none')).toBeUndefined()
+      })
+
+      test('saved, replaced, read back by their owner', async () => {
+        const { responseThreads } = await fresh()
+        await responseThreads.save(thread('resp_1'))
+        expect(await responseThreads.get('resp_1', ALICE)).toEqual(thread('resp_1'))
+        await responseThreads.save({ ...thread('resp_1'), native: false, items: [] })
+        expect(await responseThreads.get('resp_1', ALICE)).toEqual({ ...thread('resp_1'), native: false, items: [] })
+        expect(await responseThreads.get('resp_none', ALICE)).toBeUndefined()
+      })
+
+      test('nobody but the owner reads a thread: another key, the same key under another user path', async () => {
+        const { responseThreads } = await fresh()
+        await responseThreads.save(thread('resp_owned'))
+        expect(await responseThreads.get('resp_owned', { principalId: 'key_bob', userPath: '/acme/team-a' })).toBeUndefined()
+        expect(await responseThreads.get('resp_owned', { principalId: 'key_alice', userPath: '/acme/team-b' })).toBeUndefined()
+        expect(await responseThreads.get('resp_owned', { principalId: 'key_alice', userPath: '' })).toBeUndefined()
+        expect(await responseThreads.get('resp_owned', { principalId: 'master', userPath: '/acme/team-a' })).toBeUndefined()
+      })
+
+      test('a save under another owner with the same id leaves the thread as its owner saved it', async () => {
+        const { responseThreads } = await fresh()
+        const bob = { principalId: 'key_bob', userPath: '' }
+        await responseThreads.save(thread('resp_same'))
+        await responseThreads.save({ ...thread('resp_same', bob), items: [{ role: 'user', content: 'bob' }] })
+        expect(await responseThreads.get('resp_same', ALICE)).toEqual(thread('resp_same'))
+        expect(await responseThreads.get('resp_same', bob)).toBeUndefined()
+      })
+
+      test('threads saved before a cutoff are deleted in batches; later ones stay', async () => {
+        const { responseThreads } = await fresh()
+        for (const id of ['resp_a', 'resp_b', 'resp_c']) await responseThreads.save(thread(id))
+        const before = Date.now() - 60_000
+        expect(await responseThreads.deleteOlderThan(before, 10)).toBe(0)
+        const after = Date.now() + 1_000
+        expect(await responseThreads.deleteOlderThan(after, 2)).toBe(2)
+        expect(await responseThreads.deleteOlderThan(after, 2)).toBe(1)
+        expect(await responseThreads.deleteOlderThan(after, 2)).toBe(0)
+        for (const id of ['resp_a', 'resp_b', 'resp_c']) expect(await responseThreads.get(id, ALICE)).toBeUndefined()
+      })
     })
 
     describe('usage', () => {
