@@ -1,7 +1,9 @@
 /**
- * @module The cache key: the resolved target plus the request body as it goes upstream, canonicalised (keys
- * sorted) and without the fields that only change the delivery (`stream`, `stream_options`), so a streamed and
- * a plain request share one entry.
+ * @module The cache key: whose entry it is (the workflow's `scope`), the workflow version, the resolved target and
+ * the request body as it goes upstream, canonicalised (keys sorted) and without the fields that only change the
+ * delivery (`stream`, `stream_options`), so a streamed and a plain request share one entry. Everything that can
+ * change the answer is in it: the body after the rewriters, the target after resolution, the version whose
+ * rewriters, guardrails and routing produced both (the gateway sends no client header upstream on this endpoint).
  */
 const DELIVERY_ONLY = new Set(['stream', 'stream_options'])
 
@@ -16,8 +18,18 @@ function canonical(value: unknown): string {
     .join(',')}}`
 }
 
-export function cacheKey(endpoint: string, selector: string, body: Record<string, unknown>): string {
+export interface CacheKeyParts {
+  endpoint: string
+  /** Whose entries: `key:<principal id>`, `user_path:<path>` or `global`. */
+  owner: string
+  workflowVersionId: string
+  /** The resolved target, `<provider>/<model>`. */
+  selector: string
+}
+
+export function cacheKey(parts: CacheKeyParts, body: Record<string, unknown>): string {
   const material: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(body)) if (!DELIVERY_ONLY.has(k) && k !== 'model') material[k] = v
-  return new Bun.CryptoHasher('sha256').update(`${endpoint}\n${selector}\n${canonical(material)}`).digest('hex')
+  const head = JSON.stringify([parts.endpoint, parts.owner, parts.workflowVersionId, parts.selector])
+  return new Bun.CryptoHasher('sha256').update(`${head}\n${canonical(material)}`).digest('hex')
 }

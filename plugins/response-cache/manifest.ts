@@ -1,7 +1,15 @@
 import { z } from 'zod'
 import { definePluginManifest } from '../../src/pipeline/types.ts'
 
+export const CACHE_SCOPES = ['key', 'user_path', 'global'] as const
+
 export const responseCacheConfig = z.strictObject({
+  /**
+   * Who shares entries: `key` (the default) each key its own (the master key and keyless callers are one
+   * principal each); `user_path` every caller under the same user path; `global` every caller. A shared entry
+   * tells a caller that someone else asked the same thing (a hit is faster and says `X-Cache: HIT`).
+   */
+  scope: z.enum(CACHE_SCOPES).default('key'),
   ttl_seconds: z
     .number()
     .int()
@@ -25,6 +33,7 @@ export const responseCacheManifest = definePluginManifest({
   id: 'response-cache',
   summary: 'Exact-match cache of successful chat completions (streams replayed), with request coalescing.',
   features: ['cache'],
-  captures: { responseBody: ['chat.completions'] },
+  // The answer before the output hooks: a hit goes through them again (src/pipeline/route-answer.ts).
+  captures: { routeAnswer: ['chat.completions'] },
   config: responseCacheConfig,
 })

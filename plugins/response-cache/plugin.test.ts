@@ -2,6 +2,7 @@ import { expect, test } from 'bun:test'
 import type { Principal } from '../../src/pipeline/context.ts'
 import type { Outcome } from '../../src/pipeline/types.ts'
 import { applyCapture, makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
+import { cacheKey } from './cache-key.ts'
 import { responseCache } from './plugin.ts'
 
 const deps = await makeDeps()
@@ -106,4 +107,16 @@ test('a hit answers in the upstream’s place (the output hooks see it) and keep
   const fresh = request({ content: 'headers, not cached' })
   await hooks.before!(fresh)
   expect(((await hooks.onResponse!(fresh, Response.json({}))) as Response).headers.get('x-cache')).toBe('MISS')
+})
+
+test('the key ignores key order and delivery fields, not content, target, owner or workflow version', () => {
+  const parts = { endpoint: 'chat.completions', owner: 'key:key_alice', workflowVersionId: 'wfv_1', selector: 'openai/m' }
+  const body = { model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 0 }
+  const a = cacheKey(parts, body)
+  const b = cacheKey(parts, { temperature: 0, stream: true, stream_options: { include_usage: true }, messages: [{ content: 'x', role: 'user' }], model: 'm' })
+  expect(a).toBe(b)
+  expect(cacheKey({ ...parts, selector: 'groq/m' }, body)).not.toBe(a)
+  expect(cacheKey(parts, { ...body, messages: [{ role: 'user', content: 'y' }] })).not.toBe(a)
+  expect(cacheKey({ ...parts, owner: 'key:key_bob' }, body)).not.toBe(a)
+  expect(cacheKey({ ...parts, workflowVersionId: 'wfv_2' }, body)).not.toBe(a)
 })

@@ -1,14 +1,17 @@
 /**
  * @module Response cache (feature `cache`). Successful chat completions are stored under an exact-match key
- * (target + canonical body) for `ttl_seconds`; a hit is answered without calling the upstream (`X-Cache: HIT`,
- * `cache_type` in the audit entry, no usage cost), as JSON or as a replayed stream. `Cache-Control: no-cache`
- * skips the lookup (the fresh answer is stored), `no-store` skips the cache entirely. Identical misses in flight
- * at once call the upstream once: the others wait for the first and are answered from the cache.
+ * (whose entry by `scope`, workflow version, target, canonical body: cache-key.ts) for `ttl_seconds`, as the
+ * upstream answered them, before the output hooks. A hit answers in the upstream's place without calling it
+ * (`X-Cache: HIT`, `cache_type` in the audit entry, no usage cost), as JSON or as a replayed stream, and goes
+ * through the workflow's `onResponse` hooks (output guardrails, unwrapping) as the upstream's answer would.
+ * `Cache-Control: no-cache` skips the lookup (the fresh answer is stored), `no-store` skips the cache entirely.
+ * Identical misses in flight at once call the upstream once: the others wait for the first and are answered from
+ * the cache.
  */
 import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, type Decision } from '../../src/pipeline/types.ts'
 import { cacheKey } from './cache-key.ts'
-import { responseCacheManifest } from './manifest.ts'
+import { responseCacheManifest, type ResponseCacheConfig } from './manifest.ts'
 import { asksForUsageChunk, replayCompletion } from '../../src/protocols/chat-wire.ts'
 
 interface CacheState {
@@ -20,6 +23,13 @@ interface CacheState {
 }
 
 const stateSlot = requestSlot<CacheState>('response-cache')
+
+/** Whose entries the request reads and fills, as the workflow's `scope` says. */
+function ownerOf(ctx: RequestContext, scope: ResponseCacheConfig['scope']): string {
+  if (scope === 'global') return 'global'
+  if (scope === 'user_path') return `user_path:${ctx.userPath ?? ''}`
+  return `key:${ctx.principal?.id ?? ''}`
+}
 
 export const responseCache = definePlugin({
   manifest: responseCacheManifest,
@@ -33,10 +43,10 @@ export const responseCache = definePlugin({
       ctx.cacheType = 'exact'
       ctx.setState(stateSlot, { key, store: false, hit: true })
       const headers = { 'x-cache': 'HIT', 'x-request-id': ctx.requestId }
-      if (!ctx.stream) return { kind: 'respond', response: new Response(hit.body, { headers: { ...headers, 'content-type': 'application/json' } }) }
+      if (!ctx.stream) return { kind: 'answer', response: new Response(hit.body, { headers: { ...headers, 'content-type': 'application/json' } }) }
       const includeUsage = asksForUsageChunk(ctx.body)
       return {
-        kind: 'respond',
+        kind: 'answer',
         response: new Response(replayCompletion(JSON.parse(hit.body), includeUsage), { headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8' } }),
       }
     }
@@ -58,7 +68,8 @@ export const responseCache = definePlugin({
         if (ctx.endpoint !== 'chat.completions' || !ctx.target) return CONTINUE
         const directive = (ctx.headers.get('cache-control') ?? '').toLowerCase()
         if (directive.includes('no-store')) return CONTINUE
-        const key = cacheKey(ctx.endpoint, ctx.target.selector, ctx.body)
+        const owner = ownerOf(ctx, config.scope)
+        const key = cacheKey({ endpoint: ctx.endpoint, owner, workflowVersionId: ctx.workflowVersionId, selector: ctx.target.selector }, ctx.body)
         const lookup = !directive.includes('no-cache')
         if (lookup) {
           const hit = await answerFromCache(ctx, key)
@@ -78,7 +89,8 @@ export const responseCache = definePlugin({
         return CONTINUE
       },
       onResponse(ctx, response) {
-        if (!ctx.state(stateSlot)) return response
+        const s = ctx.state(stateSlot)
+        if (!s || s.hit) return response
         const headers = new Headers(response.headers)
         headers.set('x-cache', 'MISS')
         return new Response(response.body, { status: response.status, headers })
@@ -87,8 +99,8 @@ export const responseCache = definePlugin({
         const s = ctx.state(stateSlot)
         if (!s || s.hit) return
         try {
-          if (s.store && outcome.status === 200 && !outcome.error && !outcome.clientAborted && outcome.responseBody) {
-            const body = JSON.stringify(outcome.responseBody)
+          if (s.store && outcome.status === 200 && !outcome.error && !outcome.clientAborted && outcome.routeAnswer) {
+            const body = JSON.stringify(outcome.routeAnswer)
             if (body.length <= config.max_entry_bytes) await cache.set(s.key, { body, storedAt: Date.now() }, config.ttl_seconds * 1000)
           }
         } finally {

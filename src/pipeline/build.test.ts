@@ -54,21 +54,23 @@ describe('buildPipeline', () => {
   test('the capture is the union of the plugins’ needs, per endpoint; audit detail follows the logging switches', () => {
     const plugins = createPlugins(
       {
-        cache: [fakePlugin('cache-like', [], { captures: { responseBody: ['chat.completions'] } })],
+        cache: [fakePlugin('cache-like', [], { captures: { routeAnswer: ['chat.completions'] } })],
+        guard: [fakePlugin('thread-like', [], { captures: { responseBody: ['chat.completions'] } })],
         budget: [fakePlugin('limit-like', [], { captures: { usage: 'all' } })],
         observe: [fakePlugin('audit-like', [], { captures: { auditDetail: true } })],
       },
       deps,
     )
     const quiet = buildPipeline(workflow(), plugins, core)
-    expect(quiet.capture('chat.completions')).toEqual({ responseBody: true, usage: true, pricedUsage: false, bodies: false, headers: false })
-    expect(quiet.capture('responses')).toEqual({ responseBody: false, usage: true, pricedUsage: false, bodies: false, headers: false })
+    expect(quiet.capture('chat.completions')).toEqual({ responseBody: true, usage: true, pricedUsage: false, routeAnswer: true, bodies: false, headers: false })
+    expect(quiet.capture('responses')).toEqual({ responseBody: false, usage: true, pricedUsage: false, routeAnswer: false, bodies: false, headers: false })
     const logging = buildPipeline(workflow(), plugins, { ...core, logging: { log_bodies: true, log_headers: true } })
-    expect(logging.capture('responses')).toEqual({ responseBody: true, usage: true, pricedUsage: false, bodies: true, headers: true })
+    expect(logging.capture('responses')).toEqual({ responseBody: true, usage: true, pricedUsage: false, routeAnswer: false, bodies: true, headers: true })
     expect(buildPipeline(workflow(), createPlugins({ observe: [fakePlugin('nothing', [])] }, deps), core).capture('chat.completions')).toEqual({
       responseBody: false,
       usage: false,
       pricedUsage: false,
+      routeAnswer: false,
       bodies: false,
       headers: false,
     })

@@ -148,6 +148,7 @@ export function captureOf(plugins: readonly GatewayPlugin[], logging: PipelineCo
         responseBody: bodies || needs.some((n) => covers(n.responseBody, endpoint)),
         usage: needs.some((n) => covers(n.usage, endpoint) || covers(n.pricedUsage, endpoint)),
         pricedUsage: needs.some((n) => covers(n.pricedUsage, endpoint)),
+        routeAnswer: needs.some((n) => covers(n.routeAnswer, endpoint)),
         bodies,
         headers,
       })

@@ -47,7 +47,7 @@ export interface RequestSlot<State> {
 
 let slotCount = 0
 
-const NO_CAPTURE: Capture = Object.freeze({ responseBody: false, usage: false, pricedUsage: false, bodies: false, headers: false })
+const NO_CAPTURE: Capture = Object.freeze({ responseBody: false, usage: false, pricedUsage: false, routeAnswer: false, bodies: false, headers: false })
 
 /** Until the pipeline applies its workflow's (one shared object, not one per request). */
 const DEFAULT_FEATURES: WorkflowFeaturesSnapshot = Object.freeze({ audit: true, budget: false, cache: false, failover: false, guardrails: false, usage: false })

@@ -1,6 +1,6 @@
 /**
  * @module Runs one request through its pipeline: routing hooks (auth, resolve), workflow selection, policy
- * hooks, the route stage, `onResponse` wrappers, and then hands the body to the client through one pump that
+ * hooks, the route stage (or a hook answering in its place), `onResponse` wrappers, and then hands the body to the client through one pump that
  * forwards bytes as they arrive, ends broken streams with a well-formed error frame, and calls every
  * `onComplete` exactly once when the body has really ended.
  */
@@ -15,6 +15,7 @@ import type { Decision, Outcome } from './types.ts'
 import { estimateUsage, meterUsage, needsEstimatedUsage } from '../usage/meter.ts'
 import { usageFromOpenAI } from './usage.ts'
 import { answerText, parsedAnswer, parseJsonOrUndefined } from './json-answer.ts'
+import { keepRouteAnswer, routeAnswerOf } from './route-answer.ts'
 
 export interface RunOptions {
   /** Answers endpoints served by the gateway itself (model list, unknown routes) after auth. */
@@ -31,7 +32,11 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
   let response: Response
   try {
     const routed = runHooks(ctx, pipeline.routingHooks)
-    response = (routed instanceof Promise ? await routed : routed) ?? (await routeAndRespond())
+    const decided = routed instanceof Promise ? await routed : routed
+    if (decided) {
+      const ended = endWith(ctx, pipeline, decided)
+      response = ended instanceof Promise ? await ended : ended
+    } else response = await routeAndRespond()
   } catch (error) {
     response = failWith(ctx, toGatewayError(error))
     if (!(error instanceof GatewayError)) ctx.log.error({ err: error }, 'pipeline failed')
@@ -47,21 +52,14 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
     ctx.workflowChosen(ctx.principal?.keyId, ctx.target?.selector ?? ctx.requestedModel, pipeline.workflow.versionId)
     const policy = runHooks(ctx, pipeline.policyHooks)
     const early = policy instanceof Promise ? await policy : policy
-    if (early) return early
+    if (early) return endWith(ctx, pipeline, early)
     const local = options.localHandler(ctx)
     if (local instanceof GatewayError) return failWith(ctx, local)
     if (local) return local
     if (!pipeline.dispatch) throw gatewayErrors.internal('No route plugin is active in this workflow.')
     const dispatched = await pipeline.dispatch(ctx)
     if (dispatched instanceof GatewayError) return failWith(ctx, dispatched)
-    let upstream = dispatched
-    for (const wrap of pipeline.onResponse) {
-      const wrapped = wrap(ctx, upstream)
-      const next = wrapped instanceof Promise ? await wrapped : wrapped
-      if (next instanceof GatewayError) return failWith(ctx, next)
-      upstream = next
-    }
-    return upstream
+    return throughOnResponse(ctx, pipeline, ctx.capture.routeAnswer ? await keepRouteAnswer(ctx, dispatched) : dispatched)
   }
 }
 
@@ -74,25 +72,42 @@ function applyPipeline(ctx: RequestContext, pipeline: BuiltPipeline): void {
   if (ctx.features.audit) ctx.keepClientIp()
 }
 
+/** A decision that ends the `before` hooks. */
+type Ending = Exclude<Decision, { kind: 'continue' }>
+
 /**
- * Runs `before` hooks in order until one answers (its response) or all continue (undefined). Most hooks are
+ * Runs `before` hooks in order until one ends them (its decision) or all continue (undefined). Most hooks are
  * synchronous: a promise, and its microtask turns, only from the first hook that returns one.
  */
-function runHooks(ctx: RequestContext, hooks: BuiltPipeline['routingHooks'], from = 0): Response | undefined | Promise<Response | undefined> {
+function runHooks(ctx: RequestContext, hooks: BuiltPipeline['routingHooks'], from = 0): Ending | undefined | Promise<Ending | undefined> {
   for (let i = from; i < hooks.length; i++) {
     const result = hooks[i]!.before(ctx)
-    if (result instanceof Promise) return result.then((decision) => answerOf(ctx, decision) ?? runHooks(ctx, hooks, i + 1))
-    const answer = answerOf(ctx, result)
-    if (answer) return answer
+    if (result instanceof Promise) return result.then((decision) => (decision.kind === 'continue' ? runHooks(ctx, hooks, i + 1) : decision))
+    if (result.kind !== 'continue') return result
   }
   return undefined
 }
 
-/** The response of a hook that answered (its error becomes the request's); undefined when it continued. */
-function answerOf(ctx: RequestContext, decision: Decision): Response | undefined {
-  if (decision.kind !== 'respond') return undefined
+/**
+ * The response a hook's decision ends the request with: a `respond` as it is (its error becomes the request's), an
+ * `answer` through the `onResponse` hooks, as the route stage's answer would go.
+ */
+function endWith(ctx: RequestContext, pipeline: BuiltPipeline, decision: Ending): Response | Promise<Response> {
+  if (decision.kind === 'answer') return throughOnResponse(ctx, pipeline, decision.response)
   if (decision.error) ctx.error = decision.error
   return decision.response
+}
+
+/** Hands the answer to each `onResponse` hook in turn; one that answers with an error makes it the request's. */
+async function throughOnResponse(ctx: RequestContext, pipeline: BuiltPipeline, answer: Response): Promise<Response> {
+  let response = answer
+  for (const wrap of pipeline.onResponse) {
+    const wrapped = wrap(ctx, response)
+    const next = wrapped instanceof Promise ? await wrapped : wrapped
+    if (next instanceof GatewayError) return failWith(ctx, next)
+    response = next
+  }
+  return response
 }
 
 function failWith(ctx: RequestContext, error: GatewayError): Response {
@@ -275,6 +290,7 @@ export async function completionsSettled(): Promise<void> {
 function complete(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome, telemetry: RequestTelemetry | undefined, wasStream: boolean): Promise<void> | undefined {
   outcome.durationNs = ctx.elapsedNs()
   if (ctx.capture.usage) outcome.usage ??= ctx.hiddenStreamUsage
+  if (ctx.capture.routeAnswer) outcome.routeAnswer = routeAnswerOf(ctx)
   if (ctx.capture.pricedUsage && needsEstimatedUsage(ctx, outcome)) {
     // Counted on the tokenizer thread: this request's record waits for the count, no other request does.
     const completing = estimateUsage(ctx, outcome).then((estimated) => {

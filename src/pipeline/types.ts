@@ -68,6 +68,12 @@ export interface CaptureNeeds {
   /** The usage priced into a usage record (`Outcome.usageRecord`), estimated when the upstream sent none. */
   pricedUsage?: EndpointSelection
   /**
+   * The route stage's answer as the upstream gave it, before any `onResponse` hook changed it
+   * (`Outcome.routeAnswer`; a stream is folded): what a cache keeps, so that a hit goes through the output hooks
+   * exactly as the upstream's answer did. A stream costs a stage of its own (src/pipeline/route-answer.ts).
+   */
+  routeAnswer?: EndpointSelection
+  /**
    * Bodies and headers for the audit detail, as LOGGING_LOG_BODIES / LOGGING_LOG_HEADERS say: request and
    * response bodies, rewritten bodies in revisions, failed attempts' bodies and headers.
    */
@@ -79,14 +85,20 @@ export interface Capture {
   responseBody: boolean
   usage: boolean
   pricedUsage: boolean
+  routeAnswer: boolean
   /** Bodies are kept for the audit entry (attempts, revisions, request and response). */
   bodies: boolean
   /** Headers are kept for the audit entry. */
   headers: boolean
 }
 
-/** A `respond` carrying an error makes it the request's error (audit entry, protocol-shaped error body). */
-export type Decision = { kind: 'continue' } | { kind: 'respond'; response: Response; error?: GatewayError }
+/**
+ * What a `before` hook decided. `respond` ends the request with its response as it is (a refusal; carrying an
+ * error makes it the request's error: audit entry, protocol-shaped error body). `answer` answers in the upstream's
+ * place (a cache hit): the response goes through every `onResponse` hook, as the route stage's answer would, so
+ * output checks see it the same way.
+ */
+export type Decision = { kind: 'continue' } | { kind: 'respond'; response: Response; error?: GatewayError } | { kind: 'answer'; response: Response }
 export const CONTINUE: Decision = Object.freeze({ kind: 'continue' })
 
 /** Short-circuits with a GatewayError; the pipeline records it as the request's error. */
@@ -111,6 +123,11 @@ export interface Outcome {
   responseText?: string
   /** The text `responseBody` was parsed from (a plain answer, not a folded stream); only when captured. */
   responseJsonText?: string
+  /**
+   * The route stage's answer before the `onResponse` hooks (a stream folded; undefined when it was not JSON, broke
+   * off or carried an error, and when a `before` hook answered instead); only when captured.
+   */
+  routeAnswer?: unknown
   /** Body bytes sent to the client. */
   bytesOut: number
   responseHeaders: Headers

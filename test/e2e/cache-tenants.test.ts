@@ -81,7 +81,7 @@ test('a hit passes the output guardrails: a cached answer they block is blocked,
   expect(body.error.message).not.toContain('falcon flies')
   expect(upstreamCalls('echo:the falcon flies')).toBe(1)
   const entry = await t.audit.entryFor(hit.headers.get('x-request-id')!)
-  expect(entry).toMatchObject({ cache_type: 'exact', status_code: 400, error_code: 'guardrail_blocked' })
+  expect(entry).toMatchObject({ cache_type: 'exact', status_code: 400, data: { error_code: 'guardrail_blocked' } })
 })
 
 test('a new version of the workflow misses what the previous version cached', async () => {
