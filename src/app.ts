@@ -21,6 +21,7 @@ import { AuthFailureLimiter } from './keys/failure-limiter.ts'
 import { KeyDirectory } from './keys/key-directory.ts'
 import { auditSecurityEventRecorder, type SecurityEventRecorder } from './audit/security-events.ts'
 import { createAuditLog, type AuditLog } from './audit/audit-log.ts'
+import { Retention } from './stores/retention.ts'
 import { WorkflowRegistry } from './workflows/registry.ts'
 import { applyRequestLabels } from './labels/apply.ts'
 import { pluginChain, providerAdapters } from '../plugins/index.ts'
@@ -69,6 +70,8 @@ export class Gateway {
   securityEvents: SecurityEventRecorder
   /** The audit log: the stores' reader and sink, conversation and stats reads, retention. */
   readonly auditLog: AuditLog
+  /** Deletes Responses threads older than `responses.thread_retention_days`. */
+  readonly threadRetention: Retention
   /** Prometheus metrics (undefined when switched off). */
   readonly metrics?: GatewayMetrics
   readonly tracing?: Tracing
@@ -100,6 +103,19 @@ export class Gateway {
     this.limits = new LimitRegistry(stores.limits, { changes: stores.changes, log: this.log })
     this.usage = new UsageService(stores, this.config.pricing, this.log)
     this.auditLog = createAuditLog(this.config, stores, this.log)
+    this.threadRetention = new Retention(
+      stores.responseThreads,
+      {
+        job: 'response-thread-retention',
+        rows: 'Responses threads',
+        retentionDays: this.config.responses.thread_retention_days,
+        lease: stores.lease,
+        // A thread's row holds its whole conversation; on SQLite the deletes run on the connection serving
+        // requests: 100 rows of 200 KB take about 4 ms, of 20 KB about 1 ms.
+        batchSize: 100,
+      },
+      this.log,
+    )
     this.keys = new KeyDirectory(stores.keys, this.log, { changes: stores.changes })
     // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
     this.keysLoaded = this.keys.start()
@@ -121,6 +137,7 @@ export class Gateway {
     }
     this.deps.onShutdown(() => this.usage.drain())
     this.deps.onShutdown(() => this.auditLog.close())
+    this.deps.onShutdown(() => this.threadRetention.stop())
     this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys)
     this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
     // The OpenTelemetry SDK (about 20 MB resident) is loaded only when tracing is configured.
@@ -151,6 +168,7 @@ export class Gateway {
   async start(): Promise<void> {
     await this.init()
     this.auditLog.start()
+    this.threadRetention.start()
     this.usage.startWriter()
     await Promise.all([this.catalog.start(this.config.upstream.models_refresh_seconds), this.keysLoaded])
   }

@@ -55,6 +55,7 @@ export const ENV_SETTINGS: Record<string, string[]> = {
   METRICS_PUBLIC: ['metrics', 'public'],
   GATEWAY_OVERHEAD_HEADER: ['metrics', 'overhead_header'],
   CACHE_MAX_BYTES: ['cache', 'max_bytes'],
+  RESPONSES_THREAD_RETENTION_DAYS: ['responses', 'thread_retention_days'],
   REDIS_URL: ['redis', 'url'],
   FEATURE_AUDIT: ['features', 'audit'],
   FEATURE_BUDGET: ['features', 'budget'],

@@ -108,6 +108,15 @@ export const gatewayConfigSchema = z.strictObject({
       max_bytes: integer(0).default(64 * 1024 * 1024),
     })
     .prefault({}),
+  responses: z
+    .strictObject({
+      /**
+       * Stored Responses threads (`previous_response_id`) are deleted this many days after their last answer;
+       * a follow-up on an expired thread gets 404. Separate from the audit retention (`logging.retention_days`).
+       */
+      thread_retention_days: integer(1, 3650).default(30),
+    })
+    .prefault({}),
   /** Budgets (`{scope, window, limit_usd}`) and rate limits (`{scope, requests_per_minute, …}`); see docs/limits.md. */
   budgets: z.array(budgetInputSchema).default([]),
   rate_limits: z.array(rateLimitInputSchema).default([]),

@@ -311,7 +311,10 @@ describe('the route answer, captured for plugins that ask (a cache)', () => {
 
   test('a stream is folded as the route stage gave it', async () => {
     const outcomes: Outcome[] = []
-    const frames = ['{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"a sec"},"finish_reason":null}]}', '{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"ret"},"finish_reason":"stop"}]}']
+    const frames = [
+      '{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"a sec"},"finish_reason":null}]}',
+      '{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"ret"},"finish_reason":"stop"}]}',
+    ]
     const stream = async () => new Response(`${frames.map((f) => `data: ${f}\n\n`).join('')}data: [DONE]\n\n`, { headers: { 'content-type': 'text/event-stream' } })
     const plugins = createPlugins({ guard: [rewriting], cache: [keeper(outcomes)], route: [route([], stream)] }, deps)
     const ctx = request()

@@ -285,9 +285,18 @@ export interface PriceStore {
   delete(model: string): Promise<boolean>
 }
 
+/** Who may continue (or read) a stored Responses thread: the principal that made it, under the user path it used. */
+export interface ResponseThreadOwner {
+  /** `Principal.id`: the managed key's id, `master` or `anonymous`. */
+  principalId: string
+  /** The request's user path; '' when it had none. */
+  userPath: string
+}
+
 /** A stored Responses conversation: the whole thread as Responses input items (its input plus its output). */
 export interface ResponseThread {
   id: string
+  owner: ResponseThreadOwner
   providerName: string
   /** Answered by the provider's own Responses API, which keeps its own copy. */
   native: boolean
@@ -295,6 +304,13 @@ export interface ResponseThread {
 }
 
 export interface ResponseThreadStore {
-  get(id: string): Promise<ResponseThread | undefined>
+  /**
+   * The thread when `owner` made it; undefined when there is none or another owner made it (the two are not told
+   * apart, so an id's existence does not leak). Threads older than the retention are deleted by `deleteOlderThan`.
+   */
+  get(id: string, owner: ResponseThreadOwner): Promise<ResponseThread | undefined>
+  /** Stores or replaces the thread; an existing thread of another owner with the same id is left as it is. */
   save(thread: ResponseThread): Promise<void>
+  /** Deletes up to `batch` threads saved before `cutoffMs` (epoch ms); resolves to how many. */
+  deleteOlderThan(cutoffMs: number, batch: number): Promise<number>
 }

@@ -109,8 +109,9 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
     expect(await prices.all()).toEqual({ 'openai/gpt-4o': { input: 3, output: 4 } })
     expect(await prices.delete('openai/gpt-4o')).toBe(true)
     const threads = postgresResponseThreadStore(db)
-    await threads.save({ id: 'resp_1', providerName: 'openai', native: false, items: [{ role: 'user', content: 'hi' }] })
-    expect(await threads.get('resp_1')).toEqual({ id: 'resp_1', providerName: 'openai', native: false, items: [{ role: 'user', content: 'hi' }] })
+    const owner = { principalId: 'key_1', userPath: '/team' }
+    await threads.save({ id: 'resp_1', owner, providerName: 'openai', native: false, items: [{ role: 'user', content: 'hi' }] })
+    expect(await threads.get('resp_1', owner)).toEqual({ id: 'resp_1', owner, providerName: 'openai', native: false, items: [{ role: 'user', content: 'hi' }] })
   })
 
   test('usage: idempotent batches, totals and breakdowns (labels counted once each)', async () => {

@@ -78,6 +78,9 @@ export const responseThreads = pgTable(
     providerName: text('provider_name').notNull(),
     native: boolean('native').notNull(),
     items: jsonb('items').notNull(),
+    /** The owner (ResponseThreadOwner); '' in threads saved before owners were stored, which nobody can read. */
+    principalId: text('principal_id').notNull().default(''),
+    userPath: text('user_path').notNull().default(''),
   },
   (t) => [index('response_threads_created_at').on(t.createdAt)],
 )

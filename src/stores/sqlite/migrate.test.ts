@@ -139,7 +139,16 @@ async function expectIntact(path: string, entryIds: string[]) {
     expect(await stores.workflows.listActive()).toMatchObject([{ versionId: 'wfv_1', name: 'default', scope: { type: 'global' }, active: true }])
     expect(await stores.limits.budgets()).toMatchObject([{ id: 'bud_1', limit_usd: 10 }])
     expect(await stores.prices.all()).toEqual({ 'openai/gpt-4o': { input: 1, output: 2 } })
-    expect(await stores.responseThreads.get('resp_1')).toEqual({ id: 'resp_1', providerName: 'openai', native: true, items: [{ role: 'user', content: 'hi' }] })
+    // A thread from before owners were stored keeps its row, owned by nobody a request can be: no caller reads it.
+    const unowned = { principalId: '', userPath: '' }
+    expect(await stores.responseThreads.get('resp_1', unowned)).toEqual({
+      id: 'resp_1',
+      owner: unowned,
+      providerName: 'openai',
+      native: true,
+      items: [{ role: 'user', content: 'hi' }],
+    })
+    expect(await stores.responseThreads.get('resp_1', { principalId: 'master', userPath: '' })).toBeUndefined()
     expect(await stores.usage.totals({ fromMs: T - 1000, toMs: T + 1000 })).toMatchObject({ requests: 1, total_tokens: 15, cost_usd: 0.5 })
     const page = await stores.audit.list({ limit: 10, offset: 0 })
     expect(page.entries.map((e) => e.id).sort()).toEqual([...entryIds].sort())

@@ -1,9 +1,10 @@
 /**
  * @module Stored Responses conversations, so `previous_response_id` works on any provider: each response keeps
- * the whole thread as Responses input items (its input plus its output).
+ * the whole thread as Responses input items (its input plus its output), with its owner (key and user path); only
+ * the owner reads it back.
  */
 import type { Database } from 'bun:sqlite'
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { ResponseThreadStore } from '../types.ts'
 import { orm } from './client.ts'
 import { responseThreads } from './schema.ts'
@@ -13,13 +14,15 @@ export function sqliteResponseThreadStore(db: Database): ResponseThreadStore {
   const t = responseThreads
   // Prepared once: both run on the thread serving requests (a follow-up's lookup, an answer's save).
   const select = o
-    .select({ id: t.id, providerName: t.providerName, native: t.native, items: t.items })
+    .select({ id: t.id, principalId: t.principalId, userPath: t.userPath, providerName: t.providerName, native: t.native, items: t.items })
     .from(t)
-    .where(eq(t.id, sql.placeholder('id')))
+    .where(and(eq(t.id, sql.placeholder('id')), eq(t.principalId, sql.placeholder('principalId')), eq(t.userPath, sql.placeholder('userPath'))))
     .prepare()
   const row = {
     id: sql.placeholder('id'),
     createdAt: sql.placeholder('createdAt'),
+    principalId: sql.placeholder('principalId'),
+    userPath: sql.placeholder('userPath'),
     providerName: sql.placeholder('providerName'),
     native: sql.placeholder('native'),
     items: sql.placeholder('items'),
@@ -30,14 +33,33 @@ export function sqliteResponseThreadStore(db: Database): ResponseThreadStore {
     .onConflictDoUpdate({
       target: t.id,
       set: { createdAt: sql`excluded.created_at`, providerName: sql`excluded.provider_name`, native: sql`excluded.native`, items: sql`excluded.items` },
+      // Another owner's thread with the same id stays as it is: a save never takes a thread over.
+      setWhere: sql`${t.principalId} = excluded.principal_id AND ${t.userPath} = excluded.user_path`,
     })
     .prepare()
+  const deleteOlder = db.query<never, { cutoff: string; batch: number }>(
+    'DELETE FROM response_threads WHERE id IN (SELECT id FROM response_threads WHERE created_at < $cutoff LIMIT $batch)',
+  )
   return {
-    async get(id) {
-      return select.get({ id }) ?? undefined
+    async get(id, owner) {
+      const found = select.get({ id, principalId: owner.principalId, userPath: owner.userPath })
+      if (!found) return undefined
+      const { principalId, userPath, ...thread } = found
+      return { ...thread, owner: { principalId, userPath } }
     },
     async save(thread) {
-      upsert.run({ id: thread.id, createdAt: new Date().toISOString(), providerName: thread.providerName, native: thread.native, items: thread.items })
+      upsert.run({
+        id: thread.id,
+        createdAt: new Date().toISOString(),
+        principalId: thread.owner.principalId,
+        userPath: thread.owner.userPath,
+        providerName: thread.providerName,
+        native: thread.native,
+        items: thread.items,
+      })
+    },
+    async deleteOlderThan(cutoffMs, batch) {
+      return deleteOlder.run({ cutoff: new Date(cutoffMs).toISOString(), batch }).changes
     },
   }
 }

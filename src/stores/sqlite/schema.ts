@@ -106,6 +106,9 @@ export const responseThreads = sqliteTable(
     providerName: text('provider_name').notNull(),
     native: integer('native', { mode: 'boolean' }).notNull(),
     items: text('items', { mode: 'json' }).notNull().$type<unknown[]>(),
+    /** The owner (ResponseThreadOwner); '' in threads saved before owners were stored, which nobody can read. */
+    principalId: text('principal_id').notNull().default(''),
+    userPath: text('user_path').notNull().default(''),
   },
   (t) => [index('response_threads_created_at').on(t.createdAt)],
 )

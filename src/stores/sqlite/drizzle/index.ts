@@ -6,6 +6,7 @@
 import baseline from './0000_baseline.sql' with { type: 'text' }
 import leanAuditIndexes from './0001_lean_audit_indexes.sql' with { type: 'text' }
 import modelIndexStatus from './0002_model_index_status.sql' with { type: 'text' }
+import responseThreadOwners from './0003_response_thread_owners.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -14,4 +15,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0000_baseline': baseline,
   '0001_lean_audit_indexes': leanAuditIndexes,
   '0002_model_index_status': modelIndexStatus,
+  '0003_response_thread_owners': responseThreadOwners,
 }
