@@ -98,14 +98,18 @@ function endWith(ctx: RequestContext, pipeline: BuiltPipeline, decision: Ending)
   return decision.response
 }
 
-/** Hands the answer to each `onResponse` hook in turn; one that answers with an error makes it the request's. */
-async function throughOnResponse(ctx: RequestContext, pipeline: BuiltPipeline, answer: Response): Promise<Response> {
+/**
+ * Hands the answer to each `onResponse` hook in turn; one that answers with an error makes it the request's. As
+ * with `runHooks`, a promise only from the first hook that returns one.
+ */
+function throughOnResponse(ctx: RequestContext, pipeline: BuiltPipeline, answer: Response, from = 0): Response | Promise<Response> {
+  const hooks = pipeline.onResponse
   let response = answer
-  for (const wrap of pipeline.onResponse) {
-    const wrapped = wrap(ctx, response)
-    const next = wrapped instanceof Promise ? await wrapped : wrapped
-    if (next instanceof GatewayError) return failWith(ctx, next)
-    response = next
+  for (let i = from; i < hooks.length; i++) {
+    const wrapped = hooks[i]!(ctx, response)
+    if (wrapped instanceof Promise) return wrapped.then((next) => (next instanceof GatewayError ? failWith(ctx, next) : throughOnResponse(ctx, pipeline, next, i + 1)))
+    if (wrapped instanceof GatewayError) return failWith(ctx, wrapped)
+    response = wrapped
   }
   return response
 }
