@@ -13,6 +13,7 @@ import { CONTINUE, definePlugin, type Decision } from '../../src/pipeline/types.
 import { cacheKey } from './cache-key.ts'
 import { responseCacheManifest, type ResponseCacheConfig } from './manifest.ts'
 import { asksForUsageChunk, replayCompletion } from '../../src/protocols/chat-wire.ts'
+import { jsonAnswer } from '../../src/pipeline/json-answer.ts'
 
 interface CacheState {
   key: string
@@ -43,7 +44,7 @@ export const responseCache = definePlugin({
       ctx.cacheType = 'exact'
       ctx.setState(stateSlot, { key, store: false, hit: true })
       const headers = { 'x-cache': 'HIT', 'x-request-id': ctx.requestId }
-      if (!ctx.stream) return { kind: 'answer', response: new Response(hit.body, { headers: { ...headers, 'content-type': 'application/json' } }) }
+      if (!ctx.stream) return { kind: 'answer', response: jsonAnswer(hit.body, JSON.parse(hit.body), { headers: { ...headers, 'content-type': 'application/json' } }) }
       const includeUsage = asksForUsageChunk(ctx.body)
       return {
         kind: 'answer',

@@ -132,7 +132,8 @@ export class Tracing {
       attributes['gateway.provider'] = target.providerName
       attributes['gateway.target'] = target.selector
     }
-    const body = outcome.responseBody as Record<string, unknown> | undefined
+    // The answer before the output hooks when only that was captured (a cache's workflow): same model and finish.
+    const body = (outcome.responseBody ?? (outcome.status < 400 ? outcome.routeAnswer : undefined)) as Record<string, unknown> | undefined
     const responseModel = typeof body?.model === 'string' ? body.model : target?.model
     if (responseModel && outcome.status < 400) attributes['gen_ai.response.model'] = responseModel
     if (typeof body?.id === 'string') attributes['gen_ai.response.id'] = body.id

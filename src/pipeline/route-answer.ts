@@ -1,6 +1,7 @@
 /**
- * @module The route stage's answer as the upstream gave it, before any `onResponse` hook changed it, for pipelines
- * whose plugins capture it (`captures.routeAnswer`): a cache keeps this, not what the hooks made of it, because a
+ * @module The answer as it enters the `onResponse` hooks (the route stage's as the upstream gave it, or a `before`
+ * hook's `answer` in its place), before any of them changed it, for pipelines whose plugins capture it
+ * (`captures.routeAnswer`): a cache keeps this, not what the hooks made of it, because a
  * hit goes through the same hooks again (an output guardrail must see a cached answer as it saw the upstream's,
  * and an unwrapping or masking hook must not apply twice). A JSON answer is at hand (json-answer.ts) or read once
  * and marked; a stream is folded as it passes, through a stage of its own, which only those pipelines pay for.

@@ -324,6 +324,21 @@ describe('the route answer, captured for plugins that ask (a cache)', () => {
     expect(outcomes[0]!.routeAnswer).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'a secret' }, finish_reason: 'stop' }] })
   })
 
+  test('a `before` hook’s answer is kept as the hook gave it, before the onResponse hooks', async () => {
+    const outcomes: Outcome[] = []
+    const answering = fakePlugin('answering', [], {
+      captures: { routeAnswer: ['chat.completions'] },
+      hooks: () => ({
+        before: () => ({ kind: 'answer', response: Response.json({ text: 'a cached secret' }) }),
+        onComplete: (_ctx, outcome) => void outcomes.push(outcome),
+      }),
+    })
+    const plugins = createPlugins({ guard: [rewriting], cache: [answering], route: [route([], async () => Response.json({ text: 'upstream' }))] }, deps)
+    const res = await run(request(), pipelines(plugins).fallback)
+    expect(await res.json()).toEqual({ text: 'a cached [MASKED]' })
+    expect(outcomes[0]!.routeAnswer).toEqual({ text: 'a cached secret' })
+  })
+
   test('nothing is captured for a pipeline whose plugins do not ask', async () => {
     const outcomes: Outcome[] = []
     const watcher = fakePlugin('watcher', [], { hooks: () => ({ onComplete: (_ctx, outcome) => void outcomes.push(outcome) }) })

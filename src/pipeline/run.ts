@@ -59,7 +59,7 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
     if (!pipeline.dispatch) throw gatewayErrors.internal('No route plugin is active in this workflow.')
     const dispatched = await pipeline.dispatch(ctx)
     if (dispatched instanceof GatewayError) return failWith(ctx, dispatched)
-    return throughOnResponse(ctx, pipeline, ctx.capture.routeAnswer ? await keepRouteAnswer(ctx, dispatched) : dispatched)
+    return ctx.capture.routeAnswer ? answered(ctx, pipeline, dispatched) : throughOnResponse(ctx, pipeline, dispatched)
   }
 }
 
@@ -93,9 +93,14 @@ function runHooks(ctx: RequestContext, hooks: BuiltPipeline['routingHooks'], fro
  * `answer` through the `onResponse` hooks, as the route stage's answer would go.
  */
 function endWith(ctx: RequestContext, pipeline: BuiltPipeline, decision: Ending): Response | Promise<Response> {
-  if (decision.kind === 'answer') return throughOnResponse(ctx, pipeline, decision.response)
+  if (decision.kind === 'answer') return answered(ctx, pipeline, decision.response)
   if (decision.error) ctx.error = decision.error
   return decision.response
+}
+
+/** The answer (the route stage's, or a hook's in its place), kept when a plugin captures it, through the onResponse hooks. */
+async function answered(ctx: RequestContext, pipeline: BuiltPipeline, answer: Response): Promise<Response> {
+  return throughOnResponse(ctx, pipeline, ctx.capture.routeAnswer ? await keepRouteAnswer(ctx, answer) : answer)
 }
 
 /**

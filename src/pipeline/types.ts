@@ -68,9 +68,10 @@ export interface CaptureNeeds {
   /** The usage priced into a usage record (`Outcome.usageRecord`), estimated when the upstream sent none. */
   pricedUsage?: EndpointSelection
   /**
-   * The route stage's answer as the upstream gave it, before any `onResponse` hook changed it
-   * (`Outcome.routeAnswer`; a stream is folded): what a cache keeps, so that a hit goes through the output hooks
-   * exactly as the upstream's answer did. A stream costs a stage of its own (src/pipeline/route-answer.ts).
+   * The answer before any `onResponse` hook changed it: the route stage's as the upstream gave it, or a `before`
+   * hook's `answer` in its place (`Outcome.routeAnswer`; a stream is folded). What a cache keeps, so that a hit
+   * goes through the output hooks exactly as the upstream's answer did. A stream costs a stage of its own
+   * (src/pipeline/route-answer.ts).
    */
   routeAnswer?: EndpointSelection
   /**
@@ -124,8 +125,8 @@ export interface Outcome {
   /** The text `responseBody` was parsed from (a plain answer, not a folded stream); only when captured. */
   responseJsonText?: string
   /**
-   * The route stage's answer before the `onResponse` hooks (a stream folded; undefined when it was not JSON, broke
-   * off or carried an error, and when a `before` hook answered instead); only when captured.
+   * The answer before the `onResponse` hooks: the route stage's, or a `before` hook's `answer` (a stream folded;
+   * undefined when it was not JSON, broke off or carried an error, and after a refusal); only when captured.
    */
   routeAnswer?: unknown
   /** Body bytes sent to the client. */

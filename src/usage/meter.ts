@@ -18,7 +18,8 @@ export function needsEstimatedUsage(ctx: RequestContext, outcome: Outcome): bool
 
 /** Usage counted by the gateway (on the tokenizer thread) when the upstream reported none. */
 export async function estimateUsage(ctx: RequestContext, outcome: Outcome): Promise<TokenUsage> {
-  const body = outcome.responseBody as Record<string, unknown> | undefined
+  // The answer before the output hooks when only that was captured (a cache's workflow): the tokens generated.
+  const body = (outcome.responseBody ?? outcome.routeAnswer) as Record<string, unknown> | undefined
   const [prompt, completion] = await Promise.all([countChatPromptTokens(ctx.body), body ? countCompletionTokens(body) : Math.ceil(outcome.bytesOut / 4)])
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated: true }
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { RedisClient } from 'bun'
 import { RedisCounters } from '../../src/stores/redis/counters.ts'
 import { RedisResponseCache } from '../../src/stores/redis/response-cache.ts'
+import { postgresAvailable, sharedPostgres } from '../helpers/postgres-server.ts'
 import { redisAvailable, startRedis, type RunningRedis } from '../helpers/redis-server.ts'
 
 const available = redisAvailable()
@@ -52,7 +53,8 @@ describe.skipIf(!available)('redis stores', () => {
   })
 })
 
-describe.skipIf(!available)('two gateway replicas on one Redis', () => {
+// As docs/scale-out.md runs replicas: one PostgreSQL (so one set of workflow versions, which cache keys name) and one Redis.
+describe.skipIf(!available || !postgresAvailable())('two gateway replicas on one PostgreSQL and one Redis', () => {
   test('a rate limit and the response cache are shared', async () => {
     const { startGateway, writeGatewayYaml } = await import('../helpers/gateway.ts')
     const { startMockOpenAI } = await import('../helpers/mock-openai-upstream.ts')
@@ -61,7 +63,8 @@ describe.skipIf(!available)('two gateway replicas on one Redis', () => {
     const yaml = writeGatewayYaml(
       `workflows:\n  - name: default\n    features: { budget: true, cache: true }\nrate_limits:\n  - { scope: { user_path: /shared }, requests_per_minute: 3 }\n`,
     )
-    const env = { GATEWAY_CONFIG: yaml, GATEWAY_MASTER_KEY: 'replica-master-key', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url, REDIS_URL: redis.url }
+    const database = await (await sharedPostgres()).freshDatabase()
+    const env = { GATEWAY_CONFIG: yaml, GATEWAY_MASTER_KEY: 'replica-master-key', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url, REDIS_URL: redis.url, DATABASE_URL: database }
     const [one, two] = [await startGateway(env), await startGateway(env)]
     try {
       const clients = [one, two].map(
