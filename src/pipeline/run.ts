@@ -1,8 +1,8 @@
 /**
  * @module Runs one request through its pipeline: routing hooks (auth, resolve), workflow selection, policy
- * hooks, the route stage (or a hook answering in its place), `onResponse` wrappers, and then hands the body to the client through one pump that
- * forwards bytes as they arrive, ends broken streams with a well-formed error frame, and calls every
- * `onComplete` exactly once when the body has really ended.
+ * hooks, the route stage (or a hook answering in its place), `onResponse` wrappers, and then hands the body to
+ * the client through one pump that forwards bytes as they arrive, ends broken streams with a well-formed error
+ * frame, and calls every `onComplete` exactly once when the body has really ended.
  */
 import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../errors/gateway-error.ts'
 import { endpoint } from '../protocols/endpoints.ts'
