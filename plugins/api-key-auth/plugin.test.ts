@@ -12,7 +12,7 @@ let revoked: string
 
 beforeAll(async () => {
   await deps.keys.refresh()
-  const base = { description: '', allowedModels: null, dashboardEnabled: false, expiresAt: null, createdBy: 'master' }
+  const base = { description: '', allowedModels: null, role: null, expiresAt: null, createdBy: 'master' }
   plain = (await deps.keys.create({ ...base, name: 'plain', userPath: null })).secret
   bound = (await deps.keys.create({ ...base, name: 'bound', userPath: '/acme/team-a' })).secret
   const r = await deps.keys.create({ ...base, name: 'revoked', userPath: null })
@@ -105,7 +105,7 @@ test('without a master key and without managed keys the gateway runs open; a key
   const ctx = makeContext({ body: { model: 'x', messages: [] } })
   expect(((await openHooks.before!(ctx)) as Decision).kind).toBe('continue')
   expect(ctx.principal).toMatchObject({ method: 'none', id: 'anonymous' })
-  await open.keys.create({ name: 'k', description: '', userPath: null, allowedModels: null, dashboardEnabled: false, expiresAt: null, createdBy: 'master' })
+  await open.keys.create({ name: 'k', description: '', userPath: null, allowedModels: null, role: null, expiresAt: null, createdBy: 'master' })
   const closed = (await openHooks.before!(makeContext({ body: { model: 'x', messages: [] } }))) as Decision
   expect(closed.kind === 'respond' && closed.response.status).toBe(401)
 })

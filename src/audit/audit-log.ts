@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path'
 import type { GatewayConfig } from '../config/schema.ts'
 import type { Logger } from '../log/logger.ts'
 import type { AuditReader, AuditSink, Stores } from '../stores/types.ts'
-import { auditConversation } from './conversation.ts'
+import { auditConversation, type ConversationReader } from './conversation.ts'
 import type { AuditConversation, AuditStats, AuditStatsQuery } from './entry.ts'
 import { AuditRetention } from './retention.ts'
 import { SpillFiles } from './spill.ts'
@@ -18,7 +18,8 @@ export interface AuditLog {
   reader: AuditReader
   writer: AuditSink
   retention: AuditRetention
-  conversation(anchorId: string, limit: number): Promise<AuditConversation | undefined>
+  /** The thread around an entry as `who` may read it; undefined when there is no such entry, or not for `who`. */
+  conversation(anchorId: string, limit: number, who: ConversationReader): Promise<AuditConversation | undefined>
   stats(query: AuditStatsQuery): Promise<AuditStats>
   /** Replays spill files left by an earlier process and starts retention. */
   start(): void
@@ -57,7 +58,7 @@ export function createAuditLog(config: GatewayConfig, stores: Pick<Stores, 'audi
     reader,
     writer,
     retention,
-    conversation: (anchorId, limit) => auditConversation(reader, anchorId, limit),
+    conversation: (anchorId, limit, who) => auditConversation(reader, anchorId, limit, who),
     stats: (query) => auditStats(reader, query),
     start() {
       writer.start()

@@ -44,6 +44,8 @@ export interface AuditLogQuery {
   offset: number
   /** Count the matches up to this many and stop (the page's total is then a lower bound); absent: count them all. */
   countUpTo?: number
+  /** Request entries only, no security events (a reader without `audit.security_events`). */
+  requestsOnly?: boolean
 }
 
 export interface AuditStatsQuery {
@@ -51,6 +53,8 @@ export interface AuditStatsQuery {
   to: number
   /** Bucket width in milliseconds. */
   bucketMs: number
+  /** Only entries of this user path and below it (a scoped principal's subtree); absent: every entry. */
+  userPath?: string
 }
 
 export interface AuditStatsBucket {

@@ -52,6 +52,8 @@ export const logDataSchema = z.object({
   event_type: z.string().optional().describe('Set on security lifecycle entries only.'),
   event_subject_id: z.string().optional(),
   event_message: z.string().optional(),
+  event_before: z.unknown().optional().describe('Security events of admin changes: the subject before the change (null when it was created).'),
+  event_after: z.unknown().optional().describe('Security events of admin changes: the subject after the change (null when it was deleted).'),
   request_headers: stringMap.optional(),
   response_headers: stringMap.optional(),
   request_body: z.unknown().optional(),

@@ -1,12 +1,13 @@
 /**
- * @module `GET /metrics` in the Prometheus text format. It takes an admin credential (the master key or a
- * dashboard-enabled key, as /admin does) unless `metrics.public` opens it for a scraper on a private network;
+ * @module `GET /metrics` in the Prometheus text format. It takes an unscoped admin credential (the master key, or
+ * a key of any admin role bound to no user path) unless `metrics.public` opens it for a scraper on a private network;
  * 404 when metrics are switched off.
  */
 import { Elysia } from 'elysia'
 import type { Gateway } from '../app.ts'
 import { openApiSchema } from './openapi-schema.ts'
 import { gatewayErrorSchema } from '../audit/schemas.ts'
+import { refusal } from '../admin/roles.ts'
 import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
 
 const errorDoc = { description: 'GatewayError', content: { 'application/json': { schema: openApiSchema(gatewayErrorSchema, { io: 'input' }) } } }
@@ -26,6 +27,9 @@ export function metricsRoutes(gateway: Gateway) {
       if (!gateway.config.metrics.public) {
         const auth = gateway.adminAuth.authenticate(request.headers)
         if (!auth.ok) return errorResponse(auth.error)
+        // Counters of every tenant together: an unscoped principal's (src/admin/roles.ts).
+        const refused = refusal(auth.principal.admin, 'operations.read')
+        if (refused) return errorResponse(refused)
       }
       const { text, contentType } = await metrics.expose()
       return new Response(text, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } })

@@ -9,7 +9,7 @@ import { KeyAuthenticator } from './authenticator.ts'
 import { KeyDirectory, type NewApiKey } from './key-directory.ts'
 
 const MASTER = 'master-key-for-tests'
-const NEW_KEY: NewApiKey = { name: 'k', description: '', userPath: '/acme', allowedModels: ['openai/*'], dashboardEnabled: false, expiresAt: null, createdBy: 'master' }
+const NEW_KEY: NewApiKey = { name: 'k', description: '', userPath: '/acme', allowedModels: ['openai/*'], role: null, expiresAt: null, createdBy: 'master' }
 
 function directory(now = () => Date.now()) {
   const db = new Database(':memory:')
@@ -37,9 +37,18 @@ describe('KeyAuthenticator', () => {
   test('master key and managed keys, from Bearer or x-api-key', () => {
     expect(auth.authenticate(bearer(MASTER))).toMatchObject({ kind: 'authenticated', principal: { method: 'master_key', id: 'master' } })
     const result = auth.authenticate(new Headers({ 'x-api-key': active }))
-    expect(result).toMatchObject({ kind: 'authenticated', principal: { method: 'managed_key', userPath: '/acme', allowedModels: ['openai/*'], dashboardEnabled: false } })
+    expect(result).toMatchObject({ kind: 'authenticated', principal: { method: 'managed_key', userPath: '/acme', allowedModels: ['openai/*'], admin: undefined } })
     expect(auth.authenticate(bearer(active))).toMatchObject({ kind: 'authenticated' })
     expect(auth.authenticate(new Headers({ authorization: `bearer   ${active}  ` }))).toMatchObject({ kind: 'authenticated' })
+  })
+
+  test('the principal carries its admin grant: the master key unscoped, a key its role confined to its user path', async () => {
+    expect(auth.authenticate(bearer(MASTER))).toMatchObject({ principal: { admin: { role: 'admin', scope: null, expiresAt: null } } })
+    const expiresAt = new Date(clock + 3_600_000).toISOString()
+    const scoped = await keys.create({ ...NEW_KEY, role: 'auditor', expiresAt })
+    expect(auth.authenticate(bearer(scoped.secret))).toMatchObject({ principal: { admin: { role: 'auditor', scope: '/acme', expiresAt } } })
+    const rooted = await keys.create({ ...NEW_KEY, userPath: '/', role: 'viewer' })
+    expect(auth.authenticate(bearer(rooted.secret))).toMatchObject({ principal: { admin: { role: 'viewer', scope: null } } })
   })
 
   test.each([

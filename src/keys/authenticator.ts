@@ -4,6 +4,7 @@
  * failure costs one digest and one map lookup. Shared by /v1 (plugins/api-key-auth) and /admin (admin-auth).
  */
 import { timingSafeEqual } from 'node:crypto'
+import { adminGrantOf, MASTER_GRANT } from '../admin/grants.ts'
 import { presentedKey } from './presented-key.ts'
 import type { Principal } from '../pipeline/context.ts'
 import type { ApiKeyRecord } from '../stores/types.ts'
@@ -19,7 +20,7 @@ export type Authentication =
   | { kind: 'unavailable'; reason: string }
 
 export const ANONYMOUS: Principal = Object.freeze({ method: 'none', id: 'anonymous' })
-export const MASTER: Principal = Object.freeze({ method: 'master_key', id: 'master' })
+export const MASTER: Principal = Object.freeze({ method: 'master_key', id: 'master', admin: MASTER_GRANT })
 const MASTER_AUTHENTICATED: Authentication = Object.freeze({ kind: 'authenticated', principal: MASTER })
 
 export class KeyAuthenticator {
@@ -77,6 +78,6 @@ function principalOf(key: ApiKeyRecord, keyHash: string): Principal {
     keyHash,
     allowedModels: key.allowedModels ?? undefined,
     userPath: key.userPath ?? undefined,
-    dashboardEnabled: key.dashboardEnabled,
+    admin: adminGrantOf(key),
   }
 }

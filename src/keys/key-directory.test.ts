@@ -7,7 +7,7 @@ import type { KeyStore } from '../stores/types.ts'
 import { KeyDirectory, keyStatus, type NewApiKey } from './key-directory.ts'
 import { hashKeySecret, KEY_PREFIX } from './key-secret.ts'
 
-const NEW_KEY: NewApiKey = { name: 'ide', description: '', userPath: null, allowedModels: null, dashboardEnabled: false, expiresAt: null, createdBy: 'master' }
+const NEW_KEY: NewApiKey = { name: 'ide', description: '', userPath: null, allowedModels: null, role: null, expiresAt: null, createdBy: 'master' }
 
 /** A SQLite store whose calls can be made to fail, as during a database outage. */
 function flakyStore() {

@@ -5,24 +5,25 @@
  * call returns, so a created, changed or revoked key takes effect on the very next request here, and the change
  * feed makes every other replica reload within a second.
  */
+import type { AdminRole } from '../admin/roles.ts'
 import { GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import type { Changes } from '../stores/changes.ts'
 import { Snapshot } from '../stores/snapshot.ts'
-import type { ApiKeyChanges, ApiKeyListQuery, ApiKeyPage, ApiKeyRecord, KeyStore } from '../stores/types.ts'
+import type { ApiKeyChanges, ApiKeyListQuery, ApiKeyPage, ApiKeyRecord, KeyStore, RevokedKeys } from '../stores/types.ts'
 import { generateKeySecret, hashKeySecret, redactKeySecret } from './key-secret.ts'
+
+export { type KeyStatus, keyStatus } from './key-status.ts'
 
 export interface NewApiKey {
   name: string
   description: string
   userPath: string | null
   allowedModels: readonly string[] | null
-  dashboardEnabled: boolean
+  role: AdminRole | null
   expiresAt: string | null
   createdBy: string
 }
-
-export type KeyStatus = 'active' | 'expired' | 'revoked'
 
 export type UpdateResult = { kind: 'updated'; record: ApiKeyRecord } | { kind: 'not_found' } | { kind: 'revoked'; record: ApiKeyRecord }
 
@@ -34,12 +35,6 @@ export interface KeyDirectoryOptions {
   /** Retry interval while the snapshot could not be loaded at all. */
   retrySeconds?: number
   now?: () => number
-}
-
-export function keyStatus(record: ApiKeyRecord, now: number): KeyStatus {
-  if (record.revokedAt !== null) return 'revoked'
-  if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) return 'expired'
-  return 'active'
 }
 
 const storeUnavailable = (err: unknown) =>
@@ -136,11 +131,14 @@ export class KeyDirectory {
       updatedAt: at,
       revokedAt: null,
     }
+    let inserted: Awaited<ReturnType<KeyStore['insert']>>
     try {
-      await this.store.insert(record)
+      inserted = await this.store.insert(record)
     } catch (err) {
       throw storeUnavailable(err)
     }
+    // The creating key was revoked (on another replica, a moment ago): it is refused like any revoked key.
+    if (inserted === 'creator_revoked') throw gatewayErrors.unauthenticated()
     this.put(record)
     await this.changes?.publish('keys')
     return { record, secret }
@@ -165,22 +163,62 @@ export class KeyDirectory {
   }
 
   /**
-   * Revokes for good. The snapshot is updated before the store: should the write fail, the key is already
-   * refused on this instance (and stays refused across refreshes) while the caller gets a 503 to retry.
+   * Revokes for good, with every key it created (transitively, in the store's one transaction). The snapshot is
+   * updated before the store: should the write fail, the keys are already refused on this instance (and stay
+   * refused across refreshes) while the caller gets a 503 to retry; the retry revokes what is left.
    */
-  async revoke(id: string): Promise<{ record: ApiKeyRecord; changed: boolean } | undefined> {
+  async revoke(id: string): Promise<RevokedKeys | undefined> {
     const at = new Date(this.now()).toISOString()
-    const known = this.byId.get(id)
-    if (known && known.revokedAt === null) this.put({ ...known, revokedAt: at, updatedAt: at })
-    let result: { record: ApiKeyRecord; changed: boolean } | undefined
+    for (const known of [this.byId.get(id), ...this.descendantsHere(id)]) {
+      if (known && known.revokedAt === null) this.put({ ...known, revokedAt: at, updatedAt: at })
+    }
+    let result: RevokedKeys | undefined
     try {
       result = await this.store.revoke(id, at)
     } catch (err) {
       throw storeUnavailable(err)
     }
-    if (result) this.put(result.record)
-    if (result?.changed) await this.changes?.publish('keys')
+    if (!result) return undefined
+    this.put(result.record)
+    for (const record of result.cascaded) this.put(record)
+    if (result.changed || result.cascaded.length > 0) await this.changes?.publish('keys')
     return result
+  }
+
+  /** The key by id as the snapshot holds it (no store read). */
+  known(id: string): ApiKeyRecord | undefined {
+    return this.byId.get(id)
+  }
+
+  /** The key that created this one, when a key did (from the snapshot; undefined for the master key or a person). */
+  creatorOf(record: Pick<ApiKeyRecord, 'createdBy'>): ApiKeyRecord | undefined {
+    return this.byId.get(record.createdBy)
+  }
+
+  /** The keys this one created that are not revoked (from the snapshot). */
+  childrenOf(id: string): ApiKeyRecord[] {
+    return [...this.byId.values()].filter((k) => k.createdBy === id && k.revokedAt === null)
+  }
+
+  /** Every key below `id` in the snapshot (created by it, by those, …). */
+  private descendantsHere(id: string): ApiKeyRecord[] {
+    const children = new Map<string, ApiKeyRecord[]>()
+    for (const k of this.byId.values()) {
+      const siblings = children.get(k.createdBy)
+      if (siblings) siblings.push(k)
+      else children.set(k.createdBy, [k])
+    }
+    const found: ApiKeyRecord[] = []
+    const seen = new Set([id])
+    for (const queue = [id]; queue.length > 0; ) {
+      for (const child of children.get(queue.pop()!) ?? []) {
+        if (seen.has(child.id)) continue
+        seen.add(child.id)
+        found.push(child)
+        queue.push(child.id)
+      }
+    }
+    return found
   }
 
   async get(id: string): Promise<ApiKeyRecord | undefined> {

@@ -4,6 +4,7 @@
  * written by plugins; plugins never see the web framework. Each field says who writes it; everyone else reads.
  * What a plugin keeps for itself between its hooks goes into its own slot (`ctx.state(slot)`), not here.
  */
+import type { AdminGrant } from '../admin/roles.ts'
 import type { GatewayError } from '../errors/gateway-error.ts'
 import type { Authentication } from '../keys/authenticator.ts'
 import type { Logger } from '../log/logger.ts'
@@ -30,7 +31,8 @@ export interface Principal {
   allowedModels?: readonly string[]
   /** User path the key is bound to; requests may narrow it, never widen it. */
   userPath?: string
-  dashboardEnabled?: boolean
+  /** What it may do on /admin (role and user-path subtree); absent: no admin access. */
+  admin?: AdminGrant
 }
 
 /**

@@ -3,6 +3,7 @@
  * each backend lives in its own folder (sqlite, postgres; memory and redis for counters, the cache and the change
  * feed) with the same file names, and nothing outside `src/stores/<backend>/` knows which one runs.
  */
+import type { AdminRole } from '../admin/roles.ts'
 import type { AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStatsQuery } from '../audit/entry.ts'
 import type { AuditRecorder, AuditWriterStats } from '../audit/writer.ts'
 import type { UsageWriterStats } from '../usage/usage-writer.ts'
@@ -79,6 +80,16 @@ export interface AuditThreadEntry {
   previousResponseId: string | null
 }
 
+/**
+ * Which entries may join a conversation: a session id and a `previous_response_id` are the client's choice, so
+ * another tenant can send the same; only entries of the anchor's principal count, inside the reader's subtree.
+ */
+export interface ThreadFilter {
+  principalId: string
+  /** The reader's admin scope; absent: any user path. */
+  userPath?: string
+}
+
 /** One stats bucket as the store aggregates it; src/audit/stats.ts fills the gaps and sums up. */
 export interface AuditStatsRow {
   /** Bucket number: floor((ts - from) / bucketMs). */
@@ -99,12 +110,12 @@ export interface AuditReader {
   get(id: string): Promise<AuditLogEntry | undefined>
   /** The entry as a thread member; the walk itself is src/audit/conversation.ts. */
   threadEntry(id: string): Promise<AuditThreadEntry | undefined>
-  /** Up to `limit` entries of the session strictly before (newest first) or after (oldest first) `from`. */
-  sessionEntries(sessionId: string, from: AuditThreadEntry, direction: 'before' | 'after', limit: number): Promise<AuditThreadEntry[]>
-  /** The newest entry that answered with this Responses id. */
-  byResponseId(responseId: string): Promise<AuditThreadEntry | undefined>
-  /** The oldest entry whose request continued this Responses id. */
-  byPreviousResponseId(responseId: string): Promise<AuditThreadEntry | undefined>
+  /** Up to `limit` entries of the session (and the filter) strictly before (newest first) or after (oldest first) `from`. */
+  sessionEntries(sessionId: string, from: AuditThreadEntry, direction: 'before' | 'after', limit: number, filter: ThreadFilter): Promise<AuditThreadEntry[]>
+  /** The newest entry (of the filter) that answered with this Responses id. */
+  byResponseId(responseId: string, filter: ThreadFilter): Promise<AuditThreadEntry | undefined>
+  /** The oldest entry (of the filter) whose request continued this Responses id. */
+  byPreviousResponseId(responseId: string, filter: ThreadFilter): Promise<AuditThreadEntry | undefined>
   /** Request entries (no security events) in `[from, to)`, aggregated per bucket; empty buckets are absent. */
   statsRows(query: AuditStatsQuery): Promise<AuditStatsRow[]>
   /** Deletes up to `batch` entries that started before `cutoffMs` (epoch ms); resolves to how many. */
@@ -159,13 +170,14 @@ export interface ApiKeyRecord {
   userPath: string | null
   /** Selectors, virtual model names or `prefix*` patterns; null means every model. */
   allowedModels: readonly string[] | null
-  dashboardEnabled: boolean
+  /** Its admin role (src/admin/roles.ts), confined to `userPath`; null: no admin access, /v1 only. */
+  role: AdminRole | null
   /** RFC 3339 timestamps in UTC (`toISOString`), so they sort as text. */
   expiresAt: string | null
   createdAt: string
   updatedAt: string
   revokedAt: string | null
-  /** Principal id that created the key (`master` or a managed key id). */
+  /** Principal id that created the key (`master`, a managed key id, later a signed-in person). Revoking a key revokes the keys it created. */
   createdBy: string
 }
 
@@ -175,7 +187,7 @@ export interface ApiKeyChanges {
   description?: string
   userPath?: string | null
   allowedModels?: readonly string[] | null
-  dashboardEnabled?: boolean
+  role?: AdminRole | null
   expiresAt?: string | null
 }
 
@@ -200,14 +212,26 @@ export interface KeyStore {
   loadAll(): Promise<ApiKeyRecord[]>
   list(query: ApiKeyListQuery): Promise<ApiKeyPage>
   get(id: string): Promise<ApiKeyRecord | undefined>
-  insert(record: ApiKeyRecord): Promise<void>
+  /**
+   * Stores a new key, unless the key that creates it (`createdBy`, when it names a key) is revoked: checked in the
+   * same transaction as the insert, against a revocation running at the same moment, so no key outlives its creator.
+   */
+  insert(record: ApiKeyRecord): Promise<'inserted' | 'creator_revoked'>
   /** Applies the changes to a key that is not revoked; undefined when there is no such key. */
   update(id: string, changes: ApiKeyChanges, updatedAt: string): Promise<ApiKeyRecord | undefined>
   /**
-   * Marks the key revoked. Idempotent: an earlier revocation is kept and `changed` is false. Undefined when
-   * there is no such key.
+   * Marks the key revoked, and in the same transaction every key it created, transitively (`cascaded`: those
+   * revoked now). Idempotent: an earlier revocation is kept and `changed` is false, but descendants still
+   * unrevoked are revoked. Undefined when there is no such key.
    */
-  revoke(id: string, revokedAt: string): Promise<{ record: ApiKeyRecord; changed: boolean } | undefined>
+  revoke(id: string, revokedAt: string): Promise<RevokedKeys | undefined>
+}
+
+export interface RevokedKeys {
+  record: ApiKeyRecord
+  changed: boolean
+  /** Keys below it (created by it, or by those, …) that this call revoked. */
+  cascaded: ApiKeyRecord[]
 }
 
 /** Versioned workflows. Requests never read it: the workflow registry keeps the active versions in memory. */
@@ -248,6 +272,8 @@ export interface LimitStore {
 export interface UsageQuery {
   fromMs: number
   toMs: number
+  /** Only records of this user path and below it (a scoped principal's subtree); absent: every record. */
+  userPath?: string
 }
 
 export interface UsageTotals {

@@ -77,14 +77,17 @@ export class WorkflowRegistry implements PipelineSelector {
     return this.store.history(id)
   }
 
-  /** Creates the workflow, or a new version of the one with the same name when its definition changed. */
-  async upsert(raw: unknown, createdBy: string): Promise<{ version: WorkflowVersion; created: boolean }> {
+  /**
+   * Creates the workflow, or a new version of the one with the same name when its definition changed. `previous`:
+   * the newest version before this call (what an admin change's security event shows as before).
+   */
+  async upsert(raw: unknown, createdBy: string): Promise<{ version: WorkflowVersion; created: boolean; previous?: WorkflowVersion }> {
     const parsed = workflowInputSchema.safeParse(raw)
     if (!parsed.success) throw gatewayErrors.fromZod(parsed.error, { code: 'invalid_workflow', subject: 'workflow' })
     const input = parsed.data
     this.validatePluginSettings(input)
     const latest = await this.store.latestByName(input.name)
-    if (latest?.active && sameDefinition(latest, input)) return { version: latest, created: false }
+    if (latest?.active && sameDefinition(latest, input)) return { version: latest, created: false, previous: latest }
     const version: WorkflowVersion = {
       id: latest?.id ?? `wf_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`,
       versionId: `wfv_${crypto.randomUUID().replaceAll('-', '')}`,
@@ -102,7 +105,7 @@ export class WorkflowRegistry implements PipelineSelector {
     await this.store.insertVersion(version)
     await this.snapshot.reload(true)
     this.log.info({ workflow: version.name, version: version.version }, 'workflow version activated')
-    return { version, created: true }
+    return { version, created: true, previous: latest }
   }
 
   async deactivate(id: string): Promise<boolean> {

@@ -16,7 +16,7 @@ export function keyRecord(i: number, extra: Partial<ApiKeyRecord> = {}): ApiKeyR
     redactedKey: `sk-gw-...${i}`,
     userPath: null,
     allowedModels: null,
-    dashboardEnabled: false,
+    role: null,
     expiresAt: null,
     createdAt: at,
     updatedAt: at,

@@ -115,7 +115,7 @@ async function fillAsBeforeDrizzleKit(sql: SQL) {
 async function expectIntact(url: string, entryIds: string[]) {
   const stores = await openStores(loadConfig({ env: { DATABASE_URL: url }, cwd: '/nonexistent-dir-for-tests' }), silentLogger)
   try {
-    expect(await stores.keys.get('key_1')).toMatchObject({ name: 'ci', keyHash: 'hash-1', allowedModels: ['openai/*'], dashboardEnabled: true, userPath: '/team', revokedAt: null })
+    expect(await stores.keys.get('key_1')).toMatchObject({ name: 'ci', keyHash: 'hash-1', allowedModels: ['openai/*'], role: 'admin', userPath: '/team', revokedAt: null })
     expect(await stores.workflows.listActive()).toMatchObject([{ versionId: 'wfv_1', name: 'default', scope: { type: 'global' }, active: true }])
     expect(await stores.limits.budgets()).toMatchObject([{ id: 'bud_1', limit_usd: 10 }])
     expect(await stores.prices.all()).toEqual({ 'openai/gpt-4o': { input: 1, output: 2 } })

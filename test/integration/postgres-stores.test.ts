@@ -48,7 +48,7 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
       redactedKey: 'sk-gw-...abcd',
       userPath: '/team/a',
       allowedModels: ['gpt-4o'],
-      dashboardEnabled: false,
+      role: null,
       expiresAt: null,
       createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-01T00:00:00.000Z',
@@ -189,7 +189,7 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
     const detail = await audit.get(entries[0]!.id)
     expect(detail?.data.request_body).toEqual({ model: 'fast', messages: [{ role: 'user', content: 'hello' }] })
     const anchor = await audit.threadEntry(entries[1]!.id)
-    expect((await audit.sessionEntries('s1', anchor!, 'before', 10)).map((t) => t.entry.requested_model)).toEqual(['fast'])
+    expect((await audit.sessionEntries('s1', anchor!, 'before', 10, { principalId: anchor!.entry.principal_id })).map((t) => t.entry.requested_model)).toEqual(['fast'])
     const stats = await audit.statsRows({ from: T0, to: T0 + 3000, bucketMs: 1000 })
     expect(stats.map((r) => [r.bucket, r.requests, r.status_4xx]).sort()).toEqual([
       [0, 1, 0],

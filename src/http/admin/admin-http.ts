@@ -2,10 +2,11 @@
  * @module Small pieces every /admin area shares: reading a JSON body, turning thrown errors into GatewayError
  * responses, and OpenAPI documentation helpers.
  */
-import { z } from 'zod'
+import type { z } from 'zod'
 import type { Gateway } from '../../app.ts'
 import { gatewayErrorSchema } from '../../audit/schemas.ts'
 import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../../errors/gateway-error.ts'
+import type { AdminGrant } from '../../admin/roles.ts'
 import type { Principal } from '../../pipeline/context.ts'
 import { readBody } from '../body-reader.ts'
 import { openApiSchema } from '../openapi-schema.ts'
@@ -32,12 +33,15 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   }
 }
 
+/** A principal the admin guard let in: it has an admin grant. */
+export type AdminActor = Principal & { admin: AdminGrant }
+
 /** Runs an admin handler for the principal the admin guard resolved; errors become GatewayError responses. */
-export async function adminAnswer(gateway: Gateway, context: unknown, run: (actor: Principal) => Promise<Response>): Promise<Response> {
+export async function adminAnswer(gateway: Gateway, context: unknown, run: (actor: AdminActor) => Promise<Response>): Promise<Response> {
   try {
     const actor = (context as { adminPrincipal?: Principal }).adminPrincipal
-    if (!actor) throw gatewayErrors.internal('Admin routes are mounted without the admin guard.')
-    return await run(actor)
+    if (!actor?.admin) throw gatewayErrors.internal('Admin routes are mounted without the admin guard.')
+    return await run(actor as AdminActor)
   } catch (error) {
     if (!(error instanceof GatewayError)) gateway.log.error({ err: error }, 'admin handler failed')
     const answer = toGatewayError(error)

@@ -1,15 +1,19 @@
 /**
  * @module /admin/audit: the list (slim entries, newest first), one entry in full, the thread around an entry,
  * dashboard statistics, and the writer's counters. Parameters are validated in src/audit/query.ts; reading is
- * the audit reader's job (src/stores/types.ts).
+ * the audit reader's job (src/stores/types.ts). A principal reads the entries inside its subtree, security events
+ * and bodies and headers only when its role may (src/admin/audit-access.ts); an entry it may not read is a 404.
  */
 import { Elysia } from 'elysia'
 import type { z } from 'zod'
 import type { Gateway } from '../../app.ts'
 import { parseAuditLogQuery, parseAuditStatsQuery, parseConversationQuery, parseLogId } from '../../audit/query.ts'
 import { auditConversationSchema, auditLogEntrySchema, auditLogPageSchema, auditStatsSchema, auditWriterStatsSchema, gatewayErrorSchema } from '../../audit/schemas.ts'
+import { asReadBy, auditAccessOf, mayReadEntry } from '../../admin/audit-access.ts'
+import { confinedPath } from '../../admin/scope.ts'
 import { GatewayError } from '../../errors/gateway-error.ts'
 import { adminAnswer, jsonSchemaOf } from './admin-http.ts'
+import { adminPermission } from './permission.ts'
 
 const notFound = (id: string) =>
   new GatewayError({ status: 404, type: 'not_found_error', param: 'log_id', code: 'audit_log_not_found', message: `No audit log entry with id '${id}'.` })
@@ -90,42 +94,82 @@ function doc(summary: string, params: Param[], ok: z.ZodType, errorCodes: number
 export function auditRoutes(gateway: Gateway) {
   const audit = gateway.auditLog
   return new Elysia({ name: 'gateway/admin/audit' })
-    .get('/audit/log', (context) => adminAnswer(gateway, context, async () => Response.json(await audit.reader.list(parseAuditLogQuery(searchParams(context.request))))), {
-      detail: doc('Audit log entries, newest first, without bodies (bodies_omitted); filters and paging', LIST_PARAMS, auditLogPageSchema, [400, 401, 403, 500]),
-    })
+    .use(adminPermission)
+    .get(
+      '/audit/log',
+      (context) =>
+        adminAnswer(gateway, context, async (actor) => {
+          const access = auditAccessOf(actor.admin)
+          const query = parseAuditLogQuery(searchParams(context.request))
+          const userPath = confinedPath(access.scope, query.userPath)
+          const page = await audit.reader.list({ ...query, userPath, requestsOnly: !access.securityEvents || undefined })
+          return Response.json({ ...page, entries: page.entries.map((e) => asReadBy(access, e)) })
+        }),
+      {
+        permission: 'audit.read',
+        detail: doc(
+          'Audit log entries, newest first, without bodies (bodies_omitted); filters and paging. Confined to the caller’s subtree; security events for auditors and admins; headers for them only',
+          LIST_PARAMS,
+          auditLogPageSchema,
+          [400, 401, 403, 500],
+        ),
+      },
+    )
     .get(
       '/audit/detail',
       (context) =>
-        adminAnswer(gateway, context, async () => {
+        adminAnswer(gateway, context, async (actor) => {
+          const access = auditAccessOf(actor.admin)
           const id = parseLogId(searchParams(context.request))
           const entry = await audit.reader.get(id)
-          if (!entry) throw notFound(id)
-          return Response.json(entry)
+          if (!entry || !mayReadEntry(access, entry)) throw notFound(id)
+          return Response.json(asReadBy(access, entry))
         }),
-      { detail: doc('One audit log entry in full (bodies, attempts, revisions) with its usage summary', [LOG_ID], auditLogEntrySchema, [400, 401, 403, 404, 500]) },
+      {
+        permission: 'audit.read',
+        detail: doc(
+          'One audit log entry in full (bodies, attempts, revisions) with its usage summary; bodies and headers for auditors and admins only',
+          [LOG_ID],
+          auditLogEntrySchema,
+          [400, 401, 403, 404, 500],
+        ),
+      },
     )
     .get(
       '/audit/conversation',
       (context) =>
-        adminAnswer(gateway, context, async () => {
+        adminAnswer(gateway, context, async (actor) => {
+          const access = auditAccessOf(actor.admin)
           const { logId, limit } = parseConversationQuery(searchParams(context.request))
-          const thread = await audit.conversation(logId, limit)
+          const thread = await audit.conversation(logId, limit, { userPath: access.scope ?? undefined, mayRead: (entry) => mayReadEntry(access, entry) })
           if (!thread) throw notFound(logId)
-          return Response.json(thread)
+          return Response.json({ ...thread, entries: thread.entries.map((e) => asReadBy(access, e)) })
         }),
       {
+        permission: 'audit.read',
         detail: doc(
-          'The thread around an entry, oldest first: its session, else its Responses previous_response_id chain',
+          'The thread around an entry, oldest first: its session, else its Responses previous_response_id chain; only entries of the same principal, inside the caller’s subtree',
           [LOG_ID, { name: 'limit', type: 'integer', minimum: 1, maximum: 200, description: 'Entries at most; default 40, 1–200.' }],
           auditConversationSchema,
           [400, 401, 403, 404, 500],
         ),
       },
     )
-    .get('/audit/stats', (context) => adminAnswer(gateway, context, async () => Response.json(await audit.stats(parseAuditStatsQuery(searchParams(context.request))))), {
-      detail: doc('Requests, status classes and latency per hour (spans under three days) or day', DATE_PARAMS, auditStatsSchema, [400, 401, 403, 500]),
-    })
+    .get(
+      '/audit/stats',
+      (context) =>
+        adminAnswer(gateway, context, async (actor) => {
+          const query = parseAuditStatsQuery(searchParams(context.request))
+          const userPath = confinedPath(actor.admin.scope, undefined)
+          return Response.json(await audit.stats(userPath === undefined ? query : { ...query, userPath }))
+        }),
+      {
+        permission: 'audit.read',
+        detail: doc('Requests, status classes and latency per hour (spans under three days) or day, in the caller’s subtree', DATE_PARAMS, auditStatsSchema, [400, 401, 403, 500]),
+      },
+    )
     .get('/audit/writer-stats', (context) => adminAnswer(gateway, context, async () => Response.json(audit.writer.stats())), {
+      permission: 'operations.read',
       detail: doc('Audit writer counters: queue depth, written, spilled, replayed, failed', [], auditWriterStatsSchema, [401, 403]),
     })
 }

@@ -1,19 +1,25 @@
 /**
  * @module /admin/keys: create, list, read, change and revoke managed API keys. The secret is returned once, in
  * the creation response; afterwards only its redacted form exists. Mounted behind the admin guard (routes.ts),
- * which resolves `adminPrincipal`. Every change is written as a security lifecycle entry.
+ * which resolves `adminPrincipal`; each route names its permission, and every read and change is confined to the
+ * principal's user-path subtree. No principal gives a key more than it has (src/admin/key-grants.ts), a key never
+ * changes its own power, and revoking a key revokes the keys it created. Every change is a security event with
+ * the key before and after.
  */
 import { Elysia } from 'elysia'
 import { z } from 'zod'
+import { exceedingFields, holderOf, holderOfKey, type KeyPower, POWER_FIELDS, type PowerField, widening } from '../../admin/key-grants.ts'
+import { ADMIN_ROLES, type AdminRole, grantableRoles } from '../../admin/roles.ts'
+import { commonUserPath, confinedPath, inAdminScope } from '../../admin/scope.ts'
 import type { Gateway } from '../../app.ts'
 import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
-import { keyStatus, type NewApiKey } from '../../keys/key-directory.ts'
+import { apiKeyView, createdKeyView, keyPageView, toKeyView } from '../../keys/api-key-views.ts'
 import { allowedModelProblem } from '../../keys/model-access.ts'
 import { normalizeUserPath } from '../../keys/user-path.ts'
-import type { Principal } from '../../pipeline/context.ts'
 import type { ApiKeyChanges, ApiKeyRecord } from '../../stores/types.ts'
-import { adminAnswer, jsonSchemaOf, queryRecord, readJsonBody } from './admin-http.ts'
-import { apiKeyView, createdKeyView, keyPageView, type ApiKeyView } from '../../keys/api-key-views.ts'
+import { recordAdminChange, type RouteContext } from './admin-events.ts'
+import { type AdminActor, adminAnswer, jsonSchemaOf, queryRecord, readJsonBody } from './admin-http.ts'
+import { adminPermission } from './permission.ts'
 
 const userPathField = z
   .string()
@@ -43,12 +49,16 @@ const expiresAtField = z.iso
   .datetime({ offset: true, message: 'expected an RFC 3339 timestamp with a time zone, e.g. 2030-01-31T12:00:00Z' })
   .describe('RFC 3339 timestamp after which the key is refused; null means no expiry.')
 
+const roleField = z.enum(ADMIN_ROLES).nullable().describe('Admin role (viewer, auditor, key_manager, admin), confined to user_path; null: /v1 only.')
+const dashboardField = z.boolean().describe("Compatibility: true without `role` means role 'admin', false means no role.")
+
 export const createKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(200),
   description: z.string().max(2000).default(''),
   user_path: userPathField.nullable().default(null),
   allowed_models: allowedModelsField.nullable().default(null),
-  dashboard_enabled: z.boolean().default(false).describe('May sign in to the dashboard and use the admin API.'),
+  role: roleField.optional(),
+  dashboard_enabled: dashboardField.optional(),
   expires_at: expiresAtField.nullable().default(null),
 })
 
@@ -57,7 +67,8 @@ export const updateKeyBody = z.strictObject({
   description: z.string().max(2000).optional(),
   user_path: userPathField.nullable().optional(),
   allowed_models: allowedModelsField.nullable().optional(),
-  dashboard_enabled: z.boolean().optional(),
+  role: roleField.optional(),
+  dashboard_enabled: dashboardField.optional(),
   expires_at: expiresAtField.nullable().optional(),
 })
 
@@ -75,25 +86,6 @@ const listQuery = z.object({
 const gatewayErrorView = z.object({
   error: z.object({ type: z.string(), message: z.string(), code: z.string().nullable(), param: z.string().nullable(), provider: z.string(), status_code: z.number() }),
 })
-
-function toView(r: ApiKeyRecord, now: number): ApiKeyView {
-  return {
-    id: r.id,
-    object: 'api_key',
-    name: r.name,
-    description: r.description,
-    redacted_key: r.redactedKey,
-    user_path: r.userPath,
-    allowed_models: r.allowedModels === null ? null : [...r.allowedModels],
-    dashboard_enabled: r.dashboardEnabled,
-    expires_at: r.expiresAt,
-    created_at: r.createdAt,
-    updated_at: r.updatedAt,
-    revoked_at: r.revokedAt,
-    status: keyStatus(r, now),
-    created_by: r.createdBy,
-  }
-}
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema: jsonSchemaOf(schema) } } })
 type ResponseDoc = ReturnType<typeof json>
@@ -126,64 +118,120 @@ function futureExpiry(value: string | null | undefined, now: number): string | n
   return new Date(at).toISOString()
 }
 
-/** A create or change body's fields under the key directory's names (a change's absent fields stay absent). */
-function keyFields(body: z.infer<typeof createKeyBody>, now: number): Omit<NewApiKey, 'createdBy'>
-function keyFields(body: z.infer<typeof updateKeyBody>, now: number): ApiKeyChanges
-function keyFields(body: z.infer<typeof updateKeyBody>, now: number): ApiKeyChanges {
-  return {
+/** `role` as sent, else what `dashboard_enabled` meant before roles (true: admin); undefined when neither is sent. */
+function roleOf(body: { role?: AdminRole | null; dashboard_enabled?: boolean }): AdminRole | null | undefined {
+  if (body.role === undefined) return body.dashboard_enabled === undefined ? undefined : body.dashboard_enabled ? 'admin' : null
+  if (body.dashboard_enabled !== undefined && body.dashboard_enabled !== (body.role !== null))
+    throw gatewayErrors.invalidRequest(`dashboard_enabled: ${body.dashboard_enabled} contradicts role ${body.role}; send role alone.`, 'dashboard_enabled')
+  return body.role
+}
+
+/** A change body's fields under the store's names (absent fields stay absent). */
+function keyChanges(body: z.infer<typeof updateKeyBody>, now: number): ApiKeyChanges {
+  const changes: ApiKeyChanges = {
     name: body.name,
     description: body.description,
     userPath: body.user_path,
     allowedModels: body.allowed_models,
-    dashboardEnabled: body.dashboard_enabled,
+    role: roleOf(body),
     expiresAt: futureExpiry(body.expires_at, now),
   }
+  return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as ApiKeyChanges
 }
+
+const CHANGE_FIELDS: Record<keyof ApiKeyChanges, PowerField | undefined> = {
+  name: undefined,
+  description: undefined,
+  userPath: 'user_path',
+  allowedModels: 'allowed_models',
+  role: 'role',
+  expiresAt: 'expires_at',
+}
+
+/** The power fields a change sets. */
+const powerFieldsOf = (changes: ApiKeyChanges): PowerField[] =>
+  (Object.keys(changes) as (keyof ApiKeyChanges)[]).map((k) => CHANGE_FIELDS[k]).filter((f): f is PowerField => f !== undefined)
 
 const keyNotFound = (id: string) => new GatewayError({ status: 404, type: 'not_found_error', message: `No API key with id '${id}'.`, param: 'id', code: 'key_not_found' })
 const keyRevoked = (id: string) =>
   new GatewayError({ status: 409, type: 'invalid_request_error', message: `API key '${id}' is revoked; a revoked key cannot be changed.`, param: 'id', code: 'key_revoked' })
-
-interface RouteContext {
-  request: Request
-  server: { requestIP(r: Request): { address: string } | null } | null
-}
+const roleNotManaged = (record: ApiKeyRecord, actor: AdminActor) =>
+  new GatewayError({
+    status: 403,
+    type: 'authentication_error',
+    code: 'admin_permission_denied',
+    param: 'id',
+    message: `API key '${record.id}' holds the role ${record.role}; the role ${actor.admin.role} may change or revoke only keys with ${grantableRoles(actor.admin.role).join(', ') || 'no role'}.`,
+  })
+const ownPower = (fields: PowerField[]) =>
+  new GatewayError({
+    status: 403,
+    type: 'authentication_error',
+    code: 'own_key_power',
+    param: fields[0]!,
+    message: `${fields[0]}: a key cannot change its own ${fields.join(', ')}; ask whoever manages it.`,
+  })
 
 export function keyRoutes(gateway: Gateway) {
   const now = () => gateway.keys.now()
+  const view = (record: ApiKeyRecord) => toKeyView(record, now(), gateway.keys.creatorOf(record))
+  const answer = (context: RouteContext, run: (actor: AdminActor) => Promise<Response>) => adminAnswer(gateway, context, run)
 
-  const answer = (context: RouteContext, run: (actor: Principal) => Promise<Response>) => adminAnswer(gateway, context, run)
+  /** The key when it exists inside the actor's subtree; a key outside it is answered as unknown. */
+  async function visibleKey(actor: AdminActor, id: string): Promise<ApiKeyRecord> {
+    const record = await gateway.keys.get(id)
+    if (!record || !inAdminScope(actor.admin.scope, record.userPath)) throw keyNotFound(id)
+    return record
+  }
 
-  function audit(context: RouteContext, actor: Principal, eventType: string, subject: ApiKeyRecord, status: number, message: string) {
-    gateway.securityEvents.record({
-      event_type: eventType,
-      principal_id: actor.id,
-      auth_method: actor.method,
-      auth_key_id: actor.keyId,
-      subject_id: subject.id,
-      method: context.request.method,
-      path: new URL(context.request.url).pathname,
-      status_code: status,
-      client_ip: context.server?.requestIP(context.request)?.address ?? '',
-      user_agent: context.request.headers.get('user-agent') ?? '',
-      message,
-    })
+  /** A key with a role is changed or revoked only by a principal that may grant that role; a key without one by any `keys.write`. */
+  function checkManaged(actor: AdminActor, record: ApiKeyRecord): void {
+    if (record.role !== null && !grantableRoles(actor.admin.role).includes(record.role)) throw roleNotManaged(record, actor)
+  }
+
+  /** Its children that exceed it as it is now: flagged in their views (`exceeds_creator`), listed in the event. */
+  function exceedingChildren(record: ApiKeyRecord): string[] {
+    const holder = holderOfKey(record)
+    return gateway.keys
+      .childrenOf(record.id)
+      .filter((child) => exceedingFields(child, holder).length > 0)
+      .map((child) => child.id)
   }
 
   return new Elysia({ name: 'gateway/admin/keys' })
+    .use(adminPermission)
     .post(
       '/keys',
       (context) =>
         answer(context, async (actor) => {
           const body = await bodyOf(createKeyBody, context.request)
-          const { record, secret } = await gateway.keys.create({ ...keyFields(body, now()), createdBy: actor.id })
-          audit(context, actor, 'key.created', record, 201, `created API key '${record.name}' (${record.redactedKey})`)
-          return Response.json({ ...toView(record, now()), key: secret }, { status: 201, headers: { 'cache-control': 'no-store' } })
+          const power: KeyPower = {
+            role: roleOf(body) ?? null,
+            userPath: body.user_path,
+            allowedModels: body.allowed_models,
+            expiresAt: futureExpiry(body.expires_at, now()) ?? null,
+          }
+          const holder = holderOf(actor, actor.admin)
+          const [exceeding] = exceedingFields(power, holder)
+          if (exceeding) throw widening(exceeding, holder)
+          const { record, secret } = await gateway.keys.create({ name: body.name, description: body.description, ...power, createdBy: actor.id })
+          const after = view(record)
+          recordAdminChange(gateway, context, actor, {
+            event_type: 'key.created',
+            subject_id: record.id,
+            user_path: record.userPath ?? '/',
+            before: null,
+            after,
+            status_code: 201,
+            message: `created API key '${record.name}' (${record.redactedKey})`,
+          })
+          return Response.json({ ...after, key: secret }, { status: 201, headers: { 'cache-control': 'no-store' } })
         }),
       {
         parse: 'none',
+        permission: 'keys.write',
         detail: detail(
-          'Create a managed API key; the secret is in `key`, shown only here',
+          'Create a managed API key; the secret is in `key`, shown only here. It gets no more than the caller has: its user path inside the caller’s subtree, its models within the caller’s, its role one the caller may grant, its expiry no later than the caller’s',
           { 201: json(createdKeyView, 'The key, with its secret'), ...errors(400, 401, 403) },
           createKeyBody,
         ),
@@ -192,17 +240,21 @@ export function keyRoutes(gateway: Gateway) {
     .get(
       '/keys',
       (context) =>
-        answer(context, async () => {
+        answer(context, async (actor) => {
           const parsed = listQuery.safeParse(queryRecord(context.request))
           if (!parsed.success) throw invalid(parsed.error)
           const q = parsed.data
-          const page = await gateway.keys.list({ limit: q.limit, offset: q.offset, search: q.search || undefined, includeRevoked: q.include_revoked, userPath: q.user_path })
-          const at = now()
-          return Response.json({ keys: page.keys.map((k) => toView(k, at)), limit: q.limit, offset: q.offset, total: page.total })
+          const userPath = confinedPath(actor.admin.scope, q.user_path)
+          const page = await gateway.keys.list({ limit: q.limit, offset: q.offset, search: q.search || undefined, includeRevoked: q.include_revoked, userPath })
+          return Response.json({ keys: page.keys.map(view), limit: q.limit, offset: q.offset, total: page.total })
         }),
       {
+        permission: 'keys.read',
         detail: {
-          ...detail('List managed API keys (never their secrets)', { 200: json(keyPageView, 'A page of keys, newest first'), ...errors(400, 401, 403) }),
+          ...detail('List managed API keys (never their secrets); a scoped principal sees the keys bound inside its subtree', {
+            200: json(keyPageView, 'A page of keys, newest first'),
+            ...errors(400, 401, 403),
+          }),
           parameters: [
             { name: 'limit', in: 'query', schema: { type: 'integer', default: 25, minimum: 1, maximum: 100 } },
             { name: 'offset', in: 'query', schema: { type: 'integer', default: 0, minimum: 0 } },
@@ -213,46 +265,83 @@ export function keyRoutes(gateway: Gateway) {
         },
       },
     )
-    .get(
-      '/keys/:id',
-      (context) =>
-        answer(context, async () => {
-          const record = await gateway.keys.get(context.params.id)
-          if (!record) throw keyNotFound(context.params.id)
-          return Response.json(toView(record, now()))
-        }),
-      { detail: detail('One managed API key', { 200: json(apiKeyView, 'The key'), ...errors(401, 403, 404) }) },
-    )
+    .get('/keys/:id', (context) => answer(context, async (actor) => Response.json(view(await visibleKey(actor, context.params.id)))), {
+      permission: 'keys.read',
+      detail: detail('One managed API key (404 when outside the caller’s subtree)', { 200: json(apiKeyView, 'The key'), ...errors(401, 403, 404) }),
+    })
     .patch(
       '/keys/:id',
       (context) =>
         answer(context, async (actor) => {
           const body = await bodyOf(updateKeyBody, context.request)
-          const changes = keyFields(body, now())
-          const changed = Object.entries(body)
-            .filter(([, v]) => v !== undefined)
-            .map(([k]) => k)
-          if (changed.length === 0) throw gatewayErrors.invalidRequest('Nothing to change: send at least one field.')
-          const result = await gateway.keys.update(context.params.id, changes)
-          if (result.kind === 'not_found') throw keyNotFound(context.params.id)
-          if (result.kind === 'revoked') throw keyRevoked(context.params.id)
-          audit(context, actor, 'key.updated', result.record, 200, `changed ${changed.join(', ')}`)
-          return Response.json(toView(result.record, now()))
+          const changes = keyChanges(body, now())
+          if (Object.keys(changes).length === 0) throw gatewayErrors.invalidRequest('Nothing to change: send at least one field.')
+          const id = context.params.id
+          const current = await visibleKey(actor, id)
+          if (current.revokedAt !== null) throw keyRevoked(id)
+          checkManaged(actor, current)
+          const powerFields = powerFieldsOf(changes)
+          if (actor.keyId === id && powerFields.length > 0) throw ownPower(powerFields)
+          const holder = holderOf(actor, actor.admin)
+          // A role lets the key mint keys up to its own power, so granting one checks the whole key, not just the role.
+          const checked = changes.role ? POWER_FIELDS : powerFields
+          const [exceeding] = exceedingFields({ ...current, ...changes }, holder, checked)
+          if (exceeding) throw widening(exceeding, holder)
+          const result = await gateway.keys.update(id, changes)
+          if (result.kind === 'not_found') throw keyNotFound(id)
+          if (result.kind === 'revoked') throw keyRevoked(id)
+          const flagged = powerFields.length > 0 ? exceedingChildren(result.record) : []
+          const after = view(result.record)
+          recordAdminChange(gateway, context, actor, {
+            event_type: 'key.updated',
+            subject_id: id,
+            user_path: commonUserPath(current.userPath, result.record.userPath),
+            before: view(current),
+            after,
+            message: `changed ${Object.keys(body).join(', ')}${flagged.length ? `; keys it created that now exceed it: ${flagged.join(', ')}` : ''}`,
+          })
+          return Response.json(after)
         }),
-      { parse: 'none', detail: detail('Change a managed API key', { 200: json(apiKeyView, 'The changed key'), ...errors(400, 401, 403, 404, 409) }, updateKeyBody) },
+      {
+        parse: 'none',
+        permission: 'keys.write',
+        detail: detail(
+          'Change a managed API key inside the caller’s subtree, under the same rules as creating one; a key cannot change its own role, user path, models or expiry',
+          { 200: json(apiKeyView, 'The changed key'), ...errors(400, 401, 403, 404, 409) },
+          updateKeyBody,
+        ),
+      },
     )
     .post(
       '/keys/:id/revoke',
       (context) =>
         answer(context, async (actor) => {
-          const result = await gateway.keys.revoke(context.params.id)
-          if (!result) throw keyNotFound(context.params.id)
-          if (result.changed) audit(context, actor, 'key.revoked', result.record, 200, `revoked API key '${result.record.name}' (${result.record.redactedKey})`)
-          return Response.json(toView(result.record, now()))
+          const current = await visibleKey(actor, context.params.id)
+          // Revoking one's own key only takes power away.
+          if (actor.keyId !== current.id) checkManaged(actor, current)
+          const result = await gateway.keys.revoke(current.id)
+          if (!result) throw keyNotFound(current.id)
+          const revoked = (record: ApiKeyRecord, message: string) =>
+            recordAdminChange(gateway, context, actor, {
+              event_type: 'key.revoked',
+              subject_id: record.id,
+              user_path: record.userPath ?? '/',
+              before: view({ ...record, revokedAt: null }),
+              after: view(record),
+              message,
+            })
+          if (result.changed) revoked(result.record, `revoked API key '${result.record.name}' (${result.record.redactedKey})`)
+          for (const child of result.cascaded)
+            revoked(child, `revoked API key '${child.name}' (${child.redactedKey}) with the key that created it, directly or not (${current.id})`)
+          return Response.json(view(result.record))
         }),
       {
         parse: 'none',
-        detail: detail('Revoke a managed API key for good; the next request with it gets 401', { 200: json(apiKeyView, 'The revoked key'), ...errors(401, 403, 404) }),
+        permission: 'keys.write',
+        detail: detail('Revoke a managed API key for good, and every key it created (transitively); the next request with any of them gets 401', {
+          200: json(apiKeyView, 'The revoked key'),
+          ...errors(401, 403, 404),
+        }),
       },
     )
 }

@@ -1,21 +1,20 @@
 /**
  * @module Mounts every /admin area behind the admin guard. Each area lives in its own file in this folder and
- * exports a function `(app, gateway) => app` that adds its routes.
+ * exports a function `(app, gateway) => app` that adds its routes; each route names the permission it needs
+ * (permission.ts, src/admin/roles.ts).
  */
 import { Elysia } from 'elysia'
 import type { Gateway } from '../../app.ts'
 import { errorResponse } from '../../errors/gateway-error.ts'
-import type { Principal } from '../../pipeline/context.ts'
-import { z } from 'zod'
 import { adminResponses, jsonResponse } from './admin-http.ts'
 import { auditRoutes } from './audit.ts'
-
-const whoamiView = z.object({ principal_id: z.string(), auth_method: z.string(), key_id: z.string().nullable() })
 import { keyRoutes } from './keys.ts'
 import { workflowRoutes } from './workflows.ts'
 import { limitRoutes } from './limits.ts'
 import { usageRoutes } from './usage.ts'
 import { sessionRoutes } from './session.ts'
+import { adminPermission } from './permission.ts'
+import { adminPrincipalView, describeAdminPrincipal } from './principal-view.ts'
 
 export function adminRoutes(gateway: Gateway) {
   return (
@@ -30,8 +29,14 @@ export function adminRoutes(gateway: Gateway) {
       .onBeforeHandle({ as: 'local' }, function requireAdmin({ adminAuthError }) {
         if (adminAuthError) return errorResponse(adminAuthError)
       })
-      .get('/whoami', ({ adminPrincipal }) => Response.json(describe(adminPrincipal!)), {
-        detail: { summary: 'The principal behind the presented admin credential', tags: ['admin'], responses: adminResponses({ 200: jsonResponse(whoamiView, 'The principal') }) },
+      .use(adminPermission)
+      .get('/whoami', ({ adminPrincipal }) => Response.json(describeAdminPrincipal(adminPrincipal!)), {
+        permission: 'session.read',
+        detail: {
+          summary: 'The principal behind the presented admin credential: its role, scope and permissions',
+          tags: ['admin'],
+          responses: adminResponses({ 200: jsonResponse(adminPrincipalView, 'The principal') }),
+        },
       })
       .use(keyRoutes(gateway))
       .use(workflowRoutes(gateway))
@@ -39,8 +44,4 @@ export function adminRoutes(gateway: Gateway) {
       .use(usageRoutes(gateway))
       .use(auditRoutes(gateway))
   )
-}
-
-function describe(principal: Principal) {
-  return { principal_id: principal.id, auth_method: principal.method, key_id: principal.keyId ?? null }
 }

@@ -1,21 +1,14 @@
 /**
  * @module POST /admin/session: dashboard sign-in. Checks the presented credential like the admin guard does
- * (master key, or a managed key with dashboard access) and records `dashboard.sign_in` or
+ * (master key, or a managed key with an admin role) and records `dashboard.sign_in` or
  * `dashboard.sign_in_failed`. Mounted before the guard, so failed attempts reach it too; their entries go
  * through the failure limiter so guessing cannot flood the audit store.
  */
 import { Elysia } from 'elysia'
-import { z } from 'zod'
 import type { Gateway } from '../../app.ts'
 import { errorResponse } from '../../errors/gateway-error.ts'
 import { openApiSchema } from '../openapi-schema.ts'
-
-const sessionView = z.object({
-  principal_id: z.string(),
-  auth_method: z.enum(['master_key', 'managed_key', 'none']),
-  key_id: z.string().nullable(),
-  user_path: z.string().nullable(),
-})
+import { adminPrincipalView, describeAdminPrincipal } from './principal-view.ts'
 
 export function sessionRoutes(gateway: Gateway) {
   return new Elysia({ name: 'gateway/admin/session' }).post(
@@ -38,18 +31,20 @@ export function sessionRoutes(gateway: Gateway) {
         return errorResponse(result.error)
       }
       const p = result.principal
-      gateway.securityEvents.record({ ...base, event_type: 'dashboard.sign_in', principal_id: p.id, auth_method: p.method, auth_key_id: p.keyId, status_code: 200 })
-      return Response.json({ principal_id: p.id, auth_method: p.method, key_id: p.keyId ?? null, user_path: p.userPath ?? null } satisfies z.infer<typeof sessionView>)
+      // Filed under the subtree it administers: its own auditors see it.
+      const user_path = p.admin?.scope ?? '/'
+      gateway.securityEvents.record({ ...base, event_type: 'dashboard.sign_in', principal_id: p.id, auth_method: p.method, auth_key_id: p.keyId, user_path, status_code: 200 })
+      return Response.json(describeAdminPrincipal(p))
     },
     {
       parse: 'none',
       detail: {
-        summary: 'Dashboard sign-in: validates the master key or a dashboard-enabled managed key',
+        summary: 'Dashboard sign-in: validates the master key or a managed key with an admin role; answers its role, scope and permissions',
         tags: ['admin'],
         responses: {
-          200: { description: 'The signed-in principal', content: { 'application/json': { schema: openApiSchema(sessionView, {}) } } },
+          200: { description: 'The signed-in principal', content: { 'application/json': { schema: openApiSchema(adminPrincipalView, {}) } } },
           401: { description: 'Missing, unknown, revoked or expired credential, or the admin API is closed' },
-          403: { description: 'A valid managed key without dashboard access (code admin_access_denied)' },
+          403: { description: 'A valid managed key without an admin role (code admin_access_denied)' },
         },
       },
     },

@@ -1,7 +1,8 @@
 /**
  * @module /admin/usage/summary and /admin/usage/breakdown (requests, tokens and cost over a date range, by model,
  * provider, key or user path, optionally per day), and /admin/pricing (the effective price table and its
- * overrides).
+ * overrides). A scoped principal's sums cover its subtree only; prices apply to every tenant, so only an unscoped
+ * admin changes them (each change a security event with the price before and after).
  */
 import { Elysia } from 'elysia'
 import { z } from 'zod'
@@ -9,7 +10,10 @@ import type { Gateway } from '../../app.ts'
 import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
 import { USAGE_GROUPS } from '../../stores/types.ts'
 import { modelPriceSchema } from '../../usage/pricing.ts'
+import { confinedPath } from '../../admin/scope.ts'
+import { recordAdminChange } from './admin-events.ts'
 import { adminAnswer, adminDoc, adminResponses, jsonResponse, queryRecord, readJsonBody } from './admin-http.ts'
+import { adminPermission } from './permission.ts'
 
 const DAY_MS = 86_400_000
 const date = z
@@ -59,16 +63,20 @@ export function rangeOf(q: z.infer<typeof usageRangeQuery>, now = Date.now()): {
 
 export function usageRoutes(gateway: Gateway) {
   const { usage } = gateway
+  /** The current override of a model, as a price event's before or after. */
+  const overrideOf = async (model: string) => (await usage.overrides.all())[model] ?? null
   return new Elysia({ name: 'gateway/admin/usage' })
+    .use(adminPermission)
     .get(
       '/usage/summary',
       (context) =>
-        adminAnswer(gateway, context, async () => {
+        adminAnswer(gateway, context, async (actor) => {
           const range = rangeOf(parseQuery(usageRangeQuery, context.request))
           await usage.flush()
-          return Response.json({ start: range.start, end: range.end, ...(await usage.reader.totals(range)) })
+          return Response.json({ start: range.start, end: range.end, ...(await usage.reader.totals({ ...range, userPath: confinedPath(actor.admin.scope, undefined) })) })
         }),
       {
+        permission: 'usage.read',
         detail: {
           ...adminDoc(
             'usage',
@@ -83,13 +91,15 @@ export function usageRoutes(gateway: Gateway) {
     .get(
       '/usage/breakdown',
       (context) =>
-        adminAnswer(gateway, context, async () => {
+        adminAnswer(gateway, context, async (actor) => {
           const q = parseQuery(breakdownQuery, context.request)
           const range = rangeOf(q)
           await usage.flush()
-          return Response.json({ start: range.start, end: range.end, by: q.by, interval: q.interval ?? null, data: await usage.reader.breakdown(range, q.by, q.interval) })
+          const data = await usage.reader.breakdown({ ...range, userPath: confinedPath(actor.admin.scope, undefined) }, q.by, q.interval)
+          return Response.json({ start: range.start, end: range.end, by: q.by, interval: q.interval ?? null, data })
         }),
       {
+        permission: 'usage.read',
         detail: {
           ...adminDoc(
             'usage',
@@ -106,21 +116,25 @@ export function usageRoutes(gateway: Gateway) {
       },
     )
     .get('/pricing', (context) => adminAnswer(gateway, context, async () => Response.json({ object: 'list', unit: 'USD per million tokens', data: usage.prices.entries() })), {
+      permission: 'prices.read',
       detail: adminDoc('usage', 'The effective price table: bundled defaults and overrides', undefined, adminResponses({ 200: jsonResponse(priceList, 'The prices') })),
     })
     .put(
       '/pricing/*',
       (context) =>
-        adminAnswer(gateway, context, async () => {
+        adminAnswer(gateway, context, async (actor) => {
           const model = decodeURIComponent(context.params['*'])
           const parsed = modelPriceSchema.safeParse(await readJsonBody(context.request))
           if (!parsed.success) throw gatewayErrors.fromZod(parsed.error, { subject: 'body' })
+          const before = await overrideOf(model)
           await usage.overrides.set(model, parsed.data)
           await usage.loadPrices(true)
+          recordAdminChange(gateway, context, actor, { event_type: 'price.set', subject_id: model, before, after: parsed.data, message: `price override for '${model}'` })
           return Response.json({ model, price: parsed.data, source: 'override' })
         }),
       {
         parse: 'none',
+        permission: 'prices.write',
         detail: adminDoc(
           'usage',
           'Override the price of a model (or <provider>/<model>, or a prefix)',
@@ -132,15 +146,18 @@ export function usageRoutes(gateway: Gateway) {
     .delete(
       '/pricing/*',
       (context) =>
-        adminAnswer(gateway, context, async () => {
+        adminAnswer(gateway, context, async (actor) => {
           const model = decodeURIComponent(context.params['*'])
+          const before = await overrideOf(model)
           if (!(await usage.overrides.delete(model)))
             throw new GatewayError({ status: 404, type: 'not_found_error', param: 'model', code: 'price_not_found', message: `No price override for '${model}'.` })
           await usage.loadPrices(true)
+          recordAdminChange(gateway, context, actor, { event_type: 'price.deleted', subject_id: model, before, after: null, message: `dropped the price override for '${model}'` })
           return Response.json({ model, deleted: true })
         }),
       {
         parse: 'none',
+        permission: 'prices.write',
         detail: adminDoc(
           'usage',
           'Drop a price override',

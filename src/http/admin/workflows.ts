@@ -1,7 +1,8 @@
 /**
  * @module /admin/workflows: list, read (with version history), create or change (each change is a new
  * version, applied to the next request), deactivate. Also /admin/plugins: every plugin's manifest with its
- * config schema, for editors.
+ * config schema, for editors. Every role reads them; only an unscoped admin changes them (they apply to every
+ * tenant), and each change is a security event with the version before and after.
  */
 import { Elysia } from 'elysia'
 import type { Gateway } from '../../app.ts'
@@ -10,7 +11,9 @@ import { chainOrder } from '../../pipeline/types.ts'
 import type { WorkflowVersion } from '../../workflows/definition.ts'
 import { workflowInputSchema } from '../../workflows/definition.ts'
 import { z } from 'zod'
+import { recordAdminChange } from './admin-events.ts'
 import { adminAnswer, adminDoc, adminResponses, jsonResponse, jsonSchemaOf, readJsonBody } from './admin-http.ts'
+import { adminPermission } from './permission.ts'
 
 const workflowView = z.object({
   id: z.string(),
@@ -56,7 +59,9 @@ const notFound = (id: string) => new GatewayError({ status: 404, type: 'not_foun
 export function workflowRoutes(gateway: Gateway) {
   const registry = gateway.workflows
   return new Elysia({ name: 'gateway/admin/workflows' })
+    .use(adminPermission)
     .get('/workflows', (context) => adminAnswer(gateway, context, async () => Response.json({ object: 'list', data: registry.list().map(toWorkflowView) })), {
+      permission: 'workflows.read',
       detail: adminDoc('workflows', 'Active workflows with their features and plugin settings', undefined, adminResponses({ 200: jsonResponse(workflowList, 'The workflows') })),
     })
     .get(
@@ -68,6 +73,7 @@ export function workflowRoutes(gateway: Gateway) {
           return Response.json({ ...toWorkflowView(versions[0]!), versions: versions.map(toWorkflowView) })
         }),
       {
+        permission: 'workflows.read',
         detail: adminDoc(
           'workflows',
           'One workflow with every version, newest first',
@@ -80,11 +86,22 @@ export function workflowRoutes(gateway: Gateway) {
       '/workflows',
       (context) =>
         adminAnswer(gateway, context, async (actor) => {
-          const { version, created } = await registry.upsert(await readJsonBody(context.request), actor.id)
-          return Response.json(toWorkflowView(version), { status: created ? 201 : 200 })
+          const { version, created, previous } = await registry.upsert(await readJsonBody(context.request), actor.id)
+          const status = created ? 201 : 200
+          if (created)
+            recordAdminChange(gateway, context, actor, {
+              event_type: previous ? 'workflow.changed' : 'workflow.created',
+              subject_id: version.id,
+              before: previous ? toWorkflowView(previous) : null,
+              after: toWorkflowView(version),
+              status_code: status,
+              message: `workflow '${version.name}' version ${version.version}`,
+            })
+          return Response.json(toWorkflowView(version), { status })
         }),
       {
         parse: 'none',
+        permission: 'workflows.write',
         detail: adminDoc(
           'workflows',
           'Create a workflow, or a new version of the one with the same name (applies to the next request)',
@@ -96,12 +113,21 @@ export function workflowRoutes(gateway: Gateway) {
     .post(
       '/workflows/:id/deactivate',
       (context) =>
-        adminAnswer(gateway, context, async () => {
+        adminAnswer(gateway, context, async (actor) => {
+          const [before] = await registry.history(context.params.id)
           if (!(await registry.deactivate(context.params.id))) throw notFound(context.params.id)
+          recordAdminChange(gateway, context, actor, {
+            event_type: 'workflow.deactivated',
+            subject_id: context.params.id,
+            before: before ? toWorkflowView(before) : null,
+            after: before ? toWorkflowView({ ...before, active: false }) : null,
+            message: `deactivated workflow '${before?.name ?? context.params.id}'`,
+          })
           return Response.json({ id: context.params.id, active: false })
         }),
       {
         parse: 'none',
+        permission: 'workflows.write',
         detail: adminDoc(
           'workflows',
           'Deactivate a workflow (its history stays); the default workflow cannot be (400)',
@@ -127,6 +153,7 @@ export function workflowRoutes(gateway: Gateway) {
           }),
         ),
       {
+        permission: 'plugins.read',
         detail: adminDoc(
           'workflows',
           'Every plugin in running order, with its stage, place in the pipeline (order), features and config schema',

@@ -27,7 +27,7 @@ export interface AuditQueryDialect {
  * A subtree as a range: '/a/' ≤ x < '/a0' ('0' follows '/' in byte order, the column's collation on both
  * backends), so the (user_path, ts) index serves it.
  */
-const subtree = (column: string, path: string): Clause => ({ sql: `(${column} = ? OR (${column} >= ? AND ${column} < ?))`, params: [path, `${path}/`, `${path}0`] })
+export const subtree = (column: string, path: string): Clause => ({ sql: `(${column} = ? OR (${column} >= ? AND ${column} < ?))`, params: [path, `${path}/`, `${path}0`] })
 
 export interface AuditConditions {
   /** The time window on `ts`. */
@@ -54,6 +54,7 @@ export function auditConditions(q: AuditLogQuery, dialect: AuditQueryDialect): A
   if (q.statusCode !== undefined) add(`${c('status_code')} = ?`, q.statusCode)
   if (q.stream !== undefined) add(`${c('stream')} = ?`, dialect.flag(q.stream))
   if (q.label !== undefined) filters.push(dialect.label(q.label, q))
+  if (q.requestsOnly) add(`${c('event_type')} = ''`)
   if (q.search === undefined) return { window, filters }
   const plan = planSearch(q.search)
   if (plan.kind === 'words') return { window, filters, words: plan.words }

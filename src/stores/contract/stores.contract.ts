@@ -14,6 +14,9 @@ import type { UsageRecord } from '../../usage/record.ts'
 import type { WorkflowVersion } from '../../workflows/definition.ts'
 import type { ApiKeyRecord, Stores } from '../types.ts'
 
+/** A reader that may read every entry, anywhere (the master key). */
+const ANY_READER = { mayRead: () => true }
+
 const T0 = Date.UTC(2026, 10, 20, 12)
 const MIN = 60_000
 
@@ -63,7 +66,7 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
     describe('keys', () => {
       test('round trip keeps every field, null and list values included', async () => {
         const { keys } = await fresh()
-        const r = keyRecord(1, { userPath: '/acme', allowedModels: ['openai/*', 'fast'], dashboardEnabled: true, expiresAt: '2031-01-01T00:00:00.000Z', description: 'd' })
+        const r = keyRecord(1, { userPath: '/acme', allowedModels: ['openai/*', 'fast'], role: 'admin', expiresAt: '2031-01-01T00:00:00.000Z', description: 'd' })
         await keys.insert(r)
         expect(await keys.get(r.id)).toEqual(r)
         expect(await keys.loadAll()).toEqual([r])
@@ -409,13 +412,13 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
           })
         const chain = [respond('resp_1', undefined, T0), respond('resp_2', 'resp_1', T0 + MIN), respond('resp_3', 'resp_2', T0 + 2 * MIN)]
         await record(s, [...session, ...chain])
-        const around = (await auditConversation(s.audit, session[2]!.id, 3))!
+        const around = (await auditConversation(s.audit, session[2]!.id, 3, ANY_READER))!
         expect(around.entries.map((e) => e.id)).toEqual(session.slice(1, 4).map((e) => e.id))
         expect(around.truncated).toBe(true)
-        const thread = (await auditConversation(s.audit, chain[1]!.id, 40))!
+        const thread = (await auditConversation(s.audit, chain[1]!.id, 40, ANY_READER))!
         expect(thread.entries.map((e) => e.id)).toEqual(chain.map((e) => e.id))
         expect(thread.entries[1]!.data.request_body).toEqual({ input: 'hi', previous_response_id: 'resp_1' })
-        expect(await auditConversation(s.audit, 'missing', 40)).toBeUndefined()
+        expect(await auditConversation(s.audit, 'missing', 40, ANY_READER)).toBeUndefined()
       })
 
       test('stats rows per bucket exclude security events; retention deletes in batches', async () => {

@@ -17,6 +17,7 @@ import { countLimit, pageTotal } from '../audit-query/total.ts'
 import { copyIn, copyValue, isUniqueViolation } from './copy.ts'
 import { dropPartitionsBefore } from './partitions.ts'
 import { searchQuery, searchVector } from './search-vector.ts'
+import type { ThreadFilter } from '../types.ts'
 
 /** How a tuple element becomes a column value in the replay statement (the JSON element is text; these cast it). */
 const CASTS: Partial<Record<(typeof AUDIT_ROW_COLUMNS)[number], string>> = {
@@ -159,6 +160,12 @@ const postgresDialect: AuditQueryDialect = {
   // One index range ['/a', '/a0') holding the subtree, the exact test applied to the index entries ('/a-b' lies in
   // the range, not in the subtree): with `= '/a' OR in ['/a/', '/a0')` PostgreSQL counted through the whole index.
   subtree: (column, path) => ({ sql: `${column} >= ? AND ${column} < ? AND (${column} = ? OR ${column} >= ?)`, params: [path, `${path}0`, path, `${path}/`] }),
+}
+
+/** The anchor's principal, inside the reader's subtree. */
+const threadFilter = (filter: ThreadFilter): Clause => {
+  const path = filter.userPath === undefined ? undefined : postgresDialect.subtree!('a.user_path', filter.userPath)
+  return { sql: `a.principal_id = ?${path ? ` AND ${path.sql}` : ''}`, params: [filter.principalId, ...(path?.params ?? [])] }
 }
 
 /** The label's rows of audit_log_labels (alias `l`) within the query's window. */
@@ -346,22 +353,34 @@ export class PostgresAuditStore {
     return row ? threadEntry(row) : undefined
   }
 
-  async sessionEntries(sessionId: string, from: AuditThreadEntryRow, direction: 'before' | 'after', limit: number): Promise<AuditThreadEntryRow[]> {
+  async sessionEntries(sessionId: string, from: AuditThreadEntryRow, direction: 'before' | 'after', limit: number, filter: ThreadFilter): Promise<AuditThreadEntryRow[]> {
     const ts = Date.parse(from.entry.timestamp)
-    const where =
-      direction === 'before' ? '(a.ts < $2 OR (a.ts = $2 AND a.seq < $3)) ORDER BY a.ts DESC, a.seq DESC' : '(a.ts > $2 OR (a.ts = $2 AND a.seq > $3)) ORDER BY a.ts, a.seq'
+    const params = new Params()
+    const session = params.bind({ sql: 'a.session_id = ?', params: [sessionId] })
+    const cmp = direction === 'before' ? '<' : '>'
+    const beyond = params.bind({ sql: `(a.ts ${cmp} ? OR (a.ts = ? AND a.seq ${cmp} ?))`, params: [ts, ts, from.position] })
+    const owner = params.bind(threadFilter(filter))
+    const order = direction === 'before' ? 'ORDER BY a.ts DESC, a.seq DESC' : 'ORDER BY a.ts, a.seq'
     // `<> ''`: the session index holds entries with a session only (migration 0003).
-    const rows = await this.sql.unsafe(`${FULL} WHERE a.session_id = $1 AND a.session_id <> '' AND ${where} LIMIT $4`, [sessionId, ts, from.position, limit])
+    const rows = await this.sql.unsafe(
+      `${FULL} WHERE ${session} AND a.session_id <> '' AND ${beyond} AND ${owner} ${order} LIMIT ${params.bind({ sql: '?', params: [limit] })}`,
+      params.values,
+    )
     return (rows as AuditLogRow[]).map(threadEntry)
   }
 
-  async byResponseId(responseId: string): Promise<AuditThreadEntryRow | undefined> {
-    const row = await this.fullRow('a.response_id = $1', [responseId], 'ORDER BY a.ts DESC')
-    return row ? threadEntry(row) : undefined
+  async byResponseId(responseId: string, filter: ThreadFilter): Promise<AuditThreadEntryRow | undefined> {
+    return this.threadLink('a.response_id = ?', responseId, filter, 'ORDER BY a.ts DESC')
   }
 
-  async byPreviousResponseId(responseId: string): Promise<AuditThreadEntryRow | undefined> {
-    const row = await this.fullRow('a.previous_response_id = $1', [responseId], 'ORDER BY a.ts')
+  async byPreviousResponseId(responseId: string, filter: ThreadFilter): Promise<AuditThreadEntryRow | undefined> {
+    return this.threadLink('a.previous_response_id = ?', responseId, filter, 'ORDER BY a.ts')
+  }
+
+  private async threadLink(link: string, responseId: string, filter: ThreadFilter, order: string): Promise<AuditThreadEntryRow | undefined> {
+    const params = new Params()
+    const where = `${params.bind({ sql: link, params: [responseId] })} AND ${params.bind(threadFilter(filter))}`
+    const row = await this.fullRow(where, params.values, order)
     return row ? threadEntry(row) : undefined
   }
 
@@ -372,8 +391,8 @@ export class PostgresAuditStore {
          count(*) FILTER (WHERE status_code BETWEEN 400 AND 499)::float8 AS status_4xx,
          count(*) FILTER (WHERE status_code BETWEEN 500 AND 599)::float8 AS status_5xx,
          avg(duration_ns)::float8 AS avg_duration_ns, max(duration_ns)::float8 AS max_duration_ns
-       FROM audit_log WHERE ts >= $1 AND ts < $3 AND event_type = '' GROUP BY 1`,
-      [q.from, q.bucketMs, q.to],
+       FROM audit_log WHERE ts >= $1 AND ts < $3 AND event_type = ''${q.userPath === undefined ? '' : ' AND user_path >= $4 AND user_path < $5 AND (user_path = $4 OR user_path >= $6)'} GROUP BY 1`,
+      q.userPath === undefined ? [q.from, q.bucketMs, q.to] : [q.from, q.bucketMs, q.to, q.userPath, `${q.userPath}0`, `${q.userPath}/`],
     )) as { bucket: number; requests: number; status_2xx: number; status_4xx: number; status_5xx: number; avg_duration_ns: number; max_duration_ns: number }[]
   }
 

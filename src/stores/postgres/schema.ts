@@ -21,6 +21,13 @@ export const apiKeys = pgTable(
     redactedKey: text('redacted_key').notNull(),
     userPath: text('user_path'),
     allowedModels: jsonb('allowed_models').$type<string[] | null>(),
+    /** Admin role (src/admin/roles.ts); NULL: no admin access. */
+    role: text('role'),
+    /**
+     * Legacy: what releases before roles read as "admin access". Kept true only for unscoped admins (the store
+     * writes it from `role` and `user_path`), so a replica of the previous release in a rolling upgrade grants
+     * nothing a key does not have; nothing here reads it.
+     */
     dashboardEnabled: boolean('dashboard_enabled').notNull().default(false),
     expiresAt: text('expires_at'),
     createdAt: text('created_at').notNull(),
@@ -28,7 +35,7 @@ export const apiKeys = pgTable(
     revokedAt: text('revoked_at'),
     createdBy: text('created_by').notNull(),
   },
-  (t) => [index('api_keys_created_at').on(t.createdAt)],
+  (t) => [index('api_keys_created_at').on(t.createdAt), index('api_keys_created_by').on(t.createdBy)],
 )
 
 export const workflowVersions = pgTable(

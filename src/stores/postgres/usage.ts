@@ -47,6 +47,10 @@ function copyText(records: readonly UsageRecord[]): string {
 const GROUP_COLUMNS = { model: 'model', provider: 'provider_name', key: 'key_id', user_path: 'user_path', label: "COALESCE(l.label, '')" } as const
 type Group = keyof typeof GROUP_COLUMNS
 
+/** A subtree by LIKE, not by range: the column has the database's collation, where '/' and '0' need not sort as bytes. */
+const subtree = (q: UsageQuery) => (q.userPath === undefined ? '' : ` AND (usage_records.user_path = $3 OR usage_records.user_path LIKE $4 ESCAPE '\\')`)
+const rangeParams = (q: UsageQuery) => (q.userPath === undefined ? [q.fromMs, q.toMs] : [q.fromMs, q.toMs, q.userPath, `${q.userPath.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`])
+
 export function postgresUsageStore(sql: SQL) {
   return {
     async writeBatch(records: readonly UsageRecord[]): Promise<void> {
@@ -59,7 +63,7 @@ export function postgresUsageStore(sql: SQL) {
       }
     },
     async totals(q: UsageQuery): Promise<UsageTotals> {
-      const [row] = await sql.unsafe(`SELECT ${SUMS} FROM usage_records WHERE ts >= $1 AND ts < $2`, [q.fromMs, q.toMs])
+      const [row] = await sql.unsafe(`SELECT ${SUMS} FROM usage_records WHERE ts >= $1 AND ts < $2${subtree(q)}`, rangeParams(q))
       return row as UsageTotals
     },
     async breakdown(q: UsageQuery, by: Group, interval?: 'day'): Promise<UsageBreakdownRow[]> {
@@ -68,8 +72,8 @@ export function postgresUsageStore(sql: SQL) {
       const group = interval === 'day' ? `1, day` : '1'
       const from = by === 'label' ? 'usage_records LEFT JOIN LATERAL unnest(usage_records.labels) AS l(label) ON true' : 'usage_records'
       return (await sql.unsafe(
-        `SELECT ${column} AS ${by === 'key' ? 'key_id' : by}${day}, ${SUMS} FROM ${from} WHERE ts >= $1 AND ts < $2 GROUP BY ${group} ORDER BY ${interval === 'day' ? 'day, ' : ''}cost_usd DESC, requests DESC`,
-        [q.fromMs, q.toMs],
+        `SELECT ${column} AS ${by === 'key' ? 'key_id' : by}${day}, ${SUMS} FROM ${from} WHERE ts >= $1 AND ts < $2${subtree(q)} GROUP BY ${group} ORDER BY ${interval === 'day' ? 'day, ' : ''}cost_usd DESC, requests DESC`,
+        rangeParams(q),
       )) as UsageBreakdownRow[]
     },
   }

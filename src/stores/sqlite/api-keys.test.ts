@@ -12,7 +12,7 @@ function store() {
 
 test('round trip keeps every field, including null and list values', async () => {
   const s = store()
-  const r = keyRecord(1, { userPath: '/acme', allowedModels: ['openai/*', 'fast'], dashboardEnabled: true, expiresAt: '2031-01-01T00:00:00.000Z', description: 'd' })
+  const r = keyRecord(1, { userPath: '/acme', allowedModels: ['openai/*', 'fast'], role: 'admin', expiresAt: '2031-01-01T00:00:00.000Z', description: 'd' })
   await s.insert(r)
   expect(await s.get('key-1')).toEqual(r)
   expect(await s.loadAll()).toEqual([r])

@@ -5,13 +5,20 @@
 import type { Database } from 'bun:sqlite'
 import { and, count, desc, eq, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
-import type { ApiKeyChanges, ApiKeyListQuery, ApiKeyPage, ApiKeyRecord, KeyStore } from '../types.ts'
+import { isAdminRole } from '../../admin/roles.ts'
+import { legacyDashboardFlag } from '../legacy-dashboard-flag.ts'
+import type { ApiKeyChanges, ApiKeyListQuery, ApiKeyPage, ApiKeyRecord, KeyStore, RevokedKeys } from '../types.ts'
 import { orm, type Orm } from './client.ts'
 import { apiKeys } from './schema.ts'
 
 type Row = typeof apiKeys.$inferSelect
 
-const fromRow = (row: Row): ApiKeyRecord => ({ ...row, allowedModels: row.allowedModels ?? null })
+/** A role this release does not know (written by a newer one) grants nothing. */
+const fromRow = ({ dashboardEnabled: _legacy, ...row }: Row): ApiKeyRecord => ({ ...row, allowedModels: row.allowedModels ?? null, role: isAdminRole(row.role) ? row.role : null })
+
+/** The keys below `id`: created by it, by those, and so on (UNION stops at a key seen twice). */
+const descendantsOf = (id: string) =>
+  sql`${apiKeys.id} IN (WITH RECURSIVE tree(id) AS (SELECT id FROM api_keys WHERE created_by = ${id} UNION SELECT k.id FROM api_keys k JOIN tree t ON k.created_by = t.id) SELECT id FROM tree)`
 
 /** `%` and `_` in a search are literal characters, not wildcards. */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
@@ -48,37 +55,54 @@ export class SqliteKeyStore implements KeyStore {
     return row ? fromRow(row) : undefined
   }
 
-  async insert(record: ApiKeyRecord): Promise<void> {
-    this.orm
-      .insert(apiKeys)
-      .values({ ...record, allowedModels: record.allowedModels === null ? null : [...record.allowedModels] })
-      .run()
+  async insert(record: ApiKeyRecord): Promise<'inserted' | 'creator_revoked'> {
+    // IMMEDIATE: the creator is read under the write lock, so a revocation cannot land between the check and the insert.
+    const insert = this.db.transaction((): 'inserted' | 'creator_revoked' => {
+      const creator = this.orm.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, record.createdBy)).get()
+      if (creator && creator.revokedAt !== null) return 'creator_revoked'
+      this.orm
+        .insert(apiKeys)
+        .values({ ...record, allowedModels: record.allowedModels === null ? null : [...record.allowedModels], dashboardEnabled: legacyDashboardFlag(record) })
+        .run()
+      return 'inserted'
+    })
+    return insert.immediate()
   }
 
   async update(id: string, changes: ApiKeyChanges, updatedAt: string): Promise<ApiKeyRecord | undefined> {
     const { allowedModels, ...rest } = changes
     const set: Partial<typeof apiKeys.$inferInsert> = { ...rest, updatedAt }
     if (allowedModels !== undefined) set.allowedModels = allowedModels === null ? null : [...allowedModels]
-    const row = this.orm
-      .update(apiKeys)
-      .set(set)
-      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-      .returning()
-      .get()
-    return row ? fromRow(row) : undefined
-  }
-
-  async revoke(id: string, revokedAt: string): Promise<{ record: ApiKeyRecord; changed: boolean } | undefined> {
-    const revoke = this.db.transaction(() => {
-      const revoked = this.orm
+    const update = this.db.transaction(() => {
+      const row = this.orm
         .update(apiKeys)
-        .set({ revokedAt, updatedAt: revokedAt })
+        .set(set)
         .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
         .returning()
         .get()
-      if (revoked) return { record: fromRow(revoked), changed: true }
+      if (!row) return undefined
+      const record = fromRow(row)
+      const legacy = legacyDashboardFlag(record)
+      if (legacy !== row.dashboardEnabled) this.orm.update(apiKeys).set({ dashboardEnabled: legacy }).where(eq(apiKeys.id, id)).run()
+      return record
+    })
+    return update.immediate()
+  }
+
+  async revoke(id: string, revokedAt: string): Promise<RevokedKeys | undefined> {
+    const revoke = this.db.transaction((): RevokedKeys | undefined => {
       const row = this.orm.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
-      return row ? { record: fromRow(row), changed: false } : undefined
+      if (!row) return undefined
+      const changed = row.revokedAt === null
+      const at = { revokedAt, updatedAt: revokedAt }
+      const record = changed ? this.orm.update(apiKeys).set(at).where(eq(apiKeys.id, id)).returning().get()! : row
+      const cascaded = this.orm
+        .update(apiKeys)
+        .set(at)
+        .where(and(descendantsOf(id), isNull(apiKeys.revokedAt)))
+        .returning()
+        .all()
+      return { record: fromRow(record), changed, cascaded: cascaded.map(fromRow) }
     })
     return revoke.immediate()
   }

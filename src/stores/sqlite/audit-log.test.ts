@@ -8,6 +8,9 @@ import { migrateSqlite } from './migrate.ts'
 import { auditConversation } from '../../audit/conversation.ts'
 import { auditStats } from '../../audit/stats.ts'
 
+/** A reader that may read every entry, anywhere (the master key). */
+const ANY_READER = { mayRead: () => true }
+
 const MIN = 60_000
 let db: Database
 let store: SqliteAuditStore
@@ -177,7 +180,7 @@ describe('sessions and client request ids (found through the search index)', () 
     const odd = makeEntry({ session_id: '--::--' })
     await write([odd, makeEntry({ session_id: '--' }), makeEntry()])
     expect(await ids({ sessionId: '--::--' })).toEqual([odd.id])
-    expect((await auditConversation(store, odd.id, 10))!.entries.map((e) => e.id)).toEqual([odd.id])
+    expect((await auditConversation(store, odd.id, 10, ANY_READER))!.entries.map((e) => e.id)).toEqual([odd.id])
   })
 
   test('a UUID search finds a client request id or session id equal to it, whatever words other entries share', async () => {
@@ -321,14 +324,14 @@ describe('conversation', () => {
   test('a session: the anchor with entries around it, oldest first, truncated when more exist', async () => {
     const session = Array.from({ length: 9 }, (_, i) => makeEntry({ session_id: 's-9', at: T0 + i * MIN }))
     await write([...session, makeEntry({ session_id: 'other' })])
-    const thread = (await auditConversation(store, session[4]!.id, 5))!
+    const thread = (await auditConversation(store, session[4]!.id, 5, ANY_READER))!
     expect(thread.anchor_id).toBe(session[4]!.id)
     expect(thread.entries.map((e) => e.id)).toEqual(session.slice(2, 7).map((e) => e.id))
     expect(thread.truncated).toBe(true)
-    const whole = (await auditConversation(store, session[0]!.id, 40))!
+    const whole = (await auditConversation(store, session[0]!.id, 40, ANY_READER))!
     expect(whole.entries).toHaveLength(9)
     expect(whole.truncated).toBe(false)
-    expect(await auditConversation(store, 'missing', 40)).toBeUndefined()
+    expect(await auditConversation(store, 'missing', 40, ANY_READER)).toBeUndefined()
   })
 
   test('without a session: the previous_response_id chain both ways', async () => {
@@ -343,10 +346,10 @@ describe('conversation', () => {
     const third = respond('resp_3', 'resp_2', T0 + 2 * MIN)
     const unrelated = respond('resp_x', undefined, T0 + 3 * MIN)
     await write([first, second, third, unrelated])
-    const thread = (await auditConversation(store, second.id, 40))!
+    const thread = (await auditConversation(store, second.id, 40, ANY_READER))!
     expect(thread.entries.map((e) => e.id)).toEqual([first.id, second.id, third.id])
     expect(thread.entries[1]!.data.request_body).toEqual({ input: 'hi', previous_response_id: 'resp_1' })
-    expect((await auditConversation(store, third.id, 2))!).toMatchObject({ truncated: true })
+    expect((await auditConversation(store, third.id, 2, ANY_READER))!).toMatchObject({ truncated: true })
   })
 })
 

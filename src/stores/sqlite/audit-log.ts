@@ -19,8 +19,8 @@ import type { Database } from 'bun:sqlite'
 import type { AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
 import { AUDIT_ROW_COLUMNS, auditRowColumns, auditRowData, auditRowPayload, auditRowSearchText, type AuditRow } from '../../audit/record.ts'
 import type { AuditBatchWriter } from '../../audit/writer.ts'
-import type { AuditReader, AuditStatsRow, AuditThreadEntry } from '../types.ts'
-import { and, type Clause, type Param } from '../audit-query/conditions.ts'
+import type { AuditReader, AuditStatsRow, AuditThreadEntry, ThreadFilter } from '../types.ts'
+import { and, type Clause, type Param, subtree } from '../audit-query/conditions.ts'
 import { type AuditLogRow, fullEntry, listEntry } from '../audit-query/rows.ts'
 import { pageTotal } from '../audit-query/total.ts'
 import { conditions, countOf, LIGHT_COLUMNS, SEQ_PER_MS, searchCandidates, searchRange } from './audit-log-query.ts'
@@ -33,6 +33,10 @@ const HAS_LABELS = '"labels":["'
 const FULL_SELECT = 'SELECT a.*, p.payload FROM audit_log a LEFT JOIN audit_log_payloads p ON p.seq = a.seq'
 
 /** A row as a thread member: full entry without attempts, and its links. */
+/** The anchor's principal, inside the reader's subtree. */
+const threadFilter = (filter: ThreadFilter): Clause =>
+  and([{ sql: 'a.principal_id = ?', params: [filter.principalId] }, ...(filter.userPath === undefined ? [] : [subtree('a.user_path', filter.userPath)])])
+
 const threadEntry = (row: AuditLogRow): AuditThreadEntry => ({
   entry: fullEntry(row, { attempts: false }),
   position: row.seq,
@@ -48,8 +52,6 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
   private readonly insertSearch
   private readonly insertLabels
   private readonly selectFull
-  private readonly selectByResponseId
-  private readonly selectByPrevious
   private readonly deleteOld
 
   constructor(private readonly db: Database) {
@@ -61,8 +63,6 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
     // SQLite reads the labels out of the row's data JSON itself: the row format (and spill files) stay as they are.
     this.insertLabels = db.query("INSERT OR IGNORE INTO audit_log_labels (label, seq) SELECT value, ? FROM json_each(?, '$.labels') WHERE type = 'text'")
     this.selectFull = db.query<AuditLogRow, [string]>(`${FULL_SELECT} WHERE a.id = ?`)
-    this.selectByResponseId = db.query<AuditLogRow, [string]>(`${FULL_SELECT} WHERE a.response_id = ? ORDER BY a.ts DESC LIMIT 1`)
-    this.selectByPrevious = db.query<AuditLogRow, [string]>(`${FULL_SELECT} WHERE a.previous_response_id = ? ORDER BY a.ts LIMIT 1`)
     this.deleteOld = db.query('DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE ts < ? LIMIT ?)')
   }
 
@@ -165,36 +165,42 @@ export class SqliteAuditStore implements AuditReader, AuditBatchWriter {
     return row ? threadEntry(row) : undefined
   }
 
-  async sessionEntries(sessionId: string, from: AuditThreadEntry, direction: 'before' | 'after', limit: number) {
+  async sessionEntries(sessionId: string, from: AuditThreadEntry, direction: 'before' | 'after', limit: number, filter: ThreadFilter) {
     const ts = Date.parse(from.entry.timestamp)
     const where = direction === 'before' ? '(a.ts < ? OR (a.ts = ? AND a.seq < ?)) ORDER BY a.ts DESC, a.seq DESC' : '(a.ts > ? OR (a.ts = ? AND a.seq > ?)) ORDER BY a.ts, a.seq'
     // The session's entries are found through the search index (audit-log-query.ts: session ids have no B-tree index).
     const candidates = searchCandidates(sessionId, {}, 'a.seq') ?? { sql: '1', params: [] }
+    const owner = threadFilter(filter)
     return this.db
-      .query<AuditLogRow, Param[]>(`${FULL_SELECT} WHERE a.session_id = ? AND ${candidates.sql} AND ${where} LIMIT ?`)
-      .all(sessionId, ...candidates.params, ts, ts, from.position, limit)
+      .query<AuditLogRow, Param[]>(`${FULL_SELECT} WHERE a.session_id = ? AND ${candidates.sql} AND ${owner.sql} AND ${where} LIMIT ?`)
+      .all(sessionId, ...candidates.params, ...owner.params, ts, ts, from.position, limit)
       .map(threadEntry)
   }
 
-  async byResponseId(responseId: string) {
-    const row = this.selectByResponseId.get(responseId)
-    return row ? threadEntry(row) : undefined
+  async byResponseId(responseId: string, filter: ThreadFilter) {
+    return this.threadLink('a.response_id = ?', responseId, filter, 'ORDER BY a.ts DESC')
   }
 
-  async byPreviousResponseId(responseId: string) {
-    const row = this.selectByPrevious.get(responseId)
+  async byPreviousResponseId(responseId: string, filter: ThreadFilter) {
+    return this.threadLink('a.previous_response_id = ?', responseId, filter, 'ORDER BY a.ts')
+  }
+
+  private async threadLink(link: string, responseId: string, filter: ThreadFilter, order: string) {
+    const owner = threadFilter(filter)
+    const row = this.db.query<AuditLogRow, Param[]>(`${FULL_SELECT} WHERE ${link} AND ${owner.sql} ${order} LIMIT 1`).get(responseId, ...owner.params)
     return row ? threadEntry(row) : undefined
   }
 
   async statsRows(q: AuditStatsQuery): Promise<AuditStatsRow[]> {
+    const path = q.userPath === undefined ? { sql: '1', params: [] } : subtree('user_path', q.userPath)
     return this.db
       .query<AuditStatsRow, Param[]>(
         `SELECT (ts - ?) / ? AS bucket, COUNT(*) AS requests,
            SUM(status_code BETWEEN 200 AND 299) AS status_2xx, SUM(status_code BETWEEN 400 AND 499) AS status_4xx, SUM(status_code BETWEEN 500 AND 599) AS status_5xx,
            AVG(duration_ns) AS avg_duration_ns, MAX(duration_ns) AS max_duration_ns
-         FROM audit_log WHERE ts >= ? AND ts < ? AND event_type = '' GROUP BY bucket`,
+         FROM audit_log WHERE ts >= ? AND ts < ? AND event_type = '' AND ${path.sql} GROUP BY bucket`,
       )
-      .all(q.from, q.bucketMs, q.from, q.to)
+      .all(q.from, q.bucketMs, q.from, q.to, ...path.params)
   }
 
   async deleteOlderThan(cutoffMs: number, batch: number): Promise<number> {

@@ -135,7 +135,7 @@ function databaseMadeBeforeDrizzle(path: string, migrations = legacyMigrations) 
 async function expectIntact(path: string, entryIds: string[]) {
   const stores = await openStores(loadConfig({ env: { GATEWAY_DB_PATH: path }, cwd: '/nonexistent-dir-for-tests' }), silentLogger)
   try {
-    expect(await stores.keys.get('key_1')).toMatchObject({ name: 'ci', keyHash: 'hash-1', allowedModels: ['openai/*'], dashboardEnabled: true, userPath: '/team', revokedAt: null })
+    expect(await stores.keys.get('key_1')).toMatchObject({ name: 'ci', keyHash: 'hash-1', allowedModels: ['openai/*'], role: 'admin', userPath: '/team', revokedAt: null })
     expect(await stores.workflows.listActive()).toMatchObject([{ versionId: 'wfv_1', name: 'default', scope: { type: 'global' }, active: true }])
     expect(await stores.limits.budgets()).toMatchObject([{ id: 'bud_1', limit_usd: 10 }])
     expect(await stores.prices.all()).toEqual({ 'openai/gpt-4o': { input: 1, output: 2 } })
@@ -178,6 +178,31 @@ test('a database made before drizzle upgrades in place with its data intact', as
   const after = new Database(path, { readonly: true })
   expect(after.query('SELECT COUNT(*) AS n FROM __drizzle_migrations').get()).toEqual({ n: sqliteMigrations.length })
   after.close()
+})
+
+test('0004: dashboard-enabled keys become admins confined to their user path; the legacy flag stays only for unscoped ones', () => {
+  const db = openSqlite(tempFile())
+  const before = sqliteMigrations.findIndex((m) => m.tag === '0004_admin_roles')
+  expect(before).toBeGreaterThan(0)
+  migrateSqlite(db, sqliteMigrations.slice(0, before))
+  const insert = (id: string, userPath: string | null, dashboard: number) =>
+    db
+      .query(
+        "INSERT INTO api_keys (id, name, key_hash, redacted_key, user_path, dashboard_enabled, created_at, updated_at, created_by) VALUES (?, ?, ?, 'r', ?, ?, 't', 't', 'master')",
+      )
+      .run(id, id, `h-${id}`, userPath, dashboard)
+  insert('scoped', '/acme/team-a', 1)
+  insert('unbound', null, 1)
+  insert('root', '/', 1)
+  insert('plain', '/acme', 0)
+  migrateSqlite(db)
+  expect(db.query('SELECT id, role, dashboard_enabled AS legacy FROM api_keys ORDER BY id').all()).toEqual([
+    { id: 'plain', role: null, legacy: 0 },
+    { id: 'root', role: 'admin', legacy: 1 },
+    { id: 'scoped', role: 'admin', legacy: 0 },
+    { id: 'unbound', role: 'admin', legacy: 1 },
+  ])
+  db.close()
 })
 
 test('one made before the labels migrations gets them on the way', async () => {

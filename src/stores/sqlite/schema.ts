@@ -20,6 +20,13 @@ export const apiKeys = sqliteTable(
     userPath: text('user_path'),
     /** JSON array, or NULL for every model. */
     allowedModels: text('allowed_models', { mode: 'json' }).$type<string[]>(),
+    /** Admin role (src/admin/roles.ts); NULL: no admin access. */
+    role: text('role'),
+    /**
+     * Legacy: what releases before roles read as "admin access". Kept true only for unscoped admins (the store
+     * writes it from `role` and `user_path`), so a replica of the previous release in a rolling upgrade grants
+     * nothing a key does not have; nothing here reads it.
+     */
     dashboardEnabled: integer('dashboard_enabled', { mode: 'boolean' }).notNull().default(false),
     expiresAt: text('expires_at'),
     createdAt: text('created_at').notNull(),
@@ -27,7 +34,7 @@ export const apiKeys = sqliteTable(
     revokedAt: text('revoked_at'),
     createdBy: text('created_by').notNull(),
   },
-  (t) => [index('api_keys_created_at').on(t.createdAt)],
+  (t) => [index('api_keys_created_at').on(t.createdAt), index('api_keys_created_by').on(t.createdBy)],
 )
 
 export const auditLog = sqliteTable(

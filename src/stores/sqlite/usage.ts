@@ -4,7 +4,7 @@
 import type { Database } from 'bun:sqlite'
 import type { UsageRecord } from '../../usage/record.ts'
 import type { UsageBatchWriter } from '../../usage/usage-writer.ts'
-import { and, eq, gte, lt, sql } from 'drizzle-orm'
+import { and, eq, gte, lt, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { PriceStore, UsageBreakdownRow, UsageGroup, UsageQuery, UsageReader, UsageTotals } from '../types.ts'
 import { orm } from './client.ts'
@@ -87,7 +87,9 @@ const rowValues = (r: UsageRecord): (string | number)[] => [
 
 export function sqliteUsageStore(db: Database): UsageReader & UsageBatchWriter {
   const o = orm(db)
-  const inRange = (q: UsageQuery) => and(gte(u.ts, q.fromMs), lt(u.ts, q.toMs))
+  // A subtree as a range ('/a/' ≤ x < '/a0': '0' follows '/' in SQLite's binary collation).
+  const inSubtree = (path: string) => or(eq(u.userPath, path), and(gte(u.userPath, `${path}/`), lt(u.userPath, `${path}0`)))
+  const inRange = (q: UsageQuery) => and(gte(u.ts, q.fromMs), lt(u.ts, q.toMs), q.userPath === undefined ? undefined : inSubtree(q.userPath))
   // A raw prepared statement: on the write thread, drizzle's insert (even prepared) measured 2–50× slower per batch.
   // ON CONFLICT (id), not OR IGNORE: a replayed record is skipped, but a record a constraint refuses (a NULL in a
   // NOT NULL column) must fail, so the writer sets it aside and logs it instead of it vanishing as "written".
