@@ -120,3 +120,40 @@ test('keyStatus', () => {
   expect(keyStatus({ ...(base as object), expiresAt: '2000-01-01T00:00:00.000Z' } as never, Date.now())).toBe('expired')
   expect(keyStatus({ ...(base as object), revokedAt: '2000-01-01T00:00:00.000Z' } as never, 0)).toBe('revoked')
 })
+
+test('revoking a key revokes the keys it created, transitively, in the snapshot at once and in the store', async () => {
+  const { keys, real } = await loadedDirectory()
+  const root = await keys.create({ ...NEW_KEY, role: 'admin' })
+  const child = await keys.create({ ...NEW_KEY, createdBy: root.record.id, role: 'admin' })
+  const grandchild = await keys.create({ ...NEW_KEY, createdBy: child.record.id })
+  const other = await keys.create(NEW_KEY)
+  expect(keys.childrenOf(root.record.id).map((k) => k.id)).toEqual([child.record.id])
+  expect(keys.creatorOf(grandchild.record)?.id).toBe(child.record.id)
+  const result = await keys.revoke(root.record.id)
+  expect(result?.cascaded.map((k) => k.id).sort()).toEqual([child.record.id, grandchild.record.id].sort())
+  for (const { record } of [root, child, grandchild]) {
+    expect(keys.isRevoked(record.id)).toBe(true)
+    expect((await real.get(record.id))?.revokedAt).not.toBeNull()
+  }
+  expect(keys.isRevoked(other.record.id)).toBe(false)
+})
+
+test('during an outage the snapshot refuses the whole tree at once; the retry revokes it in the store', async () => {
+  const { keys, real, state } = await loadedDirectory()
+  const root = await keys.create(NEW_KEY)
+  const child = await keys.create({ ...NEW_KEY, createdBy: root.record.id })
+  state.down = true
+  await expect(keys.revoke(root.record.id)).rejects.toMatchObject({ status: 503 })
+  expect(keys.isRevoked(child.record.id)).toBe(true)
+  state.down = false
+  await keys.revoke(root.record.id)
+  expect((await real.get(child.record.id))?.revokedAt).not.toBeNull()
+})
+
+test('a key created by a key revoked meanwhile (on another replica) is refused like the revoked key', async () => {
+  const { keys, real } = await loadedDirectory()
+  const creator = await keys.create({ ...NEW_KEY, role: 'admin' })
+  await real.revoke(creator.record.id, new Date().toISOString())
+  await expect(keys.create({ ...NEW_KEY, createdBy: creator.record.id })).rejects.toMatchObject({ status: 401, type: 'authentication_error' })
+  expect((await real.loadAll()).length).toBe(1)
+})

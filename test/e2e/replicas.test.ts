@@ -129,6 +129,27 @@ describe.skipIf(!available)('two replicas on one PostgreSQL and one Redis', () =
     expect((await chat(a, key.key)).status).toBe(401)
   }, 30_000)
 
+  test('a key created on B by an admin key, revoked with its creator on A: B refuses both within a second', async () => {
+    const creator = (await (await admin(a, '/keys', { method: 'POST', body: JSON.stringify({ name: 'team admin', role: 'admin', user_path: '/team' }) })).json()) as {
+      id: string
+      key: string
+    }
+    const made = await until('B to let the new admin key create a key', async () => {
+      const res = await fetch(`${b.url}/admin/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${creator.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'made on B', user_path: '/team/ci' }),
+      })
+      return res.status === 201 && ((await res.json()) as { key: string })
+    })
+    expect((await chat(b, made.key)).status).toBe(200)
+    const start = performance.now()
+    expect((await admin(a, `/keys/${creator.id}/revoke`, { method: 'POST' })).status).toBe(200)
+    await until('B to refuse the key its revoked creator made', async () => (await chat(b, made.key)).status === 401, 10_000)
+    expect(performance.now() - start).toBeLessThan(1_000)
+    expect((await chat(a, made.key)).status).toBe(401)
+  }, 30_000)
+
   test('a workflow saved on A applies to B’s next request', async () => {
     const key = await newKey(a, 'with-prompt')
     const saved = await admin(a, '/workflows', {

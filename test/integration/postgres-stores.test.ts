@@ -69,6 +69,27 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
     expect(await keys.revoke('nope', '2026-01-05T00:00:00.000Z')).toBeUndefined()
   })
 
+  test('keys: the legacy dashboard_enabled column is true only for an unscoped admin, and follows changes', async () => {
+    const keys = new PostgresKeyStore(drizzleOn(sql))
+    const legacy = async (id: string) => ((await sql`SELECT dashboard_enabled AS d FROM api_keys WHERE id = ${id}`) as { d: boolean }[])[0]?.d
+    const base = {
+      description: '',
+      redactedKey: 'r',
+      allowedModels: null,
+      expiresAt: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      revokedAt: null,
+      createdBy: 'master',
+    }
+    await keys.insert({ ...base, id: 'legacy-1', name: 'a', keyHash: 'legacy-h1', userPath: null, role: 'admin' })
+    await keys.insert({ ...base, id: 'legacy-2', name: 'b', keyHash: 'legacy-h2', userPath: '/acme', role: 'admin' })
+    expect([await legacy('legacy-1'), await legacy('legacy-2')]).toEqual([true, false])
+    await keys.update('legacy-1', { role: 'viewer' }, '2026-01-02T00:00:00.000Z')
+    await keys.update('legacy-2', { userPath: null }, '2026-01-02T00:00:00.000Z')
+    expect([await legacy('legacy-1'), await legacy('legacy-2')]).toEqual([false, true])
+  })
+
   test('workflows: a new version deactivates the previous one', async () => {
     const wf = postgresWorkflowStore(drizzleOn(sql))
     const v = (version: number) => ({

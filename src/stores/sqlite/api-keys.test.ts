@@ -52,3 +52,18 @@ test('update changes only what is given and never a revoked key; revoke keeps th
   expect(await s.update('key-1', { name: 'again' }, '2030-06-01T00:00:00.000Z')).toBeUndefined()
   expect(await s.revoke('nope', '2030-01-01T00:00:00.000Z')).toBeUndefined()
 })
+
+test('the legacy dashboard_enabled column follows the role: true only for an unscoped admin (what a previous release reads)', async () => {
+  const db = new Database(':memory:', { strict: true })
+  migrateSqlite(db)
+  const s = new SqliteKeyStore(db)
+  const legacy = (id: string) => db.query<{ d: number }, [string]>('SELECT dashboard_enabled AS d FROM api_keys WHERE id = ?').get(id)?.d
+  await s.insert(keyRecord(1, { role: 'admin' }))
+  await s.insert(keyRecord(2, { role: 'admin', userPath: '/acme' }))
+  await s.insert(keyRecord(3, { role: 'viewer' }))
+  expect([legacy('key-1'), legacy('key-2'), legacy('key-3')]).toEqual([1, 0, 0])
+  await s.update('key-1', { userPath: '/acme' }, '2030-02-01T00:00:00.000Z')
+  await s.update('key-2', { userPath: '/' }, '2030-02-01T00:00:00.000Z')
+  await s.update('key-3', { role: 'admin' }, '2030-02-01T00:00:00.000Z')
+  expect([legacy('key-1'), legacy('key-2'), legacy('key-3')]).toEqual([0, 1, 1])
+})
