@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { adminClient, ApiError } from './api/admin-client.ts'
-import { AdminContext } from './api/admin-context.ts'
+import { AdminContext, PrincipalContext } from './api/admin-context.ts'
 import { forgetSessionKey, resumeSession, signInProblem, storedSessionKey, type Session } from './api/session.ts'
 import { NavBar, VIEWS, type ViewId } from './components/nav-bar.tsx'
 import { Loading } from './components/status.tsx'
@@ -59,8 +59,10 @@ export function App() {
   const view = VIEWS.find((v) => v.id === route.path[0])?.id ?? DEFAULT_VIEW
   return (
     <AdminContext.Provider value={client}>
-      <NavBar current={view} principal={session.principal} onSignOut={() => signOut()} />
-      <main class="container">{viewFor(view, route)}</main>
+      <PrincipalContext.Provider value={session.principal}>
+        <NavBar current={view} principal={session.principal} onSignOut={() => signOut()} />
+        <main class="container">{viewFor(view, route)}</main>
+      </PrincipalContext.Provider>
     </AdminContext.Provider>
   )
 }

@@ -342,6 +342,38 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
   )
 
   test(
+    'a viewer bound to a path sees its role and scope and is offered no changes: no key buttons, read-only workflows, no bodies',
+    async () => {
+      const viewer = await adminPost('/keys', { name: 'team viewer', role: 'viewer', user_path: '/acme/team-a' })
+      const member = await adminPost('/keys', { name: 'team member', user_path: '/acme/team-a/bo' })
+      const teamRequest = crypto.randomUUID()
+      await sdk(member.key).chat.completions.create(
+        { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:team secret' }] },
+        { headers: { 'x-request-id': teamRequest } },
+      )
+      const teamEntry = await audit.entryFor(teamRequest)
+      await signIn(page, viewer.key)
+      await visible(page.getByText('viewer of /acme/team-a'))
+      await openView('API Keys')
+      await visible(page.getByRole('row', { name: /team viewer/ }))
+      expect(await page.getByRole('button', { name: 'Create API Key' }).count()).toBe(0)
+      expect(await page.getByRole('button', { name: /^(Edit|Revoke) / }).count()).toBe(0)
+      await openView('Workflows')
+      await visible(page.getByRole('article', { name: 'default' }))
+      expect(await page.getByRole('button', { name: 'Save as new version' }).count()).toBe(0)
+      expect(await page.getByRole('button', { name: 'New workflow' }).count()).toBe(0)
+      expect(await page.getByRole('article', { name: 'default' }).getByRole('checkbox', { name: 'cache', exact: true }).isDisabled()).toBe(true)
+      await screenshot(page, 'viewer-workflows')
+      await page.goto(`${gw.url}/dashboard#/audit/${teamEntry.id}`)
+      await visible(page.getByRole('heading', { level: 1, name: /\/v1\/chat\/completions/ }))
+      expect(await page.getByText('Bodies and headers are shown to auditors and admins only.').count()).toBe(2)
+      expect(await page.getByText('team secret').count()).toBe(0)
+      await page.getByRole('button', { name: 'Sign out' }).click()
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test(
     'a dashboard-enabled key signs in, and a 401 later (key revoked meanwhile) returns to sign-in',
     async () => {
       const admin = await adminPost('/keys', { name: 'operator', dashboard_enabled: true })

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { auditConversationSchema, auditLogEntrySchema, auditLogPageSchema, gatewayErrorSchema } from '../../audit/schemas.ts'
+import { ADMIN_ROLES, type AdminPermission, type AdminRole } from '../../admin/roles.ts'
 import { FEATURE_IDS } from '../../pipeline/snapshots.ts'
 
 export { auditConversationSchema, auditLogEntrySchema, auditLogPageSchema, gatewayErrorSchema, FEATURE_IDS }
@@ -12,12 +13,18 @@ export type AuditLogPage = z.infer<typeof auditLogPageSchema>
 export type AuditConversation = z.infer<typeof auditConversationSchema>
 export type FeatureId = (typeof FEATURE_IDS)[number]
 
+/** GET /admin/whoami and POST /admin/session (src/http/admin/principal-view.ts): who, and what the dashboard may offer. */
 export const principalSchema = z.object({
   principal_id: z.string(),
   auth_method: z.string(),
   key_id: z.string().nullable(),
+  role: z.enum(ADMIN_ROLES),
+  scope: z.string().nullable(),
+  permissions: z.array(z.string()),
+  grantable_roles: z.array(z.enum(ADMIN_ROLES)),
 })
 export type Principal = z.infer<typeof principalSchema>
+export { ADMIN_ROLES, type AdminPermission, type AdminRole }
 
 export { apiKeyView as apiKeySchema, createdKeyView as createdApiKeySchema, keyPageView as apiKeyPageSchema } from '../../keys/api-key-views.ts'
 export type { ApiKeyView as ApiKey } from '../../keys/api-key-views.ts'

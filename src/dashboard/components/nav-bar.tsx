@@ -1,5 +1,5 @@
 /** @jsxImportSource preact */
-/** @module The top bar: the views, who is signed in, sign-out. Below 768 px the links fold behind a Menu button. */
+/** @module The top bar: the views, who is signed in (role and scope), sign-out. Below 768 px the links fold behind a Menu button. */
 import { useState } from 'preact/hooks'
 import type { Principal } from '../api/schemas.ts'
 
@@ -37,6 +37,7 @@ export function NavBar({ current, principal, onSignOut }: { current: ViewId; pri
           ))}
           <li class="who" title={principal.principal_id}>
             Signed in with the {who}
+            <small class="block muted">{roleLabel(principal)}</small>
           </li>
           <li>
             <button type="button" class="secondary outline compact" onClick={onSignOut}>
@@ -47,4 +48,9 @@ export function NavBar({ current, principal, onSignOut }: { current: ViewId; pri
       </nav>
     </header>
   )
+}
+
+/** e.g. "key manager of /acme/team-a", "admin of everything". */
+export function roleLabel(principal: Pick<Principal, 'role' | 'scope'>): string {
+  return `${principal.role.replace('_', ' ')} of ${principal.scope ?? 'everything'}`
 }

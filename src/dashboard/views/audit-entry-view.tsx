@@ -2,10 +2,11 @@
 /**
  * @module One audit entry: what was asked and answered (bodies, headers), how (attempts, revisions, workflow
  * features), what it cost; and the Conversation tab with its thread. Security lifecycle entries (sign-ins,
- * key changes) never carry bodies or headers, so those sections are left out for them.
+ * admin changes) never carry bodies or headers, so those sections are left out for them; an admin change shows
+ * its subject before and after. A viewer's answers carry no bodies or headers: the view says so.
  */
 import type { ComponentChildren } from 'preact'
-import { useAdmin } from '../api/admin-context.ts'
+import { useAdmin, useCan } from '../api/admin-context.ts'
 import { auditLogEntrySchema, FEATURE_IDS, type AuditLogEntry } from '../api/schemas.ts'
 import { CopyButton } from '../components/copy-button.tsx'
 import { JsonBlock } from '../components/json-block.tsx'
@@ -55,6 +56,8 @@ export function AuditEntryView({ id, tab }: { id: string; tab: 'details' | 'conv
 
 function EntryDetails({ entry }: { entry: AuditLogEntry }) {
   const { data } = entry
+  const content = useCan('audit.content')
+  const hidden = <p class="muted">Bodies and headers are shown to auditors and admins only.</p>
   return (
     <>
       <Summary entry={entry} />
@@ -79,10 +82,22 @@ function EntryDetails({ entry }: { entry: AuditLogEntry }) {
           </dl>
         </Section>
       )}
+      {(data.event_before !== undefined || data.event_after !== undefined) && (
+        <Section title="Change">
+          <JsonBlock title="Before" value={data.event_before ?? null} />
+          <JsonBlock title="After" value={data.event_after ?? null} />
+        </Section>
+      )}
       {!data.event_type && (
         <Section title="Bodies">
-          <Body title="Request body" value={data.request_body} tooBig={data.request_body_too_big_to_handle} />
-          <Body title="Response body" value={data.response_body} tooBig={data.response_body_too_big_to_handle} />
+          {content ? (
+            <>
+              <Body title="Request body" value={data.request_body} tooBig={data.request_body_too_big_to_handle} />
+              <Body title="Response body" value={data.response_body} tooBig={data.response_body_too_big_to_handle} />
+            </>
+          ) : (
+            hidden
+          )}
         </Section>
       )}
       {data.attempts && data.attempts.length > 0 && (
@@ -109,8 +124,14 @@ function EntryDetails({ entry }: { entry: AuditLogEntry }) {
       )}
       {!data.event_type && (
         <Section title="Headers">
-          <Headers title="Request headers" headers={data.request_headers} />
-          <Headers title="Response headers" headers={data.response_headers} />
+          {content ? (
+            <>
+              <Headers title="Request headers" headers={data.request_headers} />
+              <Headers title="Response headers" headers={data.response_headers} />
+            </>
+          ) : (
+            hidden
+          )}
         </Section>
       )}
     </>

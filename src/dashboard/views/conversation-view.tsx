@@ -3,7 +3,7 @@
  * @module The Conversation tab: the entry's thread (its session, or its Responses chain) as a transcript. Each
  * turn shows only what it added: messages a client resent from earlier turns are folded away.
  */
-import { useAdmin } from '../api/admin-context.ts'
+import { useAdmin, useCan } from '../api/admin-context.ts'
 import { auditConversationSchema, type AuditLogEntry } from '../api/schemas.ts'
 import { EmptyState, Loadable } from '../components/status.tsx'
 import { useRemote } from '../components/use-remote.ts'
@@ -33,6 +33,7 @@ function turnsOf(entries: AuditLogEntry[]): Turn[] {
 
 export function ConversationView({ entry }: { entry: AuditLogEntry }) {
   const admin = useAdmin()
+  const content = useCan('audit.content')
   const thread = useRemote(() => admin.get('/audit/conversation', auditConversationSchema, { log_id: entry.id, limit: THREAD_LIMIT }), [admin, entry.id])
   return (
     <Loadable remote={thread} label="Loading the conversation…">
@@ -41,7 +42,9 @@ export function ConversationView({ entry }: { entry: AuditLogEntry }) {
         if (turns.every((turn) => turn.messages.length === 0))
           return (
             <EmptyState>
-              No chat-shaped bodies to show. Bodies are stored only with LOGGING_LOG_BODIES=true, and only chat, Responses and Messages requests read as a conversation.
+              {content
+                ? 'No chat-shaped bodies to show. Bodies are stored only with LOGGING_LOG_BODIES=true, and only chat, Responses and Messages requests read as a conversation.'
+                : 'Bodies are shown to auditors and admins only.'}
             </EmptyState>
           )
         return (

@@ -1,8 +1,11 @@
 /** @jsxImportSource preact */
-/** @module API Keys: search, show revoked, create (the secret shown once), edit, revoke. */
+/**
+ * @module API Keys: search, show revoked, create (the secret shown once), edit, revoke. Creating, editing and
+ * revoking are offered only to a principal that may (keys.write; a key with a role only to one that may grant it).
+ */
 import { useState } from 'preact/hooks'
-import { useAdmin } from '../api/admin-context.ts'
-import { apiKeyPageSchema, apiKeySchema, type ApiKey } from '../api/schemas.ts'
+import { useAdmin, useCan, usePrincipal } from '../api/admin-context.ts'
+import { apiKeyPageSchema, apiKeySchema, type ApiKey, type Principal } from '../api/schemas.ts'
 import { ConfirmDialog } from '../components/confirm-dialog.tsx'
 import { DebouncedInput } from '../components/debounced-input.tsx'
 import { ColumnHeads } from '../components/column-heads.tsx'
@@ -19,6 +22,8 @@ type Dialog = { kind: 'create' } | { kind: 'edit'; key: ApiKey } | { kind: 'secr
 
 export function KeysView() {
   const admin = useAdmin()
+  const principal = usePrincipal()
+  const canWrite = useCan('keys.write')
   const [search, setSearch] = useState('')
   const [showRevoked, setShowRevoked] = useState(false)
   const [offset, setOffset] = useState(0)
@@ -42,9 +47,11 @@ export function KeysView() {
     <section aria-labelledby="keys-title">
       <div class="view-header">
         <h1 id="keys-title">API Keys</h1>
-        <button type="button" onClick={() => setDialog({ kind: 'create' })}>
-          Create API Key
-        </button>
+        {canWrite && (
+          <button type="button" onClick={() => setDialog({ kind: 'create' })}>
+            Create API Key
+          </button>
+        )}
       </div>
       <div class="toolbar">
         <DebouncedInput label="Search keys by name or description" placeholder="Search name or description" value={search} onCommit={refilter(setSearch)} />
@@ -59,7 +66,12 @@ export function KeysView() {
             <EmptyState>{search ? 'No key matches this search.' : 'No API keys yet. Create one to give a client access to /v1.'}</EmptyState>
           ) : (
             <>
-              <KeyTable keys={page.keys} onEdit={(key) => setDialog({ kind: 'edit', key })} onRevoke={(key) => setDialog({ kind: 'revoke', key })} />
+              <KeyTable
+                keys={page.keys}
+                manages={(key) => canWrite && manages(principal, key)}
+                onEdit={(key) => setDialog({ kind: 'edit', key })}
+                onRevoke={(key) => setDialog({ kind: 'revoke', key })}
+              />
               <Pager offset={page.offset} limit={page.limit} total={page.total} onOffset={setOffset} />
             </>
           )
@@ -79,7 +91,8 @@ export function KeysView() {
           }}
         >
           <p>
-            <strong>{dialog.key.name}</strong> (<code>{dialog.key.redacted_key}</code>) stops working at once: its next request gets 401. This cannot be undone.
+            <strong>{dialog.key.name}</strong> (<code>{dialog.key.redacted_key}</code>) stops working at once: its next request gets 401, and so do the keys it created. This cannot
+            be undone.
           </p>
         </ConfirmDialog>
       )}
@@ -87,11 +100,16 @@ export function KeysView() {
   )
 }
 
-function KeyTable({ keys, onEdit, onRevoke }: { keys: ApiKey[]; onEdit: (key: ApiKey) => void; onRevoke: (key: ApiKey) => void }) {
+/** A key without a role, one whose role the principal may grant, or the principal's own (its name, or revoking it). */
+function manages(principal: Principal, key: ApiKey): boolean {
+  return key.role === null || principal.grantable_roles.includes(key.role) || key.id === principal.key_id
+}
+
+function KeyTable({ keys, manages, onEdit, onRevoke }: { keys: ApiKey[]; manages: (key: ApiKey) => boolean; onEdit: (key: ApiKey) => void; onRevoke: (key: ApiKey) => void }) {
   return (
     <div class="table-scroll">
       <table class="striped keys-table">
-        <ColumnHeads names={['Name', 'Key', 'User path', 'Models', 'Dashboard', 'Status', 'Expires', 'Created']}>
+        <ColumnHeads names={['Name', 'Key', 'User path', 'Models', 'Role', 'Status', 'Expires', 'Created']}>
           <th scope="col">
             <span class="visually-hidden">Actions</span>
           </th>
@@ -108,14 +126,21 @@ function KeyTable({ keys, onEdit, onRevoke }: { keys: ApiKey[]; onEdit: (key: Ap
               </td>
               <td>{key.user_path ?? <span class="muted">any</span>}</td>
               <td>{key.allowed_models ? key.allowed_models.join(', ') : <span class="muted">all</span>}</td>
-              <td>{key.dashboard_enabled ? 'yes' : 'no'}</td>
+              <td>
+                {key.role ? key.role.replace('_', ' ') : <span class="muted">none</span>}
+                {key.exceeds_creator.length > 0 && (
+                  <span class="badge badge-warn block" title={`More than the key that created it has now: ${key.exceeds_creator.join(', ')}`}>
+                    exceeds its creator
+                  </span>
+                )}
+              </td>
               <td>
                 <span class={`badge badge-${key.status}`}>{key.status}</span>
               </td>
               <td>{key.expires_at ? formatDate(key.expires_at) : <span class="muted">never</span>}</td>
               <td>{formatDate(key.created_at)}</td>
               <td class="actions">
-                {key.status !== 'revoked' && (
+                {key.status !== 'revoked' && manages(key) && (
                   <>
                     <button type="button" class="secondary outline compact" onClick={() => onEdit(key)} aria-label={`Edit ${key.name}`}>
                       Edit

@@ -1,7 +1,10 @@
 /** @jsxImportSource preact */
-/** @module Workflows: every active workflow with its editor and version history, and a form for a new one. */
+/**
+ * @module Workflows: every active workflow with its editor and version history, and a form for a new one. Every
+ * role reads them; only an unscoped admin (workflows.write) gets the editors' save buttons and the new-workflow form.
+ */
 import { useState } from 'preact/hooks'
-import { useAdmin } from '../api/admin-context.ts'
+import { useAdmin, useCan } from '../api/admin-context.ts'
 import { pluginListSchema, workflowHistorySchema, workflowListSchema, type PluginInfo, type Workflow } from '../api/schemas.ts'
 import { EmptyState, Loadable } from '../components/status.tsx'
 import { useRemote } from '../components/use-remote.ts'
@@ -10,6 +13,7 @@ import { WorkflowEditor } from './workflow-editor.tsx'
 
 export function WorkflowsView() {
   const admin = useAdmin()
+  const canWrite = useCan('workflows.write')
   const workflows = useRemote(() => admin.get('/workflows', workflowListSchema), [admin])
   const plugins = useRemote(() => admin.get('/plugins', pluginListSchema), [admin])
   const [creating, setCreating] = useState(false)
@@ -25,11 +29,16 @@ export function WorkflowsView() {
     <section aria-labelledby="workflows-title">
       <div class="view-header">
         <h1 id="workflows-title">Workflows</h1>
-        <button type="button" onClick={() => setCreating(!creating)} aria-expanded={creating}>
-          New workflow
-        </button>
+        {canWrite && (
+          <button type="button" onClick={() => setCreating(!creating)} aria-expanded={creating}>
+            New workflow
+          </button>
+        )}
       </div>
-      <p class="muted">Each request runs under the most specific matching workflow. Every save is a new version; audit entries keep the version they ran under.</p>
+      <p class="muted">
+        Each request runs under the most specific matching workflow. Every save is a new version; audit entries keep the version they ran under.
+        {!canWrite && ' Workflows apply to every tenant: only an admin of everything changes them.'}
+      </p>
       <Loadable remote={plugins} label="Loading plugins…">
         {(pluginList) => (
           <>
