@@ -23,7 +23,7 @@ function flakyStore() {
     loadAll: guard(() => real.loadAll()),
     list: guard((q) => real.list(q)),
     get: guard((id) => real.get(id)),
-    insert: guard((r) => real.insert(r)),
+    insert: guard((r, o) => real.insert(r, o)),
     update: guard((id, c, at) => real.update(id, c, at)),
     revoke: guard((id, at) => real.revoke(id, at)),
   }

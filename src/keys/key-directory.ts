@@ -133,7 +133,7 @@ export class KeyDirectory {
     }
     let inserted: Awaited<ReturnType<KeyStore['insert']>>
     try {
-      inserted = await this.store.insert(record)
+      inserted = await this.store.insert(record, { liveCreator: true })
     } catch (err) {
       throw storeUnavailable(err)
     }

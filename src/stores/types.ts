@@ -213,10 +213,11 @@ export interface KeyStore {
   list(query: ApiKeyListQuery): Promise<ApiKeyPage>
   get(id: string): Promise<ApiKeyRecord | undefined>
   /**
-   * Stores a new key, unless the key that creates it (`createdBy`, when it names a key) is revoked: checked in the
-   * same transaction as the insert, against a revocation running at the same moment, so no key outlives its creator.
+   * Stores a key. With `liveCreator`, only while the key that creates it (`createdBy`, when it names a key) is not
+   * revoked: checked in the insert's transaction, against a revocation running at the same moment, so no key made
+   * through the admin API outlives its creator. (A copy of a database stores keys as they are.)
    */
-  insert(record: ApiKeyRecord): Promise<'inserted' | 'creator_revoked'>
+  insert(record: ApiKeyRecord, options?: { liveCreator?: boolean }): Promise<'inserted' | 'creator_revoked'>
   /** Applies the changes to a key that is not revoked; undefined when there is no such key. */
   update(id: string, changes: ApiKeyChanges, updatedAt: string): Promise<ApiKeyRecord | undefined>
   /**

@@ -50,11 +50,13 @@ export class PostgresKeyStore implements KeyStore {
     return row ? fromRow(row) : undefined
   }
 
-  async insert(record: ApiKeyRecord): Promise<'inserted' | 'creator_revoked'> {
+  async insert(record: ApiKeyRecord, options: { liveCreator?: boolean } = {}): Promise<'inserted' | 'creator_revoked'> {
     return this.db.transaction(async (tx) => {
       // FOR SHARE: a revocation of the creator (FOR UPDATE, below) waits for this insert, or this waits for it and sees it.
-      const [creator] = await tx.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, record.createdBy)).for('share')
-      if (creator && creator.revokedAt !== null) return 'creator_revoked'
+      if (options.liveCreator) {
+        const [creator] = await tx.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, record.createdBy)).for('share')
+        if (creator && creator.revokedAt !== null) return 'creator_revoked'
+      }
       await tx.insert(apiKeys).values({ ...record, allowedModels: record.allowedModels === null ? null : [...record.allowedModels], dashboardEnabled: legacyDashboardFlag(record) })
       return 'inserted'
     })

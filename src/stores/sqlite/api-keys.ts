@@ -55,11 +55,13 @@ export class SqliteKeyStore implements KeyStore {
     return row ? fromRow(row) : undefined
   }
 
-  async insert(record: ApiKeyRecord): Promise<'inserted' | 'creator_revoked'> {
+  async insert(record: ApiKeyRecord, options: { liveCreator?: boolean } = {}): Promise<'inserted' | 'creator_revoked'> {
     // IMMEDIATE: the creator is read under the write lock, so a revocation cannot land between the check and the insert.
     const insert = this.db.transaction((): 'inserted' | 'creator_revoked' => {
-      const creator = this.orm.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, record.createdBy)).get()
-      if (creator && creator.revokedAt !== null) return 'creator_revoked'
+      if (options.liveCreator) {
+        const creator = this.orm.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, record.createdBy)).get()
+        if (creator && creator.revokedAt !== null) return 'creator_revoked'
+      }
       this.orm
         .insert(apiKeys)
         .values({ ...record, allowedModels: record.allowedModels === null ? null : [...record.allowedModels], dashboardEnabled: legacyDashboardFlag(record) })
