@@ -30,19 +30,41 @@ export function connectPostgres(settings: PostgresSettings): SQL {
   return new SQL({ url: settings.url, max: settings.poolSize, idleTimeout: 60, connectionTimeout: 10, ...(tls === undefined ? {} : { tls }) })
 }
 
+/** Bun's client's own codes for a connection it could not make, or lost (bun-types: `SQL.PostgresError`). */
+const CLIENT_CONNECTION_CODES = new Set([
+  'ERR_POSTGRES_CONNECTION_CLOSED',
+  'ERR_POSTGRES_CONNECTION_FAILED',
+  'ERR_POSTGRES_CONNECTION_REFUSED',
+  'ERR_POSTGRES_CONNECTION_TIMEOUT',
+  'ERR_POSTGRES_IDLE_TIMEOUT',
+  'ERR_POSTGRES_LIFETIME_TIMEOUT',
+])
+
+/** A socket's own codes, should one arrive without the client's wrapping. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+
 /**
- * True for failures to reach the server (as opposed to an error the server reported about the statement). A
- * TypeError, RangeError or SyntaxError is a fault of the gateway's own code (a value it could not encode), not of
- * the network: counted as unreachable, it would mark a running server down and retry the fault forever.
+ * SQLSTATEs the server sends about the connection rather than the statement: class 08 (connection exception),
+ * 57P01-57P03 (administrator or crash shutdown, starting up or in recovery), 57P05 (idle session timeout),
+ * 53300 (too many connections).
+ */
+const CONNECTION_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[1235]|53300)$/
+
+/**
+ * True only for a failure to reach the server or a lost connection: the client's connection codes, a socket's,
+ * or a connection SQLSTATE, found on the error or its `cause` (drizzle wraps the client's error in a
+ * DrizzleQueryError). Anything else (an error about the statement, a fault of the gateway's own code) is not:
+ * counted as unreachable it would mark a running server down, answer 503s and be retried forever, instead of
+ * reaching the writers' isolate-and-dead-letter path.
  */
 export function isConnectionError(err: unknown): boolean {
-  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false
-  const e = err as { code?: string; errno?: string | number }
-  if (e?.code === 'ERR_POSTGRES_SERVER_ERROR') {
-    // Server-reported, but about the connection: class 08 (connection exception), 57P01-03 (shutting down, starting).
-    return typeof e.errno === 'string' && (e.errno.startsWith('08') || /^57P0[123]$/.test(e.errno))
+  for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, errno } = e as { code?: unknown; errno?: unknown }
+    if (typeof code !== 'string') continue
+    if (CLIENT_CONNECTION_CODES.has(code) || SOCKET_CODES.has(code)) return true
+    if (code === 'ERR_POSTGRES_SERVER_ERROR') return typeof errno === 'string' && CONNECTION_SQLSTATE.test(errno)
   }
-  return true
+  return false
 }
 
 export const drizzleOn = (sql: SQL) => drizzle({ client: sql })
