@@ -318,6 +318,34 @@ describe('roles inside a subtree', () => {
     expect(events.every((e: { user_path: string }) => e.user_path.startsWith(TEAM_A))).toBe(true)
   })
 
+  test("another tenant's workflows (scopes, plugin settings) are hidden; those that apply to the reader are shown", async () => {
+    const viewer = keys['scoped-viewer']
+    const otherKey = await createKey({ name: 'globex app', user_path: '/globex' })
+    const ownKey = await createKey({ name: 'team app', user_path: `${TEAM_A}/app` })
+    const mk = async (name: string, scope: Record<string, string>) =>
+      (await admin(t.master, 'POST', '/workflows', { name, scope, plugins: { 'system-prompt': { prompt: `secret of ${name}` } } })).body.id as string
+    const hidden = [
+      await mk('wf-globex-path', { user_path: '/globex' }),
+      await mk('wf-globex-key', { key_id: otherKey.id }),
+      await mk('wf-sibling', { user_path: '/acme/team-ab' }),
+    ]
+    const shown = [
+      await mk('wf-team', { user_path: TEAM_A }),
+      await mk('wf-parent', { user_path: '/acme' }),
+      await mk('wf-own-key', { key_id: ownKey.id }),
+      await mk('wf-model', { model: 'openai/gpt-4o' }),
+    ]
+    const listed = (await admin(viewer, 'GET', '/workflows')).body.data.map((w: { id: string }) => w.id)
+    for (const id of shown) expect(listed).toContain(id)
+    for (const id of hidden) {
+      expect(listed).not.toContain(id)
+      expect((await admin(viewer, 'GET', `/workflows/${id}`)).status).toBe(404)
+    }
+    expect((await admin(viewer, 'GET', `/workflows/${shown[0]}`)).status).toBe(200)
+    const unscoped = (await admin(keys['unscoped-viewer'], 'GET', '/workflows')).body.data.map((w: { id: string }) => w.id)
+    for (const id of [...hidden, ...shown]) expect(unscoped).toContain(id)
+  })
+
   test('usage sums cover the subtree only', async () => {
     const inside = await createKey({ name: 'usage inside', user_path: `${TEAM_A}/usage` })
     const outside = await createKey({ name: 'usage outside', user_path: '/globex/usage' })

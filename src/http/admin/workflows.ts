@@ -11,6 +11,8 @@ import { chainOrder } from '../../pipeline/types.ts'
 import type { WorkflowVersion } from '../../workflows/definition.ts'
 import { workflowInputSchema } from '../../workflows/definition.ts'
 import { z } from 'zod'
+import { workflowVisible } from '../../admin/workflow-scope.ts'
+import type { Principal } from '../../pipeline/context.ts'
 import { recordAdminChange } from './admin-events.ts'
 import { adminAnswer, adminDoc, adminResponses, jsonResponse, jsonSchemaOf, readJsonBody } from './admin-http.ts'
 import { adminPermission } from './permission.ts'
@@ -58,19 +60,24 @@ const notFound = (id: string) => new GatewayError({ status: 404, type: 'not_foun
 
 export function workflowRoutes(gateway: Gateway) {
   const registry = gateway.workflows
+  const visibleTo = (actor: Principal) => (v: WorkflowVersion) => workflowVisible(actor.admin?.scope ?? null, v.scope, (id) => gateway.keys.known(id))
   return new Elysia({ name: 'gateway/admin/workflows' })
     .use(adminPermission)
-    .get('/workflows', (context) => adminAnswer(gateway, context, async () => Response.json({ object: 'list', data: registry.list().map(toWorkflowView) })), {
-      permission: 'workflows.read',
-      detail: adminDoc('workflows', 'Active workflows with their features and plugin settings', undefined, adminResponses({ 200: jsonResponse(workflowList, 'The workflows') })),
-    })
+    .get(
+      '/workflows',
+      (context) => adminAnswer(gateway, context, async (actor) => Response.json({ object: 'list', data: registry.list().filter(visibleTo(actor)).map(toWorkflowView) })),
+      {
+        permission: 'workflows.read',
+        detail: adminDoc('workflows', 'Active workflows with their features and plugin settings', undefined, adminResponses({ 200: jsonResponse(workflowList, 'The workflows') })),
+      },
+    )
     .get(
       '/workflows/:id',
       (context) =>
-        adminAnswer(gateway, context, async () => {
+        adminAnswer(gateway, context, async (actor) => {
           const versions = await registry.history(context.params.id)
-          if (versions.length === 0) throw notFound(context.params.id)
-          return Response.json({ ...toWorkflowView(versions[0]!), versions: versions.map(toWorkflowView) })
+          if (versions.length === 0 || !visibleTo(actor)(versions[0]!)) throw notFound(context.params.id)
+          return Response.json({ ...toWorkflowView(versions[0]!), versions: versions.filter(visibleTo(actor)).map(toWorkflowView) })
         }),
       {
         permission: 'workflows.read',
