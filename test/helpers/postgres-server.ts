@@ -8,7 +8,7 @@
  * the machine is shared.
  */
 import { SQL } from 'bun'
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -56,7 +56,14 @@ async function freePort(): Promise<number> {
   return port
 }
 
-export async function startPostgres(options: { sharedBuffers?: string; maxConnections?: number } = {}): Promise<RunningPostgres> {
+export interface PostgresOptions {
+  sharedBuffers?: string
+  maxConnections?: number
+  /** PEM files of the server's certificate and key: the server then accepts TLS (`ssl=on`), and plain connections too. */
+  tls?: { certFile: string; keyFile: string }
+}
+
+export async function startPostgres(options: PostgresOptions = {}): Promise<RunningPostgres> {
   const bin = postgresBinDir()
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql; scripts/system-deps.sh does it)')
   const root = mkdtempSync(join(tmpdir(), 'gw-pg-'))
@@ -71,7 +78,22 @@ export async function startPostgres(options: { sharedBuffers?: string; maxConnec
   })
   if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`)
   const port = await freePort()
+  const tlsSettings: string[] = []
+  if (options.tls) {
+    // The server reads them as its own user and refuses a key others may read.
+    for (const [name, from] of [
+      ['server.crt', options.tls.certFile],
+      ['server.key', options.tls.keyFile],
+    ] as const) {
+      const to = join(root, name)
+      copyFileSync(from, to)
+      chmodSync(to, 0o600)
+      if (isRoot()) chownSync(to, Number(await Bun.$`id -u postgres`.text()), Number(await Bun.$`id -g postgres`.text()))
+    }
+    tlsSettings.push('ssl=on', `ssl_cert_file=${join(root, 'server.crt')}`, `ssl_key_file=${join(root, 'server.key')}`)
+  }
   const settings = [
+    ...tlsSettings,
     `port=${port}`,
     'listen_addresses=127.0.0.1',
     `unix_socket_directories=${root}`,

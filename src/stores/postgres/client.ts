@@ -25,9 +25,37 @@ export interface PostgresSettings {
 export function connectPostgres(settings: PostgresSettings): SQL {
   let tls: boolean | import('bun').TLSOptions | undefined
   if (settings.tls === 'require') tls = { rejectUnauthorized: false }
-  else if (settings.tls === 'verify-full') tls = settings.tlsCaFile ? { ca: Bun.file(settings.tlsCaFile) } : true
+  // `rejectUnauthorized` spelled out: Bun's client takes `tls: true` (or `{}`) as encrypt-only and accepts any
+  // certificate for any host name.
+  else if (settings.tls === 'verify-full') tls = { rejectUnauthorized: true, ...(settings.tlsCaFile ? { ca: Bun.file(settings.tlsCaFile) } : {}) }
   else if (settings.tls === 'disable') tls = false
   return new SQL({ url: settings.url, max: settings.poolSize, idleTimeout: 60, connectionTimeout: 10, ...(tls === undefined ? {} : { tls }) })
+}
+
+/**
+ * The start-up message for a connection TLS refused (the certificate's authority or host name, or a server
+ * without TLS), naming the setting to change; undefined for any other error.
+ */
+export function tlsFailureMessage(err: unknown, settings: PostgresSettings): string | undefined {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown }
+  if (typeof code !== 'string') return undefined
+  const host = hostOf(settings.url)
+  const said = `(${code}: ${String(message)})`
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return `PostgreSQL's certificate does not name the host '${host}' ${said}: with DATABASE_TLS=verify-full, DATABASE_URL must use a host name the certificate lists.`
+  if (code === 'ERR_POSTGRES_TLS_NOT_AVAILABLE') return `PostgreSQL at '${host}' does not accept TLS connections ${said}, and DATABASE_TLS=${settings.tls} requires one.`
+  if (code === 'ERR_POSTGRES_TLS_UPGRADE_FAILED') return `The TLS connection to PostgreSQL at '${host}' failed ${said} (DATABASE_TLS=${settings.tls}).`
+  if (TLS_FAILURE_CODE.test(code))
+    return `PostgreSQL's certificate at '${host}' is not signed by a trusted authority ${said}: with DATABASE_TLS=verify-full, set DATABASE_TLS_CA_FILE to the PEM bundle of the authority that signed it${settings.tlsCaFile ? ` (now ${settings.tlsCaFile})` : ' (now the system store)'}.`
+  return undefined
+}
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).hostname
+  } catch {
+    return '?'
+  }
 }
 
 /** Bun's client's own codes for a connection it could not make, or lost (bun-types: `SQL.PostgresError`). */
@@ -40,6 +68,9 @@ const CLIENT_CONNECTION_CODES = new Set([
   'ERR_POSTGRES_LIFETIME_TIMEOUT',
 ])
 
+/** A TLS handshake that failed: no TLS on the server, or a certificate not trusted or not naming the host. */
+const TLS_FAILURE_CODE = /^ERR_POSTGRES_TLS_|^ERR_TLS_CERT|CERT|UNABLE_TO_(GET|VERIFY)|SELF_SIGNED/
+
 /** A socket's own codes, should one arrive without the client's wrapping. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
 
@@ -51,8 +82,9 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPI
 const CONNECTION_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[1235]|53300)$/
 
 /**
- * True only for a failure to reach the server or a lost connection: the client's connection codes, a socket's,
- * or a connection SQLSTATE, found on the error or its `cause` (drizzle wraps the client's error in a
+ * True only for a failure to reach the server or a lost connection: the client's connection codes, a socket's, a
+ * TLS handshake that failed (a certificate changed under a running gateway: retried, like an outage), or a
+ * connection SQLSTATE, found on the error or its `cause` (drizzle wraps the client's error in a
  * DrizzleQueryError). Anything else (an error about the statement, a fault of the gateway's own code) is not:
  * counted as unreachable it would mark a running server down, answer 503s and be retried forever, instead of
  * reaching the writers' isolate-and-dead-letter path.
@@ -61,7 +93,7 @@ export function isConnectionError(err: unknown): boolean {
   for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const { code, errno } = e as { code?: unknown; errno?: unknown }
     if (typeof code !== 'string') continue
-    if (CLIENT_CONNECTION_CODES.has(code) || SOCKET_CODES.has(code)) return true
+    if (CLIENT_CONNECTION_CODES.has(code) || SOCKET_CODES.has(code) || TLS_FAILURE_CODE.test(code)) return true
     if (code === 'ERR_POSTGRES_SERVER_ERROR') return typeof errno === 'string' && CONNECTION_SQLSTATE.test(errno)
   }
   return false

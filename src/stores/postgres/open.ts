@@ -9,12 +9,13 @@
  * Every store call that fails because the server cannot be reached is turned into a StoreUnavailableError (an
  * admin call answers 503), and marks the database unreachable for /ready until a probe succeeds again.
  */
+import { existsSync } from 'node:fs'
 import { createAuditWriter } from '../../audit/audit-log.ts'
 import type { GatewayConfig } from '../../config/schema.ts'
 import type { Logger } from '../../log/logger.ts'
 import { createUsageWriter } from '../../usage/usage-writer.ts'
 import { StoreEvents } from '../batch-events.ts'
-import { StoreUnavailableError } from '../errors.ts'
+import { StoreConfigError, StoreUnavailableError } from '../errors.ts'
 import type { StoreOptions } from '../open.ts'
 import { sharedCaches } from '../shared-caches.ts'
 import type { StoreHealth, Stores } from '../types.ts'
@@ -22,7 +23,7 @@ import { type BatchWrites, startWriteThread, WriteThreadError } from '../write-t
 import { PostgresKeyStore } from './api-keys.ts'
 import { PostgresAuditStore } from './audit-log.ts'
 import { PostgresChanges } from './changes.ts'
-import { applyPgMigrations, connectPostgres, drizzleOn, isConnectionError, type PostgresSettings } from './client.ts'
+import { applyPgMigrations, connectPostgres, drizzleOn, isConnectionError, type PostgresSettings, tlsFailureMessage } from './client.ts'
 import { PostgresLease } from './lease.ts'
 import { postgresLimitStore } from './limits.ts'
 import { postgresMigrations } from './migrations.ts'
@@ -36,8 +37,16 @@ const PARTITIONS_MS = 60 * 60_000
 
 export async function openPostgresStores(config: GatewayConfig, log: Logger, options: StoreOptions = {}): Promise<Stores> {
   const settings: PostgresSettings = { url: config.database.url!, poolSize: config.database.pool_size, tls: config.database.tls, tlsCaFile: config.database.tls_ca_file }
+  if (settings.tlsCaFile && !existsSync(settings.tlsCaFile)) throw new StoreConfigError(`DATABASE_TLS_CA_FILE (database.tls_ca_file): ${settings.tlsCaFile} does not exist.`)
   const sql = connectPostgres(settings)
-  await applyPgMigrations(sql, postgresMigrations, log)
+  try {
+    await applyPgMigrations(sql, postgresMigrations, log)
+  } catch (err) {
+    const tls = tlsFailureMessage(err, settings)
+    if (!tls) throw err
+    await sql.close()
+    throw new StoreConfigError(tls)
+  }
   const db = drizzleOn(sql)
   const lease = new PostgresLease(sql)
 
