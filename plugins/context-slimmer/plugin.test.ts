@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import { loadCountThread } from '../../src/tokens/count-thread.ts'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { contextSlimmerConfig } from './manifest.ts'
-import { contextSlimmer, slimText } from './plugin.ts'
+import { contextSlimmer, slimText, trimLineEnds } from './plugin.ts'
 import { slimToolResults } from './tool-results.ts'
 
 // The tokenizer thread loads its tables before counting; waiting here keeps the first test's time for the test.
@@ -11,6 +12,38 @@ beforeAll(() => loadCountThread(), 30_000)
 test('whitespace in tool output collapses without touching words', async () => {
   expect(slimText('a    b\t\tc   \n\n\n\n\nd  ', true, true)).toBe('a b c\n\nd')
   expect(slimText('keep  this', false, false)).toBe('keep  this')
+})
+
+describe('trailing blanks: what /[ \\t]+$/gm removed, in time linear in the text', () => {
+  // The regex this replaces: quadratic in a run of blanks that does not end a line.
+  const former = (text: string) => text.replace(/[ \t]+$/gm, '')
+
+  test('ordinary tool output', () => {
+    for (const text of ['total 8  \r\n-rw-r--r--  1 a  b\t\n\tindented\n  \n', 'x \u2028y\t\u2029z  ', '   ', '', 'no blanks']) expect(trimLineEnds(text)).toBe(former(text))
+    expect(trimLineEnds('a  \nb\t')).toBe('a\nb')
+  })
+
+  test('fuzzed', () => {
+    const text = fc.array(fc.constantFrom(' ', '\t', 'a', 'b c', '\n', '\r', '\r\n', '\u2028', '\u2029', '\u00a0'), { maxLength: 40 }).map((p) => p.join(''))
+    fc.assert(
+      fc.property(text, fc.boolean(), fc.boolean(), (t, collapse, trim) => {
+        expect(trimLineEnds(t)).toBe(former(t))
+        const formerSlim = collapse ? (trim ? former(t) : t).replace(/[ \t]{2,}/g, ' ').replace(/\n{3,}/g, '\n\n') : trim ? former(t) : t
+        expect(slimText(t, collapse, trim)).toBe(formerSlim)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  test('80,000 blanks before a letter, and fuzzed hostile runs of 80,000 characters, take milliseconds', () => {
+    const hostile = [' '.repeat(80_000) + 'x', '\t '.repeat(40_000) + 'x\n', ' x'.repeat(40_000)]
+    const generated = fc.sample(fc.string({ unit: fc.constantFrom(' ', '\t', 'x', '\n'), minLength: 1, maxLength: 8 }), { numRuns: 20, seed: 26 })
+    for (const text of [...hostile, ...generated.map((unit) => unit.repeat(Math.ceil(80_000 / unit.length)))]) {
+      const started = performance.now()
+      slimText(text, true, true)
+      expect(performance.now() - started).toBeLessThan(50)
+    }
+  })
 })
 
 test('slims tool results and duplicate tools, counts the saved tokens, leaves user text alone', async () => {

@@ -1,7 +1,10 @@
 /**
  * @module What the guardrails look for. Each detector finds spans in a text; cards are Luhn-checked and
- * phone numbers need 9–15 digits, so order numbers and dates are not flagged.
+ * phone numbers need 9–15 digits, so order numbers and dates are not flagged. Every detector runs in time linear
+ * in the text, whatever the text: the regexes below cannot backtrack more than a bounded amount at a start (each
+ * quantified piece is followed by something it cannot match), the others are scanners (scanners.ts).
  */
+import { emailSpans, pemBlockSpans, phoneCandidateSpans } from './scanners.ts'
 
 export type DetectorKind = 'email' | 'phone' | 'card' | 'secret' | 'pattern'
 
@@ -33,33 +36,33 @@ export function luhnValid(digits: string): boolean {
   return sum % 10 === 0
 }
 
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g
-// Optional +country, then digits with single spaces, dots, dashes or parentheses between them.
-const PHONE = /(?<![\w+])\+?\(?\d{1,4}\)?(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?![\w])/g
+// Each step takes one digit and at most one separator, so a start backtracks through at most 19 steps.
 const CARD = /(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)/g
+// A prefix, then one class repeated to the end (nothing after it to fail) or to a fixed length.
 const SECRETS = [
   /\bsk-(?:proj-|ant-|gw-)?[A-Za-z0-9_-]{20,}/g, // OpenAI, Anthropic, this gateway
   /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key id
-  /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g, // GitHub tokens
+  /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g, // GitHub tokens (the run before a failing \b is walked back once per start)
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
   /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API key
-  /-----BEGIN (?:RSA |EC |OPENSSH |DSA |PGP )?PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END (?:RSA |EC |OPENSSH |DSA |PGP )?PRIVATE KEY( BLOCK)?-----/g,
 ]
 
+/** A phone number has 9–15 digits and some separator structure or a leading +; plain long numbers and dates are not. */
+function isPhone(text: string, { start, end }: Span): boolean {
+  const m = text.slice(start, end)
+  const digits = m.replace(/\D/g, '')
+  return digits.length >= 9 && digits.length <= 15 && (m.startsWith('+') || /[\s.()-]/.test(m)) && !/^\d{4}-\d{2}-\d{2}$/.test(m)
+}
+
 export const detectors: Record<Exclude<DetectorKind, 'pattern'>, Detector> = {
-  email: (text) => spans(EMAIL, text),
-  phone: (text) =>
-    spans(PHONE, text, (m) => {
-      const digits = m.replace(/\D/g, '')
-      // a phone number has 9–15 digits and some separator structure or a leading +; plain long numbers are not phones
-      return digits.length >= 9 && digits.length <= 15 && (m.startsWith('+') || /[\s.()-]/.test(m)) && !/^\d{4}-\d{2}-\d{2}$/.test(m)
-    }),
+  email: emailSpans,
+  phone: (text) => phoneCandidateSpans(text).filter((span) => isPhone(text, span)),
   card: (text) =>
     spans(CARD, text, (m) => {
       const digits = m.replace(/\D/g, '')
       return digits.length >= 13 && digits.length <= 19 && luhnValid(digits)
     }),
-  secret: (text) => SECRETS.flatMap((re) => spans(re, text)),
+  secret: (text) => [...SECRETS.flatMap((re) => spans(re, text)), ...pemBlockSpans(text)],
 }
 
 /** A blocked-pattern detector from a regex source or a word list (whole words, case-insensitive). */

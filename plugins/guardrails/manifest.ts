@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { definePluginManifest } from '../../src/pipeline/types.ts'
+import { nestedQuantifier } from './pattern-safety.ts'
 
 const ruleSchema = z
   .strictObject({
@@ -25,7 +26,11 @@ const ruleSchema = z
         new RegExp(rule.pattern)
       } catch (error) {
         ctx.addIssue({ code: 'custom', path: ['pattern'], message: `not a valid regular expression: ${(error as Error).message}` })
+        return
       }
+      // The pattern runs on the client's text: one that can backtrack exponentially would let a request stall the gateway.
+      const nested = nestedQuantifier(rule.pattern)
+      if (nested) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `${nested} (as in "(a+)+"): it can take exponential time on some texts` })
     }
   })
 

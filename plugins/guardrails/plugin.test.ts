@@ -92,3 +92,9 @@ test('an invalid regex is a config error naming the field', () => {
   expect(result.success).toBe(false)
   expect(result.error!.issues[0]!.path).toEqual(['rules', 0, 'pattern'])
 })
+
+test('a pattern that can backtrack exponentially is a config error naming the field', () => {
+  const result = guardrailsConfig.safeParse({ rules: [{ name: 'greedy', kind: 'pattern', pattern: '^(\\w+\\s?)*$' }] })
+  expect(result.success).toBe(false)
+  expect(result.error!.issues[0]).toMatchObject({ path: ['rules', 0, 'pattern'], message: expect.stringContaining('exponential time') })
+})

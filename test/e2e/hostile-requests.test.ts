@@ -5,8 +5,10 @@
  * megabyte bodies, the fault upstream) does not count against its latency, and its memory can be read.
  */
 import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import { healthDuringAttempts } from '../helpers/fault-upstream.ts'
 import { useFaultGateway } from '../helpers/fault-gateway.ts'
+import { writeGatewayYaml } from '../helpers/gateway.ts'
 import { peakRssDuring, rssMb } from '../helpers/gateway-process.ts'
 
 const MASTER = 'master-key-hostile-requests-0123456789'
@@ -123,4 +125,109 @@ describe('a body of millions of empty messages (issue 26 defect 1)', () => {
     expect(await healthDuringAttempts(f.gw.url, call, { goodMs: 250 })).toBeLessThan(250)
     expect((await call()).status).toBe(200)
   })
+})
+
+describe('every detector and rewriter takes time linear in its text (issue 26 defect 3)', () => {
+  // Mask rules only: every detector runs on every text of every request (a block rule stops at its first match).
+  const rewriting = useFaultGateway({
+    GATEWAY_MASTER_KEY: MASTER,
+    OPENAI_API_KEY: 'sk-fault-upstream-key-0000000000',
+    GATEWAY_CONFIG: writeGatewayYaml(`
+workflows:
+  - name: default
+    features: { guardrails: true }
+    plugins:
+      system-prompt: { prompt: "Answer in English.", mode: prepend }
+      context-slimmer: { enabled: true }
+      guardrails:
+        rules:
+          - { name: emails, kind: email, action: mask }
+          - { name: phones, kind: phone, action: mask }
+          - { name: cards, kind: card, action: mask }
+          - { name: secrets, kind: secret, action: mask }
+          - { name: words, kind: pattern, words: [falcon, "project x"], action: mask }
+`),
+  })
+
+  const SIZE = 80_000
+  const repeatTo = (unit: string, size = SIZE) => unit.repeat(Math.ceil(size / unit.length))
+  /** Units from `pieces`, fuzzed (a fixed seed, so a failure names its input again), each repeated to 80,000 characters. */
+  const fuzzed = (pieces: string[]) =>
+    fc.sample(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 10 }), { numRuns: 6, seed: 26 }).map((unit) => repeatTo(unit.join('')))
+  const asUser = (text: string) => [{ role: 'user', content: text }]
+  const asToolResult = (text: string) => [
+    { role: 'user', content: 'list the files' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'c1', content: text },
+  ]
+  const asSystem = (text: string) => [
+    { role: 'system', content: text },
+    { role: 'user', content: 'hi' },
+  ]
+
+  const CASES: { name: string; messages: (text: string) => unknown[]; texts: string[] }[] = [
+    {
+      name: 'context slimmer, trailing blanks and runs of blanks in a tool result',
+      messages: asToolResult,
+      texts: [`${' '.repeat(20_000)}x`, `${' '.repeat(SIZE)}x`, repeatTo('\t x'), ...fuzzed([' ', '\t', 'x', '\n', '\r'])],
+    },
+    {
+      name: 'guardrails e-mail detector',
+      messages: asUser,
+      texts: ['a'.repeat(SIZE), `${'a'.repeat(SIZE / 2)}@${'b.'.repeat(SIZE / 4)}`, repeatTo('a.'), ...fuzzed(['a', '1', '.', '_', '+', '-', '@', 'co', ' '])],
+    },
+    {
+      name: 'guardrails PEM (secret) detector, 400 KB',
+      messages: asUser,
+      texts: [
+        repeatTo('-----BEGIN PRIVATE KEY-----', 400_000),
+        `-----BEGIN RSA PRIVATE KEY-----${repeatTo('-----END RSA ', 400_000)}`,
+        ...fuzzed(['-----BEGIN ', '-----END ', 'RSA ', 'PRIVATE KEY', ' BLOCK', '-----', 'sk-', 'a', '\n']),
+      ],
+    },
+    {
+      name: 'guardrails phone detector',
+      messages: asUser,
+      texts: [repeatTo(` ${'1'.repeat(28)}x`), repeatTo(' 12 12 12 12 12 12 12 12 12x'), ...fuzzed(['1', '23', '4567', ' ', '.', '-', '(', ')', '+', 'a'])],
+    },
+    { name: 'guardrails card detector', messages: asUser, texts: [repeatTo('1 '), repeatTo(`${'4'.repeat(18)}x`), ...fuzzed(['1', '4', ' ', '-', 'x'])] },
+    { name: 'guardrails word pattern', messages: asUser, texts: [repeatTo('falco'), repeatTo('project '), ...fuzzed(['falc', 'on', 'project', ' ', 'x', 'F'])] },
+    { name: 'system prompt, prepended to a long system message', messages: asSystem, texts: [repeatTo('Be brief. ', 400_000), ...fuzzed(['a', ' ', '\n'])] },
+  ]
+
+  const chat = (messages: unknown[]) =>
+    fetch(`${rewriting.gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages }),
+    })
+
+  test('the workflow runs every one of them (what the texts below go through)', async () => {
+    const res = await chat([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'mail bob@example.com or +1 (415) 555-0132, card 4111 1111 1111 1111, project falcon, sk-proj-abcdefghijklmnopqrstuvwxyz' },
+      ...asToolResult('a.txt   1   \nb.txt\t\n').slice(1),
+    ])
+    expect(res.status).toBe(200)
+    const sent = rewriting.upstream.requests.at(-1)!.body as { messages: { content: string }[] }
+    expect(sent.messages[0]!.content).toBe('Answer in English.\n\nBe brief.')
+    expect(sent.messages[1]!.content).toBe('mail [EMAIL] or [PHONE], card [CARD], project [REDACTED], [SECRET]')
+    expect(sent.messages.at(-1)!.content).toBe('a.txt 1\nb.txt\n')
+  })
+
+  for (const { name, messages, texts } of CASES) {
+    test(`${name}: /health answers within 100 ms while the hostile texts are handled`, async () => {
+      const statuses: number[] = []
+      const all = async () => {
+        statuses.length = 0
+        for (const text of texts) {
+          const res = await chat(messages(text))
+          await res.arrayBuffer()
+          statuses.push(res.status)
+        }
+      }
+      expect(await healthDuringAttempts(rewriting.gw.url, all)).toBeLessThan(100)
+      expect(statuses).toEqual(texts.map(() => 200))
+    }, 60_000)
+  }
 })
