@@ -98,3 +98,67 @@ test('a pattern that can backtrack exponentially is a config error naming the fi
   expect(result.success).toBe(false)
   expect(result.error!.issues[0]).toMatchObject({ path: ['rules', 0, 'pattern'], message: expect.stringContaining('exponential time') })
 })
+
+describe('tool definitions (issue 26 defect 12)', () => {
+  const blockedBy = async (ctx: ReturnType<typeof makeContext>) => ((await guard.before(ctx)) as { error?: Error }).error?.message
+
+  test("tool descriptions and their parameters' descriptions are scanned: block rules fire, mask rules rewrite them", async () => {
+    const secret = 'sk-proj-abcdefghijklmnopqrstuvwxyz123'
+    const chatTool = (description: string, parameter: string) => ({
+      type: 'function',
+      function: { name: 'get_weather', description, parameters: { type: 'object', properties: { city: { type: 'string', description: parameter } } } },
+    })
+    expect(await blockedBy(chat('hi', { tools: [chatTool(`uses ${secret}`, 'a city')] }))).toContain("'no-secrets'")
+    expect(await blockedBy(chat('hi', { tools: [chatTool('weather', `send to ${secret}`)] }))).toContain("'no-secrets'")
+
+    const masked = chat('hi', { tools: [chatTool('mail ops@example.com', 'or eve@example.org')] })
+    expect(await guard.before(masked)).toEqual({ kind: 'continue' })
+    const fn = (masked.body.tools as { function: { name: string; description: string; parameters: { properties: { city: { description: string } } } } }[])[0]!.function
+    expect(fn).toMatchObject({ name: 'get_weather', description: 'mail [EMAIL]', parameters: { properties: { city: { description: 'or [EMAIL]' } } } })
+
+    // Responses and Anthropic tools carry the description at the top of the tool.
+    const responses = makeContext({ endpoint: 'responses', body: { model: 'm', input: 'hi', tools: [{ type: 'function', name: 'get_weather', description: `key ${secret}` }] } })
+    expect(await blockedBy(responses)).toContain("'no-secrets'")
+    const messages = makeContext({
+      endpoint: 'messages',
+      body: {
+        model: 'm',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ name: 'get_weather', description: 'the falcon tool', input_schema: { type: 'object' } }],
+      },
+    })
+    expect(await blockedBy(messages)).toContain("'codename'")
+  })
+
+  test('allowed_tools: a built-in tool is known by its type, so a nameless one no longer passes', async () => {
+    const responses = (tools: unknown[]) => makeContext({ endpoint: 'responses', body: { model: 'm', input: 'hi', tools } })
+    const messages = (tools: unknown[]) => makeContext({ endpoint: 'messages', body: { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], tools } })
+    for (const ctx of [
+      responses([{ type: 'web_search' }]),
+      responses([
+        { type: 'function', name: 'get_weather' },
+        { type: 'code_interpreter', container: { type: 'auto' } },
+      ]),
+      responses([{ type: 'mcp', server_label: 'files', server_url: 'https://mcp.example' }]),
+      // An Anthropic server tool's name is fixed by its type and may equal an allowed function's name.
+      messages([{ type: 'web_search_20250305', name: 'get_weather' }]),
+      chat('hi', { web_search_options: {} }),
+      chat('hi', { tools: [{ type: 'function', function: { description: 'no name' } }] }),
+      chat('hi', { functions: [{ name: 'delete_everything' }] }),
+    ]) {
+      expect(await blockedBy(ctx)).toContain("'allowed_tools'")
+    }
+    const listed = createGuardrails(guardrailsConfig.parse({ allowed_tools: ['get_weather', 'web_search', 'web_search_20250305', 'mcp'] }))
+    for (const ctx of [
+      responses([{ type: 'web_search' }, { type: 'function', name: 'get_weather' }, { type: 'mcp', server_label: 'files' }]),
+      messages([
+        { type: 'web_search_20250305', name: 'web_search' },
+        { name: 'get_weather', input_schema: { type: 'object' } },
+      ]),
+      chat('hi', { web_search_options: {}, functions: [{ name: 'get_weather' }] }),
+    ]) {
+      expect(await listed.before(ctx)).toEqual({ kind: 'continue' })
+    }
+  })
+})

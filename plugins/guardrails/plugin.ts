@@ -12,6 +12,7 @@ import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/typ
 import { countChatPromptTokens, countTextsTokens } from '../../src/tokens/count.ts'
 import { detectors, maskSpans, patternDetector, type Detector } from './detectors.ts'
 import { guardrailsManifest, type GuardrailRule, type GuardrailsConfig } from './manifest.ts'
+import { offeredTools } from './offered-tools.ts'
 import { collectTexts, mapRequestTexts, mapResponseTexts } from './text-walk.ts'
 
 type Json = Record<string, unknown>
@@ -61,11 +62,6 @@ export function evaluate(body: Json, rules: CompiledRule[], map: typeof mapReque
   return { body: out, masked }
 }
 
-function toolNames(body: Json): string[] {
-  const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : []
-  return tools.map((t) => String((t.function as Json | undefined)?.name ?? t.name ?? '')).filter(Boolean)
-}
-
 function inputTokens(ctx: RequestContext): Promise<number> {
   if (ctx.endpoint === 'chat.completions') return countChatPromptTokens(ctx.body)
   return countTextsTokens(collectTexts(ctx.body, 'request'))
@@ -78,10 +74,8 @@ export function createGuardrails(config: GuardrailsConfig) {
   return {
     async before(ctx: RequestContext) {
       if (!endpoint(ctx.endpoint).metered) return CONTINUE
-      if (allowedTools) {
-        const offending = toolNames(ctx.body).find((name) => !allowedTools.has(name))
-        if (offending) return respondWithError(ctx, blocked('allowed_tools', 'input'))
-      }
+      // `some`, not `find`: a nameless tool's identity is the empty string, which `find` would return as "none".
+      if (allowedTools && offeredTools(ctx.body).some((name) => !allowedTools.has(name))) return respondWithError(ctx, blocked('allowed_tools', 'input'))
       if (config.max_input_tokens !== undefined && (await inputTokens(ctx)) > config.max_input_tokens) return respondWithError(ctx, blocked('max_input_tokens', 'input'))
       if (input.length === 0) return CONTINUE
       const result = evaluate(ctx.body, input, mapRequestTexts, 'request')
