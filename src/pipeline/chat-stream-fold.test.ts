@@ -45,3 +45,21 @@ test('keeps several choices apart and remembers a stream-borne error', () => {
   ])
   expect(fold.error).toEqual({ message: 'boom' })
 })
+
+test('hostile tool-call indexes (5×10⁷, 2³²−2) are kept sparsely: folded at once, in index order, nothing invented', () => {
+  const fold = new ChatStreamFold()
+  const call = (index: number, id: string, args: string) => ({
+    choices: [{ index: 0, delta: { tool_calls: [{ index, id, type: 'function', function: { name: id, arguments: args } }] } }],
+  })
+  const started = performance.now()
+  fold.add(call(4_294_967_294, 'last', '{}'))
+  fold.add(call(50_000_000, 'middle', '{"a":'))
+  fold.add({ choices: [{ index: 0, delta: { tool_calls: [{ index: 50_000_000, function: { arguments: '1}' } }] } }] })
+  fold.add(call(0, 'first', '{}'))
+  // No index: after the highest one seen, as a client appending to a list would read it.
+  fold.add({ choices: [{ index: 0, delta: { tool_calls: [{ id: 'unnumbered', type: 'function', function: { name: 'u', arguments: '' } }] }, finish_reason: 'tool_calls' }] })
+  const calls = (fold.result() as { choices: { message: { tool_calls: { id: string; function: { arguments: string } }[] } }[] }).choices[0]!.message.tool_calls
+  expect(performance.now() - started).toBeLessThan(50)
+  expect(calls.map((c) => c.id)).toEqual(['first', 'middle', 'last', 'unnumbered'])
+  expect(calls[1]!.function.arguments).toBe('{"a":1}')
+})

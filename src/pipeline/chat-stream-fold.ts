@@ -15,7 +15,13 @@ interface ChoiceAcc {
   content: string | null
   refusal: string | null
   reasoning: string | null
-  toolCalls: ToolCallAcc[]
+  /**
+   * By the upstream's tool-call index, which is any number it sends: an array indexed by it would be sparse, and
+   * listing one whose only call is at 5×10⁷ (or 2³²−2) walks every hole (seconds to minutes).
+   */
+  toolCalls: Map<number, ToolCallAcc>
+  /** Where a call without an index goes: after the highest index seen. */
+  nextToolIndex: number
   finishReason: string | null
 }
 
@@ -48,7 +54,7 @@ export class ChatStreamFold {
     const index = typeof c.index === 'number' ? c.index : 0
     let acc = this.choices.get(index)
     if (!acc) {
-      acc = { index, role: 'assistant', content: null, refusal: null, reasoning: null, toolCalls: [], finishReason: null }
+      acc = { index, role: 'assistant', content: null, refusal: null, reasoning: null, toolCalls: new Map(), nextToolIndex: 0, finishReason: null }
       this.choices.set(index, acc)
     }
     const delta = (c.delta ?? {}) as Record<string, unknown>
@@ -59,8 +65,13 @@ export class ChatStreamFold {
     if (typeof reasoning === 'string') acc.reasoning = (acc.reasoning ?? '') + reasoning
     if (Array.isArray(delta.tool_calls)) {
       for (const tc of delta.tool_calls as Record<string, unknown>[]) {
-        const i = typeof tc.index === 'number' ? tc.index : acc.toolCalls.length
-        const slot = (acc.toolCalls[i] ??= { type: 'function', function: { name: '', arguments: '' } })
+        const i = typeof tc.index === 'number' ? tc.index : acc.nextToolIndex
+        if (i >= acc.nextToolIndex) acc.nextToolIndex = i + 1
+        let slot = acc.toolCalls.get(i)
+        if (!slot) {
+          slot = { type: 'function', function: { name: '', arguments: '' } }
+          acc.toolCalls.set(i, slot)
+        }
         if (typeof tc.id === 'string') slot.id = tc.id
         if (typeof tc.type === 'string') slot.type = tc.type
         const fn = (tc.function ?? tc.custom ?? {}) as Record<string, unknown>
@@ -79,7 +90,7 @@ export class ChatStreamFold {
       .map((c) => {
         const message: Record<string, unknown> = { role: c.role, content: c.content, refusal: c.refusal }
         if (c.reasoning !== null) message.reasoning_content = c.reasoning
-        if (c.toolCalls.length > 0) message.tool_calls = c.toolCalls.filter(Boolean)
+        if (c.toolCalls.size > 0) message.tool_calls = [...c.toolCalls].sort(([a], [b]) => a - b).map(([, call]) => call)
         return { index: c.index, message, logprobs: null, finish_reason: c.finishReason }
       })
     const out: Record<string, unknown> = { id: this.id, object: 'chat.completion', created: this.created, model: this.model, choices }

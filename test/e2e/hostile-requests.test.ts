@@ -231,3 +231,29 @@ workflows:
     }, 60_000)
   }
 })
+
+// OpenAI providers answer /v1/responses natively (the fault upstream has no such route); the Responses translation
+// keeps tool calls in a Map by index and never lists by index (src/protocols/responses/stream.ts).
+describe('hostile upstream tool-call indexes (issue 26 defect 12)', () => {
+  const toolsBody = { model: 'openai/huge-tool-index', stream: true, tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }] }
+  const ingresses: [string, string, Record<string, unknown>, string][] = [
+    ['chat', '/v1/chat/completions', { ...toolsBody, messages: [{ role: 'user', content: 'weather?' }] }, '"call_huge"'],
+    [
+      'Anthropic Messages',
+      '/v1/messages',
+      { ...toolsBody, max_tokens: 50, messages: [{ role: 'user', content: 'weather?' }], tools: [{ name: 'get_weather', input_schema: { type: 'object' } }] },
+      'Paris',
+    ],
+  ]
+  for (const [name, path, body, expected] of ingresses) {
+    test(`${name}: a stream whose tool call is numbered 2³²−2 is passed on and audited at once; /health within 100 ms`, async () => {
+      const call = () => post(path, body).then(async (res) => ({ status: res.status, requestId: res.headers.get('x-request-id')!, text: await res.text() }))
+      expect(await healthDuringAttempts(f.gw.url, call)).toBeLessThan(100)
+      const answer = await call()
+      expect(answer.status).toBe(200)
+      expect(answer.text).toContain(expected)
+      const entry = await f.admin.entryFor(answer.requestId)
+      expect(JSON.stringify(entry.data.response_body)).toContain('Paris')
+    })
+  }
+})

@@ -15,6 +15,7 @@
  * | `huge-answer` | a 200 JSON answer of `metadata.bytes` (default 100 MiB), streamed |
  * | `non-json-200` | a 200 `application/json` answer that is HTML |
  * | `echo-key` | a 401 whose message, body and headers echo the credential the gateway sent |
+ * | `huge-tool-index` | a streamed tool call whose chunks number it 4294967294 (2³²−2, the largest array index), then `tool_calls` |
  * | anything else | a normal short answer |
  */
 import type { RecordedRequest } from './mock-openai-upstream.ts'
@@ -185,6 +186,21 @@ export function startFaultUpstream(): FaultUpstream {
         const size = Number.isFinite(bytes) ? bytes : 100 * 1024 * 1024
         const [head, tail] = JSON.stringify(completion(model, 'X')).split('"content":"X"') as [string, string]
         return new Response(repeated(size, 'a', onCancel, `${head}"content":"`, `"${tail}`), { headers: { 'content-type': 'application/json' } })
+      }
+      case 'huge-tool-index': {
+        const index = 4_294_967_294
+        const frames = [
+          chunkFrame(model, { role: 'assistant', content: null }),
+          chunkFrame(model, { tool_calls: [{ index, id: 'call_huge', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }] }),
+          chunkFrame(model, { tool_calls: [{ index, function: { arguments: '"Paris"}' } }] }),
+          `${chunkFrame(model, {}, 'tool_calls')}data: [DONE]\n\n`,
+        ]
+        if (!stream) return Response.json(completion(model, 'only streamed'))
+        let i = 0
+        return new Response(
+          pulled(() => frames[i++], onCancel),
+          { headers: SSE_HEADERS },
+        )
       }
       case 'non-json-200':
         return new Response('<html><body><h1>Welcome to nginx!</h1></body></html>', { status: 200, headers: { 'content-type': 'application/json' } })

@@ -23,7 +23,8 @@ function parse(data: string): Json | undefined {
 
 export class MessagesStreamFold implements StreamFold {
   private message?: Json
-  private readonly blocks: Json[] = []
+  /** By the upstream's block index, any number it sends (an array indexed by it would be sparse: see ChatStreamFold). */
+  private readonly blocks = new Map<number, Json>()
   /** Tool input arrives as JSON text in pieces; parsed when asked for the result. */
   private readonly inputJson = new Map<number, string>()
   private usageSoFar: Json = {}
@@ -41,7 +42,7 @@ export class MessagesStreamFold implements StreamFold {
         this.usageSoFar = { ...((this.message.usage as Json) ?? {}) }
         break
       case 'content_block_start':
-        this.blocks[Number(payload.index)] = { ...((payload.content_block as Json) ?? {}) }
+        this.blocks.set(Number(payload.index), { ...((payload.content_block as Json) ?? {}) })
         break
       case 'content_block_delta':
         this.delta(Number(payload.index), (payload.delta ?? {}) as Json)
@@ -62,7 +63,7 @@ export class MessagesStreamFold implements StreamFold {
   }
 
   private delta(index: number, delta: Json): void {
-    const block = this.blocks[index]
+    const block = this.blocks.get(index)
     if (!block) return
     if (delta.type === 'text_delta') block.text = String(block.text ?? '') + String(delta.text ?? '')
     else if (delta.type === 'thinking_delta') block.thinking = String(block.thinking ?? '') + String(delta.thinking ?? '')
@@ -72,8 +73,9 @@ export class MessagesStreamFold implements StreamFold {
 
   result(): unknown {
     if (!this.message) return undefined
-    const content = this.blocks
-      .map((block, i) => {
+    const content = [...this.blocks]
+      .sort(([a], [b]) => a - b)
+      .map(([i, block]) => {
         const json = this.inputJson.get(i)
         if (json === undefined) return block
         try {
@@ -82,7 +84,6 @@ export class MessagesStreamFold implements StreamFold {
           return { ...block, input: json }
         }
       })
-      .filter(Boolean)
     return { ...this.message, content, usage: { ...this.usageSoFar } }
   }
 

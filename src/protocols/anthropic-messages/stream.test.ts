@@ -210,3 +210,23 @@ describe('messages stream codec', () => {
     })
   })
 })
+
+test('the fold of an upstream stream with hostile content block indexes (5×10⁷) is made at once, blocks in index order', () => {
+  const fold = new MessagesStreamFold()
+  const event = (type: string, payload: Record<string, unknown>) => fold.add({ event: type, data: JSON.stringify({ type, ...payload }) })
+  const started = performance.now()
+  event('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], usage: { input_tokens: 3 } } })
+  event('content_block_start', { index: 50_000_000, content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} } })
+  event('content_block_delta', { index: 50_000_000, delta: { type: 'input_json_delta', partial_json: '{"a":1}' } })
+  event('content_block_start', { index: 4_294_967_294, content_block: { type: 'text', text: '' } })
+  event('content_block_delta', { index: 4_294_967_294, delta: { type: 'text_delta', text: 'done' } })
+  event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
+  event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'hi' } })
+  const content = (fold.result() as { content: unknown[] }).content
+  expect(performance.now() - started).toBeLessThan(50)
+  expect(content).toEqual([
+    { type: 'text', text: 'hi' },
+    { type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } },
+    { type: 'text', text: 'done' },
+  ])
+})
