@@ -7,7 +7,7 @@ import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { Gateway } from '../app.ts'
-import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
+import { errorResponse, GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import type { EndpointId } from '../pipeline/context.ts'
 import { ENDPOINTS, type Endpoint } from '../protocols/endpoints.ts'
 import { gatewayErrorSchema } from '../audit/schemas.ts'
@@ -17,6 +17,7 @@ import { adminRoutes } from './admin/routes.ts'
 import { dashboardRoutes } from './dashboard.ts'
 import { metricsRoutes } from './metrics.ts'
 import { openApiSchema } from './openapi-schema.ts'
+import { decodePathParam } from './path-param.ts'
 
 type BunServer = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void } | null
 
@@ -30,7 +31,8 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
   const credentials = new KeyAuthenticator(gateway.config.master_key, gateway.keys)
   const bodyDeadlineMs = gateway.config.server.body_timeout_seconds * 1000
 
-  async function handleV1(request: Request, server: BunServer, endpoint: EndpointId, pathParam?: string): Promise<Response> {
+  async function handleV1(request: Request, server: BunServer, endpoint: EndpointId, rawPathParam?: string): Promise<Response> {
+    const pathParam = rawPathParam === undefined ? undefined : decodePathParam(rawPathParam)
     const { ctx, closeConnection } = await buildRequestContext({
       request,
       endpoint,
@@ -40,8 +42,10 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
       bodyDeadlineMs,
       authentication: credentials.authenticate(request.headers),
       requestsEnd: gateway.endRequests,
-      pathParam,
+      pathParam: typeof pathParam === 'string' ? pathParam : rawPathParam,
     })
+    // Raised after authentication, like every ingress error (an unauthenticated caller gets the 401).
+    if (pathParam instanceof GatewayError) ctx.ingressError ??= pathParam
     // Only now, with the body in: long generations and quiet streams must not be cut by the server's idle timeout
     // (the upstream call has its own deadlines), but a body that stops arriving must be.
     if (!closeConnection) {
@@ -165,7 +169,8 @@ function v1Responses(e: Endpoint) {
   return { 200: ok, ...Object.fromEntries(V1_ERROR_STATUSES.map((status) => [String(status), error])) }
 }
 
-type V1Handler = (request: Request, server: BunServer, endpoint: EndpointId, pathParam?: string) => Promise<Response>
+/** `rawPathParam`: the rest of a wildcard route's path as it came, percent-encoded. */
+type V1Handler = (request: Request, server: BunServer, endpoint: EndpointId, rawPathParam?: string) => Promise<Response>
 
 /** One route per row of the endpoint table; the body is read by ingress, never parsed by Elysia. */
 function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schema: z.ZodType, description: string) => unknown) {
@@ -183,7 +188,7 @@ function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schem
     type Context = { request: Request; server: BunServer; params: Record<string, string> }
     // Elysia compiles each handler from what it reads: only wildcard routes touch `params`.
     const handler = wildcard
-      ? ({ request, server, params }: Context) => handle(request, server, id, decodeURIComponent(params['*'] ?? ''))
+      ? ({ request, server, params }: Context) => handle(request, server, id, params['*'] ?? '')
       : ({ request, server }: Context) => handle(request, server, id)
     app.route(e.method, e.path, handler, {
       parse: 'none',

@@ -257,3 +257,30 @@ describe('hostile upstream tool-call indexes (issue 26 defect 12)', () => {
     })
   }
 })
+
+describe('a wildcard path that is not valid percent-encoding (issue 26 defect 12)', () => {
+  const get = (path: string, key?: string) =>
+    fetch(`${f.gw.url}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} }).then(async (res) => ({
+      status: res.status,
+      requestId: res.headers.get('x-request-id'),
+      error: ((await res.json()) as { error?: { type: string; code: string; message: string } }).error,
+    }))
+
+  test('unauthenticated: the 401, as for any other path (it was a 500 before the key was checked)', async () => {
+    for (const path of ['/v1/models/%E0%A4%A', '/v1/unknown/%E0%A4%A']) {
+      expect(await get(path)).toMatchObject({ status: 401, error: { type: 'authentication_error' } })
+    }
+  })
+
+  test('authenticated: a 400 invalid_path, audited; valid encodings are decoded exactly once', async () => {
+    for (const path of ['/v1/models/%E0%A4%A', '/v1/models/openai/%FF', '/v1/unknown/%E0%A4%A']) {
+      const answer = await get(path, MASTER)
+      expect({ path, ...answer }).toMatchObject({ path, status: 400, error: { type: 'invalid_request_error', code: 'invalid_path' } })
+      expect((await f.admin.entryFor(answer.requestId!)).data).toMatchObject({ error_code: 'invalid_path' })
+    }
+    expect(await get('/v1/models/openai%2Fgpt-4o-mini', MASTER)).toMatchObject({ status: 200 })
+    const twice = await get('/v1/models/openai%252Fgpt-4o-mini', MASTER)
+    expect(twice).toMatchObject({ status: 404, error: { code: 'model_not_found' } })
+    expect(twice.error!.message).toContain("'openai%2Fgpt-4o-mini'")
+  })
+})
