@@ -39,9 +39,14 @@ describe('trailing blanks: what /[ \\t]+$/gm removed, in time linear in the text
     const hostile = [' '.repeat(80_000) + 'x', '\t '.repeat(40_000) + 'x\n', ' x'.repeat(40_000)]
     const generated = fc.sample(fc.string({ unit: fc.constantFrom(' ', '\t', 'x', '\n'), minLength: 1, maxLength: 8 }), { numRuns: 20, seed: 26 })
     for (const text of [...hostile, ...generated.map((unit) => unit.repeat(Math.ceil(80_000 / unit.length)))]) {
-      const started = performance.now()
-      slimText(text, true, true)
-      expect(performance.now() - started).toBeLessThan(50)
+      // The best of three runs: a loaded machine can deschedule one run, a quadratic rule is slow in all.
+      let fastest = Infinity
+      for (let run = 0; run < 3 && fastest > 5; run++) {
+        const started = performance.now()
+        slimText(text, true, true)
+        fastest = Math.min(fastest, performance.now() - started)
+      }
+      expect(fastest).toBeLessThan(50)
     }
   })
 })

@@ -150,9 +150,14 @@ describe('every detector takes time linear in the text, whatever the text', () =
         { numRuns: 25, seed: 26 },
       )
       for (const text of [...HOSTILE[kind], ...generated.map((unit) => unit.repeat(Math.ceil(80_000 / unit.length)))]) {
-        const started = performance.now()
-        detectors[kind](text)
-        const slow = performance.now() - started > (text.length > 100_000 ? 100 : 50)
+        // The best of three runs: a loaded machine can deschedule one run, a super-linear detector is slow in all.
+        let fastest = Infinity
+        for (let run = 0; run < 3 && fastest > 5; run++) {
+          const started = performance.now()
+          detectors[kind](text)
+          fastest = Math.min(fastest, performance.now() - started)
+        }
+        const slow = fastest > (text.length > 100_000 ? 100 : 50)
         expect({ input: text.slice(0, 40), slow }).toEqual({ input: text.slice(0, 40), slow: false })
       }
     })

@@ -13,12 +13,16 @@ test('a hundred thousand bad elements: one issue, the first, found without check
   const value = { model: 'm', items: Array.from({ length: 100_000 }, () => ({})) }
   const everyIssue = schema.safeParse(value).error!.issues.length
   expect(everyIssue).toBe(100_000)
-  const started = performance.now()
-  const error = validationError(schema, value)!
-  const elapsed = performance.now() - started
-  expect(error).toMatchObject({ status: 400, param: 'items.0.role' })
-  // Checking all of them takes tens of milliseconds; stopping at the first takes microseconds.
-  expect(elapsed).toBeLessThan(20)
+  expect(validationError(schema, value)).toMatchObject({ status: 400, param: 'items.0.role' })
+  // Checking all of them takes tens of milliseconds; stopping at the first takes microseconds (best of three runs:
+  // a loaded machine can deschedule one).
+  let fastest = Infinity
+  for (let run = 0; run < 3; run++) {
+    const started = performance.now()
+    validationError(schema, value)
+    fastest = Math.min(fastest, performance.now() - started)
+  }
+  expect(fastest).toBeLessThan(20)
 })
 
 test('the first problem of several fields is the one named; the options reach fromZod', () => {
@@ -30,5 +34,6 @@ test('an array over its bound is refused by its length, its elements never check
   const value = { model: 'm', items: Array.from({ length: 1_000_000 }, () => ({})) }
   const started = performance.now()
   expect(validationError(schema, value)).toMatchObject({ param: 'items' })
-  expect(performance.now() - started).toBeLessThan(20)
+  // Checking a million elements takes about a second.
+  expect(performance.now() - started).toBeLessThan(100)
 })
