@@ -31,6 +31,7 @@ import type { Tracing } from './observability/tracing.ts'
 import type { TracingSettings } from './observability/tracing-config.ts'
 import type { PrimaryLink } from './workers/link.ts'
 import { RequestsEnd } from './pipeline/context-abort.ts'
+import { McpGateway } from './mcp/gateway.ts'
 
 export interface GatewayOptions {
   config: GatewayConfig
@@ -72,6 +73,8 @@ export class Gateway {
   readonly auditLog: AuditLog
   /** Deletes Responses threads older than `responses.thread_retention_days`. */
   readonly threadRetention: Retention
+  /** The MCP gateway (/mcp): upstream MCP servers, their tools for the keys that may see them. */
+  readonly mcp: McpGateway
   /** Prometheus metrics (undefined when switched off). */
   readonly metrics?: GatewayMetrics
   readonly tracing?: Tracing
@@ -145,6 +148,15 @@ export class Gateway {
     this.telemetry = this.requestTelemetry()
     this.plugins = options.plugins ?? pluginChain
     this.workflows = new WorkflowRegistry(stores.workflows, this.plugins, this.deps, this.config.features, this.log, stores.changes)
+    this.mcp = new McpGateway({
+      config: this.config,
+      log: this.log,
+      authFailures: this.authFailures,
+      audit: this.auditLog.writer,
+      limits: this.limits,
+      counters: stores.counters,
+    })
+    this.deps.onShutdown(() => this.mcp.stop())
   }
 
   /** Loads workflows (declared ones become new versions when they changed); call before serving. */
@@ -170,6 +182,7 @@ export class Gateway {
     this.auditLog.start()
     this.threadRetention.start()
     this.usage.startWriter()
+    await this.mcp.start()
     await Promise.all([this.catalog.start(this.config.upstream.models_refresh_seconds), this.keysLoaded])
   }
 

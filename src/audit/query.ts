@@ -129,10 +129,12 @@ export function parseAuditLogQuery(search: URLSearchParams, now = Date.now()): A
   const provider = text(params, 'provider')
   if (provider !== undefined) query.provider = provider
 
-  const method = text(params, 'method', 16)
+  const method = text(params, 'method', 64)
   if (method !== undefined) {
-    if (!/^[A-Za-z]+$/.test(method)) throw invalid('method', `method: expected an HTTP method such as POST, got '${method}'.`)
-    query.method = method.toUpperCase()
+    // An HTTP method, or an MCP request's JSON-RPC method (`tools/call`), which keeps its case.
+    if (/^[a-z][A-Za-z_-]*(\/[A-Za-z_-]+)+$/.test(method) || method === 'initialize') query.method = method
+    else if (!/^[A-Za-z]+$/.test(method)) throw invalid('method', `method: expected an HTTP method such as POST or an MCP method such as tools/call, got '${method}'.`)
+    else query.method = method.toUpperCase()
   }
   const path = text(params, 'path', 512)
   if (path !== undefined) {

@@ -38,6 +38,21 @@ export const requestRevisionSnapshotSchema = z.object({
   no_change: z.boolean().optional(),
 })
 
+/** What an MCP request (POST /mcp, /mcp/{server}) was about and how it ended; the entry's `method` is the JSON-RPC method. */
+export const mcpRequestSnapshotSchema = z.object({
+  server: z.string().optional().describe('The upstream server the request went to'),
+  name: z.string().optional().describe("The tool's or prompt's name on its server, or the resource's URI there"),
+  jsonrpc_id: z.union([z.string(), z.number()]).optional(),
+  protocol_version: z.string().optional(),
+  mcp_session: z.string().optional().describe("A digest of the gateway's Mcp-Session-Id (the id itself is a credential-bound token, not stored)"),
+  argument_bytes: z.number().int().optional(),
+  result_bytes: z.number().int().optional(),
+  is_error: z.boolean().optional().describe('The tool answered with isError: true'),
+  rpc_error_code: z.number().int().optional(),
+  price_usd: z.number().optional().describe('Charged to budgets for this call'),
+  items: z.number().int().optional().describe('Items a list answered'),
+})
+
 export const workflowFeaturesSnapshotSchema = z.object(Object.fromEntries(FEATURE_IDS.map((f) => [f, z.boolean()])) as Record<(typeof FEATURE_IDS)[number], z.ZodBoolean>)
 
 export const logDataSchema = z.object({
@@ -65,6 +80,7 @@ export const logDataSchema = z.object({
   request_revisions: z.array(requestRevisionSnapshotSchema).optional(),
   workflow_features: workflowFeaturesSnapshotSchema.optional(),
   trace_id: z.string().optional().describe('OpenTelemetry trace id (32 hex characters), when the request was traced.'),
+  mcp: mcpRequestSnapshotSchema.optional().describe('Set on MCP requests only (docs/mcp.md).'),
 })
 
 export const requestUsageSummarySchema = z.object({

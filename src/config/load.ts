@@ -57,6 +57,7 @@ export const ENV_SETTINGS: Record<string, string[]> = {
   CACHE_MAX_BYTES: ['cache', 'max_bytes'],
   RESPONSES_THREAD_RETENTION_DAYS: ['responses', 'thread_retention_days'],
   REDIS_URL: ['redis', 'url'],
+  MCP_TOKEN_ENCRYPTION_KEY: ['mcp', 'token_encryption_key'],
   FEATURE_AUDIT: ['features', 'audit'],
   FEATURE_BUDGET: ['features', 'budget'],
   FEATURE_CACHE: ['features', 'cache'],

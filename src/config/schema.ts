@@ -10,6 +10,7 @@ import { modelPriceSchema } from '../usage/pricing.ts'
 import { workflowInputSchema } from '../workflows/definition.ts'
 import { PROVIDER_TYPE_NAMES } from './provider-catalog.ts'
 import { modelIdProblem } from '../models/model-id.ts'
+import { mcpConfigSchema } from '../mcp/config.ts'
 
 const booleanFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((v) => ['true', '1', 'yes', 'on'].includes(v))])
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max)
@@ -152,6 +153,8 @@ export const gatewayConfigSchema = z.strictObject({
       access_log: booleanFromEnv.optional(),
     })
     .prefault({}),
+  /** The MCP gateway (/mcp): upstream MCP servers, tool visibility, sessions (docs/mcp.md). */
+  mcp: mcpConfigSchema.prefault({}),
   /** Prometheus `/metrics` and the `x-gateway-overhead-ms` response header (README, "Run in production"). */
   metrics: z
     .strictObject({

@@ -16,6 +16,7 @@ import { KeyAuthenticator } from '../keys/authenticator.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { dashboardRoutes } from './dashboard.ts'
 import { metricsRoutes } from './metrics.ts'
+import { mcpRoutes } from './mcp.ts'
 import { openApiSchema } from './openapi-schema.ts'
 import { decodePathParam } from './path-param.ts'
 
@@ -134,6 +135,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
       .use(dashboardRoutes())
       .use(metricsRoutes(gateway))
       .use(adminRoutes(gateway))
+      .use(mcpRoutes(gateway, credentials))
       .use(
         v1Routes(
           ENDPOINTS.filter((e) => e.method === 'ALL'),

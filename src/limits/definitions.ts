@@ -1,6 +1,6 @@
 /**
  * @module Budgets (USD per window) and rate limits (requests and tokens per minute and per day, concurrent
- * requests), each bound to one managed key or one user path subtree. Declared in YAML or through the admin
+ * requests, MCP tool calls per minute and per day), each bound to one managed key or one user path subtree. Declared in YAML or through the admin
  * API; the `budget` workflow feature enforces them.
  */
 import { z } from 'zod'
@@ -34,10 +34,17 @@ export const rateLimitInputSchema = z
     requests_per_day: z.number().int().positive().optional(),
     tokens_per_day: z.number().int().positive().optional(),
     concurrent: z.number().int().positive().optional(),
+    /** MCP tools/call requests (docs/mcp.md); counted apart from model requests. */
+    tool_calls_per_minute: z.number().int().positive().optional(),
+    tool_calls_per_day: z.number().int().positive().optional(),
   })
-  .refine((r) => [r.requests_per_minute, r.tokens_per_minute, r.requests_per_day, r.tokens_per_day, r.concurrent].some((v) => v !== undefined), {
-    message: 'set at least one limit',
-  })
+  .refine(
+    (r) =>
+      [r.requests_per_minute, r.tokens_per_minute, r.requests_per_day, r.tokens_per_day, r.concurrent, r.tool_calls_per_minute, r.tool_calls_per_day].some((v) => v !== undefined),
+    {
+      message: 'set at least one limit',
+    },
+  )
 export type RateLimitInput = z.infer<typeof rateLimitInputSchema>
 export type RateLimit = RateLimitInput & { id: string; created_at: string }
 

@@ -1,0 +1,124 @@
+/**
+ * @module The MCP endpoints in the HTTP shell: /mcp (every server the key may see), /mcp/{server} (one), and the
+ * OAuth protected-resource metadata that tells MCP clients how to authenticate. Handlers only hand the request to
+ * the MCP gateway (src/mcp/gateway.ts) with what the shell knows: the client's address, the key checked by the
+ * same authenticator as /v1, and a body reader within the size limit and deadline.
+ */
+import { Elysia } from 'elysia'
+import { z } from 'zod'
+import type { Gateway } from '../app.ts'
+import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
+import type { KeyAuthenticator } from '../keys/authenticator.ts'
+import { MCP_SERVER_NAME } from '../mcp/config.ts'
+import { METADATA_PATH, resourceMetadata } from '../mcp/resource-metadata.ts'
+import type { BodyRead } from '../mcp/transport.ts'
+import { readBody } from './body-reader.ts'
+import { openApiSchema } from './openapi-schema.ts'
+
+type BunServer = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void } | null
+type Context = { request: Request; server: BunServer; params: Record<string, string> }
+
+const rpcSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number()]).optional(),
+  method: z.string().optional(),
+  params: z.record(z.string(), z.unknown()).optional(),
+})
+const rpcAnswer = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]),
+  result: z.unknown().optional(),
+  error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
+})
+const metadataSchema = z.object({
+  resource: z.string(),
+  authorization_servers: z.array(z.string()),
+  bearer_methods_supported: z.array(z.string()),
+  resource_name: z.string(),
+  resource_documentation: z.string(),
+})
+
+const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(schema) } } })
+const ERRORS = Object.fromEntries(
+  [400, 401, 403, 404, 406, 408, 413, 415].map((status) => [
+    String(status),
+    json(rpcAnswer, 'A JSON-RPC error with id null; `error.data` has the gateway error fields (type, code, status_code)'),
+  ]),
+)
+
+export function mcpRoutes(gateway: Gateway, credentials: KeyAuthenticator) {
+  const mcp = gateway.mcp
+  const bodyDeadlineMs = gateway.config.server.body_timeout_seconds * 1000
+
+  function handle({ request, server }: Context, serverName?: string): Promise<Response> {
+    // Calls may take as long as their server's deadline and notification streams stay open, so the idle timeout
+    // is lifted, but only once a POST's body is in: a body that stops arriving is still cut.
+    if (request.method !== 'POST') server?.timeout(request, 0)
+    return mcp.handle({
+      request,
+      server: serverName,
+      clientIp: () => server?.requestIP(request)?.address ?? '',
+      authentication: credentials.authenticate(request.headers),
+      readBody: async (maxBytes) => {
+        const read = (await readBody(request, { maxBytes, deadlineMs: bodyDeadlineMs })) as BodyRead
+        if (read.kind === 'read') server?.timeout(request, 0)
+        return read
+      },
+    })
+  }
+  const one = (context: Context) => handle(context, context.params.server)
+  const all = (context: Context) => handle(context)
+
+  const post = (summary: string) => ({
+    parse: 'none' as const,
+    detail: {
+      summary,
+      tags: ['mcp'],
+      requestBody: { required: true, content: { 'application/json': { schema: openApiSchema(rpcSchema) } } },
+      responses: { 200: json(rpcAnswer, 'The JSON-RPC answer (its `result`, or its `error`)'), 202: { description: 'A notification or response was accepted' }, ...ERRORS },
+    },
+  })
+  const get = (summary: string) => ({
+    parse: 'none' as const,
+    detail: {
+      summary,
+      tags: ['mcp'],
+      responses: {
+        200: { description: 'Server-sent events: the list_changed notifications', content: { 'text/event-stream': { schema: { type: 'string' as const } } } },
+        ...ERRORS,
+      },
+    },
+  })
+  const del = (summary: string) => ({ parse: 'none' as const, detail: { summary, tags: ['mcp'], responses: { 204: { description: 'The session ended' }, ...ERRORS } } })
+  const metadata = (resourcePath: (params: Record<string, string>) => string | undefined) => (context: Context) => {
+    const path = resourcePath(context.params)
+    if (path === undefined) return errorResponse(gatewayErrors.routeNotFound('GET', new URL(context.request.url).pathname))
+    return Response.json(resourceMetadata(gateway.config.mcp, context.request, path))
+  }
+  const metadataDoc = {
+    detail: { summary: 'OAuth protected-resource metadata (RFC 9728) of an MCP endpoint', tags: ['mcp'], security: [], responses: { 200: json(metadataSchema, 'The metadata') } },
+  }
+
+  return new Elysia({ name: 'gateway/mcp' })
+    .post('/mcp', all, post('MCP Streamable HTTP: one JSON-RPC message to every server the key may use (names are <server>__<name>)'))
+    .get('/mcp', all, get("MCP Streamable HTTP: the session's notification stream"))
+    .delete('/mcp', all, del('MCP Streamable HTTP: end the session'))
+    .post('/mcp/:server', one, post('MCP Streamable HTTP: one JSON-RPC message to one server'))
+    .get('/mcp/:server', one, get("MCP Streamable HTTP: the session's notification stream (one server)"))
+    .delete('/mcp/:server', one, del('MCP Streamable HTTP: end the session (one server)'))
+    .get(
+      METADATA_PATH,
+      metadata(() => '/mcp'),
+      metadataDoc,
+    )
+    .get(
+      `${METADATA_PATH}/mcp`,
+      metadata(() => '/mcp'),
+      metadataDoc,
+    )
+    .get(
+      `${METADATA_PATH}/mcp/:server`,
+      metadata((params) => (MCP_SERVER_NAME.test(params.server ?? '') ? `/mcp/${params.server}` : undefined)),
+      metadataDoc,
+    )
+}

@@ -1,0 +1,123 @@
+/**
+ * @module One audit entry per MCP request, in the same log and through the same writer as /v1 requests: `method`
+ * is the JSON-RPC method (`tools/call`; or the HTTP method when the body was never read), `path` the endpoint
+ * (`/mcp`, `/mcp/{server}`), `provider` is `mcp` and `provider_name` the server, `requested_model` the name the
+ * client used and `resolved_model` the name on the server; `data.mcp` has the rest, `data.request_body` the
+ * request's params (arguments redacted and bounded, always kept: they are what was done) and `data.response_body`
+ * the result when bodies are logged. The session is the client's own (a session header, as on /v1, so a tool call
+ * joins the model requests of the same agent session), else a digest of the MCP session.
+ */
+import { detectSessionId } from '../audit/session.ts'
+import type { AuditLogEntry, LogData } from '../audit/entry.ts'
+import { redactHeaders } from '../pipeline/headers.ts'
+import type { Principal } from '../pipeline/context.ts'
+import type { GatewayError } from '../errors/gateway-error.ts'
+
+export interface McpExchange {
+  id: string
+  startedAt: Date
+  startNs: number
+  requestId: string
+  headers: Headers
+  path: string
+  /** The JSON-RPC method, or the HTTP method when no message was read. */
+  method: string
+  clientIp: string
+  principal?: Principal
+  userPath?: string
+  /** An authentication failure over the flood limit: counted, not stored. */
+  suppressed?: boolean
+  /** Precise reason of an authentication failure (never sent to the client). */
+  authFailureReason?: string
+  apiKeyHash?: string
+  mcpSessionId?: string
+  protocolVersion?: string
+  jsonrpcId?: string | number
+  server?: string
+  exposedName?: string
+  upstreamName?: string
+  params?: unknown
+  argumentBytes?: number
+  result?: unknown
+  resultBytes?: number
+  isError?: boolean
+  items?: number
+  priceUsd?: number
+  stream?: boolean
+  error?: GatewayError & { rpcCode?: number }
+  status: number
+  responseHeaders?: Headers
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/
+
+/** W3C trace context: the `traceparent` header, or `_meta.traceparent` of the request (MCP's own carrier). */
+export function traceIdOf(headers: Headers, params: unknown): string | undefined {
+  const meta = (params as { _meta?: { traceparent?: unknown } } | undefined)?._meta
+  const value = headers.get('traceparent') ?? (typeof meta?.traceparent === 'string' ? meta.traceparent : undefined)
+  const match = value ? TRACEPARENT.exec(value.trim().toLowerCase()) : null
+  return match && match[1] !== '0'.repeat(32) ? match[1] : undefined
+}
+
+export function mcpSessionDigest(sessionId: string): string {
+  return `mcp-${new Bun.CryptoHasher('sha256').update(sessionId).digest('hex').slice(0, 24)}`
+}
+
+export function mcpAuditEntry(x: McpExchange, capture: { bodies: boolean; headers: boolean }): AuditLogEntry {
+  const data: LogData = {}
+  if (x.apiKeyHash) data.api_key_hash = x.apiKeyHash
+  const userAgent = x.headers.get('user-agent')
+  if (userAgent) data.user_agent = userAgent
+  if (x.error) {
+    data.error_code = x.error.code ?? ''
+    data.error_message = x.authFailureReason ? `${x.error.message} (${x.authFailureReason})` : x.error.message
+    data.error_provider = x.error.provider
+  }
+  if (capture.headers) {
+    data.request_headers = redactHeaders(x.headers)
+    if (x.responseHeaders) data.response_headers = redactHeaders(x.responseHeaders)
+  }
+  if (x.params !== undefined) data.request_body = x.params
+  if (capture.bodies && x.result !== undefined) data.response_body = x.result
+  const traceId = traceIdOf(x.headers, x.params)
+  if (traceId) data.trace_id = traceId
+  const session = x.mcpSessionId ? mcpSessionDigest(x.mcpSessionId) : undefined
+  data.mcp = {
+    ...(x.server ? { server: x.server } : {}),
+    ...(x.upstreamName !== undefined ? { name: x.upstreamName } : {}),
+    ...(x.jsonrpcId !== undefined ? { jsonrpc_id: x.jsonrpcId } : {}),
+    ...(x.protocolVersion ? { protocol_version: x.protocolVersion } : {}),
+    ...(session ? { mcp_session: session } : {}),
+    ...(x.argumentBytes !== undefined ? { argument_bytes: x.argumentBytes } : {}),
+    ...(x.resultBytes !== undefined ? { result_bytes: x.resultBytes } : {}),
+    ...(x.isError !== undefined ? { is_error: x.isError } : {}),
+    ...(x.error?.rpcCode !== undefined ? { rpc_error_code: x.error.rpcCode } : {}),
+    ...(x.priceUsd ? { price_usd: x.priceUsd } : {}),
+    ...(x.items !== undefined ? { items: x.items } : {}),
+  }
+  return {
+    id: x.id,
+    timestamp: x.startedAt.toISOString(),
+    duration_ns: Math.round(Bun.nanoseconds() - x.startNs),
+    request_id: x.requestId,
+    requested_model: x.exposedName ?? '',
+    resolved_model: x.upstreamName ?? '',
+    provider: 'mcp',
+    provider_name: x.server ?? '',
+    method: x.method,
+    path: x.path,
+    status_code: x.status,
+    stream: x.stream ?? false,
+    error_type: x.error?.type ?? '',
+    session_id: detectSessionId(x.headers, undefined) ?? session ?? '',
+    user_path: x.userPath ?? '/',
+    principal_id: x.principal?.id ?? '',
+    auth_key_id: x.principal?.keyId ?? '',
+    auth_method: x.principal?.method ?? 'none',
+    client_ip: x.clientIp,
+    cache_type: '',
+    alias_used: false,
+    workflow_version_id: '',
+    data,
+  }
+}

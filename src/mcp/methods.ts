@@ -1,0 +1,198 @@
+/**
+ * @module The JSON-RPC methods the gateway answers inside a session: lists from the catalogue (filtered by the
+ * caller's view, ./listings.ts), and tools/call, prompts/get, resources/read and completion/complete forwarded to
+ * the one server the name points at. A name the caller may not see is answered exactly as a name that does not
+ * exist. What is sent upstream is built here and nowhere else: the params the client sent, renamed to the
+ * server's own names, with the gateway's `_meta` keys (`ai-gateway/…`) removed from what the client sent and, for
+ * servers with `forward_identity`, set by the gateway; no header of the client's ever reaches a server.
+ */
+import type { McpExchange } from './audit-entry.ts'
+import type { ToolCallLimits } from './call-limits.ts'
+import type { McpCatalog, ServerEntry } from './catalog.ts'
+import { asMcpError, mcpErrors, type McpRequestError } from './errors.ts'
+import { resultJson, type JsonRpcId } from './jsonrpc.ts'
+import type { ListKind, McpListings } from './listings.ts'
+import { exposedUri, upstreamName, upstreamUri, type EndpointScope } from './names.ts'
+import type { ArgumentRedactor } from './redact.ts'
+import type { Principal } from '../pipeline/context.ts'
+import type { ToolView } from './visibility.ts'
+
+export const GATEWAY_META_PREFIX = 'ai-gateway/'
+export const IDENTITY_META_KEY = `${GATEWAY_META_PREFIX}principal`
+
+export interface MethodContext {
+  id: JsonRpcId
+  method: string
+  params: Record<string, unknown>
+  scope: EndpointScope
+  view: ToolView
+  principal: Principal
+  userPath: string | undefined
+  signal: AbortSignal
+  /** Filled in for the audit entry. */
+  exchange: McpExchange
+}
+
+export type MethodAnswer = { ok: true; json: string } | { ok: false; error: McpRequestError }
+
+const LISTS: Record<string, ListKind> = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+}
+
+export class McpMethods {
+  constructor(
+    private readonly catalog: McpCatalog,
+    private readonly listings: McpListings,
+    private readonly limits: ToolCallLimits,
+    private readonly redactArguments: (server: ServerEntry | undefined) => ArgumentRedactor,
+  ) {}
+
+  async answer(c: MethodContext): Promise<MethodAnswer> {
+    const list = LISTS[c.method]
+    if (list) {
+      const listing = this.listings.list(list, c.scope, c.view)
+      c.exchange.items = listing.items
+      return { ok: true, json: resultJson(c.id, listing.json) }
+    }
+    switch (c.method) {
+      case 'ping':
+      case 'logging/setLevel':
+        return { ok: true, json: resultJson(c.id, '{}') }
+      case 'tools/call':
+        return this.callTool(c)
+      case 'prompts/get':
+        return this.getPrompt(c)
+      case 'resources/read':
+        return this.readResource(c)
+      case 'completion/complete':
+        return this.complete(c)
+      default:
+        return { ok: false, error: mcpErrors.methodNotFound(c.method) }
+    }
+  }
+
+  private async callTool(c: MethodContext): Promise<MethodAnswer> {
+    const name = c.params.name
+    if (typeof name !== 'string') return { ok: false, error: mcpErrors.invalidParams('tools/call needs "name", a string.', 'name') }
+    const args = c.params.arguments
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      return { ok: false, error: mcpErrors.invalidParams('tools/call: "arguments" must be an object.', 'arguments') }
+    }
+    c.exchange.exposedName = name
+    const target = upstreamName(c.scope, name)
+    const entry = target && this.catalog.get(target.server)
+    const redacted = this.redactArguments(entry ?? undefined)(args ?? {})
+    c.exchange.params = { name, arguments: redacted.kept }
+    c.exchange.argumentBytes = redacted.bytes
+    // Unknown and hidden tools get the same answer: a hidden tool's existence is not revealed.
+    if (!target || !entry || !entry.tools.has(target.name) || !c.view.canSeeTool(target.server, target.name)) return { ok: false, error: mcpErrors.unknownTool(name) }
+    c.exchange.server = entry.name
+    c.exchange.upstreamName = target.name
+    const price = entry.config.tool_prices_usd[target.name] ?? entry.config.price_per_call_usd ?? 0
+    const reserved = await this.limits.reserve(c.principal.keyId, c.userPath, price)
+    if (!reserved.ok) return { ok: false, error: asMcpError(reserved.error) }
+    if (price > 0) c.exchange.priceUsd = price
+    const outcome = await entry.connection.request('tools/call', this.forwardParams(c, entry, { ...c.params, name: target.name }), { signal: c.signal })
+    await reserved.reservation.settle(outcome.ok || outcome.error.code === 'mcp_upstream_rpc_error')
+    if (!outcome.ok) return { ok: false, error: outcome.error }
+    c.exchange.isError = outcome.result.isError === true
+    return this.relay(c, entry, outcome.result)
+  }
+
+  private async getPrompt(c: MethodContext): Promise<MethodAnswer> {
+    const name = c.params.name
+    if (typeof name !== 'string') return { ok: false, error: mcpErrors.invalidParams('prompts/get needs "name", a string.', 'name') }
+    c.exchange.exposedName = name
+    c.exchange.params = c.params
+    const target = upstreamName(c.scope, name)
+    const entry = target && this.catalog.get(target.server)
+    if (!target || !entry || !entry.prompts.has(target.name) || !c.view.canUseServer(entry.name, entry.toolNames)) return { ok: false, error: mcpErrors.unknownPrompt(name) }
+    c.exchange.server = entry.name
+    c.exchange.upstreamName = target.name
+    const outcome = await entry.connection.request('prompts/get', this.forwardParams(c, entry, { ...c.params, name: target.name }), { signal: c.signal })
+    if (!outcome.ok) return { ok: false, error: outcome.error }
+    return this.relay(c, entry, outcome.result)
+  }
+
+  private async readResource(c: MethodContext): Promise<MethodAnswer> {
+    const uri = c.params.uri
+    if (typeof uri !== 'string') return { ok: false, error: mcpErrors.invalidParams('resources/read needs "uri", a string.', 'uri') }
+    c.exchange.exposedName = uri
+    c.exchange.params = c.params
+    const target = upstreamUri(c.scope, uri)
+    const entry = target && this.catalog.get(target.server)
+    // Any URI of a server the caller may use: template-made URIs are in no list.
+    if (!target || !entry || !c.view.canUseServer(entry.name, entry.toolNames)) return { ok: false, error: mcpErrors.unknownResource(uri) }
+    c.exchange.server = entry.name
+    c.exchange.upstreamName = target.name
+    const outcome = await entry.connection.request('resources/read', this.forwardParams(c, entry, { ...c.params, uri: target.name }), { signal: c.signal })
+    if (!outcome.ok) return { ok: false, error: outcome.error }
+    return this.relay(c, entry, outcome.result)
+  }
+
+  private async complete(c: MethodContext): Promise<MethodAnswer> {
+    const ref = c.params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined
+    c.exchange.params = c.params
+    const byName = ref?.type === 'ref/prompt' && typeof ref.name === 'string'
+    const byUri = ref?.type === 'ref/resource' && typeof ref.uri === 'string'
+    if (!byName && !byUri) return { ok: false, error: mcpErrors.invalidParams('completion/complete needs "ref" naming a prompt (ref/prompt) or a resource (ref/resource).', 'ref') }
+    const target = byName ? upstreamName(c.scope, ref.name as string) : upstreamUri(c.scope, ref.uri as string)
+    const entry = target && this.catalog.get(target.server)
+    if (!target || !entry || !c.view.canUseServer(entry.name, entry.toolNames))
+      return { ok: false, error: byName ? mcpErrors.unknownPrompt(ref.name as string) : mcpErrors.unknownResource(ref.uri as string) }
+    c.exchange.server = entry.name
+    c.exchange.upstreamName = target.name
+    const upstreamRef = byName ? { ...ref, name: target.name } : { ...ref, uri: target.name }
+    const outcome = await entry.connection.request('completion/complete', this.forwardParams(c, entry, { ...c.params, ref: upstreamRef }), { signal: c.signal })
+    if (!outcome.ok) return { ok: false, error: outcome.error }
+    return this.relay(c, entry, outcome.result)
+  }
+
+  /** The params as the server gets them: the gateway's `_meta` keys are the gateway's alone. */
+  private forwardParams(c: MethodContext, entry: ServerEntry, params: Record<string, unknown>): Record<string, unknown> {
+    const meta = params._meta
+    const kept: Record<string, unknown> = {}
+    if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
+      for (const [key, value] of Object.entries(meta)) {
+        // Progress is not relayed: the server's notifications would name a token this connection never issued.
+        if (!key.startsWith(GATEWAY_META_PREFIX) && key !== 'progressToken') kept[key] = value
+      }
+    }
+    if (entry.config.forward_identity) {
+      kept[IDENTITY_META_KEY] = { principal_id: c.principal.id, key_id: c.principal.keyId ?? null, user_path: c.userPath ?? null }
+    }
+    const out = { ...params }
+    if (Object.keys(kept).length > 0) out._meta = kept
+    else delete out._meta
+    return out
+  }
+
+  /** The server's result for the client: resource URIs in it renamed for the endpoint, sizes noted for the audit. */
+  private relay(c: MethodContext, entry: ServerEntry, result: Record<string, unknown>): MethodAnswer {
+    const renamed = c.scope.kind === 'all' ? renameUris(result, c.scope, entry.name) : result
+    const text = JSON.stringify(renamed)
+    c.exchange.result = renamed
+    c.exchange.resultBytes = Buffer.byteLength(text)
+    return { ok: true, json: resultJson(c.id, text) }
+  }
+}
+
+/** `content[].resource.uri`, `content[].uri` (resource links) and `contents[].uri` (resources/read). */
+function renameUris(result: Record<string, unknown>, scope: EndpointScope, server: string): Record<string, unknown> {
+  const fix = (item: unknown): unknown => {
+    if (!item || typeof item !== 'object') return item
+    const o = item as Record<string, unknown>
+    let out = o
+    if (typeof o.uri === 'string') out = { ...out, uri: exposedUri(scope, server, o.uri) }
+    const resource = o.resource as Record<string, unknown> | undefined
+    if (resource && typeof resource.uri === 'string') out = { ...out, resource: { ...resource, uri: exposedUri(scope, server, resource.uri) } }
+    return out
+  }
+  let out = result
+  if (Array.isArray(result.content)) out = { ...out, content: result.content.map(fix) }
+  if (Array.isArray(result.contents)) out = { ...out, contents: result.contents.map(fix) }
+  return out
+}

@@ -1,0 +1,87 @@
+/**
+ * @module MCP sessions (`Mcp-Session-Id`) that need no state on any replica: the id is a signed record of who
+ * opened it (principal id), on which endpoint (all servers or one), the protocol version agreed at initialize,
+ * what the client said it supports, when it began, and a random nonce. Any replica checks the signature and
+ * the binding; a session ends at `session_ttl_seconds` or when the client deletes it, which is remembered in the
+ * shared counters store (Redis with several replicas) until the session would have expired anyway.
+ *
+ * Upstream connections are not per session: they are per server (and per credential owner for OAuth servers),
+ * shared by every session on a replica (src/mcp/upstream/). So a session holds nothing that another replica
+ * would lack.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Counters } from '../stores/types.ts'
+import type { McpSecrets } from './secrets.ts'
+
+export interface McpSession {
+  /** The `Mcp-Session-Id` value. */
+  id: string
+  principalId: string
+  /** '' for /mcp, the server's name for /mcp/{server}. */
+  scope: string
+  protocolVersion: string
+  /** Seconds since the epoch. */
+  createdAt: number
+  /** The client declared URL-mode elicitation (it can be sent a link to authorise an upstream server). */
+  urlElicitation: boolean
+  nonce: string
+}
+
+export type SessionCheck = { ok: true; session: McpSession } | { ok: false; reason: 'malformed' | 'forged' | 'expired' | 'ended' | 'other_principal' | 'other_endpoint' }
+
+const MAX_ID_LENGTH = 1024
+
+export class McpSessions {
+  constructor(
+    private readonly secrets: McpSecrets,
+    private readonly counters: Counters,
+    private readonly ttlSeconds: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  open(init: { principalId: string; scope: string; protocolVersion: string; urlElicitation: boolean }): McpSession {
+    const createdAt = Math.floor(this.now() / 1000)
+    const nonce = randomBytes(16).toString('base64url')
+    const payload = Buffer.from(JSON.stringify([init.principalId, init.scope, init.protocolVersion, createdAt, init.urlElicitation ? 1 : 0, nonce])).toString('base64url')
+    return { ...init, createdAt, nonce, id: `${payload}.${this.secrets.sign(payload)}` }
+  }
+
+  /** Checks the id's signature, age, binding and whether it was ended. */
+  async check(id: string, principalId: string, scope: string): Promise<SessionCheck> {
+    const session = this.decode(id)
+    if (!session.ok) return session
+    const s = session.session
+    if (this.now() / 1000 - s.createdAt >= this.ttlSeconds) return { ok: false, reason: 'expired' }
+    if (s.principalId !== principalId) return { ok: false, reason: 'other_principal' }
+    if (s.scope !== scope) return { ok: false, reason: 'other_endpoint' }
+    if ((await this.counters.get(endedKey(s.nonce))) > 0) return { ok: false, reason: 'ended' }
+    return session
+  }
+
+  async end(session: McpSession): Promise<void> {
+    const remainingMs = (session.createdAt + this.ttlSeconds) * 1000 - this.now()
+    if (remainingMs > 0) await this.counters.add(endedKey(session.nonce), 1, remainingMs + 1000)
+  }
+
+  private decode(id: string): SessionCheck {
+    if (id.length > MAX_ID_LENGTH) return { ok: false, reason: 'malformed' }
+    const dot = id.indexOf('.')
+    if (dot <= 0) return { ok: false, reason: 'malformed' }
+    const payload = id.slice(0, dot)
+    if (!this.secrets.verify(payload, id.slice(dot + 1))) return { ok: false, reason: 'forged' }
+    let fields: unknown
+    try {
+      fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))
+    } catch {
+      return { ok: false, reason: 'malformed' }
+    }
+    if (!Array.isArray(fields) || fields.length !== 6) return { ok: false, reason: 'malformed' }
+    const [principalId, scope, protocolVersion, createdAt, flags, nonce] = fields
+    if (typeof principalId !== 'string' || typeof scope !== 'string' || typeof protocolVersion !== 'string' || typeof createdAt !== 'number' || typeof nonce !== 'string') {
+      return { ok: false, reason: 'malformed' }
+    }
+    return { ok: true, session: { id, principalId, scope, protocolVersion, createdAt, urlElicitation: flags === 1, nonce } }
+  }
+}
+
+const endedKey = (nonce: string) => `mcp:session-ended:${nonce}`
