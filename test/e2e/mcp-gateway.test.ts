@@ -20,7 +20,11 @@ let plainKey: string
 let teamKey: { key: string; id: string }
 
 async function createKey(body: Record<string, unknown>): Promise<{ key: string; id: string }> {
-  const res = await fetch(`${gw.url}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const res = await fetch(`${gw.url}/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   expect(res.status).toBe(201)
   return (await res.json()) as { key: string; id: string }
 }
@@ -116,7 +120,11 @@ describe('one server: /mcp/{server}', () => {
   })
 
   test('an unknown server is a 404', async () => {
-    const res = await rawMcpPost(`${gw.url}/mcp/nope`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }, { authorization: `Bearer ${plainKey}` })
+    const res = await rawMcpPost(
+      `${gw.url}/mcp/nope`,
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      { authorization: `Bearer ${plainKey}` },
+    )
     expect(res.status).toBe(404)
     expect(res.body.error.data.code).toBe('mcp_server_not_found')
   })
@@ -142,7 +150,11 @@ describe('authentication', () => {
     const sessionId = alice.transport.sessionId!
     const asBob = await rawMcpPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { authorization: `Bearer ${teamKey.key}`, 'mcp-session-id': sessionId })
     expect(asBob.status).toBe(404)
-    const forged = await rawMcpPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { authorization: `Bearer ${plainKey}`, 'mcp-session-id': `${sessionId.split('.')[0]}.AAAAAAAAAAAAAAAAAAAAAA` })
+    const forged = await rawMcpPost(
+      `${gw.url}/mcp`,
+      { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+      { authorization: `Bearer ${plainKey}`, 'mcp-session-id': `${sessionId.split('.')[0]}.AAAAAAAAAAAAAAAAAAAAAA` },
+    )
     expect(forged.status).toBe(404)
     const none = await rawMcpPost(`${gw.url}/mcp`, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { authorization: `Bearer ${plainKey}` })
     expect(none.status).toBe(400)

@@ -28,7 +28,11 @@ async function eventually<T>(read: () => Promise<T> | T, check: (v: T) => boolea
 }
 
 beforeAll(async () => {
-  ;[mock, everythingHttp, everythingSse] = await Promise.all([startMockMcpServer({ tools: [{ name: 'alpha' }, { name: 'beta' }] }), startEverythingHttp('streamableHttp'), startEverythingHttp('sse')])
+  ;[mock, everythingHttp, everythingSse] = await Promise.all([
+    startMockMcpServer({ tools: [{ name: 'alpha' }, { name: 'beta' }] }),
+    startEverythingHttp('streamableHttp'),
+    startEverythingHttp('sse'),
+  ])
   const { command, args } = everythingStdio()
   gw = await startGateway({
     GATEWAY_MASTER_KEY: MASTER,

@@ -59,12 +59,16 @@ export async function startMockMcpServer(options: MockMcpOptions): Promise<MockM
   let sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: McpServer }>()
 
   function register(server: McpServer, tool: MockTool): void {
-    server.registerTool(tool.name, { description: tool.description ?? `The ${tool.name} tool`, inputSchema: { text: z.string().optional(), n: z.number().optional() } }, async (args, extra) => {
-      calls.push({ tool: tool.name, arguments: args as Record<string, unknown>, meta: extra._meta as Record<string, unknown> | undefined })
-      if (tool.delayMs) await Bun.sleep(tool.delayMs)
-      const text = tool.answer ? tool.answer(args as Record<string, unknown>) : `${tool.name}: ${JSON.stringify(args)}`
-      return { content: [{ type: 'text' as const, text }], ...(tool.fails ? { isError: true } : {}) }
-    })
+    server.registerTool(
+      tool.name,
+      { description: tool.description ?? `The ${tool.name} tool`, inputSchema: { text: z.string().optional(), n: z.number().optional() } },
+      async (args, extra) => {
+        calls.push({ tool: tool.name, arguments: args as Record<string, unknown>, meta: extra._meta as Record<string, unknown> | undefined })
+        if (tool.delayMs) await Bun.sleep(tool.delayMs)
+        const text = tool.answer ? tool.answer(args as Record<string, unknown>) : `${tool.name}: ${JSON.stringify(args)}`
+        return { content: [{ type: 'text' as const, text }], ...(tool.fails ? { isError: true } : {}) }
+      },
+    )
   }
 
   function newServer(): McpServer {
@@ -77,7 +81,13 @@ export async function startMockMcpServer(options: MockMcpOptions): Promise<MockM
     const url = new URL(request.url)
     const extra = await options.routes?.(request, url)
     if (extra) return extra
-    const body = request.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined
+    const body =
+      request.method === 'POST'
+        ? await request
+            .clone()
+            .json()
+            .catch(() => undefined)
+        : undefined
     requests.push({ method: request.method, headers: Object.fromEntries(request.headers), body })
     const expected = typeof options.bearerToken === 'function' ? options.bearerToken() : options.bearerToken
     if (options.bearerToken !== undefined && request.headers.get('authorization') !== `Bearer ${expected}`) {
