@@ -1,9 +1,11 @@
 /**
  * @module The fetch the MCP client transports use towards HTTP upstream servers: an answer larger than the
- * server's `max_response_bytes` fails instead of filling memory. A JSON answer counts as a whole; an event stream
- * counts per event (the blank line that ends one resets the count), so a long-lived notification stream is not cut
- * for its age but one huge event is. Redirects are refused outright (as on /v1: a 3xx could send the server's
- * static headers elsewhere); the SDK's own OAuth requests use their own policy.
+ * server's `max_response_bytes` fails instead of filling memory.
+ * - The answer to a POST (one request's answer, JSON or an event stream that ends with it) is read whole within the
+ *   limit before the SDK sees it, so a too-large answer fails the send, and with it the one request, at once.
+ * - A GET's event stream (the server's notifications) stays a stream and counts per event (the blank line that ends
+ *   one resets the count): it is not cut for its age, but one huge event is.
+ * Redirects are refused outright (as on /v1: a 3xx could send the server's static headers elsewhere).
  */
 export class UpstreamResponseTooLarge extends Error {
   constructor(readonly limitBytes: number) {
@@ -34,12 +36,31 @@ export function boundedFetch(maxResponseBytes: number, baseFetch: Fetch = fetch)
       await response.body.cancel().catch(() => {})
       throw new UpstreamResponseTooLarge(maxResponseBytes)
     }
+    const answerInit = { status: response.status, statusText: response.statusText, headers: response.headers }
+    if ((init?.method ?? 'GET').toUpperCase() !== 'GET') return new Response(await readWithin(response.body, maxResponseBytes), answerInit)
     const perEvent = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-    return new Response(response.body.pipeThrough(byteLimit(maxResponseBytes, perEvent)), { status: response.status, statusText: response.statusText, headers: response.headers })
+    return new Response(response.body.pipeThrough(byteLimit(maxResponseBytes, perEvent)), answerInit)
   }
 }
 
 const LF = 10
+
+async function readWithin(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > max) {
+      await reader.cancel().catch(() => {})
+      throw new UpstreamResponseTooLarge(max)
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks)
+}
 
 function byteLimit(max: number, perEvent: boolean): TransformStream<Uint8Array, Uint8Array> {
   let count = 0
@@ -57,7 +78,7 @@ function byteLimit(max: number, perEvent: boolean): TransformStream<Uint8Array, 
             lastWasLf = true
           } else if (byte !== 13) {
             lastWasLf = false
-            count++
+            if (++count > max) break
           }
         }
       }
