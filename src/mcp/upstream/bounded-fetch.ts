@@ -45,7 +45,7 @@ export function boundedFetch(maxResponseBytes: number, baseFetch: Fetch = fetch)
 
 const LF = 10
 
-async function readWithin(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
+async function readWithin(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array<ArrayBuffer>> {
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
@@ -59,7 +59,13 @@ async function readWithin(body: ReadableStream<Uint8Array>, max: number): Promis
     }
     chunks.push(value)
   }
-  return Buffer.concat(chunks)
+  const whole = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    whole.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return whole
 }
 
 function byteLimit(max: number, perEvent: boolean): TransformStream<Uint8Array, Uint8Array> {
