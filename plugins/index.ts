@@ -14,7 +14,9 @@ import { ideRequestShapes } from './ide-request-shapes/plugin.ts'
 import { modelAccess } from './model-access/plugin.ts'
 import { anthropicAdapter } from './providers/anthropic/adapter.ts'
 import { azureOpenaiAdapter } from './providers/azure-openai/adapter.ts'
+import { bedrockAdapter } from './providers/bedrock/adapter.ts'
 import { geminiAdapter } from './providers/gemini/adapter.ts'
+import { vertexAdapter } from './providers/vertex/adapter.ts'
 import { openaiCompatibleAdapter } from './providers/openai-compatible/adapter.ts'
 import { requestValidator } from './request-validator/plugin.ts'
 import { parameterNormaliser } from './parameter-normaliser/plugin.ts'
@@ -56,4 +58,6 @@ export const providerAdapters: Readonly<Record<string, ProviderAdapter>> = {
   'azure-openai': azureOpenaiAdapter,
   anthropic: anthropicAdapter,
   gemini: geminiAdapter,
+  bedrock: bedrockAdapter,
+  vertex: vertexAdapter,
 }

@@ -5,7 +5,9 @@
  */
 import { anthropicManifest } from './anthropic/manifest.ts'
 import { azureOpenaiManifest } from './azure-openai/manifest.ts'
+import { bedrockManifest } from './bedrock/manifest.ts'
 import { geminiManifest } from './gemini/manifest.ts'
+import { vertexManifest } from './vertex/manifest.ts'
 import { openaiCompatibleManifest } from './openai-compatible/manifest.ts'
 
-export const providerManifests = [openaiCompatibleManifest, azureOpenaiManifest, anthropicManifest, geminiManifest] as const
+export const providerManifests = [openaiCompatibleManifest, azureOpenaiManifest, anthropicManifest, geminiManifest, bedrockManifest, vertexManifest] as const

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { z } from 'zod'
+import { applyCloudDefaults, cloudProviderFromEnvironment, cloudSettingsProblems, providerBaseUrl } from './cloud-environment.ts'
 import { expandVariables } from './expand-variables.ts'
 import { PROVIDER_TYPES, PROVIDER_TYPE_NAMES, type ProviderType } from './provider-catalog.ts'
 import { gatewayConfigSchema, type GatewayConfig } from './schema.ts'
@@ -125,6 +126,7 @@ function applyEnvironment(raw: Record<string, unknown>, env: Env, origins: Map<s
   }
 
   for (const type of PROVIDER_TYPE_NAMES) applyProviderEnvironment(raw, type, env, origins)
+  if (typeof raw.providers === 'object' && raw.providers !== null) applyCloudDefaults(raw.providers as Record<string, Record<string, unknown>>, env, origins)
 }
 
 function applyProviderEnvironment(raw: Record<string, unknown>, type: ProviderType, env: Env, origins: Map<string, string>) {
@@ -134,7 +136,7 @@ function applyProviderEnvironment(raw: Record<string, unknown>, type: ProviderTy
   const baseUrl = env[`${p}_BASE_URL`] || undefined
   const models = env[`${p}_MODELS`] || undefined
   const apiVersion = info.apiVersion ? env[`${p}_API_VERSION`] || undefined : undefined
-  if (!apiKey && !(info.keyOptional && baseUrl)) return
+  if (!apiKey && !(info.keyOptional && baseUrl) && !cloudProviderFromEnvironment(info, env)) return
 
   const providers = (raw.providers ??= {}) as Record<string, Record<string, unknown>>
   const entry = (providers[type] ??= { type })
@@ -179,9 +181,11 @@ function crossCheck(config: GatewayConfig): string[] {
   const problems: string[] = []
   for (const [name, provider] of Object.entries(config.providers)) {
     const info = PROVIDER_TYPES[provider.type as ProviderType]
-    const baseUrl = provider.base_url ?? info.defaultBaseUrl
-    if (!baseUrl) problems.push(`providers.${name}.base_url: required for provider type '${provider.type}'`)
-    if (!provider.api_key && !info.keyOptional) problems.push(`providers.${name}.api_key: required for provider type '${provider.type}'`)
+    const cloudProblems = cloudSettingsProblems(name, info, provider)
+    problems.push(...cloudProblems)
+    if (!providerBaseUrl(info, provider) && cloudProblems.length === 0) problems.push(`providers.${name}.base_url: required for provider type '${provider.type}'`)
+    const signsInOtherwise = info.credentials === 'aws' || info.credentials === 'google' || (info.credentials === 'entra' && provider.entra !== undefined)
+    if (!provider.api_key && !info.keyOptional && !signsInOtherwise) problems.push(`providers.${name}.api_key: required for provider type '${provider.type}'`)
   }
   const sources = new Set<string>()
   config.virtual_models.forEach((vm, i) => {

@@ -21,6 +21,34 @@ export const modelSelectorSchema = z.string().superRefine((name, ctx) => {
   if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `expected a model name, but ${problem}` })
 })
 
+/** A region or location name as the clouds spell them (`us-east-1`, `europe-west4`, `global`): it goes into a host name. */
+const cloudPlace = z.string().regex(/^[a-z][a-z0-9-]{1,40}$/, 'expected a region name such as us-east-1 or europe-west4')
+
+/** Bedrock: where its AWS credentials come from when not from the SDK's default chain (docs/providers.md). */
+export const awsCredentialsSchema = z.strictObject({
+  access_key_id: z.string().min(1).optional(),
+  secret_access_key: z.string().min(1).optional(),
+  session_token: z.string().min(1).optional(),
+  /** A profile of the shared credentials and config files. */
+  profile: z.string().min(1).optional(),
+  /** With `web_identity_token_file`: the role assumed through STS. */
+  role_arn: z.string().startsWith('arn:').optional(),
+  web_identity_token_file: z.string().min(1).optional(),
+})
+
+/** Vertex AI: the key file (service account, authorized user, external account); default Application Default Credentials. */
+export const googleCredentialsSchema = z.strictObject({ credentials_file: z.string().min(1).optional() })
+
+/** Azure: a Microsoft Entra ID app (client credentials with a secret, or a federated token file) instead of `api_key`. */
+export const entraCredentialsSchema = z.strictObject({
+  tenant_id: z.string().min(1),
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1).optional(),
+  federated_token_file: z.string().min(1).optional(),
+  /** Default https://login.microsoftonline.com (AZURE_AUTHORITY_HOST). */
+  authority_host: z.url({ protocol: /^https?$/ }).optional(),
+})
+
 export const providerConfigSchema = z.strictObject({
   type: z.enum(PROVIDER_TYPE_NAMES as [string, ...string[]]),
   api_key: z.string().min(1).optional(),
@@ -29,6 +57,17 @@ export const providerConfigSchema = z.strictObject({
   models: z.array(z.string().min(1)).default([]),
   /** Azure OpenAI only. */
   api_version: z.string().min(1).optional(),
+  /** Bedrock: the AWS region (default AWS_REGION, then AWS_DEFAULT_REGION). */
+  region: cloudPlace.optional(),
+  /** Vertex AI: the Google Cloud project (default VERTEX_PROJECT, then GOOGLE_CLOUD_PROJECT) and location (default VERTEX_LOCATION, then us-central1). */
+  project: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{4,61}[a-z0-9]$/, 'expected a Google Cloud project id')
+    .optional(),
+  location: cloudPlace.optional(),
+  aws: awsCredentialsSchema.optional(),
+  google: googleCredentialsSchema.optional(),
+  entra: entraCredentialsSchema.optional(),
 })
 export type ProviderConfig = z.infer<typeof providerConfigSchema>
 

@@ -14,6 +14,9 @@ export type LogFormat = 'auto' | 'json' | 'pretty'
 const REDACT_PATHS = [
   'config.master_key',
   'config.providers.*.api_key',
+  'config.providers.*.aws.secret_access_key',
+  'config.providers.*.aws.session_token',
+  'config.providers.*.entra.client_secret',
   'headers.authorization',
   'headers["x-api-key"]',
   'headers["api-key"]',
@@ -21,6 +24,9 @@ const REDACT_PATHS = [
   'headers.cookie',
   '*.apiKey',
   '*.api_key',
+  '*.secretAccessKey',
+  '*.sessionToken',
+  '*.clientSecret',
 ]
 
 /** pino's numeric level of `warn`: lines at this level or above are flushed as they are written. */

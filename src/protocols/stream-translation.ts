@@ -7,22 +7,31 @@
 import { GatewayError, toGatewayError } from '../errors/gateway-error.ts'
 import { dataFrame, SseParser, type SseEvent } from '../pipeline/sse.ts'
 
-export interface EventStreamTranslator {
+/** Splits a source's bytes into events: SSE by default, AWS's binary event stream for Bedrock. */
+export interface EventParser<Event> {
+  push(chunk: Uint8Array): Event[]
+  end(): Event[]
+}
+
+export interface EventStreamTranslator<Event = SseEvent> {
   /** True once the translated stream is complete: nothing more is read from the source. */
   readonly done: boolean
   /** Frames that go out before the source says anything (e.g. `message_start`). */
   start?(): Uint8Array[]
   /** Frames for one source event. */
-  translate(event: SseEvent): Uint8Array[]
+  translate(event: Event): Uint8Array[]
   /** Frames once the source closed before the translation was complete (an error frame, or the orderly end). */
   end(): Uint8Array[]
   /** Frames for a source that broke off with this error; without it, the error breaks the translated stream too. */
   fail?(error: unknown): Uint8Array[]
 }
 
-export function translateEventStream(source: ReadableStream<Uint8Array>, translator: EventStreamTranslator): ReadableStream<Uint8Array> {
+export function translateEventStream<Event = SseEvent>(
+  source: ReadableStream<Uint8Array>,
+  translator: EventStreamTranslator<Event>,
+  parser: EventParser<Event> = new SseParser() as unknown as EventParser<Event>,
+): ReadableStream<Uint8Array> {
   const reader = source.getReader()
-  const parser = new SseParser()
   return new ReadableStream<Uint8Array>({
     start(controller) {
       for (const frame of translator.start?.() ?? []) controller.enqueue(frame)

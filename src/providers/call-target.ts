@@ -14,7 +14,7 @@ import type { PluginDeps } from '../pipeline/types.ts'
 import { countTokensResponse } from '../protocols/anthropic-messages/count-tokens.ts'
 import { endpoint } from '../protocols/endpoints.ts'
 import type { IngressProtocol } from '../protocols/types.ts'
-import type { AdapterCall, ProviderAdapter, ResolvedTarget, UpstreamResult } from './types.ts'
+import type { AdapterCall, ProviderAdapter, ProviderInstance, ResolvedTarget, UpstreamResult } from './types.ts'
 import { isEventStream } from '../pipeline/sse.ts'
 import { answerText, jsonAnswer, parsedAnswer } from '../pipeline/json-answer.ts'
 import { bodyForAttempt } from '../pipeline/target-adaptation.ts'
@@ -48,7 +48,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
   if (ctx.endpoint === 'messages.count_tokens') {
     return adapter.countMessageTokens ? toClient(ctx, await adapter.countMessageTokens(call)) : await countTokensResponse(body)
   }
-  const native = nativeCall(ctx, instance.nativeResponses, adapter)
+  const native = nativeCall(ctx, instance, adapter, target.model)
   if (native) return toClient(ctx, await native(call))
 
   const protocol: IngressProtocol | undefined = endpoint(ctx.endpoint).protocol
@@ -71,9 +71,9 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
 }
 
 /** The adapter's own implementation of the client's API, when the upstream speaks it natively. */
-function nativeCall(ctx: RequestContext, nativeResponses: boolean, adapter: ProviderAdapter): ((call: AdapterCall) => Promise<UpstreamResult>) | undefined {
-  if (ctx.endpoint === 'responses' && nativeResponses && adapter.responses) return adapter.responses
-  if (ctx.endpoint === 'messages' && adapter.messages) return adapter.messages
+function nativeCall(ctx: RequestContext, provider: ProviderInstance, adapter: ProviderAdapter, model: string): ((call: AdapterCall) => Promise<UpstreamResult>) | undefined {
+  if (ctx.endpoint === 'responses' && provider.nativeResponses && adapter.responses && (adapter.speaksNatively?.('responses', provider, model) ?? true)) return adapter.responses
+  if (ctx.endpoint === 'messages' && adapter.messages && (adapter.speaksNatively?.('messages', provider, model) ?? true)) return adapter.messages
   return undefined
 }
 

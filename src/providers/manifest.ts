@@ -26,6 +26,13 @@ export interface ModelPathRule {
   collections: readonly string[]
 }
 
+/**
+ * How a cloud provider signs in without (or besides) an API key: `aws` signs every request with SigV4 from the AWS
+ * credential chain; `google` sends a bearer token from Application Default Credentials; `entra` accepts a
+ * Microsoft Entra ID token as an alternative to the API key (src/credentials/).
+ */
+export type CloudCredentials = 'aws' | 'google' | 'entra'
+
 /** One provider type: how it is configured, where its API lives, and what the gateway knows of its models. */
 export interface ProviderTypeRow {
   /** Environment prefix: `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL`, `<PREFIX>_MODELS`. */
@@ -33,6 +40,15 @@ export interface ProviderTypeRow {
   defaultBaseUrl?: string
   /** Local servers: configured by a base URL alone, the key is optional. */
   keyOptional?: boolean
+  /** A cloud's own credentials (the API key, where there is one, becomes optional for `aws` and `google`). */
+  credentials?: CloudCredentials
+  /**
+   * The API's URL in a region (Bedrock) or location (Vertex AI) when no base URL is configured; the instance's
+   * `region` (`location`) comes from its settings or the cloud's standard variables.
+   */
+  regionalBaseUrl?: (region: string) => string
+  /** `aws` credentials: the service name requests are signed for (SigV4's credential scope). */
+  awsSigningName?: string
   /** Speaks `/v1/responses` natively, so the gateway forwards it untouched. */
   nativeResponses?: boolean
   /** Reads `<PREFIX>_API_VERSION` into `api_version` (Azure's `api-version` query parameter). */

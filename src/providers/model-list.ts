@@ -6,6 +6,7 @@
  */
 import { GatewayError } from '../errors/gateway-error.ts'
 import type { UpstreamUrl } from './upstream-url.ts'
+import { authorize, type UpstreamAuth } from './upstream-auth.ts'
 
 export interface ModelListRequest {
   /** The provider's configured name, for the error. */
@@ -13,6 +14,8 @@ export interface ModelListRequest {
   /** The page's URL; `pageToken` is what the previous page named as the next (none for the first). */
   url(pageToken?: string): UpstreamUrl
   headers: Record<string, string>
+  /** The instance's cloud credentials, applied to each page's request. */
+  auth?: UpstreamAuth
   /** The page's model ids and the next page's token, or undefined when the body is not a model list. */
   read(body: unknown): { ids: string[]; next?: string } | undefined
 }
@@ -21,10 +24,17 @@ export async function fetchModelIds(request: ModelListRequest, signal: AbortSign
   const ids: string[] = []
   let pageToken: string | undefined
   do {
+    const url = request.url(pageToken)
+    let headers = request.headers
+    if (request.auth) {
+      const authorized = await authorize(request.auth, { method: 'GET', url, headers })
+      if (authorized instanceof GatewayError) return unavailable(request.provider, authorized.message)
+      headers = authorized
+    }
     let res: Response
     try {
       // Never followed, like every upstream call (upstreamFailures.redirected in upstream-errors.ts).
-      res = await fetch(request.url(pageToken), { headers: request.headers, signal, redirect: 'manual' })
+      res = await fetch(url, { headers, signal, redirect: 'manual' })
     } catch (error) {
       return unavailable(request.provider, `GET /models failed: ${(error as Error)?.message ?? String(error)}`)
     }

@@ -7,6 +7,7 @@ import type { ProviderType } from '../config/provider-catalog.ts'
 import type { GatewayError } from '../errors/gateway-error.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 import type { AttemptKind } from '../pipeline/snapshots.ts'
+import type { UpstreamAuth } from './upstream-auth.ts'
 
 /** One configured provider (several may share a type under different names). */
 export interface ProviderInstance {
@@ -18,6 +19,13 @@ export interface ProviderInstance {
   staticModels: readonly string[]
   apiVersion?: string
   nativeResponses: boolean
+  /** Bedrock's AWS region. */
+  region?: string
+  /** Vertex AI's Google Cloud project and location. */
+  project?: string
+  location?: string
+  /** Cloud credentials used instead of `apiKey`, applied by fetchUpstream and fetchModelIds to every request. */
+  auth?: UpstreamAuth
 }
 
 /** Where a request goes: `selector` is `<provider name>/<upstream model>`. */
@@ -65,6 +73,12 @@ export interface ProviderAdapter {
   responses?(call: AdapterCall): Promise<UpstreamResult>
   /** Native Anthropic Messages API (the body is the client's Messages request), for providers that speak it. */
   messages?(call: AdapterCall): Promise<UpstreamResult>
+  /**
+   * Whether `responses` / `messages` serves this instance and model, for an adapter whose upstream speaks that API
+   * for some only (Bedrock: Messages for Anthropic models; Azure: not on the Foundry models endpoint); the others go
+   * through chat. Every instance and model when absent.
+   */
+  speaksNatively?(api: 'responses' | 'messages', provider: ProviderInstance, model: string): boolean
   /** Native Anthropic token counting (`/v1/messages/count_tokens`); without it the gateway answers an estimate. */
   countMessageTokens?(call: AdapterCall): Promise<UpstreamResult>
   /** Model ids as the upstream names them, or why the list could not be had (`fetchModelIds`, src/providers/model-list.ts). */

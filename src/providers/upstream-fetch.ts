@@ -14,13 +14,14 @@ import { isEventStream } from '../pipeline/sse.ts'
 import { jsonAnswer, parseJsonOrUndefined } from '../pipeline/json-answer.ts'
 import { clearDeadline, type Deadline, deadlines } from '../pipeline/deadlines.ts'
 import type { UpstreamUrl } from './upstream-url.ts'
+import { authorize } from './upstream-auth.ts'
 
 export interface UpstreamHttpRequest {
   /** Made by `upstreamUrl` (src/providers/upstream-url.ts): under the provider's base path. */
   url: UpstreamUrl
   method?: string
   headers: Record<string, string>
-  body?: string
+  body?: string | Uint8Array<ArrayBuffer>
   /** Reads a non-2xx body into a GatewayError; defaults to the OpenAI error shape. */
   toError?: (status: number, body: unknown, text: string, headers: Headers) => GatewayError
 }
@@ -74,11 +75,22 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     endSpan?.()
   }
 
+  let headers = request.headers
+  if (provider.auth) {
+    // A cloud credential (a SigV4 signature over this exact request, or a bearer token), or why there is none.
+    const authorized = await authorize(provider.auth, { method: request.method ?? 'POST', url: request.url, headers, body: request.body })
+    if (isGatewayError(authorized)) {
+      release()
+      return failAttempt(attempt, t0, authorized)
+    }
+    headers = authorized
+  }
+
   let response: Response
   try {
     response = await fetch(request.url, {
       method: request.method ?? 'POST',
-      headers: request.headers,
+      headers,
       body: request.body,
       signal: abort.signal,
       // Never followed: see upstreamFailures.redirected.
@@ -124,8 +136,9 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     return response
   }
   const inFlight: InFlight = { call, attempt, t0, abort, firstByte, release }
-  if (!isEventStream(response) || !response.body) return readWhole(response, inFlight)
-  return new Response(watchBody(response.body, inFlight), {
+  const binary = isBinaryEventStream(response)
+  if ((!binary && !isEventStream(response)) || !response.body) return readWhole(response, inFlight)
+  return new Response(watchBody(response.body, inFlight, binary ? BINARY_FRAMING : new SseFraming()), {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
@@ -166,12 +179,11 @@ async function readWhole(response: Response, { call, attempt, t0, abort, firstBy
  * or broken framing errors the stream with a GatewayError (a stream's only way to report a failure after its
  * headers), which the pipeline turns into a well-formed error frame.
  */
-function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort, firstByte, release }: InFlight): ReadableStream<Uint8Array> {
+function watchBody(body: ReadableStream<Uint8Array>, { call, attempt, t0, abort, firstByte, release }: InFlight, framing: StreamFraming): ReadableStream<Uint8Array> {
   const reader = body.getReader()
   const { limits, provider } = call
   let idleTimer: ReturnType<typeof setTimeout> | undefined
   let finished = false
-  const framing = new SseFraming()
   const finish = () => {
     if (finished) return
     finished = true
@@ -287,12 +299,28 @@ function describeText(text: string): string {
   return start ? `it starts with ${JSON.stringify(start)}` : 'it is empty'
 }
 
+interface StreamFraming {
+  /** A description of what is wrong with this chunk, or undefined. */
+  check(chunk: Uint8Array): string | undefined
+  endsBetweenEvents(): boolean
+}
+
+/**
+ * AWS's binary event stream (`application/vnd.amazon.eventstream`, Bedrock's streaming APIs) is passed on as bytes:
+ * its framing (lengths and CRC32 checksums) is checked by the adapter's decoder, which knows where messages end.
+ */
+const BINARY_FRAMING: StreamFraming = { check: () => undefined, endsBetweenEvents: () => true }
+
+export function isBinaryEventStream(response: Response): boolean {
+  return response.headers.get('content-type')?.startsWith('application/vnd.amazon.eventstream') === true
+}
+
 /**
  * Checks the framing of an upstream event stream as it passes: text (valid UTF-8, no NUL bytes), and an end
  * between two events. Anything else is the upstream's failure; the pipeline ends the client's stream with an
  * error frame instead of passing junk on or ending as if complete.
  */
-class SseFraming {
+class SseFraming implements StreamFraming {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true })
   /** The last bytes seen, to tell whether the stream stopped at an event boundary. */
   private tail = ''

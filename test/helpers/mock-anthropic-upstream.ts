@@ -16,9 +16,10 @@ export const ANTHROPIC_USAGE = { input_tokens: 20, cache_creation_input_tokens: 
 export const NATIVE_TOKEN_COUNT = 4242
 
 type Block = Record<string, unknown>
-type Event = [string, Record<string, unknown>]
+export type AnthropicEvent = [string, Record<string, unknown>]
+type Event = AnthropicEvent
 
-function message(model: string, content: Block[], stopReason: string | null, usage: Record<string, unknown> = ANTHROPIC_USAGE) {
+export function anthropicMessage(model: string, content: Block[], stopReason: string | null, usage: Record<string, unknown> = ANTHROPIC_USAGE) {
   return { id: 'msg_mock01', type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage }
 }
 
@@ -27,8 +28,8 @@ function anthropicError(status: number, type: string, text: string, headers: Rec
 }
 
 /** The event sequence of a finished message: start, one block per content item (streamed in pieces), delta, stop. */
-function messageEvents(model: string, content: Block[], stopReason: string, opts: { pingAfter?: number; finalUsage?: Record<string, unknown> } = {}): Event[] {
-  const events: Event[] = [['message_start', { type: 'message_start', message: message(model, [], null, { ...ANTHROPIC_USAGE, output_tokens: 1 }) }]]
+export function messageEvents(model: string, content: Block[], stopReason: string, opts: { pingAfter?: number; finalUsage?: Record<string, unknown> } = {}): Event[] {
+  const events: Event[] = [['message_start', { type: 'message_start', message: anthropicMessage(model, [], null, { ...ANTHROPIC_USAGE, output_tokens: 1 }) }]]
   content.forEach((block, index) => {
     if (block.type === 'text') {
       events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }])
@@ -92,7 +93,7 @@ function lastUserText(body: any): string {
 }
 
 /** Top-level fields of a Messages request; the real API refuses others ("Extra inputs are not permitted"). */
-const MESSAGES_FIELDS = new Set([
+export const MESSAGES_FIELDS = new Set([
   'model',
   'messages',
   'max_tokens',
@@ -120,7 +121,7 @@ const MESSAGES_FIELDS = new Set([
 const NO_STRUCTURED_OUTPUT = /^claude-(3|2|instant|opus-4-0|opus-4-1|opus-4-2025|sonnet-4-0|sonnet-4-2025)/
 
 /** What the real API refuses in a structured-output schema: an object not closed, or a bound it cannot decode. */
-function schemaProblem(schema: any, path = 'schema'): string | undefined {
+export function schemaProblem(schema: any, path = 'schema'): string | undefined {
   if (typeof schema !== 'object' || schema === null) return undefined
   if ((schema.type === 'object' || schema.properties) && schema.additionalProperties !== false)
     return `${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`
@@ -143,13 +144,13 @@ function schemaProblem(schema: any, path = 'schema'): string | undefined {
   return undefined
 }
 
-function structuredSchema(body: any): Record<string, unknown> | undefined {
+export function structuredSchema(body: any): Record<string, unknown> | undefined {
   const format = body?.output_config?.format ?? body?.output_format
   return format?.type === 'json_schema' && typeof format.schema === 'object' ? format.schema : undefined
 }
 
 /** Content and stop reason for a model name. */
-function answerFor(model: string, body: any): { content: Block[]; stopReason: string } {
+export function answerFor(model: string, body: any): { content: Block[]; stopReason: string } {
   if (model === AGENT_MODEL) return agentAnswer(body)
   const schema = structuredSchema(body)
   if (schema) return { content: [{ type: 'text', text: JSON.stringify(schemaInstance(schema)) }], stopReason: 'end_turn' }
@@ -228,40 +229,44 @@ export function startMockAnthropic(apiKey = 'sk-ant-test'): MockAnthropic {
     if (structuredSchema(body) && NO_STRUCTURED_OUTPUT.test(String(body.model)))
       return anthropicError(400, 'invalid_request_error', `'${body.model}' does not support output format.`)
 
-    const model: string = body.model ?? ''
-    const stream = body.stream === true
-    switch (model) {
-      case 'overloaded':
-        return anthropicError(529, 'overloaded_error', 'Overloaded')
-      case 'rate-limited':
-        return anthropicError(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '7' })
-      case 'no-mid-system':
-        // What Anthropic answers for a model without mid-conversation system messages (claude-code#61412).
-        if ((body.messages ?? []).some((m: any) => m?.role === 'system')) return anthropicError(400, 'invalid_request_error', "role 'system' is not supported on this model")
-        break
-      case 'bad-request':
-        return anthropicError(400, 'invalid_request_error', 'messages.0.content: Input should be a valid list')
-      case 'missing-model':
-        return anthropicError(404, 'not_found_error', `model: ${model}`)
-      case 'stream-error':
-        return sse([
-          ['message_start', { type: 'message_start', message: message(model, [], null) }],
-          ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
-          ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Par' } }],
-          ['error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }],
-        ])
-    }
-    const { content, stopReason } = answerFor(model, body)
-    if (!stream) return Response.json(message(model, content, stopReason))
-    // Newer API versions repeat input and cache counts in message_delta; `final-usage` sends them that way.
-    const finalUsage = model === 'final-usage' ? { ...ANTHROPIC_USAGE, input_tokens: 21 } : undefined
-    const events = messageEvents(model, content, stopReason, { pingAfter: 0, finalUsage })
-    if (model === 'pause-inside-event' || model === 'pause-between-events') {
-      const first = `event: message_start\ndata: ${JSON.stringify(events[0]![1])}   \n\n`
-      const afterBytes = encoder.encode(first).length + (model === 'pause-inside-event' ? 30 : 0)
-      return sse(events, { pause: { afterBytes, ms: 1300 } })
-    }
-    return sse(events, { split: true, breakAfter: model === 'broken' ? 70 : undefined })
+    return messagesAnswer(body.model ?? '', body)
   })
   return { url: `${server.origin}/v1`, requests: server.requests, stop: server.stop }
+}
+
+/** The Messages answer (JSON or event stream) for a valid request: the model name picks the behaviour. */
+export function messagesAnswer(model: string, body: any): Response {
+  const stream = body.stream === true
+  switch (model) {
+    case 'overloaded':
+      return anthropicError(529, 'overloaded_error', 'Overloaded')
+    case 'rate-limited':
+      return anthropicError(429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '7' })
+    case 'no-mid-system':
+      // What Anthropic answers for a model without mid-conversation system messages (claude-code#61412).
+      if ((body.messages ?? []).some((m: any) => m?.role === 'system')) return anthropicError(400, 'invalid_request_error', "role 'system' is not supported on this model")
+      break
+    case 'bad-request':
+      return anthropicError(400, 'invalid_request_error', 'messages.0.content: Input should be a valid list')
+    case 'missing-model':
+      return anthropicError(404, 'not_found_error', `model: ${model}`)
+    case 'stream-error':
+      return sse([
+        ['message_start', { type: 'message_start', message: anthropicMessage(model, [], null) }],
+        ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+        ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Par' } }],
+        ['error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }],
+      ])
+  }
+  const { content, stopReason } = answerFor(model, body)
+  if (!stream) return Response.json(anthropicMessage(model, content, stopReason))
+  // Newer API versions repeat input and cache counts in message_delta; `final-usage` sends them that way.
+  const finalUsage = model === 'final-usage' ? { ...ANTHROPIC_USAGE, input_tokens: 21 } : undefined
+  const events = messageEvents(model, content, stopReason, { pingAfter: 0, finalUsage })
+  if (model === 'pause-inside-event' || model === 'pause-between-events') {
+    const first = `event: message_start\ndata: ${JSON.stringify(events[0]![1])}   \n\n`
+    const afterBytes = encoder.encode(first).length + (model === 'pause-inside-event' ? 30 : 0)
+    return sse(events, { pause: { afterBytes, ms: 1300 } })
+  }
+  return sse(events, { split: true, breakAfter: model === 'broken' ? 70 : undefined })
 }

@@ -165,49 +165,52 @@ export function startMockGemini(apiKey = 'gemini-test-key'): MockGemini {
     }
     const route = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname)
     if (req.method !== 'POST' || !route) return googleError(404, 'NOT_FOUND', `Method not found: ${url.pathname}`)
-    const model = route[1]!
-    const stream = route[2] === 'streamGenerateContent'
-    if (stream && url.searchParams.get('alt') !== 'sse') return googleError(400, 'INVALID_ARGUMENT', 'the mock speaks only alt=sse')
-
-    if (model.startsWith('missing')) {
-      // Recorded: the error body is served as an event stream, without a data: prefix.
-      return googleError(
-        404,
-        'NOT_FOUND',
-        `models/${model} is not found for API version v1beta, or is not supported for generateContent.`,
-        [],
-        stream ? 'text/event-stream' : 'application/json',
-      )
-    }
-    if (model === 'rate-limited') {
-      return googleError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
-        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' },
-      ])
-    }
-    if (model === 'unavailable') return googleError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.')
-    const invalid = invalidRequest(body, model)
-    if (invalid) return googleError(400, 'INVALID_ARGUMENT', invalid)
-    if (model === 'blocked')
-      return Response.json({
-        promptFeedback: { blockReason: 'PROHIBITED_CONTENT' },
-        usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
-        modelVersion: model,
-        responseId: 'blocked-1',
-      })
-
-    const { parts, finishReason } = reply(model, body)
-    if (!stream)
-      return Response.json(
-        answer(model, [
-          { ...candidate(parts, finishReason), ...(finishReason === 'STOP' && parts.some((p) => p.functionCall) ? { finishMessage: 'Model generated function call(s).' } : {}) },
-        ]),
-      )
-    const chunks = streamChunks(model, parts, finishReason)
-    if (model === 'stream-error') {
-      return sse(chunks.slice(0, 1), { trailer: `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } })}\r\n\r\n` })
-    }
-    if (model === 'cut') return sse(chunks.slice(0, 1))
-    return sse(chunks)
+    return generateContentAnswer(route[1]!, route[2] === 'streamGenerateContent', body, url)
   })
   return { url: `${server.origin}/v1beta`, requests: server.requests, stop: server.stop }
+}
+
+/** The Gemini answer to a `generateContent` / `streamGenerateContent` request (the Gemini API's and Vertex AI's alike). */
+export function generateContentAnswer(model: string, stream: boolean, body: Json, url: URL): Response {
+  if (stream && url.searchParams.get('alt') !== 'sse') return googleError(400, 'INVALID_ARGUMENT', 'the mock speaks only alt=sse')
+
+  if (model.startsWith('missing')) {
+    // Recorded: the error body is served as an event stream, without a data: prefix.
+    return googleError(
+      404,
+      'NOT_FOUND',
+      `models/${model} is not found for API version v1beta, or is not supported for generateContent.`,
+      [],
+      stream ? 'text/event-stream' : 'application/json',
+    )
+  }
+  if (model === 'rate-limited') {
+    return googleError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' },
+    ])
+  }
+  if (model === 'unavailable') return googleError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.')
+  const invalid = invalidRequest(body, model)
+  if (invalid) return googleError(400, 'INVALID_ARGUMENT', invalid)
+  if (model === 'blocked')
+    return Response.json({
+      promptFeedback: { blockReason: 'PROHIBITED_CONTENT' },
+      usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
+      modelVersion: model,
+      responseId: 'blocked-1',
+    })
+
+  const { parts, finishReason } = reply(model, body)
+  if (!stream)
+    return Response.json(
+      answer(model, [
+        { ...candidate(parts, finishReason), ...(finishReason === 'STOP' && parts.some((p) => p.functionCall) ? { finishMessage: 'Model generated function call(s).' } : {}) },
+      ]),
+    )
+  const chunks = streamChunks(model, parts, finishReason)
+  if (model === 'stream-error') {
+    return sse(chunks.slice(0, 1), { trailer: `data: ${JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } })}\r\n\r\n` })
+  }
+  if (model === 'cut') return sse(chunks.slice(0, 1))
+  return sse(chunks)
 }

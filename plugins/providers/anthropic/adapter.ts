@@ -52,15 +52,27 @@ export function anthropicUpstreamError(call: AdapterCall): NonNullable<UpstreamH
   }
 }
 
-async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
+/** Where a Messages API lives: Anthropic's own, or Claude on a cloud (Vertex AI's rawPredict), which takes the body its own way. */
+export interface MessagesUpstream {
+  url(stream: boolean): UpstreamUrl
+  headers: Record<string, string>
+  /** The Messages request as this upstream takes it (Vertex AI: no `model`, its `anthropic_version`). */
+  body?(request: Record<string, unknown>): Record<string, unknown>
+  /** The model name Anthropic's per-model rules know it by (structured output support). */
+  anthropicModel?: string
+  toError?: NonNullable<UpstreamHttpRequest['toError']>
+}
+
+/** A chat request through a Messages API, answered in chat wire format (JSON or stream). */
+export async function messagesChat(call: AdapterCall, upstream: MessagesUpstream): Promise<UpstreamResult> {
   const stream = call.body.stream === true
-  const request = chatToAnthropicRequest(call.body, call.target.model)
+  const request = chatToAnthropicRequest(call.body, upstream.anthropicModel ?? call.target.model)
   if (request instanceof GatewayError) return request
   const res = await fetchUpstream(call, {
-    url: upstreamUrl(call.provider.baseUrl)`/messages`,
-    headers: headers(call.provider),
-    body: JSON.stringify(request),
-    toError: anthropicUpstreamError(call),
+    url: upstream.url(stream),
+    headers: upstream.headers,
+    body: JSON.stringify(upstream.body ? upstream.body(request) : request),
+    toError: upstream.toError ?? anthropicUpstreamError(call),
   })
   if (res instanceof GatewayError) return res
   if (stream && res.body && isEventStream(res)) {
@@ -74,6 +86,10 @@ async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
     return upstreamFailures.notJson(call.provider.name)
   }
   return Response.json(anthropicToChatCompletion(message))
+}
+
+function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
+  return messagesChat(call, { url: () => upstreamUrl(call.provider.baseUrl)`/messages`, headers: headers(call.provider) })
 }
 
 /** The client's own Messages request (model replaced), answered as the upstream answers it: JSON or SSE. */

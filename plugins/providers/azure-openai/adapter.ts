@@ -1,8 +1,11 @@
 /**
- * @module Azure OpenAI. Classic resources address a deployment per model
+ * @module Azure OpenAI and Azure AI Foundry. Classic resources address a deployment per model
  * (`{base}/deployments/{model}/chat/completions?api-version=…`); a base URL ending in `/openai/v1` uses the v1
- * API with the model in the body. Azure opens streams with a `choices: []` content-filter chunk that crashes
- * clients reading `choices[0]`, so such chunks are dropped (a usage chunk is kept).
+ * API with the model in the body; a base URL ending in `/models` is the Foundry models endpoint (Azure AI Model
+ * Inference: `{base}/chat/completions?api-version=…`, the model in the body, no Responses API, no model list).
+ * Requests carry `api-key`, or a Microsoft Entra ID bearer token when the instance has an Entra app (applied by
+ * fetchUpstream, src/providers/upstream-auth.ts). Azure opens streams with a `choices: []` content-filter chunk
+ * that crashes clients reading `choices[0]`, so such chunks are dropped (a usage chunk is kept).
  */
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { SseParser, dataFrame } from '../../../src/pipeline/sse.ts'
@@ -13,12 +16,20 @@ import { type UpstreamUrl, upstreamUrl } from '../../../src/providers/upstream-u
 import { modelListPage } from '../openai-compatible/adapter.ts'
 
 const DEFAULT_API_VERSION = '2024-10-21'
+/** Azure AI Model Inference's version (the Foundry models endpoint). */
+const FOUNDRY_API_VERSION = '2024-05-01-preview'
 
 function isV1(provider: ProviderInstance): boolean {
   return /\/openai\/v1$/.test(provider.baseUrl)
 }
 
+/** The Foundry models endpoint (`https://<resource>.services.ai.azure.com/models`). */
+export function isFoundryModels(provider: ProviderInstance): boolean {
+  return /\/models$/.test(provider.baseUrl)
+}
+
 export function azureUrl(provider: ProviderInstance, deployment: string, operation: 'chat/completions' | 'responses' | 'models'): UpstreamUrl {
+  if (isFoundryModels(provider)) return upstreamUrl(provider.baseUrl, { 'api-version': provider.apiVersion ?? FOUNDRY_API_VERSION })`/chat/completions`
   const query = isV1(provider) ? undefined : { 'api-version': provider.apiVersion ?? DEFAULT_API_VERSION }
   const under = upstreamUrl(provider.baseUrl, query)
   if (operation === 'responses') return under`/responses`
@@ -26,6 +37,7 @@ export function azureUrl(provider: ProviderInstance, deployment: string, operati
   return query ? under`/deployments/${deployment}/chat/completions` : under`/chat/completions`
 }
 
+/** `api-key` when the instance has one; an Entra ID token is added by fetchUpstream instead. */
 function headers(provider: ProviderInstance, stream: boolean): Record<string, string> {
   const h: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' }
   if (provider.apiKey) h['api-key'] = provider.apiKey
@@ -58,7 +70,8 @@ export function dropEmptyChoiceChunks(body: ReadableStream<Uint8Array>): Readabl
 
 async function post(call: AdapterCall, operation: 'chat/completions' | 'responses'): Promise<UpstreamResult> {
   const stream = call.body.stream === true
-  const body = isV1(call.provider) || operation === 'responses' ? call.body : withoutModel(call.body)
+  const modelInBody = isV1(call.provider) || isFoundryModels(call.provider) || operation === 'responses'
+  const body = modelInBody ? call.body : withoutModel(call.body)
   const res = await fetchUpstream(call, { url: azureUrl(call.provider, call.target.model, operation), headers: headers(call.provider, stream), body: JSON.stringify(body) })
   if (res instanceof GatewayError || !stream || operation !== 'chat/completions' || !res.body) return res
   return new Response(dropEmptyChoiceChunks(res.body), { status: res.status, headers: res.headers })
@@ -73,6 +86,13 @@ export const azureOpenaiAdapter: ProviderAdapter = {
   id: 'azure-openai',
   chatCompletions: (call) => post(call, 'chat/completions'),
   responses: (call) => post(call, 'responses'),
-  listModels: (provider, signal) =>
-    fetchModelIds({ provider: provider.name, url: () => azureUrl(provider, '', 'models'), headers: headers(provider, false), read: modelListPage }, signal),
+  speaksNatively: (api, provider) => api === 'responses' && !isFoundryModels(provider),
+  listModels: async (provider, signal) => {
+    // The Foundry models endpoint lists nothing: its models are the configured ones (AZURE_MODELS).
+    if (isFoundryModels(provider)) return [...provider.staticModels]
+    return fetchModelIds(
+      { provider: provider.name, url: () => azureUrl(provider, '', 'models'), headers: headers(provider, false), auth: provider.auth, read: modelListPage },
+      signal,
+    )
+  },
 }

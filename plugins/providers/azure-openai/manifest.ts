@@ -2,12 +2,22 @@ import { defineProvider } from '../../../src/providers/manifest.ts'
 
 /**
  * Azure deploys OpenAI's models: their prices and output limits are OpenAI's rows (looked up by model id), so
- * this row repeats none of them.
+ * this row repeats none of them. It signs in with `api-key`, or with a Microsoft Entra ID token (`entra`).
  */
 export const azureOpenaiManifest = defineProvider({
   id: 'azure-openai',
-  summary: 'Azure OpenAI: classic per-deployment URLs with api-version, or the v1 API; the content-filter preamble chunk dropped.',
+  summary:
+    'Azure OpenAI and Azure AI Foundry: classic per-deployment URLs with api-version, the v1 API, or the Foundry models endpoint; api-key or Entra ID; the content-filter preamble chunk dropped.',
   types: {
-    azure: { envPrefix: 'AZURE', apiVersion: true, nativeResponses: true, parameters: { style: 'openai' }, modelPath: { collections: [] }, prices: {}, outputLimits: {} },
+    azure: {
+      envPrefix: 'AZURE',
+      apiVersion: true,
+      nativeResponses: true,
+      credentials: 'entra',
+      parameters: { style: 'openai' },
+      modelPath: { collections: [] },
+      prices: {},
+      outputLimits: {},
+    },
   },
 })

@@ -79,11 +79,15 @@ function generateContentModels(body: unknown): { ids: string[]; next?: string } 
   return { ids, next: page.nextPageToken }
 }
 
-async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
+/**
+ * A chat request through `generateContent` at the URLs `url` makes (`stream` for `streamGenerateContent?alt=sse`),
+ * answered in chat wire format: the Gemini API's own and Vertex AI's Gemini models (plugins/providers/vertex) alike.
+ */
+export async function generateContentChat(call: AdapterCall, url: (stream: boolean) => UpstreamUrl, requestHeaders: Record<string, string>): Promise<UpstreamResult> {
   const stream = call.body.stream === true
   const res = await fetchUpstream(call, {
-    url: generateUrl(call.provider, call.target.model, stream),
-    headers: headers(call.provider),
+    url: url(stream),
+    headers: requestHeaders,
     body: JSON.stringify(chatToGeminiRequest(call.body, call.target.model, toolCallMemory)),
     toError: geminiUpstreamError(call),
   })
@@ -106,6 +110,10 @@ async function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
   // A stream was asked for but the upstream answered JSON: replay the completion as chat chunks.
   const includeUsage = asksForUsageChunk(call.body)
   return new Response(replayCompletion(completion, includeUsage), { headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
+}
+
+function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
+  return generateContentChat(call, (stream) => generateUrl(call.provider, call.target.model, stream), headers(call.provider))
 }
 
 export const geminiAdapter: ProviderAdapter = {
