@@ -2,8 +2,10 @@
  * The real agent CLIs against the gateway: `claude -p` (Claude Code) and `codex exec` (Codex CLI), installed
  * pinned from npm by scripts/test-clients.sh into its own folder (AGENT_CLIS_DIR), run non-interactively with
  * telemetry and update checks off and every non-loopback connection sent to a dead proxy. One gateway per
- * upstream family (OpenAI, Anthropic, Gemini), each in front of that family's mock upstream, whose `agent`
- * model scripts one tool call and then answers with the tool's result (test/helpers/scripted-agent.ts).
+ * upstream family (OpenAI, Anthropic, Gemini, and Claude on Amazon Bedrock and on Google Vertex AI), each in front
+ * of that family's mock upstream, whose `agent` model scripts one tool call and then answers with the tool's result
+ * (test/helpers/scripted-agent.ts). The cloud mocks check their credentials as the clouds do (SigV4; a bearer
+ * token from the mock Google token service, got with a service account key).
  *
  * Not a `*.test.ts` file on purpose: `bun test` alone does not run it; scripts/test-clients.sh does.
  */
@@ -13,7 +15,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
 import { ANTHROPIC_TEXT, startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic-upstream.ts'
+import { type MockBedrock, startMockBedrock } from '../helpers/mock-bedrock-upstream.ts'
 import { startMockGemini, type MockGemini } from '../helpers/mock-gemini-upstream.ts'
+import { type MockGoogleAuth, serviceAccountKey, startMockGoogleAuth } from '../helpers/mock-google-auth.ts'
+import { type MockVertex, startMockVertex } from '../helpers/mock-vertex-upstream.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 import { AGENT_ANSWER_PREFIX, AGENT_MODEL } from '../helpers/scripted-agent.ts'
 
@@ -24,13 +29,26 @@ const CLAUDE_CODE_DEFAULT_MODEL = process.env.CLAUDE_CODE_DEFAULT_MODEL ?? 'clau
 const CODEX_KNOWN_MODEL = 'gpt-6.1-sol'
 const MASTER = 'master-key-for-cli-tests'
 const RUN_TIMEOUT_MS = 90_000
-const FAMILIES = ['openai', 'anthropic', 'gemini'] as const
+const FAMILIES = ['openai', 'anthropic', 'gemini', 'bedrock', 'vertex'] as const
 type Family = (typeof FAMILIES)[number]
+const AWS_KEY = { id: 'AKIACLITESTS', secret: 'cli/tests/aws/secret' }
+
+/** The scripted agent of each family: on the clouds, Claude (native Messages for Claude Code, translated for Codex). */
+const AGENT_TARGETS: Record<Family, string> = {
+  openai: `openai/${AGENT_MODEL}`,
+  anthropic: `anthropic/${AGENT_MODEL}`,
+  gemini: `gemini/${AGENT_MODEL}`,
+  bedrock: `bedrock/us.anthropic.claude-${AGENT_MODEL}-v1:0`,
+  vertex: `vertex/claude-${AGENT_MODEL}@20250101`,
+}
 
 interface Upstreams {
   openai: MockUpstream
   anthropic: MockAnthropic
   gemini: MockGemini
+  bedrock: MockBedrock
+  vertex: MockVertex
+  google: MockGoogleAuth
 }
 
 let mocks: Upstreams
@@ -111,7 +129,7 @@ function claude(family: Family, prompt: string, cwd: string, options: ClaudeOpti
 }
 
 /** `codex exec` through a custom model provider that points at the gateway's Responses API. */
-function codex(family: Family, prompt: string, cwd: string, model = `${family}/${AGENT_MODEL}`): Promise<Run> {
+function codex(family: Family, prompt: string, cwd: string, model = AGENT_TARGETS[family]): Promise<Run> {
   const home = mkdtempSync(join(work, 'codex-home-'))
   const codexHome = join(home, '.codex')
   mkdirSync(codexHome)
@@ -140,6 +158,11 @@ function upstreamOf(family: Family): { requests: { path: string; body: any; head
   return mocks[family]
 }
 
+/** Whether the upstream was asked for a stream (in the body, or by the method in the path on the clouds). */
+function askedForStream(request: { path: string; body: any }): boolean {
+  return request.body?.stream === true || /stream/i.test(request.path)
+}
+
 /** Fails with what the CLI printed, which is what one needs to see when a client breaks. */
 function expectSuccess(result: Run, expected: string): void {
   if (result.exitCode !== 0 || !result.stdout.includes(expected)) {
@@ -149,7 +172,19 @@ function expectSuccess(result: Run, expected: string): void {
 
 beforeAll(async () => {
   if (!CLIS_DIR) throw new Error('AGENT_CLIS_DIR is not set: run scripts/test-clients.sh')
-  mocks = { openai: startMockOpenAI(), anthropic: startMockAnthropic('sk-ant-test'), gemini: startMockGemini('gm-key') }
+  const google = startMockGoogleAuth()
+  const key = await serviceAccountKey(google.tokenUri)
+  google.serviceAccount(key.file.client_email!, key.publicKey, key.file.private_key_id!)
+  const keyFile = join(work, 'vertex-sa.json')
+  writeFileSync(keyFile, JSON.stringify(key.file))
+  mocks = {
+    openai: startMockOpenAI(),
+    anthropic: startMockAnthropic('sk-ant-test'),
+    gemini: startMockGemini('gm-key'),
+    bedrock: startMockBedrock({ region: 'us-west-2', service: 'bedrock', keys: { [AWS_KEY.id]: { secret: AWS_KEY.secret } } }),
+    vertex: startMockVertex({ project: 'cli-tests', location: 'us-east5', accepts: google.accepts }),
+    google,
+  }
   for (const family of FAMILIES) {
     gateways[family] = await startGateway({
       GATEWAY_MASTER_KEY: MASTER,
@@ -159,12 +194,22 @@ beforeAll(async () => {
       ANTHROPIC_BASE_URL: mocks.anthropic.url,
       GEMINI_API_KEY: 'gm-key',
       GEMINI_BASE_URL: mocks.gemini.url,
+      BEDROCK_BASE_URL: mocks.bedrock.url,
+      BEDROCK_MODELS: AGENT_TARGETS.bedrock.slice('bedrock/'.length),
+      AWS_REGION: 'us-west-2',
+      AWS_ACCESS_KEY_ID: AWS_KEY.id,
+      AWS_SECRET_ACCESS_KEY: AWS_KEY.secret,
+      VERTEX_BASE_URL: mocks.vertex.url,
+      VERTEX_PROJECT: 'cli-tests',
+      VERTEX_LOCATION: 'us-east5',
+      VERTEX_MODELS: AGENT_TARGETS.vertex.slice('vertex/'.length),
+      GOOGLE_APPLICATION_CREDENTIALS: keyFile,
       // Claude Code's default name and a virtual model both lead to this gateway's family.
       VIRTUAL_MODELS: JSON.stringify([
-        { source: CLAUDE_CODE_DEFAULT_MODEL, target: `${family}/${AGENT_MODEL}` },
-        { source: 'cc-agent', target: `${family}/${AGENT_MODEL}` },
+        { source: CLAUDE_CODE_DEFAULT_MODEL, target: AGENT_TARGETS[family] },
+        { source: 'cc-agent', target: AGENT_TARGETS[family] },
         // A name Codex has its own model settings for: it then sends its tools in an additional_tools item.
-        { source: CODEX_KNOWN_MODEL, target: `${family}/${AGENT_MODEL}` },
+        { source: CODEX_KNOWN_MODEL, target: AGENT_TARGETS[family] },
         // The Anthropic mock's model that refuses mid-conversation system messages the way Anthropic does.
         ...(family === 'anthropic' ? [{ source: 'cc-no-mid-system', target: 'anthropic/no-mid-system' }] : []),
       ]),
@@ -177,6 +222,9 @@ afterAll(async () => {
   mocks?.openai.stop()
   mocks?.anthropic.stop()
   mocks?.gemini.stop()
+  mocks?.bedrock.stop()
+  mocks?.vertex.stop()
+  mocks?.google.stop()
 })
 
 for (const family of FAMILIES) {
@@ -187,10 +235,8 @@ for (const family of FAMILIES) {
         const before = upstreamOf(family).requests.length
         const result = await claude(family, `reply with PONG-claude-${family}`, workdir(`claude-text-${family}`, 'unused'))
         expectSuccess(result, `PONG-claude-${family}`)
-        const sent = upstreamOf(family)
-          .requests.slice(before)
-          .map((r) => r.body)
-        expect(sent.some((b) => b?.stream === true || family === 'gemini')).toBe(true)
+        const sent = upstreamOf(family).requests.slice(before)
+        expect(sent.some((r) => askedForStream(r) || family === 'gemini')).toBe(true)
       },
       RUN_TIMEOUT_MS + 10_000,
     )
@@ -198,10 +244,17 @@ for (const family of FAMILIES) {
     test(
       'tool use: no model settings; Read runs and its result comes back',
       async () => {
+        const before = upstreamOf(family).requests.length
         const dir = workdir(`claude-tool-${family}`, `note-for-claude-${family}`)
         const result = await claude(family, `call tool Read {"file_path":"${join(dir, 'note.txt')}"}`, dir)
         expectSuccess(result, `note-for-claude-${family}`)
         expect(result.stdout).toContain(AGENT_ANSWER_PREFIX)
+        // Claude on the clouds is reached natively: InvokeModel on Bedrock, rawPredict on Vertex AI.
+        const paths = upstreamOf(family)
+          .requests.slice(before)
+          .map((r) => r.path)
+        if (family === 'bedrock') expect(paths.length > 0 && paths.every((p) => /\/model\/[^/]+\/invoke(-with-response-stream)?$/.test(p))).toBe(true)
+        if (family === 'vertex') expect(paths.length > 0 && paths.every((p) => /\/publishers\/anthropic\/models\/[^/]+:(stream)?[rR]awPredict$/.test(p))).toBe(true)
       },
       RUN_TIMEOUT_MS + 10_000,
     )
