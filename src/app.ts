@@ -59,7 +59,8 @@ export class Gateway {
   readonly usage: UsageService
   /** Managed API keys (snapshot + store); shared by /v1 auth and the admin API. */
   readonly keys: KeyDirectory
-  readonly authFailures = new AuthFailureLimiter()
+  /** Audit suppression of authentication failures, and the throttle every credential check consults. */
+  readonly authFailures: AuthFailureLimiter
   /** Aborted when a graceful stop reaches its drain deadline: in-flight requests end with a 503 (see main.ts). */
   readonly endRequests = new RequestsEnd()
   readonly deps: PluginDeps
@@ -94,6 +95,7 @@ export class Gateway {
     this.providers = new ProviderRegistry(this.config, options.adapters ?? providerAdapters)
     this.catalog = new ModelCatalog(this.providers, this.config.virtual_models, this.log)
     this.stores = stores
+    this.authFailures = new AuthFailureLimiter({ throttle: { burst: this.config.auth.failure_burst, refillPerSecond: this.config.auth.failure_refill_per_second } })
     // The audit writer's counters are read when /metrics is scraped.
     this.metrics = this.config.metrics.enabled
       ? new GatewayMetrics(
@@ -141,7 +143,7 @@ export class Gateway {
     this.deps.onShutdown(() => this.usage.drain())
     this.deps.onShutdown(() => this.auditLog.close())
     this.deps.onShutdown(() => this.threadRetention.stop())
-    this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys)
+    this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys, this.authFailures.throttle)
     this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
     // The OpenTelemetry SDK (about 20 MB resident) is loaded only when tracing is configured.
     this.tracing = options.tracing ? new (require('./observability/tracing.ts') as typeof import('./observability/tracing.ts')).Tracing(options.tracing, this.log) : undefined

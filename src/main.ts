@@ -6,6 +6,7 @@
 import type { Gateway } from './app.ts'
 import { COPY_COMMAND, runCopyCommand } from './cli/copy-sqlite-to-postgres.ts'
 import { ConfigError, loadConfig } from './config/load.ts'
+import { openModeRefusal } from './config/open-mode.ts'
 import { gatewayErrors } from './errors/gateway-error.ts'
 import { announce, createLogger, flushLog, stdoutDestination } from './log/logger.ts'
 import { TracingConfigError, tracingSettingsFromEnv } from './observability/tracing-config.ts'
@@ -32,6 +33,9 @@ try {
 }
 
 if (process.argv[2] === COPY_COMMAND) process.exit(await runCopyCommand(process.argv.slice(3), config))
+
+const openRefusal = openModeRefusal(config)
+if (openRefusal) fail(openRefusal)
 
 let tracing
 try {
@@ -64,14 +68,11 @@ if (workers > 1 && worker === undefined) {
 }
 if (!config.master_key) {
   log.warn(
-    'GATEWAY_MASTER_KEY is not set: the admin API (/admin) is CLOSED, and /v1 is OPEN to anyone who can reach this port unless managed API keys exist in the database. Set GATEWAY_MASTER_KEY before exposing the gateway.',
+    { allow_open: true },
+    'GATEWAY_MASTER_KEY is not set and GATEWAY_ALLOW_OPEN=true: /v1 is OPEN to anyone who can reach this port while no managed API key exists in the database, and the admin API (/admin) is CLOSED.',
   )
-}
-if (config.master_key && config.master_key.length < 32) {
-  log.warn(
-    { master_key_length: config.master_key.length },
-    'GATEWAY_MASTER_KEY is shorter than 32 characters: it can be guessed far more easily than a managed key. Use at least 32 random characters (e.g. `openssl rand -hex 32`); see docs/security.md.',
-  )
+} else if (config.auth.allow_open) {
+  log.warn('GATEWAY_ALLOW_OPEN has no effect: GATEWAY_MASTER_KEY is set, so every /v1 request needs a key.')
 }
 if (Object.keys(config.providers).length === 0) log.warn('No provider is configured; set e.g. OPENAI_API_KEY (see README).')
 

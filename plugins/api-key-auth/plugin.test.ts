@@ -3,7 +3,7 @@ import type { Decision } from '../../src/pipeline/types.ts'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { apiKeyAuth } from './plugin.ts'
 
-const MASTER = 'master-key-for-tests'
+const MASTER = 'master-key-for-api-key-auth-tests-0123456789'
 const deps = await makeDeps({ GATEWAY_MASTER_KEY: MASTER })
 const hooks = pluginHooks(apiKeyAuth, {}, deps)
 let plain: string
@@ -98,14 +98,67 @@ describe('user path', () => {
   })
 })
 
-test('without a master key and without managed keys the gateway runs open; a key that exists closes it', async () => {
-  const open = await makeDeps({})
-  await open.keys.refresh()
-  const openHooks = pluginHooks(apiKeyAuth, {}, open)
-  const ctx = makeContext({ body: { model: 'x', messages: [] } })
-  expect(((await openHooks.before!(ctx)) as Decision).kind).toBe('continue')
-  expect(ctx.principal).toMatchObject({ method: 'none', id: 'anonymous' })
-  await open.keys.create({ name: 'k', description: '', userPath: null, allowedModels: null, role: null, expiresAt: null, createdBy: 'master' })
-  const closed = (await openHooks.before!(makeContext({ body: { model: 'x', messages: [] } }))) as Decision
-  expect(closed.kind === 'respond' && closed.response.status).toBe(401)
+describe('open mode', () => {
+  test('without a master key and without managed keys, a request without a key is refused unless open mode is allowed', async () => {
+    const closed = await makeDeps({})
+    const decision = (await pluginHooks(apiKeyAuth, {}, closed).before!(makeContext({ body: { model: 'x', messages: [] } }))) as Decision
+    expect(decision.kind === 'respond' && decision.response.status).toBe(401)
+  })
+
+  test('with GATEWAY_ALLOW_OPEN it runs open while there is no managed key; a key that exists closes it', async () => {
+    const open = await makeDeps({ GATEWAY_ALLOW_OPEN: 'true' })
+    await open.keys.refresh()
+    const openHooks = pluginHooks(apiKeyAuth, {}, open)
+    const ctx = makeContext({ body: { model: 'x', messages: [] } })
+    expect(((await openHooks.before!(ctx)) as Decision).kind).toBe('continue')
+    expect(ctx.principal).toMatchObject({ method: 'none', id: 'anonymous' })
+    await open.keys.create({ name: 'k', description: '', userPath: null, allowedModels: null, role: null, expiresAt: null, createdBy: 'master' })
+    const closed = (await openHooks.before!(makeContext({ body: { model: 'x', messages: [] } }))) as Decision
+    expect(closed.kind === 'respond' && closed.response.status).toBe(401)
+  })
+})
+
+test('a throttled address gets 401 auth_throttled with Retry-After, the right key included; the reason goes to the audit entry', async () => {
+  const throttled = await makeDeps({ GATEWAY_MASTER_KEY: MASTER })
+  const throttledHooks = pluginHooks(apiKeyAuth, {}, throttled)
+  const attempt = async (key: string) => {
+    const ctx = makeContext({ headers: { authorization: `Bearer ${key}` }, body: { model: 'x', messages: [] } })
+    Object.defineProperty(ctx, 'clientIp', { value: '10.7.7.7' })
+    const decision = (await throttledHooks.before!(ctx)) as Decision
+    if (decision.kind !== 'respond') return { ctx, status: 0, retryAfter: null, error: undefined }
+    return {
+      ctx,
+      status: decision.response.status,
+      retryAfter: decision.response.headers.get('retry-after'),
+      error: ((await decision.response.json()) as { error: Record<string, unknown> }).error,
+    }
+  }
+  for (let i = 0; i < 30; i++) expect((await attempt(`sk-gw-guess-${i}`)).error).toMatchObject({ code: 'invalid_api_key' })
+  const right = await attempt(MASTER)
+  expect(right).toMatchObject({ status: 401, error: { type: 'authentication_error', code: 'auth_throttled' } })
+  expect(Number(right.retryAfter)).toBeGreaterThanOrEqual(1)
+  expect(right.ctx.principal).toBeUndefined()
+  expect(right.ctx.authFailureReason).toContain('not checked')
+})
+
+describe('GATEWAY_REQUIRE_KEY_USER_PATH', () => {
+  test('refuses a managed key without a bound path with 403 key_user_path_required; bound keys and the master key pass', async () => {
+    const strict = await makeDeps({ GATEWAY_MASTER_KEY: MASTER, GATEWAY_REQUIRE_KEY_USER_PATH: 'true' })
+    const strictHooks = pluginHooks(apiKeyAuth, {}, strict)
+    const base = { description: '', allowedModels: null, role: null, expiresAt: null, createdBy: 'master' }
+    const unbound = (await strict.keys.create({ ...base, name: 'unbound', userPath: null })).secret
+    const boundKey = (await strict.keys.create({ ...base, name: 'bound', userPath: '/acme/team-a' })).secret
+    const call = async (key: string, path?: string) => {
+      const ctx = makeContext({ headers: { authorization: `Bearer ${key}`, ...(path ? { 'x-gateway-user-path': path } : {}) }, body: { model: 'x', messages: [] } })
+      const decision = (await strictHooks.before!(ctx)) as Decision
+      return { ctx, decision, body: decision.kind === 'respond' ? ((await decision.response.json()) as { error: Record<string, unknown> }) : undefined }
+    }
+    for (const path of [undefined, '/acme/team-b']) {
+      const refused = await call(unbound, path)
+      expect(refused.decision.kind === 'respond' && refused.decision.response.status).toBe(403)
+      expect(refused.body?.error).toMatchObject({ code: 'key_user_path_required' })
+    }
+    expect((await call(boundKey, '/acme/team-a/alice')).ctx.userPath).toBe('/acme/team-a/alice')
+    expect((await call(MASTER, '/acme/team-b')).ctx.userPath).toBe('/acme/team-b')
+  })
 })

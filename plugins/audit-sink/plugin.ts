@@ -3,7 +3,8 @@
  * (bodies and headers as LOGGING_LOG_BODIES / LOGGING_LOG_HEADERS say); `onComplete`, which the pipeline calls
  * exactly once however the request ended, builds the entry and hands it to the writer queue
  * (src/audit/writer.ts) without waiting.
- * Authentication failures over the flood limit (`ctx.auditSuppressed`) are counted instead of written.
+ * Authentication failures over the flood limit (`ctx.auditSuppressed`) are counted instead of written. Logged
+ * headers never carry the master key or a provider key, whatever header they came in (src/pipeline/headers.ts).
  */
 import { captureRequest } from '../../src/audit/capture.ts'
 import { definePlugin } from '../../src/pipeline/types.ts'
@@ -11,14 +12,15 @@ import { auditSinkManifest } from './manifest.ts'
 
 export const auditSink = definePlugin({
   manifest: auditSinkManifest,
-  create({ audit }) {
+  create({ audit, config, providers }) {
+    const knownSecrets = [...providers.secrets(), ...(config.master_key ? [config.master_key] : [])]
     return {
       onComplete(ctx, outcome) {
         if (ctx.auditSuppressed) {
           audit.recordSuppressed()
           return
         }
-        const { entry, bodyTexts } = captureRequest(ctx, outcome)
+        const { entry, bodyTexts } = captureRequest(ctx, outcome, knownSecrets)
         audit.record(entry, bodyTexts)
       },
     }

@@ -26,7 +26,8 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 const safeInt = (v: unknown): number | undefined => (Number.isSafeInteger(v) ? (v as number) : undefined)
 const asObject = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
 
-export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedEntry {
+/** `knownSecrets`: credentials the gateway holds (master key, provider keys), redacted wherever a logged header carries one. */
+export function captureRequest(ctx: RequestContext, outcome: Outcome, knownSecrets: readonly string[] = []): CapturedEntry {
   const error = outcome.error ?? ctx.error
   const body = asObject(ctx.originalBody)
   const target = ctx.target
@@ -55,8 +56,8 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome): CapturedE
   }
 
   if (ctx.capture.headers) {
-    data.request_headers = redactHeaders(ctx.headers)
-    data.response_headers = redactHeaders(outcome.responseHeaders)
+    data.request_headers = redactHeaders(ctx.headers, knownSecrets)
+    data.response_headers = redactHeaders(outcome.responseHeaders, knownSecrets)
   }
   if (ctx.capture.bodies) captureBodies(ctx, outcome, data, bodyTexts)
 

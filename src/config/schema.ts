@@ -97,7 +97,23 @@ export const gatewayConfigSchema = z.strictObject({
       drain_timeout_seconds: integer(0).default(30),
     })
     .prefault({}),
-  master_key: z.string().min(8, 'expected at least 8 characters').optional(),
+  /** Administration key. Short keys can be guessed online (throttled or not), so 32 characters at least. */
+  master_key: z.string().min(32, 'expected at least 32 characters (e.g. `openssl rand -hex 32`)').optional(),
+  auth: z
+    .strictObject({
+      /**
+       * Serve /v1 without keys while no master key and no managed key exist. Off by default: without a master key
+       * the gateway refuses to start unless this says open on purpose (docs/keys.md).
+       */
+      allow_open: booleanFromEnv.default(false),
+      /** Refuse managed keys without a bound user path on /v1, so no key can claim a path with X-Gateway-User-Path. */
+      require_key_user_path: booleanFromEnv.default(false),
+      /** Different failed credentials one address (IPv6: one /64) may present in a burst before it is throttled. */
+      failure_burst: integer(1).default(30),
+      /** Attempts a throttled address regains per second. */
+      failure_refill_per_second: z.coerce.number().positive().default(1),
+    })
+    .prefault({}),
   database: z
     .strictObject({
       /** SQLite file of the embedded default store; relative paths resolve against the working directory. */

@@ -132,13 +132,29 @@ export const gatewayErrors = {
       message: 'The API key was revoked while this stream was running; the stream was ended.',
       code: 'api_key_revoked',
     }),
+  /**
+   * The caller's address made too many failed attempts, so its credential was not checked. A 401, not a 429: a
+   * rejected key is a 401 (the service description), and the official SDKs retry a 429 but not a 401.
+   */
   authThrottled: (retryAfterSeconds: number) =>
     new GatewayError({
-      status: 429,
-      type: 'rate_limit_error',
-      message: `Too many failed authentication attempts from this address; try again in ${retryAfterSeconds} s.`,
-      code: 'too_many_auth_failures',
+      status: 401,
+      type: 'authentication_error',
+      message: `Too many failed authentication attempts from this address: credentials from it are not checked for ${retryAfterSeconds} s.`,
+      code: 'auth_throttled',
       headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
+  /** A JSON endpoint received a body that does not say `Content-Type: application/json`. */
+  unsupportedMediaType: (received: string | null) =>
+    new GatewayError({
+      status: 415,
+      type: 'invalid_request_error',
+      message:
+        received === null
+          ? 'The request has a body but no Content-Type; send it as Content-Type: application/json.'
+          : `Content-Type '${received.slice(0, 100)}' is not accepted here; send the body as Content-Type: application/json.`,
+      param: 'content-type',
+      code: 'unsupported_media_type',
     }),
   forbidden: (message: string, code: string) => new GatewayError({ status: 403, type: 'authentication_error', message, code }),
   modelNotFound: (model: string, hint = '') =>

@@ -1,6 +1,6 @@
 /**
- * @module Turns an HTTP request into a RequestContext: reads the body (only when the key in the headers is good)
- * within the size limit and the body deadline, parses JSON once, and records ingress problems for the pipeline to
+ * @module Turns an HTTP request into a RequestContext: reads the body (only when the key in the headers is good
+ * and the body is declared as JSON) within the size limit and the body deadline, parses JSON once, and records ingress problems for the pipeline to
  * raise after authentication.
  */
 import { BODY_CAPTURE_LIMIT_BYTES } from '../audit/capture-limit.ts'
@@ -11,6 +11,7 @@ import type { RequestsEnd } from '../pipeline/context-abort.ts'
 import { endpoint as endpointOf } from '../protocols/endpoints.ts'
 import type { Authentication } from '../keys/authenticator.ts'
 import { readBody } from './body-reader.ts'
+import { hasBody, unsupportedJsonBody } from './json-content-type.ts'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 import { MAX_JSON_VALUES } from './json-values.ts'
 
@@ -64,6 +65,12 @@ export async function buildRequestContext({
   })
   if (authentication.kind !== 'authenticated') return { ctx, closeConnection: hasBody(request) }
   if (request.method !== 'POST' || endpointOf(endpoint).body !== 'json') return { ctx, closeConnection: false }
+  // Before the body is read: a POST that is not declared as JSON is refused (json-content-type.ts).
+  const notJson = unsupportedJsonBody(request)
+  if (notJson) {
+    ctx.ingressError = notJson
+    return { ctx, closeConnection: hasBody(request) }
+  }
   return { ctx, closeConnection: !(await readJsonBody(ctx, request, maxBodyBytes, bodyDeadlineMs)) }
 }
 
@@ -77,12 +84,6 @@ export function pathOf(url: string): string {
   const query = url.indexOf('?', start)
   const path = query < 0 ? url.slice(start) : url.slice(start, query)
   return PLAIN_PATH.test(path) ? path : new URL(url).pathname
-}
-
-/** Whether the request has a body (from its headers: `request.body` would make a stream just to tell). */
-function hasBody(request: Request): boolean {
-  const declared = request.headers.get('content-length')
-  return declared !== null ? declared !== '0' : request.headers.has('transfer-encoding')
 }
 
 /** Reads and parses the body into the context; false when it was not read to its end. */

@@ -5,6 +5,7 @@
  */
 import { Elysia } from 'elysia'
 import type { Gateway } from '../app.ts'
+import { clientAddressOf } from './client-address.ts'
 import { openApiSchema } from './openapi-schema.ts'
 import { gatewayErrorSchema } from '../audit/schemas.ts'
 import { refusal } from '../admin/roles.ts'
@@ -21,11 +22,11 @@ const responses = {
 export function metricsRoutes(gateway: Gateway) {
   return new Elysia({ name: 'gateway/metrics' }).get(
     '/metrics',
-    async ({ request }) => {
+    async ({ request, server }) => {
       const { metrics } = gateway
       if (!metrics) return errorResponse(gatewayErrors.routeNotFound('GET', '/metrics'))
       if (!gateway.config.metrics.public) {
-        const auth = gateway.adminAuth.authenticate(request.headers)
+        const auth = gateway.adminAuth.authenticate(request.headers, clientAddressOf(server, request))
         if (!auth.ok) return errorResponse(auth.error)
         // Counters of every tenant together: an unscoped principal's (src/admin/roles.ts).
         const refused = refusal(auth.principal.admin, 'operations.read')

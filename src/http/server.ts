@@ -11,6 +11,7 @@ import { errorResponse, GatewayError, gatewayErrors } from '../errors/gateway-er
 import type { EndpointId } from '../pipeline/context.ts'
 import { ENDPOINTS, type Endpoint } from '../protocols/endpoints.ts'
 import { gatewayErrorSchema } from '../audit/schemas.ts'
+import { clientAddressOf } from './client-address.ts'
 import { buildRequestContext } from './ingress.ts'
 import { KeyAuthenticator } from '../keys/authenticator.ts'
 import { adminRoutes } from './admin/routes.ts'
@@ -19,6 +20,7 @@ import { metricsRoutes } from './metrics.ts'
 import { mcpRoutes } from './mcp.ts'
 import { openApiSchema } from './openapi-schema.ts'
 import { decodePathParam } from './path-param.ts'
+import { withSecurityHeaders } from './security-headers.ts'
 
 type BunServer = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void } | null
 
@@ -29,19 +31,21 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
   const maxBodyBytes = gateway.config.server.max_body_bytes
 
   // The key is checked from the headers before the body is read: a request that will be refused costs no memory.
-  const credentials = new KeyAuthenticator(gateway.config.master_key, gateway.keys)
+  const credentials = new KeyAuthenticator(gateway.config.master_key, gateway.keys, { throttle: gateway.authFailures.throttle, allowOpen: gateway.config.auth.allow_open })
   const bodyDeadlineMs = gateway.config.server.body_timeout_seconds * 1000
 
   async function handleV1(request: Request, server: BunServer, endpoint: EndpointId, rawPathParam?: string): Promise<Response> {
     const pathParam = rawPathParam === undefined ? undefined : decodePathParam(rawPathParam)
+    let address: string | undefined
+    const clientIp = () => (address ??= server?.requestIP(request)?.address ?? '')
     const { ctx, closeConnection } = await buildRequestContext({
       request,
       endpoint,
-      clientIp: () => server?.requestIP(request)?.address ?? '',
+      clientIp,
       log: gateway.log,
       maxBodyBytes,
       bodyDeadlineMs,
-      authentication: credentials.authenticate(request.headers),
+      authentication: credentials.authenticate(request.headers, clientIp),
       requestsEnd: gateway.endRequests,
       pathParam: typeof pathParam === 'string' ? pathParam : rawPathParam,
     })
@@ -87,6 +91,9 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
       .use(
         openapi({
           path: '/openapi',
+          // No HTML reference page: the plugin's page runs Scalar's script from a CDN, unpinned, on the dashboard's
+          // origin. The document is at /openapi/json, for any OpenAPI viewer (docs/dashboard.md).
+          provider: null,
           mapJsonSchema: { zod: z.toJSONSchema },
           documentation: {
             info: { title: 'AI Gateway', version: API_VERSION, description: 'OpenAI-compatible gateway in front of many LLM providers.' },
@@ -95,6 +102,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
           },
         }),
       )
+      .get('/openapi', () => new Response(null, { status: 302, headers: withSecurityHeaders(new Headers({ location: '/openapi/json' })) }), { detail: { hide: true } })
       .get('/health', () => Response.json({ status: 'ok' }), {
         detail: {
           summary: 'Liveness',
@@ -105,20 +113,30 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
       })
       .get(
         '/ready',
-        () => {
+        ({ request, server }) => {
           const ready = gateway.catalog.isReady()
           const readiness = gateway.readiness()
           // Degraded still answers 200: requests are served from the snapshots, so the load balancer keeps this replica.
           const status = !ready ? 'starting' : readiness.degraded ? 'degraded' : 'ready'
-          return Response.json({ status, models_loaded: ready, store: readiness.store, snapshots: readiness.snapshots, audit: readiness.audit }, { status: ready ? 200 : 503 })
+          const httpStatus = ready ? 200 : 503
+          // The details (backend, snapshots, audit counters) are for operators: only with an admin credential.
+          if (!presentsCredential(request.headers)) return Response.json({ status }, { status: httpStatus })
+          const auth = gateway.adminAuth.authenticate(request.headers, clientAddressOf(server, request))
+          if (!auth.ok) return errorResponse(auth.error)
+          return Response.json({ status, models_loaded: ready, store: readiness.store, snapshots: readiness.snapshots, audit: readiness.audit }, { status: httpStatus })
         },
         {
           detail: {
             summary:
-              'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots) or audit entries are held in memory or lost because the disk refuses writes',
+              'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots) or audit entries are held in memory or lost because the disk refuses writes. Without a credential the answer is the status alone; with an admin credential (master key or dashboard-enabled key) it adds the store, snapshots and audit counters',
             tags: ['health'],
             security: [],
-            responses: { 200: readiness('Serving'), 503: readiness('Still loading the model lists') },
+            responses: {
+              200: readiness('Serving'),
+              401: readinessError('The presented credential was refused'),
+              403: readinessError('The presented key has no admin access'),
+              503: readiness('Still loading the model lists'),
+            },
           },
         },
       )
@@ -146,8 +164,18 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
   )
 }
 
-const readinessSchema = z.object({ status: z.enum(['starting', 'ready', 'degraded']), models_loaded: z.boolean() })
+const readinessSchema = z.object({
+  status: z.enum(['starting', 'ready', 'degraded']),
+  /** Only with an admin credential, as the details below. */
+  models_loaded: z.boolean().optional(),
+  store: z.object({ backend: z.string(), reachable: z.boolean() }).loose().optional(),
+  snapshots: z.array(z.object({ name: z.string(), fresh: z.boolean(), loaded_at: z.string().nullable() })).optional(),
+  audit: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+})
 const readiness = (description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(readinessSchema) } } })
+const readinessError = (description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(gatewayErrorSchema) } } })
+
+const presentsCredential = (headers: Headers) => headers.has('authorization') || headers.has('x-api-key')
 
 function refuseTrace({ request }: { request: Request }): Response {
   return errorResponse(gatewayErrors.methodNotAllowed('TRACE', new URL(request.url).pathname), { allow: 'GET, POST' })

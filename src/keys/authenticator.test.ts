@@ -6,6 +6,7 @@ import { SqliteKeyStore } from '../stores/sqlite/api-keys.ts'
 import { migrateSqlite } from '../stores/sqlite/migrate.ts'
 import type { KeyStore } from '../stores/types.ts'
 import { KeyAuthenticator } from './authenticator.ts'
+import { CredentialThrottle } from './credential-throttle.ts'
 import { KeyDirectory, type NewApiKey } from './key-directory.ts'
 
 const MASTER = 'master-key-for-tests'
@@ -75,11 +76,19 @@ describe('KeyAuthenticator', () => {
     }
   })
 
-  test('no master key: open while no managed key exists, closed once one does', async () => {
+  test('no master key and no managed key: a request without a key is refused unless the operator allowed open mode', async () => {
     const empty = directory()
     await empty.start()
     empty.stop()
-    const open = new KeyAuthenticator(undefined, empty)
+    expect(new KeyAuthenticator(undefined, empty).authenticate(new Headers())).toMatchObject({ kind: 'rejected', failure: 'missing' })
+    expect(new KeyAuthenticator(MASTER, empty, { allowOpen: true }).authenticate(new Headers())).toMatchObject({ kind: 'rejected', failure: 'missing' })
+  })
+
+  test('open mode allowed, no master key: open while no managed key exists, closed once one does', async () => {
+    const empty = directory()
+    await empty.start()
+    empty.stop()
+    const open = new KeyAuthenticator(undefined, empty, { allowOpen: true })
     expect(open.authenticate(new Headers())).toMatchObject({ kind: 'authenticated', principal: { method: 'none' } })
     const { secret } = await empty.create({ ...NEW_KEY, userPath: null })
     expect(open.authenticate(new Headers())).toMatchObject({ kind: 'rejected', failure: 'missing' })
@@ -94,7 +103,25 @@ describe('KeyAuthenticator', () => {
     const a = new KeyAuthenticator(MASTER, never)
     expect(a.authenticate(bearer(active))).toMatchObject({ kind: 'unavailable' })
     expect(a.authenticate(bearer(MASTER))).toMatchObject({ kind: 'authenticated' })
-    expect(new KeyAuthenticator(undefined, never).authenticate(new Headers())).toMatchObject({ kind: 'unavailable' })
+    expect(new KeyAuthenticator(undefined, never, { allowOpen: true }).authenticate(new Headers())).toMatchObject({ kind: 'unavailable' })
+  })
+
+  test('with a throttle, a throttled address is refused before its credential is checked: a right guess too', () => {
+    const throttle = new CredentialThrottle({ burst: 3, refillPerSecond: 1 })
+    const guarded = new KeyAuthenticator(MASTER, keys, { throttle })
+    const from = (address: string) => () => address
+    for (const guess of ['a', 'b', 'c']) expect(guarded.authenticate(bearer(`sk-gw-guess-${guess}`), from('10.1.1.1'))).toMatchObject({ kind: 'rejected' })
+    for (const right of [bearer(MASTER), new Headers({ 'x-api-key': active })]) {
+      expect(guarded.authenticate(right, from('10.1.1.1'))).toMatchObject({ kind: 'throttled', retryAfterSeconds: 1 })
+      expect(guarded.authenticate(right, from('10.1.1.2'))).toMatchObject({ kind: 'authenticated' })
+    }
+  })
+
+  test('with a throttle, a client repeating one revoked key is never throttled, and neither is its neighbour', () => {
+    const throttle = new CredentialThrottle({ burst: 3, refillPerSecond: 1 })
+    const guarded = new KeyAuthenticator(MASTER, keys, { throttle })
+    for (let i = 0; i < 50; i++) expect(guarded.authenticate(bearer(revoked), () => '10.2.2.2')).toMatchObject({ kind: 'rejected', failure: 'revoked' })
+    expect(guarded.authenticate(bearer(active), () => '10.2.2.2')).toMatchObject({ kind: 'authenticated' })
   })
 })
 

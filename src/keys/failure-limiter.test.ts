@@ -34,13 +34,11 @@ test('reporting logs the suppressed count once and resets it', () => {
   expect(lines).toEqual([expect.objectContaining({ suppressed_audit_entries: 1 })])
 })
 
-test('an address that keeps failing is throttled with a wait; other addresses are not, and it recovers', () => {
+test("its throttle shares the limiter's clock and settings", () => {
   let now = 0
-  const limiter = new AuthFailureLimiter({ throttleBurst: 3, throttleRefillPerSecond: 0.5, now: () => now })
-  expect([1, 2, 3].map(() => limiter.throttleFailure('9.9.9.9'))).toEqual([0, 0, 0])
-  expect(limiter.throttleFailure('9.9.9.9')).toBe(2)
-  expect(limiter.throttleFailure('8.8.8.8')).toBe(0)
-  now += 2000
-  expect(limiter.throttleFailure('9.9.9.9')).toBe(0)
-  expect(limiter.throttleFailure('9.9.9.9')).toBeGreaterThan(0)
+  const limiter = new AuthFailureLimiter({ throttle: { burst: 1, refillPerSecond: 1 }, now: () => now })
+  limiter.throttle.recordFailure('9.9.9.9', 'a')
+  expect(limiter.throttle.verdict(() => '9.9.9.9')).toEqual({ throttled: true, retryAfterSeconds: 1 })
+  now += 1000
+  expect(limiter.throttle.verdict(() => '9.9.9.9')).toEqual({ throttled: false })
 })

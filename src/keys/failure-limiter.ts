@@ -1,13 +1,13 @@
 /**
- * @module Keeps authentication failures from flooding the audit store and throttles clients that keep failing.
+ * @module What follows failed authentications:
  * - Audit: every failure gets its answer; only its audit entry is dropped once a client (IP + reason) exceeds a
  *   token bucket. Dropped entries are counted and reported in the log periodically, so a flood stays visible
  *   without costing a row each.
- * - Throttle: a client address whose failures exceed a second bucket gets 429 with Retry-After instead of 401
- *   until it regains tokens. Only failures take tokens and the key is checked first, so a good key is never
- *   throttled, even from an address that also sends bad ones (clients behind one NAT are not locked out).
+ * - Throttle: `throttle` (credential-throttle.ts) refuses an address that keeps guessing before its next
+ *   credential is checked; every credential check consults it (KeyAuthenticator).
  */
 import type { Logger } from '../log/logger.ts'
+import { CredentialThrottle, type CredentialThrottleOptions } from './credential-throttle.ts'
 
 export interface FailureLimiterOptions {
   /** Failures audited in one burst per client and reason. */
@@ -16,10 +16,8 @@ export interface FailureLimiterOptions {
   refillPerSecond?: number
   /** Buckets kept at most; the least recently used go first (bounds memory under spoofed-source floods). */
   maxClients?: number
-  /** Failures one address may make in a burst before it is throttled. */
-  throttleBurst?: number
-  /** Failures per second regained by a throttled address. */
-  throttleRefillPerSecond?: number
+  /** The credential throttle's settings (its clock is `now`). */
+  throttle?: Omit<CredentialThrottleOptions, 'now'>
   now?: () => number
 }
 
@@ -29,12 +27,12 @@ interface Bucket {
 }
 
 export class AuthFailureLimiter {
+  /** Consulted by every credential check (KeyAuthenticator). */
+  readonly throttle: CredentialThrottle
   private readonly buckets = new Map<string, Bucket>()
   private readonly burst: number
   private readonly refillPerMs: number
   private readonly maxClients: number
-  private readonly throttleBurst: number
-  private readonly throttleRefillPerMs: number
   private readonly now: () => number
   private suppressedSinceReport = 0
   private suppressedTotal = 0
@@ -44,9 +42,8 @@ export class AuthFailureLimiter {
     this.burst = options.burst ?? 20
     this.refillPerMs = (options.refillPerSecond ?? 0.2) / 1000
     this.maxClients = options.maxClients ?? 10_000
-    this.throttleBurst = options.throttleBurst ?? 30
-    this.throttleRefillPerMs = (options.throttleRefillPerSecond ?? 1) / 1000
     this.now = options.now ?? Date.now
+    this.throttle = new CredentialThrottle({ ...options.throttle, now: this.now })
   }
 
   /** Takes a token for this failure: true when it should be audited, false when the audit entry is suppressed. */
@@ -57,15 +54,6 @@ export class AuthFailureLimiter {
       this.suppressedTotal++
     }
     return allowed
-  }
-
-  /**
-   * Records one failed authentication of `clientIp`: 0 while it is within its allowance, else the seconds to wait
-   * before it may try again (answer 429 with that Retry-After).
-   */
-  throttleFailure(clientIp: string): number {
-    const waitMs = this.take(`throttle|${clientIp}`, this.throttleBurst, this.throttleRefillPerMs)
-    return waitMs === 0 ? 0 : Math.max(1, Math.ceil(waitMs / 1000))
   }
 
   /** Takes one token from the bucket `key`: 0 when there was one, else the milliseconds until there is. */

@@ -43,8 +43,12 @@ function withRequestIds(headers: Headers, upstreamId: string | null, requestId: 
   return headers
 }
 
-const SENSITIVE_HEADER =
-  /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie|x-auth-token|x-access-token|x-gateway-key|x-amz-security-token)$|secret|token|password|credential/i
+/**
+ * Header names that carry credentials: the usual ones, anything naming an authorization (`X-Forwarded-Authorization`,
+ * `X-Original-Authorization`), an API key (`apikey`, `api_key`, `x-goog-api-key`), any `x-…-key`, and anything
+ * naming a secret, token, password or credential.
+ */
+const SENSITIVE_HEADER = /^(cookie|set-cookie)$|authorization|api[-_]?key|^x-.+-key$|secret|token|passw(or)?d|credential/i
 
 export const REDACTED = '[REDACTED]'
 
@@ -53,27 +57,58 @@ export function isSensitiveHeader(name: string): boolean {
 }
 
 /**
- * Headers as a plain object with credentials replaced; safe for logs and audit entries. Bun's native `toJSON`
- * builds the object in one call (it lists `set-cookie` as an array, which is redacted to one string anyway).
+ * Headers as a plain object with credentials replaced; safe for logs and audit entries. A value is replaced when the
+ * name says it is a credential, when it contains one of `knownSecrets` (the master key, provider keys), or when it
+ * looks like a credential whatever the name. Bun's native `toJSON` builds the object in one call (it lists
+ * `set-cookie` as an array, which is redacted to one string anyway).
  */
-export function redactHeaders(headers: Headers): Record<string, string> {
+export function redactHeaders(headers: Headers, knownSecrets: readonly string[] = []): Record<string, string> {
   const out = headers.toJSON() as Record<string, string>
-  // By name, and by value: a key sent in a header not on the list (X-Forwarded-Authorization, X-Upstream-Key…).
-  for (const key in out) if (isSensitiveHeader(key) || looksLikeCredential(out[key]!)) out[key] = REDACTED
+  for (const key in out) {
+    const value = out[key]!
+    if (isSensitiveHeader(key) || looksLikeCredential(value) || containsKnownSecret(value, knownSecrets)) out[key] = REDACTED
+  }
   return out
 }
 
-/** API-key shapes of the common providers and of gateway keys (`sk-gw-…`), and bearer credentials. */
-export const CREDENTIAL_SHAPE = /\b(sk|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9]{6,}[*A-Za-z0-9_-]*/g
+/** Shorter "secrets" would match ordinary text (a configured placeholder such as `none`). */
+const MIN_KNOWN_SECRET_LENGTH = 8
+
+function containsKnownSecret(value: string, knownSecrets: readonly string[]): boolean {
+  for (const secret of knownSecrets) if (secret.length >= MIN_KNOWN_SECRET_LENGTH && value.includes(secret)) return true
+  return false
+}
+
+/**
+ * API-key shapes of the common providers and of gateway keys (`sk-gw-…`), AWS access key ids (`AKIA…`, `ASIA…`),
+ * and JSON Web Tokens.
+ */
+export const CREDENTIAL_SHAPE =
+  /\b(sk|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9]{6,}[*A-Za-z0-9_-]*|\b(AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b|\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g
 const BEARER_VALUE = /(Bearer\s+)\S+/gi
+/** `Basic` and base64; counted as a credential when it decodes to `user:password` (not "Basic tier"). */
+const BASIC_VALUE = /(Basic\s+)([A-Za-z0-9+/]{4,}={0,2})/gi
+
+function isBasicCredential(encoded: string): boolean {
+  try {
+    return atob(encoded).includes(':')
+  } catch {
+    return false
+  }
+}
 
 export function looksLikeCredential(value: string): boolean {
   CREDENTIAL_SHAPE.lastIndex = 0
   BEARER_VALUE.lastIndex = 0
-  return CREDENTIAL_SHAPE.test(value) || BEARER_VALUE.test(value)
+  if (CREDENTIAL_SHAPE.test(value) || BEARER_VALUE.test(value)) return true
+  for (const match of value.matchAll(BASIC_VALUE)) if (isBasicCredential(match[2]!)) return true
+  return false
 }
 
 /** `text` with credential-shaped substrings replaced. */
 export function scrubCredentialShapes(text: string): string {
-  return text.replace(CREDENTIAL_SHAPE, REDACTED).replace(BEARER_VALUE, `$1${REDACTED}`)
+  return text
+    .replace(CREDENTIAL_SHAPE, REDACTED)
+    .replace(BEARER_VALUE, `$1${REDACTED}`)
+    .replace(BASIC_VALUE, (match, scheme: string, encoded: string) => (isBasicCredential(encoded) ? `${scheme}${REDACTED}` : match))
 }

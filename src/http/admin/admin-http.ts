@@ -9,6 +9,7 @@ import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../.
 import type { AdminGrant } from '../../admin/roles.ts'
 import type { Principal } from '../../pipeline/context.ts'
 import { readBody } from '../body-reader.ts'
+import { unsupportedJsonBody } from '../json-content-type.ts'
 import { openApiSchema } from '../openapi-schema.ts'
 
 /**
@@ -18,8 +19,10 @@ import { openApiSchema } from '../openapi-schema.ts'
 export const ADMIN_MAX_BODY_BYTES = 1024 * 1024
 const ADMIN_BODY_DEADLINE_MS = 30_000
 
-/** Reads an admin JSON body within ADMIN_MAX_BODY_BYTES and a deadline; throws the GatewayError (413, 408, 400) past them. */
+/** Reads an admin JSON body within ADMIN_MAX_BODY_BYTES and a deadline; throws the GatewayError (415, 413, 408, 400) past them. */
 export async function readJsonBody(request: Request): Promise<unknown> {
+  const notJson = unsupportedJsonBody(request)
+  if (notJson) throw notJson
   const read = await readBody(request, { maxBytes: ADMIN_MAX_BODY_BYTES, deadlineMs: ADMIN_BODY_DEADLINE_MS })
   if (read.kind === 'too_large') throw gatewayErrors.bodyTooLarge(ADMIN_MAX_BODY_BYTES)
   if (read.kind === 'timeout') throw gatewayErrors.bodyTimeout(ADMIN_BODY_DEADLINE_MS / 1000)
@@ -45,8 +48,8 @@ export async function adminAnswer(gateway: Gateway, context: unknown, run: (acto
   } catch (error) {
     if (!(error instanceof GatewayError)) gateway.log.error({ err: error }, 'admin handler failed')
     const answer = toGatewayError(error)
-    // A body refused unread (too large, too slow): its rest is never read, so the connection cannot be reused.
-    return errorResponse(answer, answer.status === 413 || answer.status === 408 ? { connection: 'close' } : {})
+    // A body refused unread (too large, too slow, not JSON): its rest is never read, so the connection cannot be reused.
+    return errorResponse(answer, answer.status === 413 || answer.status === 408 || answer.status === 415 ? { connection: 'close' } : {})
   }
 }
 

@@ -6,6 +6,8 @@
 import { Elysia } from 'elysia'
 import type { Gateway } from '../../app.ts'
 import { errorResponse } from '../../errors/gateway-error.ts'
+import { clientAddressOf } from '../client-address.ts'
+import { withSecurityHeaders } from '../security-headers.ts'
 import { adminResponses, jsonResponse } from './admin-http.ts'
 import { auditRoutes } from './audit.ts'
 import { keyRoutes } from './keys.ts'
@@ -19,11 +21,15 @@ import { adminPrincipalView, describeAdminPrincipal } from './principal-view.ts'
 export function adminRoutes(gateway: Gateway) {
   return (
     new Elysia({ name: 'gateway/admin', prefix: '/admin' })
+      // First, so it covers every route below, the guard's refusals included.
+      .onAfterHandle({ as: 'local' }, function adminSecurityHeaders({ responseValue }) {
+        if (responseValue instanceof Response) withSecurityHeaders(responseValue.headers)
+      })
       // Before the guard: sign-in sees (and records) failed attempts too.
       .use(sessionRoutes(gateway))
       // 'local', not 'scoped': a scoped guard also ran on the parent's routes added later (the /v1/* catch-all).
-      .resolve({ as: 'local' }, function adminGuard({ request }) {
-        const result = gateway.adminAuth.authenticate(request.headers)
+      .resolve({ as: 'local' }, function adminGuard({ request, server }) {
+        const result = gateway.adminAuth.authenticate(request.headers, clientAddressOf(server, request))
         return { adminPrincipal: result.ok ? result.principal : undefined, adminAuthError: result.ok ? undefined : result.error }
       })
       .onBeforeHandle({ as: 'local' }, function requireAdmin({ adminAuthError }) {

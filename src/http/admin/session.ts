@@ -7,6 +7,7 @@
 import { Elysia } from 'elysia'
 import type { Gateway } from '../../app.ts'
 import { errorResponse } from '../../errors/gateway-error.ts'
+import { clientAddressOf } from '../client-address.ts'
 import { openApiSchema } from '../openapi-schema.ts'
 import { adminPrincipalView, describeAdminPrincipal } from './principal-view.ts'
 
@@ -14,8 +15,9 @@ export function sessionRoutes(gateway: Gateway) {
   return new Elysia({ name: 'gateway/admin/session' }).post(
     '/session',
     function signIn({ request, server }) {
-      const result = gateway.adminAuth.authenticate(request.headers)
-      const clientIp = server?.requestIP(request)?.address ?? ''
+      const clientAddress = clientAddressOf(server, request)
+      const result = gateway.adminAuth.authenticate(request.headers, clientAddress)
+      const clientIp = clientAddress()
       const base = { method: request.method, path: new URL(request.url).pathname, client_ip: clientIp, user_agent: request.headers.get('user-agent') ?? '' }
       if (!result.ok) {
         if (gateway.authFailures.shouldAudit(clientIp, `dashboard:${result.error.code ?? result.error.status}`)) {
@@ -43,7 +45,7 @@ export function sessionRoutes(gateway: Gateway) {
         tags: ['admin'],
         responses: {
           200: { description: 'The signed-in principal', content: { 'application/json': { schema: openApiSchema(adminPrincipalView, {}) } } },
-          401: { description: 'Missing, unknown, revoked or expired credential, or the admin API is closed' },
+          401: { description: 'Missing, unknown, revoked or expired credential, the admin API is closed, or the address is throttled (code auth_throttled, with Retry-After)' },
           403: { description: 'A valid managed key without an admin role (code admin_access_denied)' },
         },
       },
