@@ -3,7 +3,7 @@
 # against it, and a median.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-BENCH_KEY=bench-master-key-0123456789
+BENCH_KEY=bench-master-key-0123456789abcdef0123
 
 # start_bench_run DEFAULT_MOCK_PORT
 # Makes the run's temp folder (TMP), starts the bench mock upstream on MOCK_PORT (the script's default unless the

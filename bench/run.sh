@@ -43,7 +43,7 @@ GATEWAY_REF=${GATEWAY_REF:-}
 # Extra environment for the gateway only, e.g. GATEWAY_EXTRA_ENV="FEATURE_AUDIT=false LOGGING_LOG_BODIES=true".
 GATEWAY_EXTRA_ENV=${GATEWAY_EXTRA_ENV:-}
 
-MASTER_KEY=bench-master-key-0123456789
+MASTER_KEY=bench-master-key-0123456789abcdef0123
 UPSTREAM_KEY=sk-bench-upstream
 
 log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }

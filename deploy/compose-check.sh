@@ -107,7 +107,7 @@ fail() {
 LB=http://127.0.0.1:$PORT
 ready=
 for _ in $(seq 1 120); do
-  ready=$(curl -s -m 3 "$LB/ready" 2>/dev/null) && echo "$ready" | grep -q '"status":"ready"' && break
+  ready=$(curl -s -m 3 "$LB/ready" -H "authorization: Bearer $GATEWAY_MASTER_KEY" 2>/dev/null) && echo "$ready" | grep -q '"status":"ready"' && break
   ready=
   sleep 1
 done
@@ -133,7 +133,7 @@ replica_ip() {
 R1=http://$(replica_ip gateway-1):8080
 R2=http://$(replica_ip gateway-2):8080
 for replica in "$R1" "$R2"; do
-  curl -sf -m 3 "$replica/ready" | grep -q '"backend":"postgres"' || fail "replica $replica is not ready on postgres"
+  curl -sf -m 3 "$replica/ready" -H "authorization: Bearer $GATEWAY_MASTER_KEY" | grep -q '"backend":"postgres"' || fail "replica $replica is not ready on postgres"
 done
 
 created=$(curl -s -m 10 "$LB/admin/keys" -H "authorization: Bearer $GATEWAY_MASTER_KEY" -H 'content-type: application/json' \

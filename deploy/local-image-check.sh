@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${WORK:-/tmp/gateway-image-check}
 PORT=${PORT:-18099}
-KEY=image-check-master-key
+KEY=image-check-master-key-0123456789abcdef
 mkdir -p "$WORK"
 # Podman's default rlimits exceed what this sandbox grants (no CAP_SYS_RESOURCE).
 printf '[containers]\ndefault_ulimits = []\n' >"$WORK/containers.conf"

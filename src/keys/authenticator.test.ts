@@ -9,7 +9,7 @@ import { KeyAuthenticator } from './authenticator.ts'
 import { CredentialThrottle } from './credential-throttle.ts'
 import { KeyDirectory, type NewApiKey } from './key-directory.ts'
 
-const MASTER = 'master-key-for-tests'
+const MASTER = 'master-key-for-tests-0123456789abcdef'
 const NEW_KEY: NewApiKey = { name: 'k', description: '', userPath: '/acme', allowedModels: ['openai/*'], role: null, expiresAt: null, createdBy: 'master' }
 
 function directory(now = () => Date.now()) {

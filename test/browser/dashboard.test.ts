@@ -16,7 +16,7 @@ import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstr
 import { tracingSettingsFromEnv } from '../../src/observability/tracing-config.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
-const MASTER = 'master-key-for-dashboard-tests'
+const MASTER = 'master-key-for-dashboard-tests-0123456789'
 const TRACE_ID = '5b8efff798038103d269b633813fc60c'
 const SHOTS = join(import.meta.dir, '..', '..', 'test-output', 'dashboard')
 const STEP_TIMEOUT_MS = 60_000
@@ -31,6 +31,8 @@ let audit: AuditAdmin
 let browser: Browser
 let page: Page
 const pageErrors: string[] = []
+/** Everything the browser refused under the page's Content-Security-Policy (Chromium reports each on the console). */
+const cspViolations: string[] = []
 let secret = ''
 let requestId = ''
 let sessionTurnId = ''
@@ -52,6 +54,9 @@ async function adminPost(path: string, body: unknown) {
 async function newPage(viewport: { width: number; height: number }): Promise<Page> {
   const created = await browser.newPage({ viewport })
   created.on('pageerror', (error) => pageErrors.push(error.message))
+  created.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+  })
   return created
 }
 
@@ -96,7 +101,35 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     const html = await fetch(`${gw.url}/dashboard`)
     expect(html.status).toBe(200)
     expect(html.headers.get('content-type')).toContain('text/html')
+    // Everything below runs under this policy: the last test checks the browser refused nothing.
+    expect(html.headers.get('content-security-policy')).toContain("script-src 'self'")
+    expect(html.headers.get('content-security-policy')).not.toContain('unsafe-')
   })
+
+  test(
+    'no other site can frame the dashboard',
+    async () => {
+      // A page of another origin that embeds the dashboard.
+      const framer = Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        fetch: () => new Response(`<iframe src="${gw.url}/dashboard" width="600" height="400"></iframe>`, { headers: { 'content-type': 'text/html' } }),
+      })
+      const framing = await newPage({ width: 800, height: 600 })
+      try {
+        const refused = framing.waitForEvent('console', { predicate: (m) => /frame-ancestors/.test(m.text()), timeout: WAIT_MS })
+        await framing.goto(`http://127.0.0.1:${framer.port}/`)
+        expect((await refused).text()).toContain("frame-ancestors 'none'")
+        expect(await framing.frameLocator('iframe').getByLabel('Admin key').count()).toBe(0)
+      } finally {
+        await framing.close()
+        framer.stop(true)
+      }
+      // The refusal is the test's own doing, not the dashboard's.
+      cspViolations.length = 0
+    },
+    STEP_TIMEOUT_MS,
+  )
 
   test(
     'a wrong key is refused with "That key is not valid."',
@@ -116,6 +149,21 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
       await signIn(page, MASTER)
       await visible(page.getByRole('heading', { level: 1, name: 'Audit Logs' }))
       expect(await page.getByText('Signed in with the master key').isVisible()).toBe(true)
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test(
+    'the key stays in this tab only: not in localStorage; a reload keeps the session, a new tab does not have it',
+    async () => {
+      expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(MASTER)
+      expect(await page.evaluate(() => JSON.stringify(sessionStorage))).toContain(MASTER)
+      await page.reload()
+      await visible(page.getByRole('heading', { level: 1, name: 'Audit Logs' }))
+      const other = await newPage({ width: 800, height: 600 })
+      await other.goto(`${gw.url}/dashboard`)
+      await visible(other.getByLabel('Admin key'))
+      await other.close()
     },
     STEP_TIMEOUT_MS,
   )
@@ -408,7 +456,8 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     STEP_TIMEOUT_MS,
   )
 
-  test('the pages raised no script errors', () => {
+  test('the pages raised no script errors, and the browser refused nothing under the CSP', () => {
     expect(pageErrors).toEqual([])
+    expect(cspViolations).toEqual([])
   })
 })

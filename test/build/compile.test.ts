@@ -36,7 +36,7 @@ beforeAll(async () => {
       PATH: process.env.PATH ?? '',
       PORT: String(port),
       HOST: '127.0.0.1',
-      GATEWAY_MASTER_KEY: 'binary-master-key',
+      GATEWAY_MASTER_KEY: 'binary-master-key-0123456789abcdef',
       OPENAI_API_KEY: 'sk-x',
       OPENAI_BASE_URL: mock.url,
       LOG_LEVEL: 'warn',
@@ -67,7 +67,7 @@ test('the compiled binary serves health, the OpenAPI document and a chat complet
   expect((await fetch(`${baseURL}/health`)).status).toBe(200)
   const spec = (await (await fetch(`${baseURL}/openapi/json`)).json()) as { paths: Record<string, unknown> }
   expect(Object.keys(spec.paths)).toContain('/v1/chat/completions')
-  const client = new OpenAI({ apiKey: 'binary-master-key', baseURL: `${baseURL}/v1`, maxRetries: 0 })
+  const client = new OpenAI({ apiKey: 'binary-master-key-0123456789abcdef', baseURL: `${baseURL}/v1`, maxRetries: 0 })
   const completion = await client.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:from the binary' }] })
   expect(completion.choices[0]!.message.content).toBe('from the binary')
   const stream = client.chat.completions.stream({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'echo:streamed' }] })
@@ -86,8 +86,11 @@ test('`gateway healthcheck` exits 0 against a live gateway and 1 when none liste
 test('the binary serves the dashboard with its embedded script and styles', async () => {
   const html = await fetch(`${baseURL}/dashboard`)
   expect(html.status).toBe(200)
+  // Served by the gateway from the embedded files, so with its headers (src/http/dashboard-bundle.ts).
+  expect(html.headers.get('content-security-policy')).toContain("script-src 'self'")
   const page = await html.text()
   const assets = [...page.matchAll(/(?:src|href)="(\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]!)
+  expect(assets.every((a) => a.startsWith('/dashboard/assets/'))).toBe(true)
   expect(assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css'))).toBe(true)
   for (const asset of assets) {
     const res = await fetch(`${baseURL}${asset}`)
@@ -100,10 +103,12 @@ test('the binary writes audit entries through its write thread', async () => {
   let stats = { written: 0 }
   for (let i = 0; i < 50 && stats.written < 2; i++) {
     await Bun.sleep(50)
-    stats = (await (await fetch(`${baseURL}/admin/audit/writer-stats`, { headers: { authorization: 'Bearer binary-master-key' } })).json()) as { written: number }
+    stats = (await (await fetch(`${baseURL}/admin/audit/writer-stats`, { headers: { authorization: 'Bearer binary-master-key-0123456789abcdef' } })).json()) as { written: number }
   }
   expect(stats.written).toBeGreaterThanOrEqual(2)
-  const page = (await (await fetch(`${baseURL}/admin/audit/log?path=/v1/chat/completions`, { headers: { authorization: 'Bearer binary-master-key' } })).json()) as { total: number }
+  const page = (await (
+    await fetch(`${baseURL}/admin/audit/log?path=/v1/chat/completions`, { headers: { authorization: 'Bearer binary-master-key-0123456789abcdef' } })
+  ).json()) as { total: number }
   expect(page.total).toBe(2)
 })
 
@@ -111,7 +116,7 @@ test('the binary counts tokens on its tokenizer thread (an entrypoint of its own
   const count = async () => {
     const res = await fetch(`${baseURL}/v1/messages/count_tokens`, {
       method: 'POST',
-      headers: { authorization: 'Bearer binary-master-key', 'content-type': 'application/json' },
+      headers: { authorization: 'Bearer binary-master-key-0123456789abcdef', 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'How many tokens is this sentence?' }] }),
     })
     expect(res.headers.get('x-gateway-estimated')).toBe('true')

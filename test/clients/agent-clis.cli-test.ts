@@ -27,7 +27,7 @@ const CLIS_DIR = process.env.AGENT_CLIS_DIR ?? ''
 const CLAUDE_CODE_DEFAULT_MODEL = process.env.CLAUDE_CODE_DEFAULT_MODEL ?? 'claude-opus-5-5'
 /** A model Codex 0.169 has bundled settings for (tools in an `additional_tools` input item, code mode). */
 const CODEX_KNOWN_MODEL = 'gpt-6.1-sol'
-const MASTER = 'master-key-for-cli-tests'
+const MASTER = 'master-key-for-cli-tests-0123456789ab'
 const RUN_TIMEOUT_MS = 90_000
 const FAMILIES = ['openai', 'anthropic', 'gemini', 'bedrock', 'vertex'] as const
 type Family = (typeof FAMILIES)[number]

@@ -11,7 +11,7 @@ import { makeEntry, seedAudit } from '../helpers/audit-entries.ts'
 import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
 import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
 
-const MASTER = 'master-key-for-audit-admin'
+const MASTER = 'master-key-for-audit-admin-0123456789'
 const DAY = 86_400_000
 const NOW = Date.now()
 const TODAY = Math.floor(NOW / DAY) * DAY

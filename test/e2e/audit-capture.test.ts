@@ -10,7 +10,7 @@ import { auditLogEntrySchema } from '../../src/audit/schemas.ts'
 import { TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const MASTER = 'master-key-for-audit-tests'
+const MASTER = 'master-key-for-audit-tests-0123456789'
 
 const t = useGatewaySuite({
   master: MASTER,

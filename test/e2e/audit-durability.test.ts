@@ -18,7 +18,7 @@ import { spawnGateway as spawnGatewayProcess } from '../helpers/gateway-process.
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 import { parsePrometheusText } from '../helpers/prometheus-text.ts'
 
-const MASTER = 'master-key-for-durability'
+const MASTER = 'master-key-for-durability-0123456789'
 let mock: MockUpstream
 
 beforeAll(() => {

@@ -15,7 +15,7 @@ import { auditAdmin } from '../helpers/audit-admin.ts'
 import { spawnGateway } from '../helpers/gateway-process.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 
-const MASTER = 'master-key-for-full-disk'
+const MASTER = 'master-key-for-full-disk-0123456789abcd'
 const SIZE_MB = 64
 const REQUESTS = 1200
 const CONCURRENCY = 12
@@ -111,13 +111,16 @@ describe.skipIf(!mountPoint)('a disk that fills and gets space back (tmpfs)', ()
             // not answered: no entry owed
           }
           if (i % 200 === 0) {
-            const ready = (await (await fetch(`${gw.url}/ready`)).json()) as { status: string; audit?: { state: string } }
+            const ready = (await (await fetch(`${gw.url}/ready`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as { status: string; audit?: { state: string } }
             readyStates.add(`${ready.status}/${ready.audit?.state ?? '-'}`)
           }
         }
       }
       await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-      const ready = (await (await fetch(`${gw.url}/ready`)).json()) as { status: string; audit?: { state: string; held: number; lost: number } }
+      const ready = (await (await fetch(`${gw.url}/ready`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as {
+        status: string
+        audit?: { state: string; held: number; lost: number }
+      }
       readyStates.add(`${ready.status}/${ready.audit?.state ?? '-'}`)
       const storedWhileFull = storedEntries(dbPath)
 

@@ -53,7 +53,7 @@ test('lifecycle lines reach stdout at once; the access log has one line per requ
       HOST: '127.0.0.1',
       LOG_FORMAT: 'json',
       GATEWAY_DB_PATH: join(dir, 'g.db'),
-      GATEWAY_MASTER_KEY: 'lifecycle-master-key',
+      GATEWAY_MASTER_KEY: 'lifecycle-master-key-0123456789abcd',
       OPENAI_API_KEY: 'sk-lifecycle-0123456789',
       OPENAI_BASE_URL: mock.url,
       ANTHROPIC_API_KEY: 'sk-ant-lifecycle',
@@ -77,7 +77,7 @@ test('lifecycle lines reach stdout at once; the access log has one line per requ
 
     const res = await fetch(`${listening.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: 'Bearer lifecycle-master-key', 'content-type': 'application/json', 'x-request-id': 'lifecycle-req-1' },
+      headers: { authorization: 'Bearer lifecycle-master-key-0123456789abcd', 'content-type': 'application/json', 'x-request-id': 'lifecycle-req-1' },
       body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
     })
     expect(res.status).toBe(200)

@@ -8,7 +8,7 @@ import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 import { parsePrometheusText, type PromFamily, type PromSample } from '../helpers/prometheus-text.ts'
 
-const MASTER = 'master-key-for-metrics-tests'
+const MASTER = 'master-key-for-metrics-tests-0123456789'
 const KEY_ONE = 'sk-one-secret-0123456789abcdef'
 const KEY_TWO = 'sk-two-secret-0123456789abcdef'
 

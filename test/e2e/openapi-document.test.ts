@@ -13,7 +13,7 @@ let gw: RunningGateway
 let paths: Record<string, Record<string, Operation>>
 
 beforeAll(async () => {
-  gw = await startGateway({ GATEWAY_MASTER_KEY: 'master-key-for-openapi-tests' })
+  gw = await startGateway({ GATEWAY_MASTER_KEY: 'master-key-for-openapi-tests-0123456789' })
   paths = ((await (await fetch(`${gw.url}/openapi/json`)).json()) as { paths: typeof paths }).paths
 })
 afterAll(() => gw.stop())
@@ -41,7 +41,7 @@ test('documented query constraints are the enforced ones', async () => {
   expect(param('/admin/audit/log', 'days')).toMatchObject({ minimum: 1, maximum: 3650 })
   expect(param('/admin/usage/summary', 'days')).toMatchObject({ minimum: 1, maximum: 3650 })
   expect(param('/admin/audit/detail', 'log_id')).toMatchObject({ minLength: 1 })
-  const admin = (path: string) => fetch(`${gw.url}/admin${path}`, { headers: { authorization: 'Bearer master-key-for-openapi-tests' } })
+  const admin = (path: string) => fetch(`${gw.url}/admin${path}`, { headers: { authorization: 'Bearer master-key-for-openapi-tests-0123456789' } })
   for (const path of ['/audit/log?days=0', '/usage/summary?days=0']) expect({ path, status: (await admin(path)).status }).toEqual({ path, status: 400 })
   // One rule for empty values everywhere: not given.
   for (const path of ['/audit/log?days=', '/usage/summary?days=', '/keys?user_path=', '/audit/log?user_path='])

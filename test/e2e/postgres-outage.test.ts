@@ -8,7 +8,7 @@ import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.ts
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 import { postgresAvailable, startPostgres, type RunningPostgres } from '../helpers/postgres-server.ts'
 
-const MASTER = 'master-key-for-outage'
+const MASTER = 'master-key-for-outage-0123456789abcd'
 let pg: RunningPostgres
 let mock: MockUpstream
 let gw: GatewayProcess
@@ -60,7 +60,7 @@ describe.skipIf(!postgresAvailable())('PostgreSQL outage', () => {
     await Bun.sleep(2_500)
     // While it is down: the key still works, /ready is degraded (200), an admin write is a 503.
     expect(ok).toBeGreaterThan(okBefore)
-    const ready = await fetch(`${gw.url}/ready`)
+    const ready = await fetch(`${gw.url}/ready`, { headers: { authorization: `Bearer ${MASTER}` } })
     expect(ready.status).toBe(200)
     expect(await ready.json()).toMatchObject({ status: 'degraded', store: { backend: 'postgres', reachable: false } })
     const write = await admin('/keys', { method: 'POST', body: JSON.stringify({ name: 'refused' }) })

@@ -14,7 +14,7 @@ import { GEMINI_TEXT } from '../helpers/mock-gemini-upstream.ts'
 import { RESPONSES_TEXT, TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const _MASTER = 'master-key-for-tests'
+const _MASTER = 'master-key-for-tests-0123456789abcdef'
 
 const t = useGatewaySuite({ families: ['openai', 'anthropic', 'gemini'] })
 

@@ -21,7 +21,7 @@ import { postgresAvailable, sharedPostgres } from '../helpers/postgres-server.ts
 import { redisAvailable, startRedis, type RunningRedis } from '../helpers/redis-server.ts'
 import { writeGatewayYaml } from '../helpers/gateway.ts'
 
-const MASTER = 'master-key-for-replicas'
+const MASTER = 'master-key-for-replicas-0123456789abcd'
 const DAY = 86_400_000
 const available = postgresAvailable() && redisAvailable()
 let mock: MockUpstream

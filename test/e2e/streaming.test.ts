@@ -8,7 +8,7 @@ import { startGateway, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 import { streamError } from '../helpers/sse-events.ts'
 
-const MASTER = 'master-key-for-tests'
+const MASTER = 'master-key-for-tests-0123456789abcdef'
 const messages = [{ role: 'user' as const, content: 'hi' }]
 let mock: MockUpstream
 

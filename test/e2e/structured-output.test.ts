@@ -2,7 +2,7 @@ import OpenAI from 'openai'
 import { describe, expect, test } from 'bun:test'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
-const _MASTER = 'master-key-for-tests'
+const _MASTER = 'master-key-for-tests-0123456789abcdef'
 
 const WEATHER_SCHEMA = {
   type: 'object',

@@ -10,7 +10,7 @@ import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstr
 import { tracingSettingsFromEnv } from '../../src/observability/tracing-config.ts'
 import { auditAdmin } from '../helpers/audit-admin.ts'
 
-const MASTER = 'master-key-for-tracing-tests'
+const MASTER = 'master-key-for-tracing-tests-0123456789'
 const PROMPT = 'echo:secret prompt text 9c1e'
 
 interface OtlpAttribute {

@@ -8,7 +8,7 @@ import OpenAI from 'openai'
 import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 
-const MASTER = 'master-key-for-tests'
+const MASTER = 'master-key-for-tests-0123456789abcdef'
 let mock: MockUpstream
 let gw: RunningGateway
 let client: OpenAI

@@ -14,7 +14,7 @@ import { writeGatewayYaml } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 import { parsePrometheusText, type PromSample } from '../helpers/prometheus-text.ts'
 
-const MASTER = 'master-key-for-worker-tests'
+const MASTER = 'master-key-for-worker-tests-0123456789'
 let mock: MockUpstream
 let primary: Subprocess<'ignore', 'pipe', 'inherit'>
 let url: string

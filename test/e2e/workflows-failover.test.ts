@@ -8,7 +8,7 @@ import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 import { auditAdmin } from '../helpers/audit-admin.ts'
 
-const MASTER = 'master-key-for-tests'
+const MASTER = 'master-key-for-tests-0123456789abcdef'
 let one: MockUpstream
 let two: MockUpstream
 let three: MockUpstream

@@ -23,7 +23,7 @@ export interface MockUrls {
 }
 
 export interface GatewayWithMocksOptions {
-  /** The gateway's master key; default `master-key-for-tests`. */
+  /** The gateway's master key; default `master-key-for-tests-0123456789abcdef`. */
   master?: string
   /** Families whose mock is started; default just `openai`. */
   families?: Family[]
@@ -57,7 +57,7 @@ const PROVIDER_ENV: Record<Family, (url: string) => Record<string, string>> = {
 
 /** Starts the mocks and a gateway in front of them; the caller stops them. */
 export async function startGatewayWithMocks(options: GatewayWithMocksOptions = {}): Promise<GatewayWithMocks> {
-  const master = options.master ?? 'master-key-for-tests'
+  const master = options.master ?? 'master-key-for-tests-0123456789abcdef'
   const families = options.families ?? ['openai']
   const openaiMock = families.includes('openai') ? startMockOpenAI(options.openaiMockOptions) : undefined
   const anthropicMock = families.includes('anthropic') ? startMockAnthropic(UPSTREAM_KEYS.anthropic) : undefined

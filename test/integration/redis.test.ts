@@ -64,11 +64,18 @@ describe.skipIf(!available || !postgresAvailable())('two gateway replicas on one
       `workflows:\n  - name: default\n    features: { budget: true, cache: true }\nrate_limits:\n  - { scope: { user_path: /shared }, requests_per_minute: 3 }\n`,
     )
     const database = await (await sharedPostgres()).freshDatabase()
-    const env = { GATEWAY_CONFIG: yaml, GATEWAY_MASTER_KEY: 'replica-master-key', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: mock.url, REDIS_URL: redis.url, DATABASE_URL: database }
+    const env = {
+      GATEWAY_CONFIG: yaml,
+      GATEWAY_MASTER_KEY: 'replica-master-key-0123456789abcdef',
+      OPENAI_API_KEY: 'k',
+      OPENAI_BASE_URL: mock.url,
+      REDIS_URL: redis.url,
+      DATABASE_URL: database,
+    }
     const [one, two] = [await startGateway(env), await startGateway(env)]
     try {
       const clients = [one, two].map(
-        (g) => new OpenAI({ apiKey: 'replica-master-key', baseURL: g.baseURL, maxRetries: 0, defaultHeaders: { 'x-gateway-user-path': '/shared/app' } }),
+        (g) => new OpenAI({ apiKey: 'replica-master-key-0123456789abcdef', baseURL: g.baseURL, maxRetries: 0, defaultHeaders: { 'x-gateway-user-path': '/shared/app' } }),
       )
       const ask = (i: number, text: string) => clients[i % 2]!.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: text }] }).withResponse()
       const first = await ask(0, 'echo:shared cache')

@@ -8,7 +8,7 @@ import { ANTHROPIC_TEXT } from '../helpers/mock-anthropic-upstream.ts'
 import { GEMINI_TEXT } from '../helpers/mock-gemini-upstream.ts'
 import { RESPONSES_TEXT, TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
 
-const MASTER = 'master-key-for-python-tests'
+const MASTER = 'master-key-for-python-tests-0123456789'
 const servers = await startGatewayWithMocks({ master: MASTER, families: ['openai', 'anthropic', 'gemini'] })
 const { gw } = servers
 
