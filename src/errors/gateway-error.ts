@@ -169,7 +169,7 @@ export const gatewayErrors = {
     new GatewayError({
       status: 404,
       type: 'not_found_error',
-      message: `Unknown route: ${method} ${path}. The OpenAI-compatible API lives under /v1 (see /openapi).`,
+      message: `Unknown route: ${method} ${path}. The OpenAI-compatible API lives under /v1 (see /openapi/json).`,
       code: 'route_not_found',
     }),
   methodNotAllowed: (method: string, path: string) =>

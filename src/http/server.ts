@@ -11,6 +11,7 @@ import { errorResponse, GatewayError, gatewayErrors } from '../errors/gateway-er
 import type { EndpointId } from '../pipeline/context.ts'
 import { ENDPOINTS, type Endpoint } from '../protocols/endpoints.ts'
 import { gatewayErrorSchema } from '../audit/schemas.ts'
+import { refusal } from '../admin/roles.ts'
 import { clientAddressOf } from './client-address.ts'
 import { buildRequestContext } from './ingress.ts'
 import { KeyAuthenticator } from '../keys/authenticator.ts'
@@ -123,18 +124,21 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
           if (!presentsCredential(request.headers)) return Response.json({ status }, { status: httpStatus })
           const auth = gateway.adminAuth.authenticate(request.headers, clientAddressOf(server, request))
           if (!auth.ok) return errorResponse(auth.error)
+          // Every tenant's store and audit counters together: an unscoped principal's, as /metrics.
+          const refused = refusal(auth.principal.admin, 'operations.read')
+          if (refused) return errorResponse(refused)
           return Response.json({ status, models_loaded: ready, store: readiness.store, snapshots: readiness.snapshots, audit: readiness.audit }, { status: httpStatus })
         },
         {
           detail: {
             summary:
-              'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots) or audit entries are held in memory or lost because the disk refuses writes. Without a credential the answer is the status alone; with an admin credential (master key or dashboard-enabled key) it adds the store, snapshots and audit counters',
+              'Readiness: the model lists are loaded; `degraded` when the shared database is unreachable (requests are served from snapshots) or audit entries are held in memory or lost because the disk refuses writes. Without a credential the answer is the status alone; with an unscoped admin credential (the master key, or a key with an admin role bound to no user path) it adds the store, snapshots and audit counters',
             tags: ['health'],
             security: [],
             responses: {
               200: readiness('Serving'),
               401: readinessError('The presented credential was refused'),
-              403: readinessError('The presented key has no admin access'),
+              403: readinessError('The presented key has no admin role, or one confined to a user path'),
               503: readiness('Still loading the model lists'),
             },
           },
@@ -183,8 +187,8 @@ function refuseTrace({ request }: { request: Request }): Response {
 
 /** /v1/messages and count_tokens answer errors in Anthropic's shape (src/protocols/anthropic-messages/errors.ts). */
 const anthropicErrorSchema = z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) })
-// 402 budget, 408 body deadline, 413 body too big, 429 limits, 502/503/504 upstream failures.
-const V1_ERROR_STATUSES = [400, 401, 402, 403, 404, 408, 413, 429, 500, 502, 503, 504]
+// 402 budget, 408 body deadline, 413 body too big, 415 a body not sent as JSON, 429 limits, 502/503/504 upstream failures.
+const V1_ERROR_STATUSES = [400, 401, 402, 403, 404, 408, 413, 415, 429, 500, 502, 503, 504]
 
 /** The answers of a /v1 row: the provider-shaped JSON (or an SSE stream when the body asks for one), or an error. */
 function v1Responses(e: Endpoint) {

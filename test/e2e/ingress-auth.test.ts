@@ -269,10 +269,15 @@ describe('browser protections and the API reference (defect 11)', () => {
   })
 
   test('admin answers, success and refusal alike, and the base URL carry the same protections', async () => {
-    expectProtected(await fetch(`${gw.url}/admin/whoami`, { headers: bearer(MASTER) }))
-    const refused = await fetch(`${gw.url}/admin/whoami`)
-    expect(refused.status).toBe(401)
-    expectProtected(refused)
+    for (const path of ['/admin/whoami', '/admin/keys', '/admin/audit/log', '/admin/usage/summary', '/admin/workflows']) {
+      const ok = await fetch(`${gw.url}${path}`, { headers: bearer(MASTER) })
+      expect({ path, status: ok.status }).toEqual({ path, status: 200 })
+      expectProtected(ok)
+      const refused = await fetch(`${gw.url}${path}`)
+      expect({ path, status: refused.status }).toEqual({ path, status: 401 })
+      expectProtected(refused)
+    }
+    expectProtected(await fetch(`${gw.url}/admin/session`, { method: 'POST', headers: bearer(MASTER) }))
     const root = await fetch(`${gw.url}/`, { headers: { accept: 'text/html' }, redirect: 'manual' })
     expect(root.status).toBe(302)
     expect(root.headers.get('location')).toBe('/dashboard')

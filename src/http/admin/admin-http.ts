@@ -75,10 +75,12 @@ export function adminResponses(ok: Record<number, ResponseDoc>, errorCodes: numb
 }
 
 export function adminDoc(tag: string, summary: string, requestBody?: z.ZodType, responses?: Record<string, ResponseDoc>) {
+  // A body not sent as application/json is a 415 (readJsonBody).
+  const withBody = requestBody && responses ? { ...responses, 415: jsonResponse(gatewayErrorSchema, 'GatewayError: the body is not sent as application/json') } : responses
   return {
     summary,
     tags: ['admin', tag],
-    ...(responses ? { responses } : {}),
+    ...(withBody ? { responses: withBody } : {}),
     ...(requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(requestBody) } } } } : {}),
   }
 }
