@@ -32,10 +32,7 @@ export const apiKeyAuth = definePlugin({
         ctx.principal = result.principal
         const keyId = result.principal.keyId
         if (requireBoundPath && result.principal.method === 'managed_key' && result.principal.userPath === undefined) {
-          return respondWithError(
-            ctx,
-            gatewayErrors.forbidden('This API key is not bound to a user path, and this gateway requires one (GATEWAY_REQUIRE_KEY_USER_PATH).', 'key_user_path_required'),
-          )
+          return respondWithError(ctx, gatewayErrors.keyUserPathRequired())
         }
         // Revocation reaches every process through the key snapshot and its change feed: a stream of a key revoked
         // meanwhile ends at its next chunk.

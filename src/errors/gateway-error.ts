@@ -157,6 +157,14 @@ export const gatewayErrors = {
       code: 'unsupported_media_type',
     }),
   forbidden: (message: string, code: string) => new GatewayError({ status: 403, type: 'authentication_error', message, code }),
+  /** GATEWAY_REQUIRE_KEY_USER_PATH: a managed key without a bound user path may not call (it could claim any path). */
+  keyUserPathRequired: () =>
+    new GatewayError({
+      status: 403,
+      type: 'authentication_error',
+      message: 'This API key is not bound to a user path, and this gateway requires one (GATEWAY_REQUIRE_KEY_USER_PATH).',
+      code: 'key_user_path_required',
+    }),
   modelNotFound: (model: string, hint = '') =>
     new GatewayError({
       status: 404,

@@ -54,11 +54,14 @@ export function mcpRoutes(gateway: Gateway, credentials: KeyAuthenticator) {
     // Calls may take as long as their server's deadline and notification streams stay open, so the idle timeout
     // is lifted, but only once a POST's body is in: a body that stops arriving is still cut.
     if (request.method !== 'POST') server?.timeout(request, 0)
+    let address: string | undefined
+    const clientIp = () => (address ??= server?.requestIP(request)?.address ?? '')
     return mcp.handle({
       request,
       server: serverName,
-      clientIp: () => server?.requestIP(request)?.address ?? '',
-      authentication: credentials.authenticate(request.headers),
+      clientIp,
+      // Through the same credential throttle as /v1: a throttled address is refused before its key is checked.
+      authentication: credentials.authenticate(request.headers, clientIp),
       readBody: async (maxBytes) => {
         const read = (await readBody(request, { maxBytes, deadlineMs: bodyDeadlineMs })) as BodyRead
         if (read.kind === 'read') server?.timeout(request, 0)

@@ -62,6 +62,7 @@ export class McpGateway {
       capture: { bodies: config.logging.log_bodies, headers: config.logging.log_headers },
       auditEnabled: config.features.audit,
       authFailures: deps.authFailures,
+      requireKeyUserPath: config.auth.require_key_user_path,
       audit: deps.audit,
       sessions,
       methods,

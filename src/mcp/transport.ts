@@ -56,6 +56,8 @@ export interface McpTransportDeps {
   capture: { bodies: boolean; headers: boolean }
   auditEnabled: boolean
   authFailures: AuthFailureLimiter
+  /** GATEWAY_REQUIRE_KEY_USER_PATH: managed keys without a bound user path are refused, as on /v1. */
+  requireKeyUserPath: boolean
   audit: AuditRecorder
   sessions: McpSessions
   methods: McpMethods
@@ -139,9 +141,8 @@ export class McpTransport {
       else {
         x.authFailureReason = result.reason
         x.apiKeyHash = presentedKeyHash(request.headers)
-        if (!this.deps.authFailures.shouldAudit(x.clientIp, result.failure)) x.suppressed = true
-        const retryAfter = this.deps.authFailures.throttleFailure(x.clientIp)
-        error = retryAfter > 0 ? gatewayErrors.authThrottled(retryAfter) : gatewayErrors.unauthenticated()
+        if (!this.deps.authFailures.shouldAudit(x.clientIp, result.kind === 'throttled' ? 'throttled' : result.failure)) x.suppressed = true
+        error = result.kind === 'throttled' ? gatewayErrors.authThrottled(result.retryAfterSeconds) : gatewayErrors.unauthenticated()
       }
       const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': bearerChallenge(this.deps.config, request, x.path) } : {}
       return { refusal: this.httpError(asMcpError(error), x, headers) }
@@ -149,6 +150,9 @@ export class McpTransport {
     const principal = result.principal
     x.principal = principal
     x.apiKeyHash = principal.keyHash?.slice(0, 16)
+    if (this.deps.requireKeyUserPath && principal.method === 'managed_key' && principal.userPath === undefined) {
+      return { refusal: this.httpError(asMcpError(gatewayErrors.keyUserPathRequired()), x) }
+    }
     const userPath = requestUserPath(principal.userPath, request.headers.get(USER_PATH_HEADER))
     if (!userPath.ok) {
       const error =

@@ -18,6 +18,23 @@ const MASTER = 'master-key-ingress-auth-0123456789abcdef'
 const UPSTREAM_KEY = 'upstream-key-ingress-auth-0000000000'
 const chat = JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
 const anthropicBody = JSON.stringify({ model: 'openai/gpt-4o-mini', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
+const mcpInitialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'ingress-auth-test', version: '1' } },
+})
+const mcpPost = (url: string, key: string, headers: Record<string, string> = {}) =>
+  fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: mcpInitialize,
+  })
+/** The GatewayError fields of an error answer: `error` itself, or a JSON-RPC error's `error.data` on /mcp. */
+const gatewayErrorOf = async (res: Response) => {
+  const body = (await res.json()) as { error: { code: unknown; type?: string; data?: { code: string; type: string } } }
+  return (body.error.data ?? body.error) as { code: string; type: string }
+}
 
 let mock: MockUpstream
 let gw: RunningGateway
@@ -190,11 +207,9 @@ describe('credential checks are throttled everywhere; a throttled address is ref
     'POST /admin/session (dashboard sign-in)': (key) => fetch(`${guarded.url}/admin/session`, { method: 'POST', headers: bearer(key) }),
     '/metrics': (key) => fetch(`${guarded.url}/metrics`, { headers: bearer(key) }),
     '/ready with a credential': (key) => fetch(`${guarded.url}/ready`, { headers: bearer(key) }),
+    '/mcp (JSON-RPC initialize)': (key) => mcpPost(guarded.url, key),
   }
-  const codeOf = async (res: Response) => {
-    const body = (await res.json()) as { error: { code: string; type: string } }
-    return body.error.code
-  }
+  const codeOf = async (res: Response) => (await gatewayErrorOf(res)).code
 
   test.each(Object.keys(surfaces))(
     '%s',
@@ -211,8 +226,7 @@ describe('credential checks are throttled everywhere; a throttled address is ref
       expect(right.status).toBe(401)
       const retryAfter = Number(right.headers.get('retry-after'))
       expect(retryAfter).toBeGreaterThanOrEqual(1)
-      const body = (await right.json()) as { error: { code: string; type: string }; type?: string }
-      expect(body.error).toMatchObject({ type: 'authentication_error', code: 'auth_throttled' })
+      expect(await gatewayErrorOf(right)).toMatchObject({ type: 'authentication_error', code: 'auth_throttled' })
       await Bun.sleep(retryAfter * 1000)
       const after = await surface(MASTER)
       expect(after.status).toBeLessThan(300)
@@ -323,6 +337,11 @@ describe('unbound keys and user paths (item 12)', () => {
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('key_user_path_required')
     expect((await call(bound.key, '/acme/team-a/alice')).status).toBe(200)
     expect((await call(bound.key, '/acme/team-b')).status).toBe(403)
+    // The MCP endpoint follows the same rule.
+    const mcpRefused = await mcpPost(gw.url, unbound.key)
+    expect(mcpRefused.status).toBe(403)
+    expect(await gatewayErrorOf(mcpRefused)).toMatchObject({ code: 'key_user_path_required' })
+    expect((await mcpPost(gw.url, bound.key)).status).toBe(200)
   })
 })
 
