@@ -19,7 +19,7 @@ import { GEMINI_TEXT } from '../helpers/mock-gemini-upstream.ts'
 import { type MockGoogleAuth, serviceAccountKey, startMockGoogleAuth } from '../helpers/mock-google-auth.ts'
 import { type MockVertex, startMockVertex } from '../helpers/mock-vertex-upstream.ts'
 
-const MASTER = 'master-key-for-cloud-tests'
+const MASTER = 'master-key-for-cloud-tests-0123456789'
 const KEY = { id: 'AKIACLOUDSE2E', secret: 'clouds/e2e/secret/access/key' }
 const NOVA = 'amazon.nova-pro-v1:0'
 const CLAUDE_BEDROCK = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
