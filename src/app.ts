@@ -159,6 +159,7 @@ export class Gateway {
       counters: stores.counters,
     })
     this.deps.onShutdown(() => this.mcp.stop())
+    this.metrics?.watchSnapshots(() => this.snapshotStatuses())
   }
 
   /** Loads workflows (declared ones become new versions when they changed); call before serving. */
@@ -188,10 +189,14 @@ export class Gateway {
     await Promise.all([this.catalog.start(this.config.upstream.models_refresh_seconds), this.keysLoaded])
   }
 
+  private snapshotStatuses() {
+    return [this.keys.snapshotStatus(), this.workflows.snapshotStatus(), this.limits.snapshotStatus(), this.usage.priceSnapshotStatus()]
+  }
+
   /** The shared database's health and whether each snapshot is current, for /ready. */
   readiness() {
     const store = this.stores.health?.() ?? { backend: 'sqlite' as const, reachable: true }
-    const snapshots = [this.keys.snapshotStatus(), this.workflows.snapshotStatus(), this.limits.snapshotStatus(), this.usage.priceSnapshotStatus()].map((s) => ({
+    const snapshots = this.snapshotStatuses().map((s) => ({
       name: s.name,
       fresh: s.fresh,
       loaded_at: s.loadedAt ? new Date(s.loadedAt).toISOString() : null,

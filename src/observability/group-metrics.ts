@@ -19,7 +19,14 @@ export interface ProcessMetrics {
 }
 
 /** Metrics that describe one process; merged, they stay apart under a `worker` label. */
-const PER_PROCESS = new Set(['process_resident_memory_bytes', 'process_heap_bytes', 'process_cpu_seconds_total', 'process_start_time_seconds', 'gateway_event_loop_lag_seconds'])
+const PER_PROCESS = new Set([
+  'process_resident_memory_bytes',
+  'process_heap_bytes',
+  'process_cpu_seconds_total',
+  'process_start_time_seconds',
+  'gateway_event_loop_lag_seconds',
+  'gateway_snapshot_loaded_timestamp_seconds',
+])
 
 /** The exposition text of every process's metrics merged into one. */
 export async function mergeGroupMetrics(processes: readonly ProcessMetrics[]): Promise<string> {

@@ -9,6 +9,7 @@
 import { Counter, Gauge, Registry } from './prom-client.ts'
 import type { AuditWriterStats } from '../audit/writer.ts'
 import type { StoreObserver } from '../stores/batch-events.ts'
+import type { SnapshotStatus } from '../stores/snapshot.ts'
 import type { UsageWriterStats } from '../usage/usage-writer.ts'
 import { type MetricsJson, mergeGroupMetrics, type ProcessMetrics } from './group-metrics.ts'
 import { registerProcessMetrics } from './process-metrics.ts'
@@ -129,6 +130,23 @@ export class GatewayMetrics {
   /** Circuit breakers report their state at scrape time; one dropped with its pipeline disappears. */
   watchCircuits(source: CircuitSource): void {
     this.circuitSources.add(new WeakRef(source))
+  }
+
+  /**
+   * Each in-memory snapshot's last load (keys, workflows, limits, prices), read when scraped: per process, so a
+   * worker whose copy lags (a change feed that stopped) shows.
+   */
+  watchSnapshots(read: () => readonly SnapshotStatus[]): void {
+    new Gauge({
+      name: 'gateway_snapshot_loaded_timestamp_seconds',
+      help: 'When each in-memory snapshot (keys, workflows, limits, prices) last started a load that succeeded, in Unix seconds: the copy holds the database as of then.',
+      labelNames: ['snapshot'],
+      registers: [this.registry],
+      collect() {
+        this.reset()
+        for (const s of read()) if (s.loadedAt !== undefined) this.set({ snapshot: s.name }, s.loadedAt / 1000)
+      },
+    })
   }
 
   /** In a worker of `GATEWAY_WORKERS`: answers the primary's collections, and `expose` shows every process. */

@@ -35,6 +35,7 @@ export interface SnapshotStatus {
   loaded: boolean
   /** False when the last load failed: requests are served from an older copy. */
   fresh: boolean
+  /** When the last successful load started (ms): the copy holds the database as of then. */
   loadedAt: number | undefined
   lastError: string | undefined
 }
@@ -118,6 +119,8 @@ export class Snapshot<T> {
   }
 
   private async loadOnce(): Promise<boolean> {
+    // The copy holds the database as of the load's start: a change committed before it is in.
+    const started = Date.now()
     try {
       this.options.apply(await this.options.load())
     } catch (err) {
@@ -132,7 +135,7 @@ export class Snapshot<T> {
     this.loaded = true
     this.fresh = true
     this.lastError = undefined
-    this.loadedAt = Date.now()
+    this.loadedAt = started
     return true
   }
 

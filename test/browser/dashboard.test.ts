@@ -323,6 +323,9 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     async () => {
       await openView('Usage')
       await visible(page.locator('.stat', { hasText: 'Requests' }).getByText('4', { exact: true }))
+      // The daily series is a request of its own, answered after the totals or before: wait for its third chart
+      // rather than count the charts as they come.
+      await visible(page.locator('.daily-chart canvas').nth(2))
       expect(await page.locator('.daily-chart canvas').count()).toBe(3)
       await visible(page.getByRole('cell', { name: 'gpt-4o-mini' }))
       await page.getByRole('button', { name: 'API key', exact: true }).click()

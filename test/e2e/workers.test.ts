@@ -62,6 +62,31 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
   throw new Error(`timed out waiting for ${what}; primary output:\n${output.slice(-3000)}`)
 }
 
+/** Every process's metrics, gathered by whichever worker the scrape reaches. */
+async function scrape(): Promise<PromSample[]> {
+  const res = await call('/metrics')
+  expect(res.status).toBe(200)
+  const families = parsePrometheusText(await res.text())
+  return [...families.values()].flatMap((f) => f.samples)
+}
+
+/**
+ * Waits until both workers' copy of `snapshot` (keys, limits, …) was loaded from the database by a load that
+ * started at or after `since` (ms, taken before the admin call that changed it was sent), that is, once the change
+ * feed told both of the change. (A load started by chance between sending the call and its commit would pass
+ * too early: the snapshots' reconcile timer runs a load of a few ms every 30 s.)
+ */
+async function bothWorkersReloaded(snapshot: string, since: number) {
+  await until(
+    `both workers' ${snapshot} reloaded`,
+    async () => {
+      const loaded = (await scrape()).filter((s) => s.name === 'gateway_snapshot_loaded_timestamp_seconds' && s.labels.snapshot === snapshot)
+      return loaded.length === 2 && loaded.every((s) => Number(s.value) * 1000 >= since)
+    },
+    10_000,
+  )
+}
+
 beforeAll(async () => {
   mock = startMockOpenAI()
   const dir = mkdtempSync(join(tmpdir(), 'gw-workers-'))
@@ -112,15 +137,17 @@ describe('GATEWAY_WORKERS=2', () => {
   })
 
   test('a key revoked through one worker is refused by every worker', async () => {
+    const creating = Date.now()
     const created = await call('/admin/keys', { body: { name: 'short-lived' } })
     expect(created.status).toBe(201)
     const { id, key } = (await created.json()) as { id: string; key: string }
     // The other worker learns of the new key through the change feed, a moment after the admin call returned.
-    await Bun.sleep(300)
+    await bothWorkersReloaded('keys', creating)
     // Twenty requests over fresh connections: both workers have served (and cached) the key.
     for (let i = 0; i < 20; i++) expect((await chat(key)).status).toBe(200)
+    const revoking = Date.now()
     expect((await call(`/admin/keys/${id}/revoke`, { method: 'POST' })).status).toBe(200)
-    await Bun.sleep(300)
+    await bothWorkersReloaded('keys', revoking)
     const after = await Promise.all(Array.from({ length: 20 }, () => chat(key)))
     expect(after.map((r) => r.status)).toEqual(Array(20).fill(401))
   })
@@ -128,8 +155,9 @@ describe('GATEWAY_WORKERS=2', () => {
   test('a rate limit of 10 a minute admits 10 requests across both workers', async () => {
     const { id, key } = (await (await call('/admin/keys', { body: { name: 'limited' } })).json()) as { id: string; key: string }
     // Defined through one worker; the change feed tells the other.
+    const limiting = Date.now()
     expect((await call('/admin/rate-limits', { body: { scope: { key_id: id }, requests_per_minute: 10 } })).status).toBe(201)
-    await Bun.sleep(300)
+    await bothWorkersReloaded('limits', limiting)
     const answers = []
     for (let i = 0; i < 30; i++) answers.push((await chat(key)).status)
     expect(answers.filter((s) => s === 200)).toHaveLength(10)
@@ -137,12 +165,6 @@ describe('GATEWAY_WORKERS=2', () => {
   })
 
   test('/metrics on any worker counts the requests of every worker', async () => {
-    const scrape = async () => {
-      const res = await call('/metrics')
-      expect(res.status).toBe(200)
-      const families = parsePrometheusText(await res.text())
-      return [...families.values()].flatMap((f) => f.samples)
-    }
     const chatRequests = (samples: PromSample[]) =>
       samples.filter((s) => s.name === 'gateway_requests_total' && s.labels.endpoint === 'chat.completions').reduce((n, s) => n + Number(s.value), 0)
     const before = chatRequests(await scrape())
