@@ -6,7 +6,7 @@ import { CircuitBreaker } from './circuit-breaker.ts'
 import { failoverConfig } from './manifest.ts'
 import { candidateTargets, failover } from './plugin.ts'
 import { backoffMs, retryAfterMs } from './retry-delay.ts'
-import type { AuditWriterStats } from '../../src/audit/writer.ts'
+import type { AuditWriterStats } from '../../src/stores/write-path/audit-writer.ts'
 import { GatewayMetrics } from '../../src/observability/metrics.ts'
 import { parsePrometheusText } from '../../test/helpers/prometheus-text.ts'
 

@@ -4,7 +4,7 @@
  * Bodies that arrived as JSON text are spliced in as that text instead of being serialised again.
  *
  * A row is a positional tuple of strings, numbers and nulls: a batch of them crosses to the SQLite write thread
- * packed into one text and two typed arrays (src/stores/packed-rows.ts), and the write thread then only
+ * packed into one text and two typed arrays (src/stores/write-path/packed-rows.ts), and the write thread then only
  * binds values: it parses and serialises nothing.
  */
 import type { AuditLogEntry } from './entry.ts'

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../log/logger.ts'
 import type { AuditLogEntry } from './entry.ts'
-import type { AuditRecorder } from './writer.ts'
+import type { AuditRecorder } from './recorder.ts'
 
 export interface SecurityEvent {
   /** e.g. `key.created`, `key.updated`, `key.revoked`, `workflow.changed`, `budget.created`, `price.set`, `dashboard.sign_in`, `dashboard.sign_in_failed`. */

@@ -4,7 +4,7 @@
  * servers and their connections, visibility, sessions, the methods and the Streamable HTTP transport. The
  * composition root (src/app.ts) makes one; the HTTP shell (src/http/mcp.ts) hands it requests.
  */
-import type { AuditRecorder } from '../audit/writer.ts'
+import type { AuditRecorder } from '../audit/recorder.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import type { AuthFailureLimiter } from '../keys/failure-limiter.ts'
 import type { LimitRegistry } from '../limits/registry.ts'

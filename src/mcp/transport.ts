@@ -13,7 +13,7 @@
  * The gateway only relays, so the small part of the transport it needs is written here; the SDK is the upstream
  * client and the test client.
  */
-import type { AuditRecorder } from '../audit/writer.ts'
+import type { AuditRecorder } from '../audit/recorder.ts'
 import { gatewayErrors, type GatewayError } from '../errors/gateway-error.ts'
 import type { Authentication } from '../keys/authenticator.ts'
 import type { AuthFailureLimiter } from '../keys/failure-limiter.ts'

@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
 import { parsePrometheusText } from '../../test/helpers/prometheus-text.ts'
-import type { AuditWriterStats } from '../audit/writer.ts'
+import type { AuditWriterStats } from '../stores/write-path/audit-writer.ts'
 import { mergeGroupMetrics, type ProcessMetrics, WorkerMetricsGathering } from './group-metrics.ts'
 import { GatewayMetrics } from './metrics.ts'
 

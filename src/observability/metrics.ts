@@ -7,10 +7,10 @@
  * for targets the operator named (plugins/failover), never for a model name a client made up.
  */
 import { Counter, Gauge, Registry } from './prom-client.ts'
-import type { AuditWriterStats } from '../audit/writer.ts'
+import type { AuditWriterStats } from '../stores/write-path/audit-writer.ts'
 import type { StoreObserver } from '../stores/batch-events.ts'
 import type { SnapshotStatus } from '../stores/snapshot.ts'
-import type { UsageWriterStats } from '../usage/usage-writer.ts'
+import type { UsageWriterStats } from '../stores/write-path/usage-writer.ts'
 import { type MetricsJson, mergeGroupMetrics, type ProcessMetrics } from './group-metrics.ts'
 import { registerProcessMetrics } from './process-metrics.ts'
 import { KeyedCounter, KeyedHistogram } from './series.ts'
@@ -167,7 +167,7 @@ export class GatewayMetrics {
   }
 }
 
-/** The audit writer's own counters (src/audit/writer.ts `stats()`), read when scraped. */
+/** The audit writer's own counters (src/stores/write-path/audit-writer.ts `stats()`), read when scraped. */
 function registerAuditWriterMetrics(registry: Registry, stats: () => AuditWriterStats): void {
   scrapedGauge(registry, 'gateway_audit_queue_depth', 'Audit entries waiting in the writer queue.', () => stats().queue_depth)
   scrapedGauge(registry, 'gateway_audit_queue_bytes', 'Estimated bytes held by the audit writer queue.', () => stats().queue_bytes)
@@ -196,7 +196,7 @@ function registerAuditWriterMetrics(registry: Registry, stats: () => AuditWriter
   scrapedCounter(registry, 'gateway_audit_batch_failures_total', 'Audit batches that failed to write and were retried.', undefined, () => stats().batch_failures)
 }
 
-/** The usage writer's counters (src/usage/usage-writer.ts `stats()`), read when scraped. */
+/** The usage writer's counters (src/stores/write-path/usage-writer.ts `stats()`), read when scraped. */
 function registerUsageWriterMetrics(registry: Registry, stats: () => UsageWriterStats): void {
   scrapedGauge(registry, 'gateway_usage_queue_depth', 'Usage records waiting to be written (bound: logging.usage_queue_size).', () => stats().queued)
   scrapedCounter(

@@ -4,7 +4,7 @@
  * `onResponse`, and calls `onComplete` exactly once when the response body has really ended.
  */
 import { z } from 'zod'
-import type { AuditRecorder } from '../audit/writer.ts'
+import type { AuditRecorder } from '../audit/recorder.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import { errorResponse, type GatewayError } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
@@ -172,7 +172,7 @@ export interface PluginDeps {
   /** Decides which authentication failures are audited (floods are counted, not written). */
   authFailures: AuthFailureLimiter
   log: Logger
-  /** The audit log's writer queue: `record` never waits (src/audit/writer.ts). */
+  /** The audit log's writer queue: `record` never waits (src/stores/write-path/audit-writer.ts). */
   audit: AuditRecorder
   /** Prometheus metrics, when enabled; plugins register state read at scrape time (circuit breakers). */
   metrics?: GatewayMetrics

@@ -1,6 +1,9 @@
 /**
  * @module Picks the backend for this process: PostgreSQL when `DATABASE_URL` (YAML `database.url`) is set, the
- * embedded SQLite file (`GATEWAY_DB_PATH`) otherwise. The only place that knows which backends exist.
+ * embedded SQLite file (`GATEWAY_DB_PATH`) otherwise. One of the composition roots of src/stores, the only files
+ * outside a backend folder that name one (src/stores/layers.test.ts keeps it so): this one for a serving process,
+ * primary-stores.ts for the primary of GATEWAY_WORKERS, write-thread-worker.ts for the write thread, and
+ * shared-caches.ts for counters, cache and change feed (in-process or Redis).
  */
 import type { GatewayConfig } from '../config/schema.ts'
 import type { Logger } from '../log/logger.ts'

@@ -1,12 +1,15 @@
 /**
  * @module Store interfaces the rest of the gateway sees. `openStores` (open.ts) returns one `Stores` per process;
  * each backend lives in its own folder (sqlite, postgres; memory and redis for counters, the cache and the change
- * feed) with the same file names, and nothing outside `src/stores/<backend>/` knows which one runs.
+ * feed) with the same file names. Nothing outside src/stores names a backend, and inside it only the backend's
+ * own folder and the composition roots do (open.ts, primary-stores.ts, write-thread-worker.ts, shared-caches.ts:
+ * src/stores/layers.test.ts).
  */
 import type { AdminRole } from '../admin/roles.ts'
 import type { AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStatsQuery } from '../audit/entry.ts'
-import type { AuditRecorder, AuditWriterStats } from '../audit/writer.ts'
-import type { UsageWriterStats } from '../usage/usage-writer.ts'
+import type { AuditRecorder } from '../audit/recorder.ts'
+import type { AuditWriterStats } from './write-path/audit-writer.ts'
+import type { UsageWriterStats } from './write-path/usage-writer.ts'
 import type { Budget, RateLimit } from '../limits/definitions.ts'
 import type { ModelPrice } from '../usage/pricing.ts'
 import type { UsageRecord } from '../usage/record.ts'
@@ -125,13 +128,13 @@ export interface AuditReader {
 /** Where usage records go; batches are written off the request path. */
 export interface UsageSink {
   record(record: UsageRecord): void
-  /** Replays spill files left by an earlier process (src/usage/usage-writer.ts). */
+  /** Replays spill files left by an earlier process (src/stores/write-path/usage-writer.ts). */
   start(): void
   /** Resolves when every record handed over so far is stored (admin reads call it first). */
   flush(): Promise<void>
   /** Writes what is queued, then stops. */
   drain(): Promise<void>
-  /** Queue depth, written, lost (src/usage/usage-writer.ts), for /ready and the metrics. */
+  /** Queue depth, written, lost (src/stores/write-path/usage-writer.ts), for /ready and the metrics. */
   stats(): UsageWriterStats
 }
 

@@ -1,5 +1,6 @@
 /**
- * @module The write thread: owns its own connection to the gateway's database (SQLite or PostgreSQL) and stores the
+ * @module The write thread's entry (its composition root, as open.ts is the process's, so it names the backends):
+ * the thread owns its own connection to the gateway's database (SQLite or PostgreSQL) and stores the
  * batches the main thread posts (audit entries, usage records), so the work of storing rows (encoding them for the
  * database, indexes, full-text search) never runs on the thread that serves requests. The backend's half is its
  * `thread-writes.ts`, loaded when the thread is opened. Built into the binary as a second entrypoint (see the
@@ -7,36 +8,12 @@
  */
 import type { AuditRow } from '../audit/record.ts'
 import type { UsageRecord } from '../usage/record.ts'
-import { type PackedRows, unpackRows } from './packed-rows.ts'
 import type { PostgresSettings } from './postgres/client.ts'
-import type { BatchWrites } from './write-thread.ts'
+import { unpackRows } from './write-path/packed-rows.ts'
+import type { ThreadWrites, WriteThreadReply, WriteThreadRequest } from './write-path/thread-protocol.ts'
 
 /** The database the thread opens: a SQLite file, or a PostgreSQL server. */
 export type WriteThreadTarget = { backend: 'sqlite'; path: string } | { backend: 'postgres'; settings: PostgresSettings }
-
-/** Audit rows arrive packed (packed-rows.ts); usage records as the JSON text of an array. */
-export type WriteThreadRequest =
-  | { kind: 'open'; target: WriteThreadTarget }
-  | { kind: 'audit'; id: number; rows: PackedRows }
-  | { kind: 'usage'; id: number; batch: string }
-  /** Retention: delete at most `batch` audit entries older than `cutoffMs` (the reply's `written` is how many). */
-  | { kind: 'expire'; id: number; cutoffMs: number; batch: number }
-/** `unreachable`: the database could not be reached (PostgreSQL down), as opposed to refusing the batch. `broken`: the thread could not open its database. */
-export type WriteThreadReply = { id: number; ok: true; written: number } | ({ id: number; ok: false } & WriteFailure) | { broken: string }
-
-export interface WriteFailure {
-  /** The error's text, with its code where it has one: the writers classify errors by it (isTransientWriteError). */
-  error: string
-  unreachable: boolean
-}
-
-/**
- * A backend's half of the thread (`<backend>/thread-writes.ts`): the batch writes the main thread asks for
- * (`deleteAuditOlderThan` only where the thread does retention: SQLite's row deletes), and how a failure is told.
- */
-export interface ThreadWrites extends Omit<BatchWrites, 'close'> {
-  failure(error: unknown): WriteFailure
-}
 
 declare const self: Worker
 let writes: ThreadWrites | undefined
@@ -64,7 +41,7 @@ self.onmessage = (event: MessageEvent<WriteThreadRequest>) => {
   ready = ready.then(async () => {
     if (message.kind === 'open') {
       try {
-        writes = await open(message.target)
+        writes = await open(message.target as WriteThreadTarget)
       } catch (error) {
         postMessage({ broken: String((error as Error)?.message ?? error) } satisfies WriteThreadReply)
       }

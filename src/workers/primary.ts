@@ -6,18 +6,13 @@
  * and, on the embedded SQLite database, the one write thread that stores every worker's audit entries and usage
  * records. On PostgreSQL the workers are replicas like any other and write themselves.
  */
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { spillDirFor } from '../audit/audit-log.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import { announce, flushLog, type Logger } from '../log/logger.ts'
 import { WorkerMetricsGathering } from '../observability/group-metrics.ts'
-import { MemoryCounters } from '../stores/memory/counters.ts'
-import { SqliteAuditStore } from '../stores/sqlite/audit-log.ts'
-import { openSqlite } from '../stores/sqlite/client.ts'
-import { migrateSqlite } from '../stores/sqlite/migrate.ts'
-import { sqliteUsageStore } from '../stores/sqlite/usage.ts'
-import { startWriteThread, type BatchWrites, type EncodedBatchWrites } from '../stores/write-thread.ts'
+import { openPrimaryStores } from '../stores/primary-stores.ts'
+import { spillDirFor } from '../stores/write-path/spill.ts'
 import { WORKER_INDEX_ENV, type PrimaryMessage, type WorkerCall, type WorkerMessage } from './protocol.ts'
 
 export interface PrimaryOptions {
@@ -42,8 +37,7 @@ const HEALTHY_RUN_MS = 30_000
 
 export async function runPrimary(options: PrimaryOptions): Promise<never> {
   const { config, log, workers } = options
-  const shared = openSharedWrites(config, log, options.writeThreadUrl)
-  const counters = new MemoryCounters()
+  const { counters, writes: shared } = await openPrimaryStores(config, log, options.writeThreadUrl)
   const leases = new Map<string, number>()
   const metrics = new WorkerMetricsGathering()
   const slots: (Subprocess | undefined)[] = new Array(workers).fill(undefined)
@@ -162,27 +156,4 @@ function workerCommand(): string[] {
   const script = process.argv[1] ?? ''
   const compiled = script.startsWith('/$bunfs/') || script.startsWith('B:\\~BUN\\')
   return compiled ? [process.execPath, ...process.argv.slice(2)] : [process.execPath, ...process.execArgv, ...process.argv.slice(1)]
-}
-
-/**
- * On the embedded database the primary owns the one writer of the file: it migrates it before any worker opens
- * it and runs the write thread the workers' audit and usage batches go to. A server database needs neither.
- */
-function openSharedWrites(config: GatewayConfig, log: Logger, writeThreadUrl: string | undefined): (EncodedBatchWrites & { close(): void }) | undefined {
-  if (config.database.url) return undefined
-  if (config.database.path === ':memory:') throw new Error('GATEWAY_WORKERS needs a database file that every worker can open (GATEWAY_DB_PATH is :memory:).')
-  const db = openSqlite(config.database.path)
-  migrateSqlite(db)
-  const audit = new SqliteAuditStore(db)
-  const usage = sqliteUsageStore(db)
-  const local: BatchWrites = { writeAudit: (rows) => audit.writeBatch(rows), writeUsage: (records) => usage.writeBatch(records), close: () => {} }
-  const writes = startWriteThread({ backend: 'sqlite', path: resolve(config.database.path) }, local, log, writeThreadUrl)
-  return {
-    writeEncodedAudit: (bytes) => writes.writeEncodedAudit(bytes),
-    writeEncodedUsage: (json) => writes.writeEncodedUsage(json),
-    close() {
-      writes.close()
-      db.close()
-    },
-  }
 }

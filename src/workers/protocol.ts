@@ -5,7 +5,7 @@
  */
 import type { MetricsJson } from '../observability/group-metrics.ts'
 import type { ChangeTopic } from '../stores/changes.ts'
-import type { PackedRows } from '../stores/packed-rows.ts'
+import type { PackedRows } from '../stores/write-path/packed-rows.ts'
 
 /** Set by the primary in each worker's environment: the worker's slot, 0 to N-1 (a replacement keeps the slot). */
 export const WORKER_INDEX_ENV = 'GATEWAY_WORKER_INDEX'

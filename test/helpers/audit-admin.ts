@@ -3,7 +3,7 @@
  * hot path, so a test waits until the writer stored them instead of sleeping a fixed time.
  */
 import type { AuditLogEntry, AuditLogPage } from '../../src/audit/entry.ts'
-import type { AuditWriterStats } from '../../src/audit/writer.ts'
+import type { AuditWriterStats } from '../../src/stores/write-path/audit-writer.ts'
 
 export interface AuditAdmin {
   get(path: string, key?: string): Promise<{ status: number; body: any }>

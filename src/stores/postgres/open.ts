@@ -10,16 +10,17 @@
  * admin call answers 503), and marks the database unreachable for /ready until a probe succeeds again.
  */
 import { existsSync } from 'node:fs'
-import { createAuditWriter } from '../../audit/audit-log.ts'
+import { createAuditWriter } from '../write-path/audit-writer.ts'
 import type { GatewayConfig } from '../../config/schema.ts'
 import type { Logger } from '../../log/logger.ts'
-import { createUsageWriter } from '../../usage/usage-writer.ts'
+import { createUsageWriter } from '../write-path/usage-writer.ts'
 import { StoreEvents } from '../batch-events.ts'
 import { StoreConfigError, StoreUnavailableError } from '../errors.ts'
 import type { StoreOptions } from '../open.ts'
 import { sharedCaches } from '../shared-caches.ts'
 import type { StoreHealth, Stores } from '../types.ts'
-import { type BatchWrites, startWriteThread, WriteThreadError } from '../write-thread.ts'
+import { type BatchWrites, startWriteThread, WriteThreadError } from '../write-path/write-thread.ts'
+import type { WriteThreadTarget } from '../write-thread-worker.ts'
 import { PostgresKeyStore } from './api-keys.ts'
 import { PostgresAuditStore } from './audit-log.ts'
 import { PostgresChanges } from './changes.ts'
@@ -112,7 +113,7 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, opt
   // Batches are encoded and sent by the write thread, on connections of its own; the main connection is the
   // fallback. Unguarded: the sinks below pass every batch, the fallback's too, through `reaching` once.
   const local: BatchWrites = { writeAudit: (rows) => auditStore.writeBatch(rows), writeUsage: (records) => usageStore.writeBatch(records), close() {} }
-  const writes = startWriteThread({ backend: 'postgres', settings }, local, log, options.writeThreadUrl)
+  const writes = startWriteThread({ backend: 'postgres', settings } satisfies WriteThreadTarget, local, log, options.writeThreadUrl)
   const events = new StoreEvents()
   return {
     events,

@@ -4,7 +4,7 @@
  * thread serving requests that work cost 6-13 µs per entry (docs/scale-out.md, "Performance"). Retention is not
  * done here: it drops partitions, which costs the gateway nothing.
  */
-import type { ThreadWrites } from '../write-thread-worker.ts'
+import type { ThreadWrites } from '../write-path/thread-protocol.ts'
 import { PostgresAuditStore } from './audit-log.ts'
 import { connectPostgres, isConnectionError, type PostgresSettings } from './client.ts'
 import { postgresUsageStore } from './usage.ts'

@@ -18,7 +18,7 @@
 import type { Database } from 'bun:sqlite'
 import type { AuditLogQuery, AuditStatsQuery } from '../../audit/entry.ts'
 import { AUDIT_ROW_COLUMNS, auditRowColumns, auditRowData, auditRowPayload, auditRowSearchText, type AuditRow } from '../../audit/record.ts'
-import type { AuditBatchWriter } from '../../audit/writer.ts'
+import type { AuditBatchWriter } from '../write-path/audit-writer.ts'
 import type { AuditReader, AuditStatsRow, AuditThreadEntry, ThreadFilter } from '../types.ts'
 import { and, type Clause, type Param, subtree } from '../audit-query/conditions.ts'
 import { type AuditLogRow, fullEntry, listEntry } from '../audit-query/rows.ts'

@@ -2,13 +2,15 @@
  * @module The embedded SQLite backend as one unit: one database file, its migrations, every store on it, and the
  * write thread that inserts audit entries and usage records off the thread serving requests. Counters, the
  * response cache and the change feed are in-process, or Redis with `REDIS_URL` (src/stores/shared-caches.ts); the
- * lease is the in-process one, since one SQLite file means one gateway process.
+ * lease is the in-process one. With GATEWAY_WORKERS several processes serve one file: open.ts then gives each
+ * worker its primary's counters, change feed and lease, and `options.primary.writes` replaces the write thread
+ * with the primary's one writer of the file (sqlite/shared-writes.ts).
  */
 import { resolve } from 'node:path'
-import { createAuditWriter } from '../../audit/audit-log.ts'
+import { createAuditWriter } from '../write-path/audit-writer.ts'
 import type { GatewayConfig } from '../../config/schema.ts'
 import type { Logger } from '../../log/logger.ts'
-import { createUsageWriter } from '../../usage/usage-writer.ts'
+import { createUsageWriter } from '../write-path/usage-writer.ts'
 import { StoreEvents } from '../batch-events.ts'
 import { MemoryLease } from '../memory/lease.ts'
 import { sharedCaches } from '../shared-caches.ts'
@@ -22,7 +24,8 @@ import { migrateSqlite } from './migrate.ts'
 import { sqliteResponseThreadStore } from './response-threads.ts'
 import { sqlitePriceStore, sqliteUsageStore } from './usage.ts'
 import { sqliteWorkflowStore } from './workflows.ts'
-import { startWriteThread, type BatchWrites } from '../write-thread.ts'
+import { startWriteThread, type BatchWrites } from '../write-path/write-thread.ts'
+import type { WriteThreadTarget } from '../write-thread-worker.ts'
 
 export async function openSqliteStores(config: GatewayConfig, log: Logger, options: StoreOptions = {}): Promise<Stores> {
   const path = config.database.path
@@ -38,7 +41,9 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
   }
   // Audit entries and usage records are inserted on a thread of their own (an in-memory database cannot be shared with one).
   // In a worker of GATEWAY_WORKERS the primary owns the one writer of the file.
-  const writes = options.primary?.writes ?? (path === ':memory:' ? local : startWriteThread({ backend: 'sqlite', path: resolve(path) }, local, log, options.writeThreadUrl))
+  const writes =
+    options.primary?.writes ??
+    (path === ':memory:' ? local : startWriteThread({ backend: 'sqlite', path: resolve(path) } satisfies WriteThreadTarget, local, log, options.writeThreadUrl))
   const caches = sharedCaches(config)
   const events = new StoreEvents()
   return {

@@ -2,7 +2,7 @@
  * @module SQLite's half of the write thread (../write-thread-worker.ts): one writer connection for audit entries
  * and usage records, so the two tables never wait on each other's locks, and retention's row deletes.
  */
-import type { ThreadWrites } from '../write-thread-worker.ts'
+import type { ThreadWrites } from '../write-path/thread-protocol.ts'
 import { SqliteAuditStore } from './audit-log.ts'
 import { openSqlite } from './client.ts'
 import { sqliteUsageStore } from './usage.ts'

@@ -3,7 +3,7 @@
  */
 import type { Database } from 'bun:sqlite'
 import type { UsageRecord } from '../../usage/record.ts'
-import type { UsageBatchWriter } from '../../usage/usage-writer.ts'
+import type { UsageBatchWriter } from '../write-path/usage-writer.ts'
 import { and, eq, gte, lt, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { PriceStore, UsageBreakdownRow, UsageGroup, UsageQuery, UsageReader, UsageTotals } from '../types.ts'

@@ -1,11 +1,11 @@
 /**
- * @module The write machinery the audit log and the usage records share: rows are handed over (never waiting) and
- * one background loop writes them in batched transactions, spilling, holding and replaying them when the database
- * refuses writes. src/audit/writer.ts (audit entries) and src/usage/usage-writer.ts (usage records) put their own
- * row kind in front of it.
+ * @module The queue of the durable write path (src/stores/write-path/), which the audit log and the usage records
+ * share: rows are handed over (never waiting) and one background loop writes them in batched transactions,
+ * spilling, holding and replaying them when the database refuses writes. audit-writer.ts (audit entries) and
+ * usage-writer.ts (usage records) put their domain's row kind in front of it.
  *
  * - Bounded: the queue holds at most `capacity` rows and `maxBytes` of (estimated) row size. Beyond that, rows go
- *   to the spill files (src/audit/spill.ts) instead of being dropped, and are replayed into the store when the
+ *   to the spill files (spill.ts) instead of being dropped, and are replayed into the store when the
  *   queue has room again, at start-up, and at shutdown.
  * - Retried: a failed batch stays at the head of the queue and is retried with backoff. A transient error (full
  *   or failing disk, busy or locked database, unreachable server: `isTransientWriteError`) is never a reason to
@@ -20,8 +20,8 @@
  * - Drained: `drain()` (registered as a shutdown task) writes the queue and replays the spill files; whatever
  *   cannot be written before the deadline is spilled, so the next start stores it.
  */
-import type { Logger } from '../log/logger.ts'
-import { isTransientWriteError } from '../stores/errors.ts'
+import type { Logger } from '../../log/logger.ts'
+import { isTransientWriteError } from '../errors.ts'
 import type { SpillFiles, SpillReader } from './spill.ts'
 
 /** What the writer needs to know of a row. */

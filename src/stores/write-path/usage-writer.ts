@@ -1,6 +1,6 @@
 /**
  * @module The usage sink every backend puts in front of its batch inserts: usage records go through the same
- * write machinery as audit entries (src/audit/spilling-writer.ts), so they are written in batches off the request
+ * write machinery as audit entries (queue.ts), so they are written in batches off the request
  * path and, while the database refuses writes, spilled to files of their own (`usage-spill…` in the audit spill
  * folder) and replayed when it takes them again, at start-up and at shutdown. A transient error never costs a
  * record; a record the database refuses alone (a constraint violation) goes to `usage-dead-letter.jsonl`, the
@@ -11,13 +11,12 @@
  */
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { GatewayConfig } from '../config/schema.ts'
-import { spillDirFor } from '../audit/audit-log.ts'
-import { SpillFiles, usageSpillFormat } from '../audit/spill.ts'
-import { SpillingWriter, type RowKind, type SpillingWriterState } from '../audit/spilling-writer.ts'
-import type { Logger } from '../log/logger.ts'
-import type { UsageSink } from '../stores/types.ts'
-import type { UsageRecord } from './record.ts'
+import type { GatewayConfig } from '../../config/schema.ts'
+import type { Logger } from '../../log/logger.ts'
+import type { UsageRecord } from '../../usage/record.ts'
+import type { UsageSink } from '../types.ts'
+import { SpillingWriter, type RowKind, type SpillingWriterState } from './queue.ts'
+import { SpillFiles, spillDirFor, usageSpillFormat } from './spill.ts'
 
 const BATCH = 1000
 const FLUSH_MS = 500

@@ -2,12 +2,12 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { silentLogger } from '../log/logger.ts'
-import { makeEntry, rowsOf } from '../../test/helpers/audit-entries.ts'
-import { auditRowId, encodeAuditEntry, type AuditRow } from './record.ts'
-import { StoreUnavailableError } from '../stores/errors.ts'
+import { silentLogger } from '../../log/logger.ts'
+import { makeEntry, rowsOf } from '../../../test/helpers/audit-entries.ts'
+import { auditRowId, encodeAuditEntry, type AuditRow } from '../../audit/record.ts'
+import { StoreUnavailableError } from '../errors.ts'
 import { SpillFiles } from './spill.ts'
-import { AuditWriter, type AuditBatchWriter, type AuditWriterOptions } from './writer.ts'
+import { AuditWriter, type AuditBatchWriter, type AuditWriterOptions } from './audit-writer.ts'
 
 /** A batch writer that keeps entries in a Map and can be made slow or failing. */
 class FakeStore implements AuditBatchWriter {

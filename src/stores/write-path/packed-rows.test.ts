@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { makeEntry, rowsOf, T0 } from '../../test/helpers/audit-entries.ts'
+import { makeEntry, rowsOf, T0 } from '../../../test/helpers/audit-entries.ts'
 import { type Cell, packRows, unpackRows } from './packed-rows.ts'
 
 test('rows come back cell for cell: empty, non-Latin-1 and NUL-bearing strings, numbers of every sign, nulls', () => {

@@ -1,14 +1,14 @@
 /**
- * @module Batch writes through the write thread (write-thread-worker.ts). The queues, spill files and retries stay
+ * @module Batch writes through the write thread (src/stores/write-thread-worker.ts). The queues, spill files and retries stay
  * with their owners on the main thread (the audit writer, the usage service); only the database work moves. If the
  * thread cannot start or dies, writes fall back to the main thread's own connection, so rows keep being stored
  * either way.
  */
-import type { AuditRow } from '../audit/record.ts'
-import type { Logger } from '../log/logger.ts'
-import type { UsageRecord } from '../usage/record.ts'
+import type { AuditRow } from '../../audit/record.ts'
+import type { Logger } from '../../log/logger.ts'
+import type { UsageRecord } from '../../usage/record.ts'
 import { type PackedRows, packRows, unpackRows } from './packed-rows.ts'
-import type { WriteThreadReply, WriteThreadRequest, WriteThreadTarget } from './write-thread-worker.ts'
+import type { WriteThreadReply, WriteThreadRequest } from './thread-protocol.ts'
 
 /** A batch the thread's database refused or could not be reached for (`unreachable`: PostgreSQL down). */
 export class WriteThreadError extends Error {
@@ -48,7 +48,7 @@ export interface EncodedBatchWrites {
  * Where the thread's script is. In a source checkout it sits beside this file; in the compiled binary every
  * module shares the entry's URL, so the entry (src/main.ts) passes `new URL('./stores/write-thread-worker.ts', …)`.
  */
-const defaultWriteThreadUrl = () => new URL('./write-thread-worker.ts', import.meta.url).href
+const defaultWriteThreadUrl = () => new URL('../write-thread-worker.ts', import.meta.url).href
 
 type Kind = 'audit' | 'usage' | 'expire'
 /** A batch as the caller gave it, or already encoded (EncodedBatchWrites); for `expire`, the retention delete's bounds. */
@@ -64,7 +64,8 @@ interface Waiter {
   reject: (error: Error) => void
 }
 
-export function startWriteThread(target: WriteThreadTarget, fallback: BatchWrites, log: Logger, workerUrl = defaultWriteThreadUrl()): BatchWrites & EncodedBatchWrites {
+/** `target`: the database the thread opens, as the thread's entry reads it (`WriteThreadTarget` there). */
+export function startWriteThread(target: unknown, fallback: BatchWrites, log: Logger, workerUrl = defaultWriteThreadUrl()): BatchWrites & EncodedBatchWrites {
   const pending = new Map<number, Waiter>()
   let next = 0
   let broken = false

@@ -2,8 +2,8 @@ import { afterEach, expect, test } from 'bun:test'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { makeEntry, rowsOf } from '../../test/helpers/audit-entries.ts'
-import { AUDIT_ROW_FIELDS, auditRowId, SPILL_FORMAT_1_FIELDS } from './record.ts'
+import { makeEntry, rowsOf } from '../../../test/helpers/audit-entries.ts'
+import { AUDIT_ROW_FIELDS, auditRowId, SPILL_FORMAT_1_FIELDS } from '../../audit/record.ts'
 import { SpillFiles } from './spill.ts'
 
 const dirs: string[] = []

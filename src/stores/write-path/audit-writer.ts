@@ -1,28 +1,20 @@
 /**
  * @module The audit writer: requests hand over entries (`record`, never waits, never throws); each is encoded at
- * once into its storage row and handed to the shared write machinery (src/audit/spilling-writer.ts: batched
- * transactions off the hot path, spill files, memory bound, poison entries dead-lettered, drain at shutdown).
+ * once into its storage row (the audit domain's codec, src/audit/record.ts) and handed to the queue (queue.ts:
+ * batched transactions off the hot path, spill files, memory bound, poison entries dead-lettered, drain at
+ * shutdown). Each backend puts it in front of its batch inserts (`createAuditWriter`).
  *
- * Encoded at once: `record` turns the entry into its storage row (src/audit/record.ts) on the spot, while its
- * objects are fresh, so the queue holds a few strings per entry rather than object graphs the garbage collector
- * must carry, and a batch crosses to the write thread packed (src/stores/packed-rows.ts), with no JSON step.
+ * Encoded at once: `record` turns the entry into its storage row on the spot, while its objects are fresh, so the
+ * queue holds a few strings per entry rather than object graphs the garbage collector must carry, and a batch
+ * crosses to the write thread packed (packed-rows.ts), with no JSON step.
  */
-import type { Logger } from '../log/logger.ts'
-import type { AuditSink } from '../stores/types.ts'
-import type { AuditLogEntry } from './entry.ts'
-import { auditRowBytes, auditRowId, encodeAuditEntry, type AuditRow, type BodyTexts } from './record.ts'
-import type { SpillFiles } from './spill.ts'
-import { SpillingWriter, type RowBatchWriter, type SpillingWriterOptions, type SpillingWriterState, type SpillingWriterStats } from './spilling-writer.ts'
-
-export { DEFAULT_AUDIT_MEMORY_MAX_BYTES } from './spilling-writer.ts'
-
-/** What request-side code needs: hand over an entry and move on. */
-export interface AuditRecorder {
-  /** Encodes the entry and queues it (or spills it); returns at once. `bodyTexts` spare re-serialising bodies. */
-  record(entry: AuditLogEntry, bodyTexts?: BodyTexts): void
-  /** An entry deliberately skipped (an authentication failure flood): counted, not stored. */
-  recordSuppressed(): void
-}
+import type { AuditLogEntry } from '../../audit/entry.ts'
+import { auditRowBytes, auditRowId, encodeAuditEntry, type AuditRow, type BodyTexts } from '../../audit/record.ts'
+import type { GatewayConfig } from '../../config/schema.ts'
+import type { Logger } from '../../log/logger.ts'
+import type { AuditSink } from '../types.ts'
+import { SpillingWriter, type RowBatchWriter, type SpillingWriterOptions, type SpillingWriterState, type SpillingWriterStats } from './queue.ts'
+import { SpillFiles, spillDirFor } from './spill.ts'
 
 export type AuditWriterOptions = SpillingWriterOptions
 export type AuditWriterState = SpillingWriterState
@@ -85,4 +77,20 @@ export class AuditWriter extends SpillingWriter<AuditRow> implements AuditSink {
 /** The dead-letter line of an entry JSON cannot serialise. */
 function unencodable(entry: AuditLogEntry, err: unknown): string {
   return JSON.stringify({ id: entry.id, timestamp: entry.timestamp, unserializable: String(err) })
+}
+
+/** The queued, spilling writer every backend puts in front of its batch inserts (config.logging sizes it). */
+export function createAuditWriter(config: GatewayConfig, batches: AuditBatchWriter, log: Logger): AuditWriter {
+  return new AuditWriter(
+    batches,
+    new SpillFiles(spillDirFor(config)),
+    {
+      capacity: config.logging.audit_queue_size,
+      maxBytes: config.logging.audit_queue_max_bytes,
+      batchSize: config.logging.audit_batch_size,
+      flushIntervalMs: config.logging.audit_flush_interval_ms,
+      memoryMaxBytes: config.logging.audit_memory_max_bytes,
+    },
+    log,
+  )
 }

@@ -12,11 +12,20 @@
  * their own in the same folder (`usage-spill…`), one record object per line.
  */
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
-import { join } from 'node:path'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
-import type { UsageRecord } from '../usage/record.ts'
-import type { AuditLogEntry } from './entry.ts'
-import { AUDIT_ROW_FIELDS, auditRowFromFields, encodeAuditEntry, SPILL_FORMAT_1_FIELDS, type AuditRow } from './record.ts'
+import type { AuditLogEntry } from '../../audit/entry.ts'
+import { AUDIT_ROW_FIELDS, auditRowFromFields, encodeAuditEntry, SPILL_FORMAT_1_FIELDS, type AuditRow } from '../../audit/record.ts'
+import type { GatewayConfig } from '../../config/schema.ts'
+import type { UsageRecord } from '../../usage/record.ts'
+
+/** `<database>.audit-spill` beside the database file; a fresh temporary folder for an in-memory database or a server database without `audit_spill_dir`. */
+export function spillDirFor(config: GatewayConfig): string {
+  if (config.logging.audit_spill_dir) return resolve(config.logging.audit_spill_dir)
+  if (config.database.url || config.database.path === ':memory:') return join(tmpdir(), `gateway-audit-spill-${crypto.randomUUID()}`)
+  return `${resolve(config.database.path)}.audit-spill`
+}
 
 const READ_CHUNK_BYTES = 256 * 1024
 export const SPILL_FORMAT = 2
