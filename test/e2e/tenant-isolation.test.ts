@@ -273,7 +273,7 @@ describe('an attacker (no key, a wrong key)', () => {
       if (PUBLIC.has(name)) continue
       const id = v1.get(name)
       const probe = id ? V1_PROBES[id]('attacker') : probeOf(name)
-      for (const headers of [{}, bearer(WRONG_KEY), { 'x-api-key': WRONG_KEY }]) {
+      for (const headers of [{}, bearer(WRONG_KEY), { 'x-api-key': WRONG_KEY }] as Record<string, string>[]) {
         const res = await send(probe, headers)
         if (res.status !== 401) violations.push(`${name} ${JSON.stringify(headers)}: ${res.status}`)
       }
