@@ -84,7 +84,7 @@ function containsKnownSecret(value: string, knownSecrets: readonly string[]): bo
  * and JSON Web Tokens.
  */
 export const CREDENTIAL_SHAPE =
-  /\b(sk|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9]{6,}[*A-Za-z0-9_-]*|\b(AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b|\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g
+  /\b(sk|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9]{6,}[*A-Za-z0-9_-]*|\b(AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g
 const BEARER_VALUE = /(Bearer\s+)\S+/gi
 /** `Basic` and base64; counted as a credential when it decodes to `user:password` (not "Basic tier"). */
 const BASIC_VALUE = /(Basic\s+)([A-Za-z0-9+/]{4,}={0,2})/gi

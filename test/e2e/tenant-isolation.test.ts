@@ -77,6 +77,7 @@ const PUBLIC = new Set([
   'GET /openapi',
   'GET /openapi/json',
   'GET /dashboard',
+  'GET /dashboard/assets/:name',
   'GET /',
   'HEAD /',
   'TRACE /*',
