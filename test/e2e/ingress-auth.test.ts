@@ -324,7 +324,8 @@ describe('/ready (item 12)', () => {
 
 describe('unbound keys and user paths (item 12)', () => {
   test('with GATEWAY_REQUIRE_KEY_USER_PATH an unbound key is refused with 403; a bound key may only narrow its path', async () => {
-    const unbound = await createKey({ name: 'unbound' })
+    // An unbound key may exist only with an admin role (or from before the setting): /v1 still refuses it.
+    const unbound = await createKey({ name: 'unbound', role: 'viewer' })
     const bound = await createKey({ name: 'bound', user_path: '/acme/team-a' })
     const call = (key: string, path?: string) =>
       fetch(`${gw.baseURL}/chat/completions`, {
@@ -342,6 +343,18 @@ describe('unbound keys and user paths (item 12)', () => {
     expect(mcpRefused.status).toBe(403)
     expect(await gatewayErrorOf(mcpRefused)).toMatchObject({ code: 'key_user_path_required' })
     expect((await mcpPost(gw.url, bound.key)).status).toBe(200)
+  })
+
+  test('with GATEWAY_REQUIRE_KEY_USER_PATH an API key cannot be made, or changed to be, unbound', async () => {
+    const admin = (method: string, path: string, body: unknown) =>
+      fetch(`${gw.url}/admin${path}`, { method, headers: { ...bearer(MASTER), 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const made = await admin('POST', '/keys', { name: 'would be unbound' })
+    expect(made.status).toBe(400)
+    expect(await gatewayErrorOf(made)).toMatchObject({ code: 'user_path_required', param: 'user_path' })
+    const bound = await createKey({ name: 'to unbind', user_path: '/acme/team-a' })
+    const changed = await admin('PATCH', `/keys/${bound.id}`, { user_path: null })
+    expect(changed.status).toBe(400)
+    expect(await gatewayErrorOf(changed)).toMatchObject({ code: 'user_path_required' })
   })
 })
 

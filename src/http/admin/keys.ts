@@ -155,6 +155,12 @@ const powerFieldsOf = (changes: ApiKeyChanges): PowerField[] =>
 const keyNotFound = (id: string) => new GatewayError({ status: 404, type: 'not_found_error', message: `No API key with id '${id}'.`, param: 'id', code: 'key_not_found' })
 const keyRevoked = (id: string) =>
   new GatewayError({ status: 409, type: 'invalid_request_error', message: `API key '${id}' is revoked; a revoked key cannot be changed.`, param: 'id', code: 'key_revoked' })
+const userPathRequired = () =>
+  gatewayErrors.invalidRequest(
+    'user_path: this gateway requires every API key without an admin role to be bound to a user path (GATEWAY_REQUIRE_KEY_USER_PATH).',
+    'user_path',
+    'user_path_required',
+  )
 const roleNotManaged = (record: ApiKeyRecord, actor: AdminActor) =>
   new GatewayError({
     status: 403,
@@ -198,6 +204,14 @@ export function keyRoutes(gateway: Gateway) {
       .map((child) => child.id)
   }
 
+  /**
+   * With GATEWAY_REQUIRE_KEY_USER_PATH an unbound key without a role could never call /v1 or /mcp: refused when it
+   * is made, rather than answered 403 on every call later. A key with a role is for the admin API and may stay unbound.
+   */
+  function requireUserPathWhereConfigured(key: { userPath?: string | null; role?: string | null }): void {
+    if (gateway.config.auth.require_key_user_path && !key.userPath && !key.role) throw userPathRequired()
+  }
+
   return new Elysia({ name: 'gateway/admin/keys' })
     .use(adminPermission)
     .post(
@@ -214,6 +228,7 @@ export function keyRoutes(gateway: Gateway) {
           const holder = holderOf(actor, actor.admin)
           const [exceeding] = exceedingFields(power, holder)
           if (exceeding) throw widening(exceeding, holder)
+          requireUserPathWhereConfigured(power)
           const { record, secret } = await gateway.keys.create({ name: body.name, description: body.description, ...power, createdBy: actor.id })
           const after = view(record)
           recordAdminChange(gateway, context, actor, {
@@ -287,6 +302,7 @@ export function keyRoutes(gateway: Gateway) {
           const checked = changes.role ? POWER_FIELDS : powerFields
           const [exceeding] = exceedingFields({ ...current, ...changes }, holder, checked)
           if (exceeding) throw widening(exceeding, holder)
+          requireUserPathWhereConfigured({ ...current, ...changes })
           const result = await gateway.keys.update(id, changes)
           if (result.kind === 'not_found') throw keyNotFound(id)
           if (result.kind === 'revoked') throw keyRevoked(id)
