@@ -157,6 +157,8 @@ export class Gateway {
       audit: this.auditLog.writer,
       limits: this.limits,
       counters: stores.counters,
+      store: stores.mcp,
+      changes: stores.changes,
     })
     this.deps.onShutdown(() => this.mcp.stop())
     this.metrics?.watchSnapshots(() => this.snapshotStatuses())

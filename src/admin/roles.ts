@@ -50,6 +50,10 @@ export const PERMISSIONS = {
   'plugins.read': { roles: EVERY_ROLE, action: 'read the plugin list' },
   'prices.read': { roles: EVERY_ROLE, action: 'read prices' },
   'prices.write': { roles: ['admin'], global: true, action: 'change prices' },
+  'mcp.read': { roles: EVERY_ROLE, action: 'read MCP servers, their tools and the visibility rules' },
+  'mcp.write': { roles: ['admin'], global: true, action: 'add, change or remove MCP servers and visibility rules' },
+  'mcp.credentials.read': { roles: EVERY_ROLE, action: "read callers' upstream MCP credentials (never their secrets)" },
+  'mcp.credentials.revoke': { roles: ['key_manager', 'admin'], action: "revoke callers' upstream MCP credentials" },
 } as const satisfies Record<string, PermissionRule>
 
 export type AdminPermission = keyof typeof PERMISSIONS

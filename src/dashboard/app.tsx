@@ -13,6 +13,7 @@ import { useRoute, type Route } from './router.ts'
 import { AuditEntryView } from './views/audit-entry-view.tsx'
 import { AuditLogView } from './views/audit-log-view.tsx'
 import { KeysView } from './views/keys-view.tsx'
+import { McpView } from './views/mcp-view.tsx'
 import { SignInView } from './views/sign-in-view.tsx'
 import { UsageView } from './views/usage-view.tsx'
 import { WorkflowsView } from './views/workflows-view.tsx'
@@ -79,5 +80,7 @@ function viewFor(view: ViewId, route: Route) {
       return <UsageView query={route.query} />
     case 'workflows':
       return <WorkflowsView />
+    case 'mcp':
+      return <McpView server={route.path[1]} />
   }
 }

@@ -102,26 +102,55 @@ export function mcpRoutes(gateway: Gateway, credentials: KeyAuthenticator) {
     detail: { summary: 'OAuth protected-resource metadata (RFC 9728) of an MCP endpoint', tags: ['mcp'], security: [], responses: { 200: json(metadataSchema, 'The metadata') } },
   }
 
-  return new Elysia({ name: 'gateway/mcp' })
-    .post('/mcp', all, post('MCP Streamable HTTP: one JSON-RPC message to every server the key may use (names are <server>__<name>)'))
-    .get('/mcp', all, get("MCP Streamable HTTP: the session's notification stream"))
-    .delete('/mcp', all, del('MCP Streamable HTTP: end the session'))
-    .post('/mcp/:server', one, post('MCP Streamable HTTP: one JSON-RPC message to one server'))
-    .get('/mcp/:server', one, get("MCP Streamable HTTP: the session's notification stream (one server)"))
-    .delete('/mcp/:server', one, del('MCP Streamable HTTP: end the session (one server)'))
-    .get(
-      METADATA_PATH,
-      metadata(() => '/mcp'),
-      metadataDoc,
-    )
-    .get(
-      `${METADATA_PATH}/mcp`,
-      metadata(() => '/mcp'),
-      metadataDoc,
-    )
-    .get(
-      `${METADATA_PATH}/mcp/:server`,
-      metadata((params) => (MCP_SERVER_NAME.test(params.server ?? '') ? `/mcp/${params.server}` : undefined)),
-      metadataDoc,
-    )
+  const oauthDoc = (summary: string) => ({
+    parse: 'none' as const,
+    detail: {
+      summary,
+      tags: ['mcp'],
+      security: [],
+      responses: {
+        200: { description: 'An HTML page' },
+        302: { description: 'To the authorization server' },
+        400: { description: 'An HTML page saying what went wrong' },
+        404: { description: 'An HTML page: the server takes no per-user authorization' },
+        502: { description: 'An HTML page: the authorization server failed' },
+      },
+    },
+  })
+
+  return (
+    new Elysia({ name: 'gateway/mcp' })
+      // Before /mcp/:server (one segment): these have two.
+      .get(
+        '/mcp/oauth/authorize',
+        ({ request }) => mcp.oauthPage(request, 'authorize'),
+        oauthDoc("Connect the caller's own account at a per-user OAuth MCP server: redirects to its authorization server (the link a tool call answered)"),
+      )
+      .get(
+        '/mcp/oauth/callback',
+        ({ request }) => mcp.oauthPage(request, 'callback'),
+        oauthDoc("The upstream authorization server's redirect back: stores the caller's tokens, sealed"),
+      )
+      .post('/mcp', all, post('MCP Streamable HTTP: one JSON-RPC message to every server the key may use (names are <server>__<name>)'))
+      .get('/mcp', all, get("MCP Streamable HTTP: the session's notification stream"))
+      .delete('/mcp', all, del('MCP Streamable HTTP: end the session'))
+      .post('/mcp/:server', one, post('MCP Streamable HTTP: one JSON-RPC message to one server'))
+      .get('/mcp/:server', one, get("MCP Streamable HTTP: the session's notification stream (one server)"))
+      .delete('/mcp/:server', one, del('MCP Streamable HTTP: end the session (one server)'))
+      .get(
+        METADATA_PATH,
+        metadata(() => '/mcp'),
+        metadataDoc,
+      )
+      .get(
+        `${METADATA_PATH}/mcp`,
+        metadata(() => '/mcp'),
+        metadataDoc,
+      )
+      .get(
+        `${METADATA_PATH}/mcp/:server`,
+        metadata((params) => (MCP_SERVER_NAME.test(params.server ?? '') ? `/mcp/${params.server}` : undefined)),
+        metadataDoc,
+      )
+  )
 }

@@ -30,6 +30,8 @@ export class McpRequestError extends GatewayError {
   readonly rpcCode: number
   /** An upstream server's own `data`, passed on as it came. */
   readonly upstreamData: unknown
+  /** Fields the error's kind defines in `data` (a URL elicitation's `elicitations`). */
+  readonly extraData: Record<string, unknown> | undefined
 
   constructor(init: {
     status: number
@@ -41,15 +43,17 @@ export class McpRequestError extends GatewayError {
     provider?: string
     headers?: Record<string, string>
     upstreamData?: unknown
+    extraData?: Record<string, unknown>
   }) {
     super(init)
     this.name = 'McpRequestError'
     this.rpcCode = init.rpcCode
     this.upstreamData = init.upstreamData
+    this.extraData = init.extraData
   }
 
   toRpcError(): RpcErrorObject {
-    const data: Record<string, unknown> = { type: this.type, code: this.code, status_code: this.status }
+    const data: Record<string, unknown> = { ...this.extraData, type: this.type, code: this.code, status_code: this.status }
     if (this.param) data.param = this.param
     if (this.provider) data.server = this.provider
     if (this.upstreamData !== undefined) data.upstream = this.upstreamData
@@ -176,6 +180,16 @@ export const mcpErrors = {
   /** The upstream's own JSON-RPC error, passed on with its code, message and data. */
   fromUpstream: (server: string, code: number, message: string, data: unknown) =>
     new McpRequestError({ status: 502, type: 'provider_error', code: 'mcp_upstream_rpc_error', rpcCode: code, provider: server, message, upstreamData: data }),
+  /** The owner has no (valid) credential at a per-user OAuth server; the gateway turns this into a link (./oauth/). */
+  authorizationRequired: (server: string) =>
+    new McpRequestError({
+      status: 401,
+      type: 'authentication_error',
+      code: 'mcp_authorization_required',
+      rpcCode: RPC.serverError,
+      provider: server,
+      message: `MCP server '${server}' needs you to connect your account.`,
+    }),
   cancelled: () =>
     new McpRequestError({ status: 499, type: 'invalid_request_error', code: 'client_cancelled', rpcCode: RPC.serverError, message: 'The client cancelled the request.' }),
 }

@@ -61,7 +61,7 @@ export class McpListings {
       if (kind === 'prompts') for (const [name, prompt] of entry.prompts) items.push({ ...prompt, name: exposedName(scope, entry.name, name) })
       else if (kind === 'resources') for (const [uri, r] of entry.resources) items.push({ ...r, uri: exposedUri(scope, entry.name, uri) })
       else {
-        for (const t of entry.connection.lists.resourceTemplates) {
+        for (const t of entry.lists.resourceTemplates) {
           if (typeof t.uriTemplate === 'string') items.push({ ...t, uriTemplate: exposedUri(scope, entry.name, t.uriTemplate) })
         }
       }

@@ -9,16 +9,32 @@
 import type { McpExchange } from './audit-entry.ts'
 import type { ToolCallLimits } from './call-limits.ts'
 import type { McpCatalog, ServerEntry } from './catalog.ts'
-import { asMcpError, mcpErrors, type McpRequestError } from './errors.ts'
+import { asMcpError, mcpErrors } from './errors.ts'
 import { resultJson, type JsonRpcId } from './jsonrpc.ts'
 import type { ListKind, McpListings } from './listings.ts'
 import { exposedUri, upstreamName, upstreamUri, type EndpointScope } from './names.ts'
 import type { ArgumentRedactor } from './redact.ts'
 import type { Principal } from '../pipeline/context.ts'
 import type { ToolView } from './visibility.ts'
+import type { UpstreamResult } from './upstream/connection.ts'
+import type { CredentialOwner } from './oauth/credentials.ts'
+import type { OwnerConnections } from './oauth/owner-connections.ts'
+import type { UpstreamAuthorization } from './oauth/authorization.ts'
+import { McpRequestError, RPC } from './errors.ts'
 
 export const GATEWAY_META_PREFIX = 'ai-gateway/'
 export const IDENTITY_META_KEY = `${GATEWAY_META_PREFIX}principal`
+/** The tool every per-user OAuth server offers besides its own: it answers the caller's link to connect its account. */
+export const CONNECT_TOOL = 'connect_account'
+
+export function connectToolFor(server: string): Record<string, unknown> {
+  return {
+    name: CONNECT_TOOL,
+    description: `Connect your own account at ${server} to the AI gateway: answers a link to open in a browser. Call it when a ${server} tool says your account is not connected.`,
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  }
+}
 
 export interface MethodContext {
   id: JsonRpcId
@@ -28,6 +44,10 @@ export interface MethodContext {
   view: ToolView
   principal: Principal
   userPath: string | undefined
+  /** The gateway's public origin, for links it gives the caller. */
+  origin: string
+  /** The session's client declared URL-mode elicitation. */
+  urlElicitation: boolean
   signal: AbortSignal
   /** Filled in for the audit entry. */
   exchange: McpExchange
@@ -42,13 +62,25 @@ const LISTS: Record<string, ListKind> = {
   'resources/templates/list': 'resourceTemplates',
 }
 
+export interface McpMethodsDeps {
+  catalog: McpCatalog
+  listings: McpListings
+  limits: ToolCallLimits
+  redactArguments: (server: ServerEntry | undefined) => ArgumentRedactor
+  owners: OwnerConnections
+  authorization: UpstreamAuthorization
+}
+
 export class McpMethods {
-  constructor(
-    private readonly catalog: McpCatalog,
-    private readonly listings: McpListings,
-    private readonly limits: ToolCallLimits,
-    private readonly redactArguments: (server: ServerEntry | undefined) => ArgumentRedactor,
-  ) {}
+  private readonly catalog: McpCatalog
+  private readonly listings: McpListings
+  private readonly limits: ToolCallLimits
+
+  constructor(private readonly deps: McpMethodsDeps) {
+    this.catalog = deps.catalog
+    this.listings = deps.listings
+    this.limits = deps.limits
+  }
 
   async answer(c: MethodContext): Promise<MethodAnswer> {
     const list = LISTS[c.method]
@@ -84,18 +116,22 @@ export class McpMethods {
     c.exchange.exposedName = name
     const target = upstreamName(c.scope, name)
     const entry = target && this.catalog.get(target.server)
-    const redacted = this.redactArguments(entry ?? undefined)(args ?? {})
+    const redacted = this.deps.redactArguments(entry ?? undefined)(args ?? {})
     c.exchange.params = { name, arguments: redacted.kept }
     c.exchange.argumentBytes = redacted.bytes
     // Unknown and hidden tools get the same answer: a hidden tool's existence is not revealed.
     if (!target || !entry || !entry.tools.has(target.name) || !c.view.canSeeTool(target.server, target.name)) return { ok: false, error: mcpErrors.unknownTool(name) }
     c.exchange.server = entry.name
     c.exchange.upstreamName = target.name
+    if (entry.oauth && target.name === CONNECT_TOOL) {
+      const link = this.deps.authorization.connectLink(c.origin, entry.name, ownerOf(entry, c))
+      return this.relay(c, entry, { content: [{ type: 'text', text: `Open this link in a browser to connect your account at ${entry.name} (valid 10 minutes): ${link}` }] })
+    }
     const price = entry.config.tool_prices_usd[target.name] ?? entry.config.price_per_call_usd ?? 0
     const reserved = await this.limits.reserve(c.principal.keyId, c.userPath, price)
     if (!reserved.ok) return { ok: false, error: asMcpError(reserved.error) }
     if (price > 0) c.exchange.priceUsd = price
-    const outcome = await entry.connection.request('tools/call', this.forwardParams(c, entry, { ...c.params, name: target.name }), { signal: c.signal })
+    const outcome = await this.send(c, entry, 'tools/call', { ...c.params, name: target.name })
     await reserved.reservation.settle(outcome.ok || outcome.error.code === 'mcp_upstream_rpc_error')
     if (!outcome.ok) return { ok: false, error: outcome.error }
     c.exchange.isError = outcome.result.isError === true
@@ -112,7 +148,7 @@ export class McpMethods {
     if (!target || !entry || !entry.prompts.has(target.name) || !c.view.canUseServer(entry.name, entry.toolNames)) return { ok: false, error: mcpErrors.unknownPrompt(name) }
     c.exchange.server = entry.name
     c.exchange.upstreamName = target.name
-    const outcome = await entry.connection.request('prompts/get', this.forwardParams(c, entry, { ...c.params, name: target.name }), { signal: c.signal })
+    const outcome = await this.send(c, entry, 'prompts/get', { ...c.params, name: target.name })
     if (!outcome.ok) return { ok: false, error: outcome.error }
     return this.relay(c, entry, outcome.result)
   }
@@ -128,7 +164,7 @@ export class McpMethods {
     if (!target || !entry || !c.view.canUseServer(entry.name, entry.toolNames)) return { ok: false, error: mcpErrors.unknownResource(uri) }
     c.exchange.server = entry.name
     c.exchange.upstreamName = target.name
-    const outcome = await entry.connection.request('resources/read', this.forwardParams(c, entry, { ...c.params, uri: target.name }), { signal: c.signal })
+    const outcome = await this.send(c, entry, 'resources/read', { ...c.params, uri: target.name })
     if (!outcome.ok) return { ok: false, error: outcome.error }
     return this.relay(c, entry, outcome.result)
   }
@@ -146,9 +182,38 @@ export class McpMethods {
     c.exchange.server = entry.name
     c.exchange.upstreamName = target.name
     const upstreamRef = byName ? { ...ref, name: target.name } : { ...ref, uri: target.name }
-    const outcome = await entry.connection.request('completion/complete', this.forwardParams(c, entry, { ...c.params, ref: upstreamRef }), { signal: c.signal })
+    const outcome = await this.send(c, entry, 'completion/complete', { ...c.params, ref: upstreamRef })
     if (!outcome.ok) return { ok: false, error: outcome.error }
     return this.relay(c, entry, outcome.result)
+  }
+
+  /** Sends one request on the server's shared connection, or on the caller's own for a per-user OAuth server. */
+  private async send(c: MethodContext, entry: ServerEntry, method: string, params: Record<string, unknown>): Promise<UpstreamResult> {
+    const forwarded = this.forwardParams(c, entry, params)
+    if (entry.connection) return entry.connection.request(method, forwarded, { signal: c.signal })
+    const owner = ownerOf(entry, c)
+    const connection = await this.deps.owners.get(entry, owner)
+    const outcome = connection ? await connection.request(method, forwarded, { signal: c.signal }) : undefined
+    if (outcome && (outcome.ok || outcome.error.code !== 'mcp_authorization_required')) return outcome
+    return { ok: false, error: this.authorizationNeeded(c, entry, owner) }
+  }
+
+  /** The caller must connect its account: a URL elicitation when its client takes one, else the link in the message. */
+  private authorizationNeeded(c: MethodContext, entry: ServerEntry, owner: CredentialOwner): McpRequestError {
+    const url = this.deps.authorization.connectLink(c.origin, entry.name, owner)
+    const message = `Your account at ${entry.name} is not connected to the AI gateway. Open this link in a browser to connect it, then try again: ${url}`
+    const extraData = c.urlElicitation
+      ? { elicitations: [{ mode: 'url', elicitationId: crypto.randomUUID(), url, message: `Connect your account at ${entry.name}` }] }
+      : { connect_url: url }
+    return new McpRequestError({
+      status: 401,
+      type: 'authentication_error',
+      code: 'mcp_authorization_required',
+      rpcCode: c.urlElicitation ? RPC.urlElicitationRequired : RPC.serverError,
+      provider: entry.name,
+      message,
+      extraData,
+    })
   }
 
   /** The params as the server gets them: the gateway's `_meta` keys are the gateway's alone. */
@@ -178,6 +243,13 @@ export class McpMethods {
     c.exchange.resultBytes = Buffer.byteLength(text)
     return { ok: true, json: resultJson(c.id, text) }
   }
+}
+
+/** Whose credential a call to a per-user OAuth server uses: the calling key's, or its user path's. */
+function ownerOf(entry: ServerEntry, c: MethodContext): CredentialOwner {
+  const per = 'oauth' in entry.config ? entry.config.oauth?.per : undefined
+  if (per === 'user_path' && c.userPath) return { kind: 'user_path', id: c.userPath, userPath: c.userPath }
+  return { kind: 'key', id: c.principal.keyId ?? c.principal.id, userPath: c.userPath ?? null }
 }
 
 /** `content[].resource.uri`, `content[].uri` (resource links) and `contents[].uri` (resources/read). */

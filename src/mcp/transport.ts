@@ -31,7 +31,7 @@ import type { McpMethods } from './methods.ts'
 import type { EndpointScope } from './names.ts'
 import type { NotificationStreams } from './notifications.ts'
 import { principalRoles } from './principal-roles.ts'
-import { bearerChallenge } from './resource-metadata.ts'
+import { bearerChallenge, publicOrigin } from './resource-metadata.ts'
 import type { McpSession, McpSessions } from './session.ts'
 import type { ToolView, ToolVisibility } from './visibility.ts'
 
@@ -243,6 +243,8 @@ export class McpTransport {
         view: caller.view,
         principal: caller.principal,
         userPath: caller.userPath,
+        origin: publicOrigin(this.deps.config, request),
+        urlElicitation: session.urlElicitation,
         signal: AbortSignal.any([request.signal, cancel.signal]),
         exchange: x,
       })
@@ -278,7 +280,7 @@ export class McpTransport {
   private capabilities(scope: EndpointScope): Record<string, unknown> {
     const full = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true }, completions: {} }
     if (scope.kind === 'all') return full
-    const upstream = this.deps.catalog.get(scope.server)?.connection.serverCapabilities()
+    const upstream = this.deps.catalog.get(scope.server)?.capabilities
     if (!upstream) return full
     const out: Record<string, unknown> = {}
     if (upstream.tools) out.tools = full.tools

@@ -11,7 +11,7 @@
  * only (the service description's `virtual_models` list), which every replica reads at start-up.
  */
 
-export const CHANGE_TOPICS = ['keys', 'workflows', 'limits', 'prices'] as const
+export const CHANGE_TOPICS = ['keys', 'workflows', 'limits', 'prices', 'mcp'] as const
 export type ChangeTopic = (typeof CHANGE_TOPICS)[number]
 
 export interface ChangeListener {

@@ -33,6 +33,8 @@ export interface Stores {
   usage: UsageReader
   /** Stored Responses threads, for `previous_response_id` on any provider. */
   responseThreads: ResponseThreadStore
+  /** MCP servers and visibility rules added through the admin API, and upstream OAuth credentials (src/mcp/). */
+  mcp: McpStore
   /** Rate-limit and budget counters (in-process for one replica; Redis for several). */
   counters: Counters
   /** Cached responses, shared by every workflow (in-process LRU for one replica; Redis for several). */
@@ -343,4 +345,66 @@ export interface ResponseThreadStore {
   save(thread: ResponseThread): Promise<void>
   /** Deletes up to `batch` threads saved before `cutoffMs` (epoch ms); resolves to how many. */
   deleteOlderThan(cutoffMs: number, batch: number): Promise<number>
+}
+
+/** An MCP server added through the admin API; its configuration is sealed (it may hold headers and environment with secrets). */
+export interface StoredMcpServer {
+  name: string
+  /** The server's configuration as JSON, sealed by src/mcp/secrets.ts (AES-256-GCM, bound to the name). */
+  sealedConfig: string
+  createdAt: string
+  updatedAt: string
+}
+
+/** A visibility rule added through the admin API (src/mcp/config.ts `visibilityRuleSchema`). */
+export interface StoredMcpRule {
+  id: string
+  rule: unknown
+  createdAt: string
+}
+
+/**
+ * What the gateway keeps as an OAuth client of an upstream MCP server: a caller's tokens (`owner_kind` `key` or
+ * `user_path`), or the gateway's own client registration at the server (`client`, owner ''). `sealed` is sealed by
+ * src/mcp/secrets.ts, bound to server, owner kind and owner; nothing in the other columns is secret.
+ */
+export interface StoredMcpCredential {
+  id: string
+  server: string
+  ownerKind: 'key' | 'user_path' | 'client'
+  ownerId: string
+  /** The caller's user path when it was stored, so scoped admins see their subtree's; null for `client` rows. */
+  userPath: string | null
+  sealed: string
+  scope: string | null
+  /** When the access token expires (RFC 3339); null when unknown. */
+  expiresAt: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+export interface McpCredentialQuery {
+  server?: string
+  /** Only credentials of callers in this subtree. */
+  userPath?: string
+  /** `client` rows are not listed unless asked for. */
+  includeClients?: boolean
+  limit: number
+}
+
+export interface McpStore {
+  servers(): Promise<StoredMcpServer[]>
+  /** Inserts or replaces by name. */
+  putServer(server: StoredMcpServer): Promise<void>
+  deleteServer(name: string): Promise<boolean>
+  rules(): Promise<StoredMcpRule[]>
+  putRule(rule: StoredMcpRule): Promise<void>
+  deleteRule(id: string): Promise<boolean>
+  credential(server: string, ownerKind: StoredMcpCredential['ownerKind'], ownerId: string): Promise<StoredMcpCredential | undefined>
+  credentialById(id: string): Promise<StoredMcpCredential | undefined>
+  /** Inserts or replaces by (server, owner kind, owner); keeps the stored id and creation time when replacing. */
+  putCredential(credential: StoredMcpCredential): Promise<void>
+  credentials(query: McpCredentialQuery): Promise<StoredMcpCredential[]>
+  /** Deletes one by id; returns what was deleted. */
+  deleteCredential(id: string): Promise<StoredMcpCredential | undefined>
 }

@@ -100,6 +100,16 @@ describe('every /admin route against every role', () => {
     'GET /admin/audit/stats': { roles: EVERY },
     'GET /admin/audit/writer-stats': { roles: EVERY, unscopedOnly: true },
     'GET /metrics': { roles: EVERY, unscopedOnly: true },
+    'GET /admin/mcp/servers': { roles: EVERY },
+    'GET /admin/mcp/servers/:id': { roles: EVERY },
+    'POST /admin/mcp/servers': { roles: ['admin'], unscopedOnly: true },
+    'PUT /admin/mcp/servers/:id': { roles: ['admin'], unscopedOnly: true },
+    'DELETE /admin/mcp/servers/:id': { roles: ['admin'], unscopedOnly: true },
+    'GET /admin/mcp/visibility': { roles: EVERY },
+    'POST /admin/mcp/visibility': { roles: ['admin'], unscopedOnly: true },
+    'DELETE /admin/mcp/visibility/:id': { roles: ['admin'], unscopedOnly: true },
+    'GET /admin/mcp/credentials': { roles: EVERY },
+    'DELETE /admin/mcp/credentials/:id': { roles: ['key_manager', 'admin'] },
   }
   /** Sign-in checks the credential itself, before the guard: any admin role may sign in. */
   const SIGN_IN = 'POST /admin/session'

@@ -63,7 +63,7 @@ afterAll(async () => {
 describe('transports', () => {
   for (const server of ['stdio', 'http', 'legacy']) {
     test(`server-everything over ${server}: listed and callable`, async () => {
-      expect(gw.gateway.mcp.catalog.get(server)?.connection.status().state).toBe('ready')
+      expect(gw.gateway.mcp.catalog.status(server)?.state).toBe('ready')
       const mcp = await connectMcp(gw.url, MASTER)
       const names = (await mcp.client.listTools()).tools.map((t) => t.name)
       expect(names).toContain(`${server}__echo`)
@@ -81,7 +81,7 @@ describe('transports', () => {
 
 describe('restarts', () => {
   test('a stdio server that dies is restarted, and its tools stay listed and callable', async () => {
-    const connection = gw.gateway.mcp.catalog.get('stdio')!.connection
+    const connection = gw.gateway.mcp.catalog.get('stdio')!.connection!
     const pid = connection.status().pid!
     expect(pid).toBeGreaterThan(0)
     process.kill(pid, 'SIGKILL')

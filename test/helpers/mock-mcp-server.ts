@@ -48,7 +48,7 @@ export interface MockMcpOptions {
   /** Every request must carry `Authorization: Bearer <token>` (answered 401 with a resource_metadata challenge otherwise). */
   bearerToken?: string | (() => string | undefined)
   /** Extra routes (an authorization server's endpoints, metadata), tried before MCP. */
-  routes?: (request: Request, url: URL) => Response | Promise<Response> | undefined
+  routes?: (request: Request, url: URL) => Response | Promise<Response | undefined> | undefined
   name?: string
 }
 

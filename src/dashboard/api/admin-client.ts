@@ -20,7 +20,7 @@ export type QueryParams = Record<string, string | number | boolean | undefined>
 
 export interface AdminClient {
   get<T extends z.ZodType>(path: string, schema: T, query?: QueryParams): Promise<z.infer<T>>
-  send<T extends z.ZodType>(method: 'POST' | 'PATCH', path: string, schema: T, body?: unknown): Promise<z.infer<T>>
+  send<T extends z.ZodType>(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, schema: T, body?: unknown): Promise<z.infer<T>>
 }
 
 /** Query string without empty values: the audit API treats `provider=` as given-but-empty. */

@@ -113,3 +113,7 @@ export const pluginListSchema = z.object({
   ),
 })
 export type PluginInfo = z.infer<typeof pluginListSchema>['data'][number]
+
+/** /admin/mcp (src/http/admin/mcp.ts): the server's own view schemas. */
+export { mcpCredentialView as mcpCredentialSchema, mcpServerView as mcpServerSchema, visibilityRuleView as mcpRuleSchema } from '../../mcp/admin-views.ts'
+export type { McpServerView as McpServer } from '../../mcp/admin-views.ts'

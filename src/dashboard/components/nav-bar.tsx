@@ -8,6 +8,7 @@ export const VIEWS = [
   { id: 'audit', label: 'Audit Logs' },
   { id: 'usage', label: 'Usage' },
   { id: 'workflows', label: 'Workflows' },
+  { id: 'mcp', label: 'MCP' },
 ] as const
 export type ViewId = (typeof VIEWS)[number]['id']
 

@@ -160,7 +160,17 @@ function Summary({ entry }: { entry: AuditLogEntry }) {
           {data.event_type} {data.event_message && <small>{data.event_message}</small>}
         </Fact>
       )}
-      <Fact label="Model">
+      {data.mcp && (
+        <Fact label="MCP">
+          {data.mcp.server ? `server ${data.mcp.server}` : 'gateway'}
+          {data.mcp.name && <> · {data.mcp.name}</>}
+          {data.mcp.result_bytes !== undefined && <small class="muted"> · result {data.mcp.result_bytes} bytes</small>}
+          {data.mcp.is_error && <span class="badge badge-warn">tool error</span>}
+          {data.mcp.rpc_error_code !== undefined && <small class="muted"> · JSON-RPC error {data.mcp.rpc_error_code}</small>}
+          {data.mcp.price_usd !== undefined && <small class="muted"> · {data.mcp.price_usd} USD</small>}
+        </Fact>
+      )}
+      <Fact label={data.mcp ? 'Tool or prompt' : 'Model'}>
         {entry.requested_model || '–'}
         {entry.resolved_model && entry.resolved_model !== entry.requested_model && <> → {entry.resolved_model}</>}
         {entry.alias_used && <small class="muted"> (virtual model)</small>}

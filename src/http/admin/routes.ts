@@ -10,6 +10,7 @@ import { clientAddressOf } from '../client-address.ts'
 import { withSecurityHeaders } from '../security-headers.ts'
 import { adminResponses, jsonResponse } from './admin-http.ts'
 import { auditRoutes } from './audit.ts'
+import { mcpAdminRoutes } from './mcp.ts'
 import { keyRoutes } from './keys.ts'
 import { workflowRoutes } from './workflows.ts'
 import { limitRoutes } from './limits.ts'
@@ -49,5 +50,6 @@ export function adminRoutes(gateway: Gateway) {
       .use(limitRoutes(gateway))
       .use(usageRoutes(gateway))
       .use(auditRoutes(gateway))
+      .use(mcpAdminRoutes(gateway))
   )
 }

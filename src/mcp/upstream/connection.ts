@@ -30,6 +30,8 @@ import { isStdioServer, type McpServerConfig } from '../config.ts'
 import { mcpErrors, type McpRequestError } from '../errors.ts'
 import { boundedFetch, UpstreamRedirected, UpstreamResponseTooLarge } from './bounded-fetch.ts'
 import { OutputTail } from './output-tail.ts'
+import { AuthorizationRequired } from '../oauth/token-provider.ts'
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 
 export type UpstreamState = 'connecting' | 'ready' | 'down' | 'stopped'
 
@@ -65,7 +67,7 @@ export interface UpstreamConnectionOptions {
   onListsChanged: () => void
   /** For servers that want the caller's own OAuth token (one connection per credential owner). */
   authProvider?: OAuthClientProvider
-  /** Added to every request's `_meta` is the caller's identity (forward_identity); this is only a label in logs. */
+  /** Which credential owner's connection this is (for logs). */
   label?: string
 }
 
@@ -103,6 +105,8 @@ export class UpstreamConnection {
   private readonly stderr = new OutputTail()
   private transportKind: UpstreamStatus['transport']
   private refreshing: Promise<void> | undefined
+  /** The last connect failed because the server wants this owner to authorize (again): no retries until asked. */
+  private needsAuthorization = false
 
   constructor(
     readonly server: string,
@@ -155,6 +159,7 @@ export class UpstreamConnection {
     const timeoutMs = options.timeoutMs ?? this.options.callTimeoutMs
     for (let attempt = 0; ; attempt++) {
       const client = await this.readyClient()
+      if (!client && this.needsAuthorization) return { ok: false, error: mcpErrors.authorizationRequired(this.server) }
       if (!client) return { ok: false, error: mcpErrors.serverUnavailable(this.server, this.lastError ?? 'not connected') }
       try {
         const result = await client.request({ method, params } as never, LOOSE_RESULT, { signal: options.signal, timeout: timeoutMs })
@@ -181,6 +186,7 @@ export class UpstreamConnection {
   }
 
   private failure(error: unknown, timeoutMs: number): McpRequestError {
+    if (isAuthorizationFailure(error)) return mcpErrors.authorizationRequired(this.server)
     if (error instanceof SdkMcpError) {
       if (error.code === -32001) return mcpErrors.upstreamTimeout(this.server, Math.round(timeoutMs / 1000))
       if (error.code === -32000 && /connection closed/i.test(error.message)) return mcpErrors.upstreamFailed(this.server, 'the connection closed during the call')
@@ -234,6 +240,7 @@ export class UpstreamConnection {
       this.connectedOnce = true
       this.readyAt = Date.now()
       this.lastError = null
+      this.needsAuthorization = false
       await this.refreshLists()
       this.setState('ready')
       this.options.log.info({ mcp_server: this.server, transport: this.transportKind, tools: this.lists.tools.length }, 'MCP server connected')
@@ -241,6 +248,11 @@ export class UpstreamConnection {
       this.failures++
       this.lastError = describe(error)
       this.setState('down')
+      this.needsAuthorization = isAuthorizationFailure(error)
+      if (this.needsAuthorization) {
+        this.options.log.info({ mcp_server: this.server, owner: this.options.label }, 'MCP server wants the caller to authorize')
+        return
+      }
       const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(this.failures - 1, 10))
       this.options.log.warn({ mcp_server: this.server, err: this.lastError, retry_in_ms: delay }, 'MCP server could not be connected')
       this.retryTimer = setTimeout(() => void this.ensureConnected(), delay)
@@ -388,6 +400,11 @@ async function listAll(client: Client, method: string, field: string): Promise<R
     if (!cursor || items.length >= LIST_ITEM_LIMIT) break
   }
   return items
+}
+
+function isAuthorizationFailure(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | undefined)?.cause
+  return error instanceof AuthorizationRequired || error instanceof UnauthorizedError || cause instanceof AuthorizationRequired || cause instanceof UnauthorizedError
 }
 
 function describe(error: unknown): string {

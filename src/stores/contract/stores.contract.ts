@@ -12,7 +12,7 @@ import { auditStats } from '../../audit/stats.ts'
 import type { Budget, RateLimit } from '../../limits/definitions.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import type { WorkflowVersion } from '../../workflows/definition.ts'
-import type { ApiKeyRecord, Stores } from '../types.ts'
+import type { ApiKeyRecord, StoredMcpCredential, Stores } from '../types.ts'
 
 /** A reader that may read every entry, anywhere (the master key). */
 const ANY_READER = { mayRead: () => true }
@@ -195,6 +195,61 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         expect(await prices.delete('fast')).toBe(true)
         expect(await prices.delete('fast')).toBe(false)
         expect(Object.keys(await prices.all())).toEqual(['openai/gpt-4o'])
+      })
+    })
+
+    describe('MCP', () => {
+      const credential = (over: Partial<StoredMcpCredential>): StoredMcpCredential => ({
+        id: 'c1',
+        server: 'gh',
+        ownerKind: 'key',
+        ownerId: 'key_1',
+        userPath: '/acme/a',
+        sealed: 'v1.sealed-1',
+        scope: 'repo',
+        expiresAt: null,
+        createdAt: '2030-01-01T00:00:00.000Z',
+        updatedAt: '2030-01-01T00:00:00.000Z',
+        ...over,
+      })
+
+      test('servers and rules: put replaces by name or id, listed in order, deleted', async () => {
+        const { mcp } = await fresh()
+        await mcp.putServer({ name: 'b', sealedConfig: 'v1.x', createdAt: 't1', updatedAt: 't1' })
+        await mcp.putServer({ name: 'a', sealedConfig: 'v1.y', createdAt: 't2', updatedAt: 't2' })
+        await mcp.putServer({ name: 'b', sealedConfig: 'v1.z', createdAt: 'ignored', updatedAt: 't3' })
+        expect(await mcp.servers()).toEqual([
+          { name: 'a', sealedConfig: 'v1.y', createdAt: 't2', updatedAt: 't2' },
+          { name: 'b', sealedConfig: 'v1.z', createdAt: 't1', updatedAt: 't3' },
+        ])
+        expect(await mcp.deleteServer('a')).toBe(true)
+        expect(await mcp.deleteServer('a')).toBe(false)
+        await mcp.putRule({ id: 'r2', rule: { deny: ['x/*'] }, createdAt: '2030-01-02T00:00:00.000Z' })
+        await mcp.putRule({ id: 'r1', rule: { allow: ['y/z'], user_path: '/a' }, createdAt: '2030-01-01T00:00:00.000Z' })
+        expect((await mcp.rules()).map((r) => [r.id, r.rule])).toEqual([
+          ['r1', { allow: ['y/z'], user_path: '/a' }],
+          ['r2', { deny: ['x/*'] }],
+        ])
+        expect(await mcp.deleteRule('r2')).toBe(true)
+        expect(await mcp.deleteRule('r2')).toBe(false)
+      })
+
+      test('credentials: one per server and owner (a put replaces the secret, keeps id and creation), listed by subtree, client rows apart', async () => {
+        const { mcp } = await fresh()
+        await mcp.putCredential(credential({}))
+        await mcp.putCredential(credential({ id: 'c-new', sealed: 'v1.sealed-2', createdAt: 'later', updatedAt: '2030-02-01T00:00:00.000Z' }))
+        await mcp.putCredential(credential({ id: 'c2', ownerId: 'key_2', userPath: '/acme/ab' }))
+        await mcp.putCredential(credential({ id: 'c3', ownerKind: 'client', ownerId: '', userPath: null }))
+        await mcp.putCredential(credential({ id: 'c4', server: 'jira', ownerKind: 'user_path', ownerId: '/acme/a/x', userPath: '/acme/a/x' }))
+        const one = await mcp.credential('gh', 'key', 'key_1')
+        expect(one).toMatchObject({ id: 'c1', sealed: 'v1.sealed-2', createdAt: '2030-01-01T00:00:00.000Z', updatedAt: '2030-02-01T00:00:00.000Z' })
+        expect(await mcp.credentialById('c1')).toEqual(one)
+        expect((await mcp.credentials({ limit: 10 })).map((c) => c.id)).toEqual(['c1', 'c2', 'c4'])
+        expect((await mcp.credentials({ limit: 10, userPath: '/acme/a' })).map((c) => c.id)).toEqual(['c1', 'c4'])
+        expect((await mcp.credentials({ limit: 10, server: 'gh', includeClients: true })).map((c) => c.id).sort()).toEqual(['c1', 'c2', 'c3'])
+        expect((await mcp.deleteCredential('c1'))?.ownerId).toBe('key_1')
+        expect(await mcp.deleteCredential('c1')).toBeUndefined()
+        expect(await mcp.credential('gh', 'key', 'key_1')).toBeUndefined()
       })
     })
 

@@ -27,6 +27,7 @@ import { PostgresChanges } from './changes.ts'
 import { applyPgMigrations, connectPostgres, drizzleOn, isConnectionError, type PostgresSettings, tlsFailureMessage } from './client.ts'
 import { PostgresLease } from './lease.ts'
 import { postgresLimitStore } from './limits.ts'
+import { postgresMcpStore } from './mcp.ts'
 import { postgresMigrations } from './migrations.ts'
 import { ensurePartitions } from './partitions.ts'
 import { postgresResponseThreadStore } from './response-threads.ts'
@@ -126,6 +127,7 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, opt
     usage,
     usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'postgres', () => reaching(() => writes.writeUsage(records))) }, log),
     responseThreads: guarded(postgresResponseThreadStore(db)),
+    mcp: guarded(postgresMcpStore(db)),
     counters: caches.counters,
     responseCache: caches.responseCache,
     changes,

@@ -120,3 +120,36 @@ export const usageRecords = pgTable(
   },
   (t) => [index('usage_records_ts').on(t.ts)],
 )
+
+/** MCP servers added through the admin API (src/mcp/); the configuration is sealed. */
+export const mcpServers = pgTable('mcp_servers', {
+  name: text('name').primaryKey(),
+  sealedConfig: text('sealed_config').notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+})
+
+/** MCP visibility rules added through the admin API (one JSON document per row). */
+export const mcpVisibilityRules = pgTable('mcp_visibility_rules', {
+  id: text('id').primaryKey(),
+  rule: jsonb('rule').notNull(),
+  createdAt: text('created_at').notNull(),
+})
+
+/** The gateway as an OAuth client of upstream MCP servers: callers' tokens and its own registrations, sealed. */
+export const mcpCredentials = pgTable(
+  'mcp_credentials',
+  {
+    id: text('id').primaryKey(),
+    server: text('server').notNull(),
+    ownerKind: text('owner_kind').notNull(),
+    ownerId: text('owner_id').notNull(),
+    userPath: text('user_path'),
+    sealed: text('sealed').notNull(),
+    scope: text('scope'),
+    expiresAt: text('expires_at'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [unique('mcp_credentials_owner').on(t.server, t.ownerKind, t.ownerId), check('mcp_credentials_owner_kind_check', sql`${t.ownerKind} IN ('key', 'user_path', 'client')`)],
+)

@@ -20,6 +20,7 @@ import { SqliteKeyStore } from './api-keys.ts'
 import { SqliteAuditStore } from './audit-log.ts'
 import { openSqlite } from './client.ts'
 import { sqliteLimitStore } from './limits.ts'
+import { sqliteMcpStore } from './mcp.ts'
 import { migrateSqlite } from './migrate.ts'
 import { sqliteResponseThreadStore } from './response-threads.ts'
 import { sqlitePriceStore, sqliteUsageStore } from './usage.ts'
@@ -59,6 +60,7 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
     usage,
     usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'sqlite', () => writes.writeUsage(records)) }, log),
     responseThreads: sqliteResponseThreadStore(db),
+    mcp: sqliteMcpStore(db),
     counters: caches.counters,
     responseCache: caches.responseCache,
     changes: caches.changes,

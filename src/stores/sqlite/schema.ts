@@ -186,3 +186,36 @@ export const priceOverrides = sqliteTable('price_overrides', {
   price: text('price').notNull(),
   updatedAt: text('updated_at').notNull(),
 })
+
+/** MCP servers added through the admin API (src/mcp/); the configuration is sealed. */
+export const mcpServers = sqliteTable('mcp_servers', {
+  name: text('name').primaryKey(),
+  sealedConfig: text('sealed_config').notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+})
+
+/** MCP visibility rules added through the admin API (one JSON document per row). */
+export const mcpVisibilityRules = sqliteTable('mcp_visibility_rules', {
+  id: text('id').primaryKey(),
+  rule: text('rule').notNull(),
+  createdAt: text('created_at').notNull(),
+})
+
+/** The gateway as an OAuth client of upstream MCP servers: callers' tokens and its own registrations, sealed. */
+export const mcpCredentials = sqliteTable(
+  'mcp_credentials',
+  {
+    id: text('id').primaryKey(),
+    server: text('server').notNull(),
+    ownerKind: text('owner_kind', { enum: ['key', 'user_path', 'client'] }).notNull(),
+    ownerId: text('owner_id').notNull(),
+    userPath: text('user_path'),
+    sealed: text('sealed').notNull(),
+    scope: text('scope'),
+    expiresAt: text('expires_at'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [unique('mcp_credentials_owner').on(t.server, t.ownerKind, t.ownerId), check('mcp_credentials_owner_kind', sql`${t.ownerKind} IN ('key', 'user_path', 'client')`)],
+)

@@ -8,6 +8,7 @@ import leanAuditIndexes from './0001_lean_audit_indexes.sql' with { type: 'text'
 import modelIndexStatus from './0002_model_index_status.sql' with { type: 'text' }
 import responseThreadOwners from './0003_response_thread_owners.sql' with { type: 'text' }
 import adminRoles from './0004_admin_roles.sql' with { type: 'text' }
+import mcpGateway from './0005_mcp_gateway.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -18,4 +19,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0002_model_index_status': modelIndexStatus,
   '0003_response_thread_owners': responseThreadOwners,
   '0004_admin_roles': adminRoles,
+  '0005_mcp_gateway': mcpGateway,
 }
