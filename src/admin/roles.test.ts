@@ -4,16 +4,30 @@ import { ADMIN_PERMISSIONS, ADMIN_ROLES, type AdminGrant, type AdminRole, granta
 const grant = (role: AdminRole, scope: string | null = null): AdminGrant => ({ role, scope, expiresAt: null })
 
 test('the table, role by role (unscoped)', () => {
-  const reads: string[] = ['session.read', 'keys.read', 'usage.read', 'limits.read', 'audit.read', 'operations.read', 'workflows.read', 'plugins.read', 'prices.read']
+  const reads: string[] = [
+    'session.read',
+    'keys.read',
+    'usage.read',
+    'limits.read',
+    'audit.read',
+    'operations.read',
+    'workflows.read',
+    'plugins.read',
+    'prices.read',
+    'mcp.read',
+    'mcp.credentials.read',
+  ]
   expect([...permissionsOf(grant('viewer'))].sort() as string[]).toEqual([...reads].sort())
   expect([...permissionsOf(grant('auditor'))].sort() as string[]).toEqual([...reads, 'audit.content', 'audit.security_events'].sort())
-  expect([...permissionsOf(grant('key_manager'))].sort() as string[]).toEqual([...reads, 'keys.write'].sort())
+  expect([...permissionsOf(grant('key_manager'))].sort() as string[]).toEqual([...reads, 'keys.write', 'mcp.credentials.revoke'].sort())
   expect([...permissionsOf(grant('admin'))].sort() as string[]).toEqual([...ADMIN_PERMISSIONS].sort())
 })
 
 test('a scoped principal lacks the global permissions, whatever its role', () => {
   expect(permissionsOf(grant('admin', '/acme'))).not.toContain('workflows.write')
   expect(permissionsOf(grant('admin', '/acme'))).not.toContain('prices.write')
+  expect(permissionsOf(grant('admin', '/acme'))).not.toContain('mcp.write')
+  expect(permissionsOf(grant('key_manager', '/acme'))).toContain('mcp.credentials.revoke')
   expect(permissionsOf(grant('viewer', '/acme'))).not.toContain('operations.read')
   expect(permissionsOf(grant('admin', '/acme'))).toContain('limits.write')
   expect(permissionsOf(grant('admin', '/acme'))).toContain('keys.write')
