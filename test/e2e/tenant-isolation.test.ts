@@ -85,6 +85,10 @@ const PUBLIC = new Set([
   'GET /.well-known/oauth-protected-resource',
   'GET /.well-known/oauth-protected-resource/mcp',
   'GET /.well-known/oauth-protected-resource/mcp/:server',
+  // A browser connecting a caller's account at an upstream MCP server: authorised by the sealed ticket or state it
+  // carries (src/mcp/oauth/authorization.ts), never by a key; without a valid one it is a 400 page that names nothing.
+  'GET /mcp/oauth/authorize',
+  'GET /mcp/oauth/callback',
 ])
 
 /** Credential checks that answer before any admin permission: sign-in and the metrics scrape. */
@@ -290,5 +294,10 @@ describe('an attacker (no key, a wrong key)', () => {
     expect(health.body).toEqual({ status: 'ok' })
     const root = await send({ method: 'GET', path: '/' })
     expect(JSON.stringify(root.body)).not.toMatch(/sqlite|postgres|key|tenant|acme|globex/i)
+    for (const path of ['/mcp/oauth/authorize?ticket=v1.forged', '/mcp/oauth/callback?code=c&state=v1.forged']) {
+      const page = await send({ method: 'GET', path })
+      expect(page.status).toBe(400)
+      expect(JSON.stringify(page.body)).not.toMatch(/sqlite|postgres|tenant|acme|globex/i)
+    }
   })
 })
