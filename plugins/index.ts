@@ -20,6 +20,7 @@ import { vertexAdapter } from './providers/vertex/adapter.ts'
 import { openaiCompatibleAdapter } from './providers/openai-compatible/adapter.ts'
 import { requestValidator } from './request-validator/plugin.ts'
 import { parameterNormaliser } from './parameter-normaliser/plugin.ts'
+import { passthrough } from './passthrough/plugin.ts'
 import { rateLimiter } from './rate-limiter/plugin.ts'
 import { responseCache } from './response-cache/plugin.ts'
 import { responseThreads } from './response-threads/plugin.ts'
@@ -38,6 +39,8 @@ export const pluginChain: PluginChain = {
     // Normalises IDE bodies to chat, so the validator checks the chat shape.
     ideRequestShapes,
     requestValidator,
+    // Names the pass-through's model, which the resolver then resolves.
+    passthrough,
     virtualModelResolver,
     // After the resolver: the resolved target selector counts as well as the requested name.
     modelAccess,

@@ -37,6 +37,7 @@ test('the orders that matter hold: the body is normalised before validation, the
   const before = (a: string, b: string) => expect(ids.indexOf(a)).toBeLessThan(ids.indexOf(b))
   before('ide-request-shapes', 'request-validator')
   before('virtual-model-resolver', 'model-access')
+  before('passthrough', 'virtual-model-resolver')
   before('system-prompt', 'parameter-normaliser')
   before('context-slimmer', 'parameter-normaliser')
 })

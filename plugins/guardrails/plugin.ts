@@ -80,11 +80,14 @@ export function createGuardrails(config: GuardrailsConfig) {
       if (input.length === 0) return CONTINUE
       const result = evaluate(ctx.body, input, mapRequestTexts, 'request')
       if (result.blockedBy) return respondWithError(ctx, blocked(result.blockedBy, 'input'))
+      // A verbatim row (the pass-through) forwards the client's bytes: what would be masked cannot be, so it is refused.
+      const maskedBy = Object.keys(result.masked)[0]
+      if (maskedBy !== undefined && endpoint(ctx.endpoint).verbatim) return respondWithError(ctx, blocked(maskedBy, 'input'))
       if (Object.keys(result.masked).length > 0) await applyRewrite(ctx, guardrailsManifest.id, () => ({ body: result.body, detail: { masked: result.masked } }))
       return CONTINUE
     },
     async onResponse(ctx: RequestContext, response: Response): Promise<Response | GatewayError> {
-      if (output.length === 0 || response.status >= 300 || ctx.stream) return response
+      if (output.length === 0 || response.status >= 300 || ctx.stream || endpoint(ctx.endpoint).verbatim) return response
       if (!(response.headers.get('content-type') ?? '').includes('json')) return response
       const body = (await response.json()) as Json
       const result = evaluate(body, output, mapResponseTexts, 'response')

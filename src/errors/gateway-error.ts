@@ -165,6 +165,15 @@ export const gatewayErrors = {
       message: 'This API key is not bound to a user path, and this gateway requires one (GATEWAY_REQUIRE_KEY_USER_PATH).',
       code: 'key_user_path_required',
     }),
+  /** A provider's error answer that the pass-through sent on as it came: recorded as the request's error. */
+  passedThrough: (status: number, provider: string) =>
+    new GatewayError({
+      status,
+      type: status === 429 ? 'rate_limit_error' : 'provider_error',
+      provider,
+      code: `upstream_http_${status}`,
+      message: `The provider answered HTTP ${status}; its answer was passed through to the client unchanged.`,
+    }),
   modelNotFound: (model: string, hint = '') =>
     new GatewayError({
       status: 404,

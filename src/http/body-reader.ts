@@ -83,6 +83,41 @@ async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, deadlin
   return { kind: 'read', text: Buffer.concat(chunks, size).toString('utf8'), size }
 }
 
+/** The body's bytes as they came, within the size limit and the deadline (for a row that forwards them unchanged). */
+export type BytesRead = { kind: 'read'; bytes: Uint8Array<ArrayBuffer>; size: number } | { kind: 'too_large' } | { kind: 'timeout' } | { kind: 'aborted' }
+
+export async function readBodyBytes(request: Request, limits: Omit<BodyLimits, 'maxJsonValues'>): Promise<BytesRead> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > limits.maxBytes) return TOO_LARGE as BytesRead
+  if (!request.body || declared === '0') return { kind: 'read', bytes: new Uint8Array(0), size: 0 }
+  const reader = request.body.getReader()
+  let timedOut = false
+  const deadline = deadlines(limits.deadlineMs).start(() => {
+    timedOut = true
+    reader.cancel().catch(() => {})
+  })
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (timedOut) return TIMEOUT as BytesRead
+      if (done) break
+      size += value.byteLength
+      if (size > limits.maxBytes) {
+        reader.cancel().catch(() => {})
+        return TOO_LARGE as BytesRead
+      }
+      chunks.push(value)
+    }
+  } catch {
+    return (timedOut ? TIMEOUT : ABORTED) as BytesRead
+  } finally {
+    clearDeadline(deadline)
+  }
+  return { kind: 'read', bytes: new Uint8Array(Buffer.concat(chunks, size)), size }
+}
+
 /** The native whole-body read, given up at the deadline (one promise, no race). */
 function readDeclared(request: Request, size: number, deadlineMs: number): Promise<BodyRead> {
   return new Promise<BodyRead>((resolve) => {

@@ -10,7 +10,7 @@ import { RequestContext, type EndpointId } from '../pipeline/context.ts'
 import type { RequestsEnd } from '../pipeline/context-abort.ts'
 import { endpoint as endpointOf } from '../protocols/endpoints.ts'
 import type { Authentication } from '../keys/authenticator.ts'
-import { readBody } from './body-reader.ts'
+import { readBody, readBodyBytes } from './body-reader.ts'
 import { hasBody, unsupportedJsonBody } from './json-content-type.ts'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 import { MAX_JSON_VALUES } from './json-values.ts'
@@ -64,7 +64,10 @@ export async function buildRequestContext({
     authentication,
   })
   if (authentication.kind !== 'authenticated') return { ctx, closeConnection: hasBody(request) }
-  if (request.method !== 'POST' || endpointOf(endpoint).body !== 'json') return { ctx, closeConnection: false }
+  const bodyKind = endpointOf(endpoint).body
+  // The pass-through's body is the provider's business, whatever its type: kept as bytes (readRawBody).
+  if (bodyKind === 'bytes') return { ctx, closeConnection: !(await readRawBody(ctx, request, maxBodyBytes, bodyDeadlineMs)) }
+  if (request.method !== 'POST' || bodyKind !== 'json') return { ctx, closeConnection: false }
   // Before the body is read: a POST that is not declared as JSON is refused (json-content-type.ts).
   const notJson = unsupportedJsonBody(request)
   if (notJson) {
@@ -84,6 +87,47 @@ export function pathOf(url: string): string {
   const query = url.indexOf('?', start)
   const path = query < 0 ? url.slice(start) : url.slice(start, query)
   return PLAIN_PATH.test(path) ? path : new URL(url).pathname
+}
+
+/**
+ * Keeps the body's bytes and the query exactly as received (the pass-through forwards them unchanged); a JSON body is
+ * also parsed, only to read its `model` and `stream` and for the audit entry. A body that is not JSON is no error:
+ * the provider judges its own API's bodies.
+ */
+async function readRawBody(ctx: RequestContext, request: Request, maxBodyBytes: number, bodyDeadlineMs: number): Promise<boolean> {
+  const query = request.url.indexOf('?')
+  ctx.rawQuery = query === -1 ? '' : request.url.slice(query + 1)
+  if (request.method === 'GET' || request.method === 'HEAD') return true
+  const read = await readBodyBytes(request, { maxBytes: maxBodyBytes, deadlineMs: bodyDeadlineMs })
+  if (read.kind === 'too_large') {
+    ctx.ingressError = gatewayErrors.bodyTooLarge(maxBodyBytes)
+    ctx.requestBodyTooBig = true
+    return false
+  }
+  if (read.kind === 'timeout') {
+    ctx.ingressError = gatewayErrors.bodyTimeout(bodyDeadlineMs / 1000)
+    return false
+  }
+  if (read.kind === 'aborted') {
+    ctx.ingressError = gatewayErrors.invalidRequest('The request body could not be read to its end.', null, 'request_body_incomplete')
+    return false
+  }
+  ctx.rawBody = read.bytes
+  ctx.requestBodyTooBig = read.size > BODY_CAPTURE_LIMIT_BYTES
+  if (!/json/i.test(request.headers.get('content-type') ?? '') || read.size === 0) return true
+  const text = Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength).toString('utf8')
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && !nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
+      ctx.originalBodyText = text
+      ctx.originalBody = parsed
+      ctx.body = parsed as Record<string, unknown>
+      ctx.stream = ctx.body.stream === true
+    }
+  } catch {
+    // not JSON after all: forwarded as it is
+  }
+  return true
 }
 
 /** Reads and parses the body into the context; false when it was not read to its end. */

@@ -8,6 +8,7 @@ import type { AdminGrant } from '../admin/roles.ts'
 import type { GatewayError } from '../errors/gateway-error.ts'
 import type { Authentication } from '../keys/authenticator.ts'
 import type { Logger } from '../log/logger.ts'
+import type { PassthroughRoute } from '../providers/passthrough-route.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
 import type { EndpointId } from '../protocols/endpoints.ts'
 import type { Capture } from './types.ts'
@@ -119,8 +120,14 @@ export class RequestContext {
   ingressError?: GatewayError
   /** Ingress. */
   stream = false
-  /** The `model` the client asked for. Ingress. */
+  /** The `model` the client asked for. Ingress (for the pass-through: the passthrough plugin, as `<provider>/<model>`). */
   requestedModel?: string
+  /** The body's bytes as received, for a row that forwards them unchanged (the pass-through). Ingress. */
+  rawBody?: Uint8Array<ArrayBuffer>
+  /** The query string as received, without `?`, for a row that forwards it unchanged. Ingress. */
+  rawQuery = ''
+  /** Where a pass-through request goes (src/providers/passthrough-route.ts). The passthrough plugin. */
+  passthrough?: PassthroughRoute
 
   /** Who called. The auth plugin (api-key-auth). */
   principal?: Principal

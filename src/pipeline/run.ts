@@ -16,6 +16,7 @@ import { estimateUsage, meterUsage, needsEstimatedUsage } from '../usage/meter.t
 import { usageFromOpenAI } from './usage.ts'
 import { answerText, parsedAnswer, parseJsonOrUndefined } from './json-answer.ts'
 import { keepRouteAnswer, routeAnswerOf } from './route-answer.ts'
+import { verbatimBody } from './verbatim.ts'
 
 export interface RunOptions {
   /** Answers endpoints served by the gateway itself (model list, unknown routes) after auth. */
@@ -133,6 +134,7 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
   headers.set('x-request-id', ctx.requestId)
   const { telemetry } = options
   const isStream = isEventStream(headers)
+  if (endpoint(ctx.endpoint).verbatim && response.body) return deliverVerbatim(ctx, pipeline, response, headers, telemetry, isStream)
   if (isStream && response.body) {
     telemetry?.headersReady(ctx, headers, true)
     return new Response(pumpStream(ctx, pipeline, response, headers, options), { status: response.status, headers })
@@ -180,6 +182,27 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
   const completing = complete(ctx, pipeline, outcome, telemetry, false)
   if (completing) await completing
   return text === known && status === response.status ? response : new Response(text, { status, headers })
+}
+
+/** A verbatim row's answer: its bytes as they are (src/pipeline/verbatim.ts); completion once they ended. */
+async function deliverVerbatim(
+  ctx: RequestContext,
+  pipeline: BuiltPipeline,
+  response: Response,
+  headers: Headers,
+  telemetry: RequestTelemetry | undefined,
+  isStream: boolean,
+): Promise<Response> {
+  telemetry?.headersReady(ctx, headers, isStream)
+  const outcome = baseOutcome(ctx, response.status, headers)
+  // The provider's own refusal, passed through as it came, is still the request's error in the audit entry.
+  if (!outcome.error && response.status >= 400) outcome.error = gatewayErrors.passedThrough(response.status, ctx.target?.providerName ?? '')
+  const body = await verbatimBody(ctx, response, (end) => {
+    Object.assign(outcome, end, { error: end.error ?? outcome.error })
+    if (outcome.error) ctx.error = outcome.error
+    complete(ctx, pipeline, outcome, telemetry, isStream)?.catch((err) => ctx.log.error({ err }, 'completing the request failed'))
+  })
+  return new Response(body, { status: response.status, statusText: response.statusText, headers })
 }
 
 function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, headers: Headers, { keepaliveMs, telemetry }: RunOptions): ReadableStream<Uint8Array> {

@@ -26,3 +26,40 @@ export function usageFromOpenAI(raw: unknown): TokenUsage | undefined {
     estimated: false,
   }
 }
+
+/** Gemini's `usageMetadata` (the Gemini API's and Vertex AI's): thinking counts as completion, cached content is prompt. */
+export function usageFromGemini(raw: unknown): TokenUsage | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined
+  const u = raw as Record<string, unknown>
+  const prompt = num(u.promptTokenCount) + num(u.toolUsePromptTokenCount)
+  const thoughts = num(u.thoughtsTokenCount)
+  const completion = num(u.candidatesTokenCount) + thoughts
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: num(u.totalTokenCount) || prompt + completion,
+    cached_tokens: num(u.cachedContentTokenCount),
+    cache_write_tokens: 0,
+    reasoning_tokens: thoughts,
+    estimated: false,
+  }
+}
+
+/** Bedrock Converse's `usage`: `inputTokens` leaves out cache reads and writes. */
+export function usageFromConverse(raw: unknown): TokenUsage | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined
+  const u = raw as Record<string, unknown>
+  const cacheRead = num(u.cacheReadInputTokens)
+  const cacheWrite = num(u.cacheWriteInputTokens)
+  const prompt = num(u.inputTokens) + cacheRead + cacheWrite
+  const completion = num(u.outputTokens)
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    cached_tokens: cacheRead,
+    cache_write_tokens: cacheWrite,
+    reasoning_tokens: 0,
+    estimated: false,
+  }
+}

@@ -20,8 +20,11 @@ export interface Endpoint {
   method: 'GET' | 'POST' | 'ALL'
   /** Route pattern; `*` takes the rest of the path (handed to the pipeline as `ctx.pathParam`). */
   path: string
-  /** What the POST body is: a JSON request document, or nothing the gateway reads. */
-  body: 'json' | 'none'
+  /**
+   * What the POST body is: a JSON request document, nothing the gateway reads, or bytes forwarded unchanged (read
+   * within the size limit; parsed on the side when JSON, only to read the model and for the audit entry).
+   */
+  body: 'json' | 'none' | 'bytes'
   /** The body names a model that is resolved to a target (and checked against the key's allowed models). */
   routed: boolean
   /** A model generates an answer: usage is metered and priced, guardrails apply. */
@@ -36,6 +39,11 @@ export interface Endpoint {
   streamCodec: StreamCodec
   /** Answered by the gateway itself after authentication (src/models/local-endpoints.ts), never upstream. */
   local: boolean
+  /**
+   * The answer goes to the client byte for byte as the upstream sent it (no keep-alives, no error frames, no
+   * rewriting hooks); usage is read from it on the way where its format is known (src/pipeline/verbatim.ts).
+   */
+  verbatim?: boolean
   /** `gen_ai.operation.name` of its trace spans (OpenTelemetry GenAI conventions); none when no model generates. */
   genAiOperation?: 'chat' | 'embeddings'
   openapi: { summary: string; tag: string; bodyDescription?: string; hide?: boolean }
@@ -128,6 +136,24 @@ export const ENDPOINTS = [
     streamCodec: chatStreamCodec,
     local: false,
     openapi: { summary: 'Anthropic token count: native on Anthropic, an estimate elsewhere', tag: 'anthropic', bodyDescription: 'Anthropic count_tokens request.' },
+  },
+  {
+    // The governed pass-through: a provider's own API, bytes unchanged both ways but the credential, still under
+    // keys, model access, limits, budgets, the audit log and usage (plugins/passthrough, docs/providers.md).
+    id: 'passthrough',
+    method: 'ALL',
+    path: '/p/*',
+    body: 'bytes',
+    routed: true,
+    metered: true,
+    streamCodec: chatStreamCodec,
+    local: false,
+    verbatim: true,
+    genAiOperation: 'chat',
+    openapi: {
+      summary: "Governed pass-through to a provider's own API: /p/{provider}/{the provider's path}, on its allow-list of inference paths",
+      tag: 'passthrough',
+    },
   },
   // Any other path under /v1: still authenticated and audited, then a clear 404. Registered last.
   {

@@ -18,6 +18,7 @@ import type { AdapterCall, ProviderAdapter, ProviderInstance, ResolvedTarget, Up
 import { isEventStream } from '../pipeline/sse.ts'
 import { answerText, jsonAnswer, parsedAnswer } from '../pipeline/json-answer.ts'
 import { bodyForAttempt } from '../pipeline/target-adaptation.ts'
+import { passthroughCall } from './passthrough-call.ts'
 
 export async function callTarget(ctx: RequestContext, target: ResolvedTarget, kind: AttemptKind, deps: PluginDeps): Promise<UpstreamResult> {
   const registered = deps.providers.get(target.providerName)
@@ -45,6 +46,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
       secrets: deps.providers.secrets(),
     },
   }
+  if (endpoint(ctx.endpoint).verbatim) return passthroughCall(call, adapter)
   if (ctx.endpoint === 'messages.count_tokens') {
     return adapter.countMessageTokens ? toClient(ctx, await adapter.countMessageTokens(call)) : await countTokensResponse(body)
   }

@@ -33,6 +33,26 @@ export interface ModelPathRule {
  */
 export type CloudCredentials = 'aws' | 'google' | 'entra'
 
+/**
+ * One path of a provider's own API that the governed pass-through (`/p/{provider}/…`) forwards. `path` is
+ * relative to the provider's base URL, `/`-separated, with placeholders that match one segment (or the part of a
+ * segment before a `:`): `{model}` (the model, when it is in the path), `{project}` and `{location}` (which must be
+ * the instance's own). Paths not listed are refused: pass-through is deny-by-default.
+ */
+export interface PassthroughPath {
+  method: 'GET' | 'POST'
+  path: string
+  /** Where the request names its model: in the path (`{model}`), or as `model` in a JSON body. */
+  model: 'path' | 'body'
+}
+
+/** What the pass-through forwards for a provider type: its API's root as its clients address it, and the allowed paths. */
+export interface PassthroughRules {
+  /** The path the provider's SDKs put before these paths (`/v1` for `https://api.anthropic.com/v1/messages`); the base URL stands for it. */
+  root: string
+  paths: readonly PassthroughPath[]
+}
+
 /** One provider type: how it is configured, where its API lives, and what the gateway knows of its models. */
 export interface ProviderTypeRow {
   /** Environment prefix: `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL`, `<PREFIX>_MODELS`. */
@@ -63,6 +83,8 @@ export interface ProviderTypeRow {
   prices: Readonly<Record<string, ModelPrice>>
   /** Most output tokens one answer may have, by model id (a prefix matches longer ids), from the model pages. */
   outputLimits: Readonly<Record<string, number>>
+  /** The inference paths the governed pass-through forwards; none when absent. */
+  passthrough?: PassthroughRules
 }
 
 export interface ProviderManifest<Types extends string = string> {

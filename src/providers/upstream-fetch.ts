@@ -22,6 +22,11 @@ export interface UpstreamHttpRequest {
   method?: string
   headers: Record<string, string>
   body?: string | Uint8Array<ArrayBuffer>
+  /**
+   * The answer whatever its status, its body streamed through as it comes (within the deadlines), never read or
+   * parsed here: the pass-through's. A non-2xx status still marks the attempt failed; a redirect is still refused.
+   */
+  verbatim?: boolean
   /** Reads a non-2xx body into a GatewayError; defaults to the OpenAI error shape. */
   toError?: (status: number, body: unknown, text: string, headers: Headers) => GatewayError
 }
@@ -108,6 +113,7 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     if (ctx.capture.headers) attempt.response_headers = scrubbedHeaders(response.headers, limits.secrets)
     return failAttempt(attempt, t0, upstreamFailures.redirected(provider.name, response.status))
   }
+  if (request.verbatim) return passedThrough(response, { call, attempt, t0, abort, firstByte, release })
   if (!response.ok) {
     let text = ''
     try {
@@ -143,6 +149,24 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     statusText: response.statusText,
     headers: response.headers,
   })
+}
+
+/** The answer as it came: the attempt records its status (a non-2xx one as the attempt's error), the body streams through. */
+function passedThrough(response: Response, inFlight: InFlight): Response {
+  const { call, attempt, t0, release } = inFlight
+  if (call.ctx.capture.headers) attempt.response_headers = scrubbedHeaders(response.headers, call.limits.secrets)
+  attempt.success = response.ok
+  if (!response.ok) {
+    attempt.error_code = `upstream_http_${response.status}`
+    attempt.error_type = 'provider_error'
+    attempt.error_message = `The provider answered HTTP ${response.status}; its answer was passed through.`
+  }
+  attempt.duration_ns = Bun.nanoseconds() - t0
+  if (!response.body || NULL_BODY_STATUSES.has(response.status)) {
+    release()
+    return response
+  }
+  return new Response(watchBody(response.body, inFlight, BINARY_FRAMING), { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
 /**

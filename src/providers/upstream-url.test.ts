@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { upstreamUrl } from './upstream-url.ts'
+import { upstreamRawPath, upstreamUrl } from './upstream-url.ts'
 
 describe('upstreamUrl', () => {
   test('each value is one encoded segment under the base path; the query is appended encoded', () => {
@@ -19,5 +19,38 @@ describe('upstreamUrl', () => {
     expect(() => upstreamUrl('https://g.example/v1')`x`).toThrow('is not under')
     expect(() => upstreamUrl('https://g.example/v1')`/models#frag`).toThrow('is not under')
     expect(() => upstreamUrl('https://g.example/v1')`@evil.example/models`).toThrow('is not under')
+  })
+})
+
+describe('upstreamRawPath (the pass-through)', () => {
+  test('a client path and query under the base URL, kept exactly as written', () => {
+    expect(String(upstreamRawPath('https://api.anthropic.com/v1', 'messages', ''))).toBe('https://api.anthropic.com/v1/messages')
+    expect(String(upstreamRawPath('http://127.0.0.1:4566', 'model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream', ''))).toBe(
+      'http://127.0.0.1:4566/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream',
+    )
+    expect(String(upstreamRawPath('https://g.example/v1beta', 'models/gemini-2.5-pro:streamGenerateContent', 'alt=sse'))).toBe(
+      'https://g.example/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse',
+    )
+  })
+
+  test('dot segments in any spelling, encoded slashes, empty segments and odd characters are refused', () => {
+    for (const path of [
+      '',
+      '../v1/files',
+      'models/..',
+      'models/%2e%2E',
+      'models/.%2e/x',
+      'a//b',
+      'models/a%2Fb',
+      'models/a%5cb',
+      'a\\b',
+      'models/a b',
+      'models/a#b',
+      'a?b',
+      'x/%00',
+    ])
+      expect(upstreamRawPath('https://g.example/v1beta', path, '')).toBeUndefined()
+    expect(upstreamRawPath('https://g.example/v1beta', 'models/x', 'a=1#frag')).toBeUndefined()
+    expect(upstreamRawPath('https://g.example/v1beta', 'models/x', 'a=<b>')).toBeUndefined()
   })
 })

@@ -67,3 +67,36 @@ function parsedBase(baseUrl: string): ParsedBase {
   }
   return base
 }
+
+/**
+ * A path the client wrote, already percent-encoded, under `baseUrl` as it is (the governed pass-through forwards the
+ * client's path and query byte for byte). Each segment must be a plain one: not empty, not `.` or `..` in any
+ * spelling, no encoded `/` or `\\`, nothing a URL parser would rewrite; the result must stay under the base path.
+ * Undefined when the path is not such a path (the caller refuses the request).
+ *
+ * @example upstreamRawPath('https://api.anthropic.com/v1', 'messages', 'beta=true')
+ */
+export function upstreamRawPath(baseUrl: string, rawPath: string, rawQuery: string): UpstreamUrl | undefined {
+  if (rawPath === '' || rawQuery.includes('#')) return undefined
+  for (const segment of rawPath.split('/')) {
+    if (!RAW_SEGMENT.test(segment) || /%(2f|5c|00)/i.test(segment)) return undefined
+    let decoded: string
+    try {
+      decoded = decodeURIComponent(segment)
+    } catch {
+      return undefined
+    }
+    if (decoded === '' || /^\.+$/.test(decoded)) return undefined
+  }
+  if (!RAW_QUERY.test(rawQuery)) return undefined
+  const text = `${baseUrl}/${rawPath}${rawQuery ? `?${rawQuery}` : ''}`
+  const url = new URL(text)
+  const base = parsedBase(baseUrl)
+  // The parser must have kept the path as written (nothing normalised away), and it must stay under the base.
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.path) || url.pathname !== `${base.path}${rawPath}` || url.hash !== '') return undefined
+  return url.href as UpstreamUrl
+}
+
+/** What a raw path segment may hold: unreserved characters, sub-delimiters, `:` `@` and percent escapes (RFC 3986 pchar). */
+const RAW_SEGMENT = /^(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})+$/
+const RAW_QUERY = /^(?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*$/

@@ -9,6 +9,13 @@ export const anthropicManifest = defineProvider({
       envPrefix: 'ANTHROPIC',
       defaultBaseUrl: 'https://api.anthropic.com/v1',
       parameters: { style: 'translated' },
+      passthrough: {
+        root: '/v1',
+        paths: [
+          { method: 'POST', path: 'messages', model: 'body' },
+          { method: 'POST', path: 'messages/count_tokens', model: 'body' },
+        ],
+      },
       prices: {
         'claude-opus-4': { input: 15, cached_input: 1.5, cache_write: 18.75, output: 75 },
         'claude-sonnet-4': { input: 3, cached_input: 0.3, cache_write: 3.75, output: 15 },

@@ -87,6 +87,7 @@ export const azureOpenaiAdapter: ProviderAdapter = {
   chatCompletions: (call) => post(call, 'chat/completions'),
   responses: (call) => post(call, 'responses'),
   speaksNatively: (api, provider) => api === 'responses' && !isFoundryModels(provider),
+  credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { 'api-key': provider.apiKey } : {}),
   listModels: async (provider, signal) => {
     // The Foundry models endpoint lists nothing: its models are the configured ones (AZURE_MODELS).
     if (isFoundryModels(provider)) return [...provider.staticModels]

@@ -16,6 +16,15 @@ export const azureOpenaiManifest = defineProvider({
       credentials: 'entra',
       parameters: { style: 'openai' },
       modelPath: { collections: [] },
+      // Classic resources (a base URL ending in /openai): one deployment per model, named in the path.
+      passthrough: {
+        root: '/openai',
+        paths: ['chat/completions', 'completions', 'embeddings'].map((operation) => ({
+          method: 'POST' as const,
+          path: `deployments/{model}/${operation}`,
+          model: 'path' as const,
+        })),
+      },
       prices: {},
       outputLimits: {},
     },

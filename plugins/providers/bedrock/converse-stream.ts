@@ -9,7 +9,7 @@ import { DONE_FRAME } from '../../../src/pipeline/sse.ts'
 import { type ChatAnswerHead, chatChunkFrame, chatUsageFrame } from '../../../src/protocols/chat-wire.ts'
 import { chatErrorFrame, chatStreamEndedEarly, type EventStreamTranslator, translateEventStream } from '../../../src/protocols/stream-translation.ts'
 import { chatUsage, finishReason } from './converse-response.ts'
-import { AwsEventStreamParser, type AwsStreamMessage, loadEventStreamCodec } from './event-stream.ts'
+import { AwsEventStreamParser, type AwsStreamMessage, loadEventStreamCodec } from '../../../src/protocols/aws-event-stream.ts'
 
 type Json = Record<string, unknown>
 

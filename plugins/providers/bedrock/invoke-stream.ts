@@ -5,7 +5,7 @@
  * Bedrock's `amazon-bedrock-invocationMetrics` included). An exception message becomes Anthropic's `error` event.
  */
 import { type EventStreamTranslator, translateEventStream } from '../../../src/protocols/stream-translation.ts'
-import { AwsEventStreamParser, type AwsStreamMessage, loadEventStreamCodec } from './event-stream.ts'
+import { AwsEventStreamParser, type AwsStreamMessage, loadEventStreamCodec } from '../../../src/protocols/aws-event-stream.ts'
 
 const encoder = new TextEncoder()
 

@@ -53,6 +53,14 @@ export const bedrockManifest = defineProvider({
       parameters: { style: 'translated' },
       // Bedrock ids are one path segment (`anthropic.claude-sonnet-4-20250514-v1:0`, `us.meta.llama3-3-70b-instruct-v1:0`).
       modelPath: { collections: [] },
+      passthrough: {
+        root: '',
+        paths: ['converse', 'converse-stream', 'invoke', 'invoke-with-response-stream', 'count-tokens'].map((operation) => ({
+          method: 'POST' as const,
+          path: `model/{model}/${operation}`,
+          model: 'path' as const,
+        })),
+      },
       prices: withInferenceProfiles(ON_DEMAND),
       outputLimits: withInferenceProfiles(OUTPUT_LIMITS),
     },

@@ -119,6 +119,7 @@ function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
 export const geminiAdapter: ProviderAdapter = {
   id: 'gemini',
   chatCompletions,
+  credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { 'x-goog-api-key': provider.apiKey } : {}),
   listModels: (provider, signal) =>
     fetchModelIds(
       {

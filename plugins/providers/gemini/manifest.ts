@@ -10,6 +10,14 @@ export const geminiManifest = defineProvider({
       defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
       parameters: { style: 'translated' },
       modelPath: { collections: ['models', 'tunedModels'] },
+      passthrough: {
+        root: '/v1beta',
+        paths: ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'].map((method) => ({
+          method: 'POST' as const,
+          path: `models/{model}:${method}`,
+          model: 'path' as const,
+        })),
+      },
       prices: {
         'gemini-2.5-pro': { input: 1.25, cached_input: 0.31, output: 10 },
         'gemini-2.5-flash': { input: 0.3, cached_input: 0.075, output: 2.5 },

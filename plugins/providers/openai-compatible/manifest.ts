@@ -1,8 +1,15 @@
-import { defineProvider, type ProviderTypeRow } from '../../../src/providers/manifest.ts'
+import { defineProvider, type PassthroughRules, type ProviderTypeRow } from '../../../src/providers/manifest.ts'
+
+/** The governed pass-through's paths of an OpenAI-style API whose SDKs address it under `root` (model in the body). */
+function openaiPassthrough(root: string): PassthroughRules {
+  const post = (path: string) => ({ method: 'POST' as const, path, model: 'body' as const })
+  return { root, paths: [post('chat/completions'), post('responses'), post('completions'), post('embeddings')] }
+}
 
 /** A compatible API that accepts none of OpenAI's own fields and whose models the gateway has no table for. */
 function compatible(envPrefix: string, extra: Partial<ProviderTypeRow>): ProviderTypeRow {
-  return { envPrefix, parameters: { style: 'compatible', acceptsOpenAIOnly: [] }, prices: {}, outputLimits: {}, ...extra }
+  const root = extra.defaultBaseUrl ? new URL(extra.defaultBaseUrl).pathname.replace(/\/$/, '') : '/v1'
+  return { envPrefix, parameters: { style: 'compatible', acceptsOpenAIOnly: [] }, prices: {}, outputLimits: {}, passthrough: openaiPassthrough(root), ...extra }
 }
 
 /**
@@ -18,6 +25,7 @@ export const openaiCompatibleManifest = defineProvider({
       defaultBaseUrl: 'https://api.openai.com/v1',
       nativeResponses: true,
       parameters: { style: 'openai' },
+      passthrough: openaiPassthrough('/v1'),
       prices: {
         'gpt-4o': { input: 2.5, cached_input: 1.25, output: 10 },
         'gpt-4o-mini': { input: 0.15, cached_input: 0.075, output: 0.6 },

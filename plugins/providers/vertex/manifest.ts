@@ -16,6 +16,13 @@ export const vertexManifest = defineProvider({
       regionalBaseUrl: (location) => (location === 'global' ? 'https://aiplatform.googleapis.com/v1' : `https://${location}-aiplatform.googleapis.com/v1`),
       parameters: { style: 'translated' },
       modelPath: { collections: [] },
+      passthrough: {
+        root: '/v1',
+        paths: [
+          ...['generateContent', 'streamGenerateContent', 'countTokens'].map((method) => `projects/{project}/locations/{location}/publishers/google/models/{model}:${method}`),
+          ...['rawPredict', 'streamRawPredict'].map((method) => `projects/{project}/locations/{location}/publishers/anthropic/models/{model}:${method}`),
+        ].map((path) => ({ method: 'POST' as const, path, model: 'path' as const })),
+      },
       prices: {},
       outputLimits: {},
     },

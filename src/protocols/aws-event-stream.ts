@@ -2,7 +2,8 @@
  * @module AWS's binary event stream (`application/vnd.amazon.eventstream`: each message a length-prefixed frame with
  * typed headers, a payload and CRC32 checksums over prelude and message) split into messages as the bytes arrive and
  * decoded with the maintained codec (`@smithy/core/event-streams`, which checks both checksums). The parser has the
- * shape of the SSE parser, so the one stream-translation pump drives both (src/protocols/stream-translation.ts).
+ * shape of the SSE parser, so the one stream-translation pump drives both (src/protocols/stream-translation.ts);
+ * the Bedrock adapter translates with it, the pass-through reads usage with it.
  */
 import type { EventStreamCodec } from '@smithy/core/event-streams'
 
