@@ -21,7 +21,7 @@ import { type MockGemini, startMockGemini } from '../helpers/mock-gemini-upstrea
 import { type MockGoogleAuth, serviceAccountKey, startMockGoogleAuth } from '../helpers/mock-google-auth.ts'
 import { type MockVertex, startMockVertex } from '../helpers/mock-vertex-upstream.ts'
 
-const MASTER = 'master-key-for-passthrough'
+const MASTER = 'master-key-for-passthrough-0123456789'
 const AWS = { id: 'AKIAPASSTHROUGH', secret: 'passthrough/aws/secret' }
 /** What the raw upstream answers: whitespace and key order no serializer would keep. */
 const RAW_JSON =

@@ -67,6 +67,11 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
     path: '/v1/messages/count_tokens',
     body: { model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'user', content: `echo:${marker}` }] },
   }),
+  passthrough: (marker) => ({
+    method: 'POST',
+    path: '/p/openai/v1/chat/completions',
+    body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `echo:${marker}` }] },
+  }),
   not_found: () => ({ method: 'GET', path: '/v1/no-such-api' }),
 }
 
