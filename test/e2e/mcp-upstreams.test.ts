@@ -4,6 +4,9 @@
  * while clients listen. Regression tests for the peer defect "empty or stale tool list after a server restart".
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { everythingStdio, startEverythingHttp, type EverythingHttp } from '../helpers/everything-server.ts'
 import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
@@ -16,6 +19,8 @@ let gw: RunningGateway
 let mock: MockMcpServer
 let everythingHttp: EverythingHttp
 let everythingSse: EverythingHttp
+/** Each start of the crash-looping server appends one character here. */
+const crashLog = join(mkdtempSync(join(tmpdir(), 'mcp-crash-')), 'starts')
 
 async function eventually<T>(read: () => Promise<T> | T, check: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
@@ -50,13 +55,17 @@ mcp:
       transport: sse
     mock:
       url: ${mock.url}
+    crashing:
+      command: ${JSON.stringify(process.execPath)}
+      args: ["-e", ${JSON.stringify(`require('node:fs').appendFileSync(${JSON.stringify(crashLog)}, 'x'); process.exit(3)`)}]
 `),
   })
   await gw.gateway.mcp.catalog.settled()
 }, 60_000)
 
+let stopped = false
 afterAll(async () => {
-  await gw?.stop()
+  if (!stopped) await gw?.stop()
   await Promise.all([mock?.stop(), everythingHttp?.stop(), everythingSse?.stop()])
 })
 
@@ -147,5 +156,40 @@ describe('restarts', () => {
     )
     expect((await mcp.client.listTools()).tools.map((t) => t.name)).toContain('mock__epsilon')
     await mcp.close()
+  }, 30_000)
+})
+
+describe('supervision', () => {
+  test('a stdio server that keeps dying is restarted with back-off (1 s, 2 s, …), not in a loop; the others are unaffected', async () => {
+    await Bun.sleep(3500)
+    const starts = existsSync(crashLog) ? readFileSync(crashLog, 'utf8').length : 0
+    // Started with the gateway, then retried after 1 s, 2 s and 4 s (the gateway is up a few seconds by now): never a tight loop.
+    expect(starts).toBeGreaterThanOrEqual(2)
+    expect(starts).toBeLessThanOrEqual(5)
+    const status = gw.gateway.mcp.catalog.status('crashing')!
+    expect(status.state === 'down' || status.state === 'connecting').toBe(true)
+    expect(status.last_error).toBeTruthy()
+    const mcp = await connectMcp(gw.url, MASTER)
+    expect((await mcp.client.listTools()).tools.some((t) => t.name.startsWith('crashing__'))).toBe(false)
+    expect(toolText(await mcp.client.callTool({ name: 'stdio__echo', arguments: { message: 'still here' } }))).toBe('Echo: still here')
+    await mcp.close()
+  }, 30_000)
+
+  test('stopping the gateway ends its stdio servers', async () => {
+    const pid = gw.gateway.mcp.catalog.status('stdio')!.pid!
+    expect(() => process.kill(pid, 0)).not.toThrow()
+    stopped = true
+    await gw.stop()
+    const deadline = Date.now() + 10_000
+    let alive = true
+    while (alive && Date.now() < deadline) {
+      try {
+        process.kill(pid, 0)
+        await Bun.sleep(50)
+      } catch {
+        alive = false
+      }
+    }
+    expect(alive).toBe(false)
   }, 30_000)
 })

@@ -50,10 +50,13 @@ export interface MockMcpOptions {
   /** Extra routes (an authorization server's endpoints, metadata), tried before MCP. */
   routes?: (request: Request, url: URL) => Response | Promise<Response | undefined> | undefined
   name?: string
+  /** Keep `requests` and `calls` (default); a benchmark's long run turns it off. */
+  keepRecords?: boolean
 }
 
 export async function startMockMcpServer(options: MockMcpOptions): Promise<MockMcpServer> {
   let tools = options.tools
+  const keep = options.keepRecords ?? true
   const requests: RecordedRequest[] = []
   const calls: RecordedCall[] = []
   let sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: McpServer }>()
@@ -63,7 +66,7 @@ export async function startMockMcpServer(options: MockMcpOptions): Promise<MockM
       tool.name,
       { description: tool.description ?? `The ${tool.name} tool`, inputSchema: { text: z.string().optional(), n: z.number().optional() } },
       async (args, extra) => {
-        calls.push({ tool: tool.name, arguments: args as Record<string, unknown>, meta: extra._meta as Record<string, unknown> | undefined })
+        if (keep) calls.push({ tool: tool.name, arguments: args as Record<string, unknown>, meta: extra._meta as Record<string, unknown> | undefined })
         if (tool.delayMs) await Bun.sleep(tool.delayMs)
         const text = tool.answer ? tool.answer(args as Record<string, unknown>) : `${tool.name}: ${JSON.stringify(args)}`
         return { content: [{ type: 'text' as const, text }], ...(tool.fails ? { isError: true } : {}) }
@@ -81,14 +84,16 @@ export async function startMockMcpServer(options: MockMcpOptions): Promise<MockM
     const url = new URL(request.url)
     const extra = await options.routes?.(request, url)
     if (extra) return extra
-    const body =
-      request.method === 'POST'
-        ? await request
-            .clone()
-            .json()
-            .catch(() => undefined)
-        : undefined
-    requests.push({ method: request.method, headers: Object.fromEntries(request.headers), body })
+    if (keep) {
+      const body =
+        request.method === 'POST'
+          ? await request
+              .clone()
+              .json()
+              .catch(() => undefined)
+          : undefined
+      requests.push({ method: request.method, headers: Object.fromEntries(request.headers), body })
+    }
     const expected = typeof options.bearerToken === 'function' ? options.bearerToken() : options.bearerToken
     if (options.bearerToken !== undefined && request.headers.get('authorization') !== `Bearer ${expected}`) {
       return new Response(JSON.stringify({ error: 'invalid_token' }), {

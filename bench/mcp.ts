@@ -1,0 +1,181 @@
+/**
+ * What the MCP gateway adds, measured beside the direct call in one run (the machine's drift cancels within a round):
+ *
+ * 1. tools/call: the official SDK client calling one tool of an upstream server directly and through the gateway
+ *    (`/mcp/{server}` and the aggregated `/mcp`), one call of each per round, in interleaved rounds. Prints p50/p99
+ *    of each and the p99 of the per-round added time (target: ≤ 1 ms p99 added).
+ * 2. tools/list across 10 servers with 50 tools each (500 tools), answered from the gateway's cache, against
+ *    listing the 10 servers directly one after the other. Target: ≤ 20 ms p99.
+ *
+ * Three processes: the upstream servers (bench/mcp-upstream.ts), the gateway (bun src/main.ts, SQLite, audit on,
+ * a managed key with a visibility rule in force), and this client. Everything on loopback, bounded in rounds.
+ *
+ *   bun bench/mcp.ts [--rounds 2000] [--list-rounds 300]
+ */
+import { loadavg } from 'node:os'
+import { parseArgs } from 'node:util'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { spawnGateway } from '../test/helpers/gateway-process.ts'
+import { writeGatewayYaml } from '../test/helpers/gateway.ts'
+
+const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '2000' }, 'list-rounds': { type: 'string', default: '300' } } })
+const rounds = Math.min(20_000, Number(args.rounds))
+const listRounds = Math.min(5000, Number(args['list-rounds']))
+const MASTER = 'bench-mcp-master-key-0123456789abcdef0123'
+const LIST_SERVERS = 10
+const TOOLS_PER_SERVER = 50
+
+async function startUpstreams(servers: number, tools: number): Promise<{ urls: string[]; stop: () => Promise<void> }> {
+  const proc = Bun.spawn(['bun', `${import.meta.dir}/mcp-upstream.ts`, '--servers', String(servers), '--tools', String(tools)], { stdout: 'pipe', stderr: 'inherit' })
+  const reader = proc.stdout.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error('the upstream process ended before it announced its servers')
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  return {
+    urls: (JSON.parse(text.split('\n')[0]!) as { urls: string[] }).urls,
+    stop: async () => {
+      proc.kill('SIGTERM')
+      await proc.exited
+    },
+  }
+}
+
+async function connect(url: string, key?: string): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '1' }, { capabilities: {} })
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), key ? { requestInit: { headers: { authorization: `Bearer ${key}` } } } : {}))
+  return client
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
+const summary = (samples: number[]) => {
+  const s = [...samples].sort((a, b) => a - b)
+  return { p50: quantile(s, 0.5), p90: quantile(s, 0.9), p99: quantile(s, 0.99), max: s.at(-1)! }
+}
+const ms = (v: number) => `${v.toFixed(3)} ms`
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now()
+  await run()
+  return performance.now() - t0
+}
+
+const callUpstream = await startUpstreams(1, 1)
+const listUpstreams = await startUpstreams(LIST_SERVERS, TOOLS_PER_SERVER)
+const servers = [`    bench:\n      url: ${callUpstream.urls[0]}`, ...listUpstreams.urls.map((url, i) => `    list${i}:\n      url: ${url}`)].join('\n')
+const gateway = await spawnGateway({
+  GATEWAY_MASTER_KEY: MASTER,
+  GATEWAY_ALLOW_OPEN: 'false',
+  GATEWAY_CONFIG: writeGatewayYaml(`
+mcp:
+  servers:
+${servers}
+  visibility:
+    - user_path: /bench
+      deny: ["list0/operation_00*"]
+`),
+})
+try {
+  const created = await fetch(`${gateway.url}/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', user_path: '/bench/agent' }),
+  })
+  const key = ((await created.json()) as { key: string }).key
+
+  // Wait until the gateway lists every server's tools.
+  const lister = await connect(`${gateway.url}/mcp`, key)
+  const expected = 1 + LIST_SERVERS * TOOLS_PER_SERVER - 9
+  for (let i = 0; ; i++) {
+    if ((await lister.listTools()).tools.length >= expected) break
+    if (i > 300) throw new Error('the gateway did not list every server’s tools within 30 s')
+    await Bun.sleep(100)
+  }
+
+  // 1. tools/call
+  const direct = await connect(callUpstream.urls[0]!)
+  const one = await connect(`${gateway.url}/mcp/bench`, key)
+  const all = await connect(`${gateway.url}/mcp`, key)
+  const call = (client: Client, name: string) => client.callTool({ name, arguments: { text: 'x' } })
+  for (let i = 0; i < 200; i++) await Promise.all([call(direct, 'echo'), call(one, 'echo'), call(all, 'bench__echo')])
+  const d: number[] = []
+  const g: number[] = []
+  const a: number[] = []
+  const addedOne: number[] = []
+  const addedAll: number[] = []
+  for (let r = 0; r < rounds; r++) {
+    // The order changes every round, so neither side is always the one that runs on a warmer cache.
+    const order = r % 3
+    let td = 0
+    let tg = 0
+    let ta = 0
+    for (let k = 0; k < 3; k++) {
+      const which = (k + order) % 3
+      if (which === 0) td = await timed(() => call(direct, 'echo'))
+      else if (which === 1) tg = await timed(() => call(one, 'echo'))
+      else ta = await timed(() => call(all, 'bench__echo'))
+    }
+    d.push(td)
+    g.push(tg)
+    a.push(ta)
+    addedOne.push(tg - td)
+    addedAll.push(ta - td)
+  }
+
+  // 2. tools/list: 500 tools from the gateway's cache, against listing the 10 servers directly.
+  const directListers = await Promise.all(listUpstreams.urls.map((url) => connect(url)))
+  for (let i = 0; i < 20; i++) {
+    await lister.listTools()
+    for (const c of directListers) await c.listTools()
+  }
+  const gwList: number[] = []
+  const directList: number[] = []
+  let listed = 0
+  for (let r = 0; r < listRounds; r++) {
+    gwList.push(
+      await timed(async () => {
+        listed = (await lister.listTools()).tools.length
+      }),
+    )
+    directList.push(
+      await timed(async () => {
+        for (const c of directListers) await c.listTools()
+      }),
+    )
+  }
+
+  const [l1, l5] = loadavg()
+  const sd = summary(d)
+  const sg = summary(g)
+  const sa = summary(a)
+  const so = summary(addedOne)
+  const sAll = summary(addedAll)
+  const sgl = summary(gwList)
+  const sdl = summary(directList)
+  console.log(`load average at the end: ${l1!.toFixed(2)} (1 min), ${l5!.toFixed(2)} (5 min); ${navigator.hardwareConcurrency} cores`)
+  console.log(`\ntools/call, ${rounds} interleaved rounds (SDK client; upstream: the SDK's McpServer over Streamable HTTP)`)
+  console.log('| path | p50 | p90 | p99 | max |')
+  console.log('|---|---|---|---|---|')
+  console.log(`| direct | ${ms(sd.p50)} | ${ms(sd.p90)} | ${ms(sd.p99)} | ${ms(sd.max)} |`)
+  console.log(`| gateway /mcp/bench | ${ms(sg.p50)} | ${ms(sg.p90)} | ${ms(sg.p99)} | ${ms(sg.max)} |`)
+  console.log(`| gateway /mcp (aggregated) | ${ms(sa.p50)} | ${ms(sa.p90)} | ${ms(sa.p99)} | ${ms(sa.max)} |`)
+  console.log(`| added per round, /mcp/bench | ${ms(so.p50)} | ${ms(so.p90)} | ${ms(so.p99)} | ${ms(so.max)} |`)
+  console.log(`| added per round, /mcp | ${ms(sAll.p50)} | ${ms(sAll.p90)} | ${ms(sAll.p99)} | ${ms(sAll.max)} |`)
+  console.log(`p99(gateway) - p99(direct): /mcp/bench ${ms(sg.p99 - sd.p99)}, /mcp ${ms(sa.p99 - sd.p99)} (target ≤ 1 ms)`)
+  console.log(
+    `\ntools/list, ${listRounds} rounds: ${listed} tools of ${LIST_SERVERS} servers through the gateway (one list, from its cache) against the ${LIST_SERVERS} servers listed directly one after the other`,
+  )
+  console.log('| path | p50 | p90 | p99 | max |')
+  console.log('|---|---|---|---|---|')
+  console.log(`| gateway /mcp, ${listed} tools | ${ms(sgl.p50)} | ${ms(sgl.p90)} | ${ms(sgl.p99)} | ${ms(sgl.max)} |`)
+  console.log(`| direct, ${LIST_SERVERS} lists of ${TOOLS_PER_SERVER} | ${ms(sdl.p50)} | ${ms(sdl.p90)} | ${ms(sdl.p99)} | ${ms(sdl.max)} |`)
+  console.log(`gateway p99 ${ms(sgl.p99)} (target ≤ 20 ms); ratio of p50s gateway/direct ${(sgl.p50 / sdl.p50).toFixed(2)}`)
+  for (const c of [direct, one, all, lister, ...directListers]) await c.close()
+} finally {
+  await gateway.stop()
+  await Promise.all([callUpstream.stop(), listUpstreams.stop()])
+}
