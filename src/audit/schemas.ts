@@ -51,6 +51,10 @@ export const mcpRequestSnapshotSchema = z.object({
   rpc_error_code: z.number().int().optional(),
   price_usd: z.number().optional().describe('Charged to budgets for this call'),
   items: z.number().int().optional().describe('Items a list answered'),
+  tool_call_id: z
+    .string()
+    .optional()
+    .describe("The model's tool call this request carries out, as the client names it (Claude Code's toolUseId, Codex's callId): the same id is in the model request's answer"),
 })
 
 export const workflowFeaturesSnapshotSchema = z.object(Object.fromEntries(FEATURE_IDS.map((f) => [f, z.boolean()])) as Record<(typeof FEATURE_IDS)[number], z.ZodBoolean>)

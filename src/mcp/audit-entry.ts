@@ -4,8 +4,10 @@
  * (`/mcp`, `/mcp/{server}`), `provider` is `mcp` and `provider_name` the server, `requested_model` the name the
  * client used and `resolved_model` the name on the server; `data.mcp` has the rest, `data.request_body` the
  * request's params (arguments redacted and bounded, always kept: they are what was done) and `data.response_body`
- * the result when bodies are logged. The session is the client's own (a session header, as on /v1, so a tool call
- * joins the model requests of the same agent session), else a digest of the MCP session.
+ * the result when bodies are logged. The session is the client's own (a session header, as on /v1, or the session its
+ * agent names in `_meta` (Codex), so a tool call joins the model requests of the same agent session), else a digest
+ * of the MCP session. The model's tool call id the client names in `_meta` (Claude Code's `claudecode/toolUseId`,
+ * Codex's `callId`) is kept too: the model request whose answer asked for the call carries the same id.
  */
 import { detectSessionId } from '../audit/session.ts'
 import type { AuditLogEntry, LogData } from '../audit/entry.ts'
@@ -37,6 +39,8 @@ export interface McpExchange {
   exposedName?: string
   upstreamName?: string
   params?: unknown
+  /** The request's `_meta` as the client sent it (read for the session and the tool call id only). */
+  meta?: Record<string, unknown>
   argumentBytes?: number
   result?: unknown
   resultBytes?: number
@@ -57,6 +61,21 @@ export function traceIdOf(headers: Headers, params: unknown): string | undefined
   const value = headers.get('traceparent') ?? (typeof meta?.traceparent === 'string' ? meta.traceparent : undefined)
   const match = value ? TRACEPARENT.exec(value.trim().toLowerCase()) : null
   return match && match[1] !== '0'.repeat(32) ? match[1] : undefined
+}
+
+const idLike = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= 200 && /^[\x21-\x7e]+$/.test(v) ? v : undefined)
+
+/** The agent session a client names in `_meta` (Codex: `sessionId`, or its turn metadata's `session_id`). */
+export function metaSessionId(meta: Record<string, unknown> | undefined): string | undefined {
+  if (!meta) return undefined
+  const turn = meta['x-codex-turn-metadata'] as { session_id?: unknown } | undefined
+  return idLike(meta.sessionId) ?? idLike(turn?.session_id)
+}
+
+/** The model's tool call a client names in `_meta`: Claude Code's `claudecode/toolUseId`, Codex's `callId`. */
+export function metaToolCallId(meta: Record<string, unknown> | undefined): string | undefined {
+  if (!meta) return undefined
+  return idLike(meta['claudecode/toolUseId']) ?? idLike(meta.callId)
 }
 
 export function mcpSessionDigest(sessionId: string): string {
@@ -95,6 +114,8 @@ export function mcpAuditEntry(x: McpExchange, capture: { bodies: boolean; header
     ...(x.priceUsd ? { price_usd: x.priceUsd } : {}),
     ...(x.items !== undefined ? { items: x.items } : {}),
   }
+  const toolCallId = metaToolCallId(x.meta)
+  if (toolCallId) data.mcp.tool_call_id = toolCallId
   return {
     id: x.id,
     timestamp: x.startedAt.toISOString(),
@@ -109,7 +130,7 @@ export function mcpAuditEntry(x: McpExchange, capture: { bodies: boolean; header
     status_code: x.status,
     stream: x.stream ?? false,
     error_type: x.error?.type ?? '',
-    session_id: detectSessionId(x.headers, undefined) ?? session ?? '',
+    session_id: detectSessionId(x.headers, undefined) ?? metaSessionId(x.meta) ?? session ?? '',
     user_path: x.userPath ?? '/',
     principal_id: x.principal?.id ?? '',
     auth_key_id: x.principal?.keyId ?? '',

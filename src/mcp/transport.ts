@@ -199,6 +199,8 @@ export class McpTransport {
     if (message.kind === 'response') return new Response(null, { status: 202 })
     x.method = message.method
     if (message.kind === 'request') x.jsonrpcId = message.id
+    const meta = message.params._meta
+    if (meta && typeof meta === 'object' && !Array.isArray(meta)) x.meta = meta as Record<string, unknown>
 
     if (message.kind === 'request' && message.method === 'initialize') return this.initialize(x, scope, caller, message.id, message.params)
 

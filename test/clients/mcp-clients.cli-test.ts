@@ -215,6 +215,8 @@ describe('agent CLIs with the gateway as their MCP server', () => {
       expectSuccess(result, `${AGENT_ANSWER_PREFIX}Echo: hello-from-claude-code`)
       const entry = await toolCallAudited(since, 'hello-from-claude-code')
       expect(entry).toMatchObject({ method: 'tools/call', path: '/mcp', requested_model: 'everything__echo', auth_key_id: agentKey.id, status_code: 200 })
+      // Linked to the model request whose answer asked for it: Claude Code names the model's tool_use id.
+      expect(entry.data.mcp?.tool_call_id).toMatch(/^toolu_/)
     },
     RUN_TIMEOUT_MS + 10_000,
   )
@@ -256,6 +258,15 @@ describe('agent CLIs with the gateway as their MCP server', () => {
       expect(result.stdout).toContain('hello-from-codex')
       const entry = await toolCallAudited(since, 'hello-from-codex')
       expect(entry).toMatchObject({ method: 'tools/call', path: '/mcp', requested_model: 'everything__echo', auth_key_id: agentKey.id, status_code: 200 })
+      // Linked to the model requests of the same agent session: Codex names its session in _meta.
+      const model = (await audit.list({ path: '/v1/responses' })).entries.filter((e) => Date.parse(e.timestamp) >= since)
+      console.log(
+        'CODEX SESSIONS',
+        entry.session_id,
+        model.map((e) => e.session_id),
+      )
+      expect(model.map((e) => e.session_id)).toContain(entry.session_id)
+      expect(entry.data.mcp?.tool_call_id).toBeTruthy()
     },
     RUN_TIMEOUT_MS + 10_000,
   )

@@ -99,6 +99,17 @@ describe('aggregated endpoint /mcp', () => {
     expect(entry.session_id).toStartWith('mcp-')
   })
 
+  test('the agent session and the model’s tool call id the client names in _meta link the entry to its model requests', async () => {
+    const mcp = await connectMcp(gw.url, plainKey, '/mcp', { 'x-request-id': 'mcp-audit-probe-2' })
+    await mcp.client.callTool({ name: 'everything__echo', arguments: { message: 'linked' }, _meta: { sessionId: 'agent-session-42', 'claudecode/toolUseId': 'toolu_0123' } })
+    await mcp.close()
+    const page = await audit.eventually(
+      () => audit.list({ session_id: 'agent-session-42', method: 'tools/call' }),
+      (p) => p.total === 1,
+    )
+    expect(page.entries[0]!.data.mcp?.tool_call_id).toBe('toolu_0123')
+  })
+
   test('a stdio server gets only its configured environment, never the gateway’s', async () => {
     const mcp = await connectMcp(gw.url, plainKey)
     const env = toolText(await mcp.client.callTool({ name: 'everything__get-env', arguments: {} }))

@@ -168,6 +168,7 @@ function Summary({ entry }: { entry: AuditLogEntry }) {
           {data.mcp.is_error && <span class="badge badge-warn">tool error</span>}
           {data.mcp.rpc_error_code !== undefined && <small class="muted"> · JSON-RPC error {data.mcp.rpc_error_code}</small>}
           {data.mcp.price_usd !== undefined && <small class="muted"> · {data.mcp.price_usd} USD</small>}
+          {data.mcp.tool_call_id && <small class="muted"> · for the model's tool call {data.mcp.tool_call_id}</small>}
         </Fact>
       )}
       <Fact label={data.mcp ? 'Tool or prompt' : 'Model'}>
