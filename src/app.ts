@@ -32,6 +32,7 @@ import type { TracingSettings } from './observability/tracing-config.ts'
 import type { PrimaryLink } from './workers/link.ts'
 import { RequestsEnd } from './pipeline/context-abort.ts'
 import { McpGateway } from './mcp/gateway.ts'
+import { JwtVerifier } from './keys/jwt/verifier.ts'
 
 export interface GatewayOptions {
   config: GatewayConfig
@@ -61,6 +62,8 @@ export class Gateway {
   readonly keys: KeyDirectory
   /** Audit suppression of authentication failures, and the throttle every credential check consults. */
   readonly authFailures: AuthFailureLimiter
+  /** Identity tokens (JWT bearers) of the configured issuers, accepted on /v1 and /mcp (auth.jwt). */
+  readonly identityTokens: JwtVerifier
   /** Aborted when a graceful stop reaches its drain deadline: in-flight requests end with a 503 (see main.ts). */
   readonly endRequests = new RequestsEnd()
   readonly deps: PluginDeps
@@ -95,6 +98,7 @@ export class Gateway {
     this.providers = new ProviderRegistry(this.config, options.adapters ?? providerAdapters)
     this.catalog = new ModelCatalog(this.providers, this.config.virtual_models, this.log)
     this.stores = stores
+    this.identityTokens = new JwtVerifier(this.config.auth.jwt, this.log)
     this.authFailures = new AuthFailureLimiter({ throttle: { burst: this.config.auth.failure_burst, refillPerSecond: this.config.auth.failure_refill_per_second } })
     // The audit writer's counters are read when /metrics is scraped.
     this.metrics = this.config.metrics.enabled
@@ -188,6 +192,7 @@ export class Gateway {
     this.threadRetention.start()
     this.usage.startWriter()
     await this.mcp.start()
+    await this.identityTokens.start()
     await Promise.all([this.catalog.start(this.config.upstream.models_refresh_seconds), this.keysLoaded])
   }
 

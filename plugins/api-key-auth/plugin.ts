@@ -31,7 +31,7 @@ export const apiKeyAuth = definePlugin({
         }
         ctx.principal = result.principal
         const keyId = result.principal.keyId
-        if (requireBoundPath && result.principal.method === 'managed_key' && result.principal.userPath === undefined) {
+        if (requireBoundPath && (result.principal.method === 'managed_key' || result.principal.method === 'jwt') && result.principal.userPath === undefined) {
           return respondWithError(ctx, gatewayErrors.keyUserPathRequired())
         }
         // Revocation reaches every process through the key snapshot and its change feed: a stream of a key revoked

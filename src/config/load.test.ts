@@ -17,6 +17,17 @@ function problemsOf(env: Record<string, string>, cwd = emptyDir()): string[] {
 }
 
 describe('loadConfig', () => {
+  test('GATEWAY_JWT_ISSUER and GATEWAY_JWT_AUDIENCE add an issuer after the YAML ones; one without the other is refused', () => {
+    const dir = emptyDir()
+    writeFileSync(join(dir, 'gateway.yaml'), 'auth:\n  jwt:\n    issuers:\n      - { issuer: "https://ci.example", audience: gw }\n')
+    const config = loadConfig({ env: { GATEWAY_JWT_ISSUER: 'https://idp.example/realms/a', GATEWAY_JWT_AUDIENCE: 'gw, other' }, cwd: dir })
+    expect(config.auth.jwt.issuers.map((i) => [i.issuer, i.audience])).toEqual([
+      ['https://ci.example', ['gw']],
+      ['https://idp.example/realms/a', ['gw', 'other']],
+    ])
+    expect(problemsOf({ GATEWAY_JWT_ISSUER: 'https://idp.example' })).toEqual(['GATEWAY_JWT_ISSUER and GATEWAY_JWT_AUDIENCE go together: set both, or neither'])
+  })
+
   test('defaults: port 8080, no providers, nothing logged', () => {
     const config = loadConfig({ env: {}, cwd: emptyDir() })
     expect(config.server.port).toBe(8080)

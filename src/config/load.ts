@@ -129,8 +129,29 @@ function applyEnvironment(raw: Record<string, unknown>, env: Env, origins: Map<s
     }
   }
 
+  applyJwtIssuerEnvironment(raw, env, origins)
   for (const type of PROVIDER_TYPE_NAMES) applyProviderEnvironment(raw, type, env, origins)
   if (typeof raw.providers === 'object' && raw.providers !== null) applyCloudDefaults(raw.providers as Record<string, Record<string, unknown>>, env, origins)
+}
+
+/** GATEWAY_JWT_ISSUER and GATEWAY_JWT_AUDIENCE (comma-separated) add one issuer to YAML's `auth.jwt.issuers`. */
+function applyJwtIssuerEnvironment(raw: Record<string, unknown>, env: Env, origins: Map<string, string>) {
+  const issuer = env.GATEWAY_JWT_ISSUER || undefined
+  const audience = env.GATEWAY_JWT_AUDIENCE || undefined
+  if (!issuer && !audience) return
+  if (!issuer || !audience) throw new ConfigError(['GATEWAY_JWT_ISSUER and GATEWAY_JWT_AUDIENCE go together: set both, or neither'])
+  const auth = (raw.auth ??= {}) as Record<string, unknown>
+  const jwt = (auth.jwt ??= {}) as Record<string, unknown>
+  const issuers = (jwt.issuers ??= []) as unknown[]
+  if (!Array.isArray(issuers)) return
+  issuers.push({
+    issuer,
+    audience: audience
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean),
+  })
+  origins.set(`auth.jwt.issuers.${issuers.length - 1}`, 'env GATEWAY_JWT_ISSUER, GATEWAY_JWT_AUDIENCE')
 }
 
 function applyProviderEnvironment(raw: Record<string, unknown>, type: ProviderType, env: Env, origins: Map<string, string>) {

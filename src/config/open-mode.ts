@@ -7,7 +7,8 @@ import type { GatewayConfig } from './schema.ts'
 
 /** Why the gateway must not start as configured; undefined when it may. */
 export function openModeRefusal(config: GatewayConfig): string | undefined {
-  if (config.master_key || config.auth.allow_open) return undefined
+  // Identity token issuers are credentials too: /v1 is not open with them (a request without a token is refused).
+  if (config.master_key || config.auth.allow_open || config.auth.jwt.issuers.length > 0) return undefined
   const where = `${config.server.host}:${config.server.port}`
   return [
     `Refusing to start: GATEWAY_MASTER_KEY is not set, so /v1 would be open to anyone who can reach ${where} and the admin API closed.`,

@@ -11,6 +11,7 @@ import { workflowInputSchema } from '../workflows/definition.ts'
 import { PROVIDER_TYPE_NAMES } from './provider-catalog.ts'
 import { modelIdProblem } from '../models/model-id.ts'
 import { mcpConfigSchema } from '../mcp/config.ts'
+import { jwtConfigSchema } from '../keys/jwt/config.ts'
 
 const booleanFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((v) => ['true', '1', 'yes', 'on'].includes(v))])
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max)
@@ -112,6 +113,8 @@ export const gatewayConfigSchema = z.strictObject({
       failure_burst: integer(1).default(30),
       /** Attempts a throttled address regains per second. */
       failure_refill_per_second: z.coerce.number().positive().default(1),
+      /** Identity tokens (JWT bearers) from configured issuers, accepted on /v1 and /mcp instead of a managed key. */
+      jwt: jwtConfigSchema.prefault({}),
     })
     .prefault({}),
   database: z

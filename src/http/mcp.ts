@@ -50,7 +50,7 @@ export function mcpRoutes(gateway: Gateway, credentials: KeyAuthenticator) {
   const mcp = gateway.mcp
   const bodyDeadlineMs = gateway.config.server.body_timeout_seconds * 1000
 
-  function handle({ request, server }: Context, serverName?: string): Promise<Response> {
+  async function handle({ request, server }: Context, serverName?: string): Promise<Response> {
     // Calls may take as long as their server's deadline and notification streams stay open, so the idle timeout
     // is lifted, but only once a POST's body is in: a body that stops arriving is still cut.
     if (request.method !== 'POST') server?.timeout(request, 0)
@@ -61,7 +61,7 @@ export function mcpRoutes(gateway: Gateway, credentials: KeyAuthenticator) {
       server: serverName,
       clientIp,
       // Through the same credential throttle as /v1: a throttled address is refused before its key is checked.
-      authentication: credentials.authenticate(request.headers, clientIp),
+      authentication: await credentials.authenticateRequest(request.headers, clientIp),
       readBody: async (maxBytes) => {
         const read = (await readBody(request, { maxBytes, deadlineMs: bodyDeadlineMs })) as BodyRead
         if (read.kind === 'read') server?.timeout(request, 0)

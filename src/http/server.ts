@@ -32,7 +32,11 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
   const maxBodyBytes = gateway.config.server.max_body_bytes
 
   // The key is checked from the headers before the body is read: a request that will be refused costs no memory.
-  const credentials = new KeyAuthenticator(gateway.config.master_key, gateway.keys, { throttle: gateway.authFailures.throttle, allowOpen: gateway.config.auth.allow_open })
+  const credentials = new KeyAuthenticator(gateway.config.master_key, gateway.keys, {
+    throttle: gateway.authFailures.throttle,
+    allowOpen: gateway.config.auth.allow_open,
+    tokens: gateway.identityTokens,
+  })
   const bodyDeadlineMs = gateway.config.server.body_timeout_seconds * 1000
 
   async function handleV1(request: Request, server: BunServer, endpoint: EndpointId, rawPathParam?: string): Promise<Response> {
@@ -46,7 +50,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
       log: gateway.log,
       maxBodyBytes,
       bodyDeadlineMs,
-      authentication: credentials.authenticate(request.headers, clientIp),
+      authentication: await credentials.authenticateRequest(request.headers, clientIp),
       requestsEnd: gateway.endRequests,
       pathParam: typeof pathParam === 'string' ? pathParam : rawPathParam,
     })

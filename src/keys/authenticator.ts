@@ -3,11 +3,13 @@
  * SHA-256 of the presented key serves both the constant-time master comparison and the snapshot lookup, so a
  * failure costs one digest and one map lookup. Shared by /v1 (plugins/api-key-auth) and /admin (admin-auth).
  * With a throttle, an address that keeps guessing is refused before its credential is looked at, and every
- * failure is recorded against its address (credential-throttle.ts).
+ * failure is recorded against its address (credential-throttle.ts). `authenticateRequest` also takes an identity
+ * token (a JWT from a configured issuer, jwt/verifier.ts) through the same throttle; /admin takes keys only.
  */
 import { timingSafeEqual } from 'node:crypto'
 import { adminGrantOf, MASTER_GRANT } from '../admin/grants.ts'
 import { presentedKey } from './presented-key.ts'
+import { type JwtVerifier, looksLikeJwt } from './jwt/verifier.ts'
 import type { Principal } from '../pipeline/context.ts'
 import type { ApiKeyRecord } from '../stores/types.ts'
 import type { CredentialThrottle } from './credential-throttle.ts'
@@ -32,6 +34,8 @@ export interface KeyAuthenticatorOptions {
    * neither a master key nor an active managed key. Otherwise a request without a key is always refused.
    */
   allowOpen?: boolean
+  /** Identity tokens accepted instead of a managed key (by `authenticateRequest`). */
+  tokens?: JwtVerifier
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ method: 'none', id: 'anonymous' })
@@ -48,6 +52,7 @@ export class KeyAuthenticator {
   private readonly masterDigest: Buffer | undefined
   private readonly throttle: CredentialThrottle | undefined
   private readonly allowOpen: boolean
+  private readonly tokens: JwtVerifier | undefined
 
   constructor(
     masterKey: string | undefined,
@@ -57,6 +62,7 @@ export class KeyAuthenticator {
     this.masterDigest = masterKey ? keyDigest(masterKey) : undefined
     this.throttle = options.throttle
     this.allowOpen = options.allowOpen ?? false
+    this.tokens = options.tokens?.enabled ? options.tokens : undefined
   }
 
   get hasMasterKey(): boolean {
@@ -76,6 +82,26 @@ export class KeyAuthenticator {
     if (result.kind !== 'rejected') return result
     this.throttle?.recordFailure(clientAddress(), result.credential)
     return { kind: 'rejected', failure: result.failure, reason: result.reason }
+  }
+
+  /**
+   * `authenticate`, and a bearer shaped like a JWT is verified as an identity token when issuers are configured:
+   * that may wait for the issuer's key set (fetched once, then cached), so it answers a promise then.
+   */
+  authenticateRequest(headers: Headers, clientAddress: () => string = NO_ADDRESS): Authentication | Promise<Authentication> {
+    const presented = this.tokens ? presentedKey(headers) : undefined
+    if (!this.tokens || presented?.kind !== 'key' || !looksLikeJwt(presented.key)) return this.authenticate(headers, clientAddress)
+    const verdict = this.throttle?.verdict(clientAddress)
+    if (verdict?.throttled) {
+      return { kind: 'throttled', retryAfterSeconds: verdict.retryAfterSeconds, reason: 'too many failed authentications from this address; the credential was not checked' }
+    }
+    const token = presented.key
+    return this.tokens.verify(token).then((result): Authentication => {
+      if (result.kind === 'verified') return { kind: 'authenticated', principal: result.principal }
+      if (result.kind === 'unavailable') return result
+      this.throttle?.recordFailure(clientAddress(), keyDigest(token).toString('hex').slice(0, 16))
+      return { kind: 'rejected', failure: result.failure, reason: result.reason }
+    })
   }
 
   private check(headers: Headers): Checked {

@@ -150,7 +150,7 @@ export class McpTransport {
     const principal = result.principal
     x.principal = principal
     x.apiKeyHash = principal.keyHash?.slice(0, 16)
-    if (this.deps.requireKeyUserPath && principal.method === 'managed_key' && principal.userPath === undefined) {
+    if (this.deps.requireKeyUserPath && (principal.method === 'managed_key' || principal.method === 'jwt') && principal.userPath === undefined) {
       return { refusal: this.httpError(asMcpError(gatewayErrors.keyUserPathRequired()), x) }
     }
     const userPath = requestUserPath(principal.userPath, request.headers.get(USER_PATH_HEADER))

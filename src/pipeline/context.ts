@@ -19,11 +19,11 @@ import type { AttemptSnapshot, FailoverSnapshot, RequestRevisionSnapshot, TokenU
 
 export type { EndpointId }
 
-export type AuthMethod = 'master_key' | 'managed_key' | 'none'
+export type AuthMethod = 'master_key' | 'managed_key' | 'jwt' | 'none'
 
 export interface Principal {
   method: AuthMethod
-  /** Stable id of the principal: the managed key's id, `master`, or `anonymous`. */
+  /** Stable id of the principal: the managed key's id, `master`, `anonymous`, or `jwt:<issuer>#<subject>`. */
   id: string
   keyId?: string
   /** Hash of the presented key (never the key itself). */
