@@ -25,6 +25,9 @@ export interface StoredDefinitions {
 
 const serverBinding = (name: string) => `mcp-server|${name}`
 
+/** What a stored rule that no longer validates becomes: a deny of every tool, for everyone (fails closed). */
+export const UNREADABLE_RULE: VisibilityRule = Object.freeze({ name: 'unreadable stored rule: hides every tool', allow: [], deny: ['*'] })
+
 export class McpStoredDefinitions {
   current: StoredDefinitions = { servers: new Map(), rules: [] }
   private readonly snapshot: Snapshot<StoredDefinitions>
@@ -137,7 +140,12 @@ export class McpStoredDefinitions {
     for (const row of await this.store.rules()) {
       const parsed = visibilityRuleSchema.safeParse(row.rule)
       if (parsed.success) rules.push({ id: row.id, rule: parsed.data, created_at: row.createdAt })
-      else this.log.error({ rule_id: row.id }, 'a stored MCP visibility rule is no longer valid; it is skipped')
+      else {
+        // Skipping it would widen access when it was a deny; whom it was for is unreadable too, so it hides every
+        // tool from everyone until an admin deletes or replaces it.
+        this.log.error({ rule_id: row.id }, 'a stored MCP visibility rule is no longer valid; every MCP tool is hidden until it is deleted')
+        rules.push({ id: row.id, rule: UNREADABLE_RULE, created_at: row.createdAt })
+      }
     }
     return { servers, rules }
   }

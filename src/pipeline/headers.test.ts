@@ -47,6 +47,7 @@ describe('redactHeaders (issue 26, item 12)', () => {
     ['x-api-key', 'opaque'],
     ['api_key', 'opaque'],
     ['x-goog-api-key', 'opaque'],
+    ['mcp-session-id', 'opaque-session'],
   ])('by name: %s', (name, value) => {
     expect(redacted([[name, value]])[name]).toBe(REDACTED)
   })

@@ -46,9 +46,10 @@ function withRequestIds(headers: Headers, upstreamId: string | null, requestId: 
 /**
  * Header names that carry credentials: the usual ones, anything naming an authorization (`X-Forwarded-Authorization`,
  * `X-Original-Authorization`), an API key (`apikey`, `api_key`, `x-goog-api-key`), any `x-…-key`, and anything
- * naming a secret, token, password or credential.
+ * naming a secret, token, password or credential; and session ids that stand in for a credential (MCP's
+ * `Mcp-Session-Id`, useless without the key, but a handle on someone's session all the same).
  */
-const SENSITIVE_HEADER = /^(cookie|set-cookie)$|authorization|api[-_]?key|^x-.+-key$|secret|token|passw(or)?d|credential/i
+const SENSITIVE_HEADER = /^(cookie|set-cookie|mcp-session-id)$|authorization|api[-_]?key|^x-.+-key$|secret|token|passw(or)?d|credential/i
 
 export const REDACTED = '[REDACTED]'
 
