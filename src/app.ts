@@ -15,7 +15,6 @@ import { openStores } from './stores/open.ts'
 import { LimitRegistry } from './limits/registry.ts'
 import type { CostModel } from './limits/cost.ts'
 import { UsageService } from './usage/usage-service.ts'
-import { localEndpoints } from './models/local-endpoints.ts'
 import { keyAdminAuthenticator, type AdminAuthenticator } from './http/admin/admin-auth.ts'
 import { AuthFailureLimiter } from './keys/failure-limiter.ts'
 import { KeyDirectory } from './keys/key-directory.ts'
@@ -230,7 +229,7 @@ export class Gateway {
   handle(ctx: RequestContext): Promise<Response> {
     applyRequestLabels(ctx, this.config.labels)
     return runPipeline(ctx, this.workflows, {
-      localHandler: (c) => localEndpoints(c, this.catalog),
+      catalog: this.catalog,
       keepaliveMs: this.config.upstream.keepalive_seconds * 1000,
       telemetry: this.telemetry,
     })

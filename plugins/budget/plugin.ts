@@ -1,6 +1,7 @@
 /**
  * @module Budgets (feature `budget`, which requires `usage`). Before the upstream call the request's estimated
- * cost (prompt tokens counted, output tokens at max_tokens or an estimate, at the model's price) is reserved in
+ * cost (prompt tokens counted, output tokens at max_tokens or an estimate, the units of work it asks for, at the
+ * model's price: src/limits/request-estimate.ts) is reserved in
  * every budget that covers the key or user path, atomically against the limit; when the request completes the
  * reservation is replaced by the actual cost. Concurrent requests therefore cannot overspend by more than the
  * amount their real cost exceeds their estimate. An exhausted budget is a 429 `budget_exceeded` saying when it
@@ -11,7 +12,9 @@ import { budgetWindow, MICRO } from '../../src/limits/budget-spend.ts'
 import { inScope, type Budget } from '../../src/limits/definitions.ts'
 import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
-import { countChatPromptTokens } from '../../src/tokens/count.ts'
+import { estimatedPromptTokens, requestedOutputTokens } from '../../src/limits/request-estimate.ts'
+import { endpoint } from '../../src/protocols/endpoints.ts'
+import { unitUsageOf } from '../../src/usage/units.ts'
 import { budgetManifest } from './manifest.ts'
 
 interface Reservation {
@@ -38,18 +41,20 @@ export const budget = definePlugin({
 
     async function estimateMicro(ctx: RequestContext, defaultOutputTokens: number): Promise<number> {
       if (!ctx.target) return 0
-      const max = ctx.body.max_completion_tokens ?? ctx.body.max_tokens ?? ctx.body.max_output_tokens
+      const { api } = endpoint(ctx.endpoint)
       const usd = costModel.costUsd(ctx.target, {
-        prompt: await countChatPromptTokens(ctx.body),
+        prompt: await estimatedPromptTokens(api, ctx.body),
         cachedPrompt: 0,
         cacheWrite: 0,
-        completion: typeof max === 'number' ? max : defaultOutputTokens,
+        completion: requestedOutputTokens(api, ctx.body, defaultOutputTokens),
+        unitUsage: api.usage?.requestedUnits?.(ctx.body),
       })
       return Math.round((usd ?? 0) * MICRO)
     }
 
     return {
       async before(ctx, config) {
+        if (!endpoint(ctx.endpoint).governance.limits) return CONTINUE
         const applicable = limits.budgets.filter((b) => inScope(b.scope, ctx.principal?.keyId, ctx.userPath))
         if (applicable.length === 0) return CONTINUE
         const now = Date.now()
@@ -75,7 +80,13 @@ export const budget = definePlugin({
         const u = outcome.usage
         const actualUsd =
           u && ctx.target && !ctx.cacheType
-            ? costModel.costUsd(ctx.target, { prompt: u.prompt_tokens, cachedPrompt: u.cached_tokens, cacheWrite: u.cache_write_tokens, completion: u.completion_tokens })
+            ? costModel.costUsd(ctx.target, {
+                prompt: u.prompt_tokens,
+                cachedPrompt: u.cached_tokens,
+                cacheWrite: u.cache_write_tokens,
+                completion: u.completion_tokens,
+                unitUsage: unitUsageOf(u),
+              })
             : 0
         const actualMicro = Math.round((actualUsd ?? 0) * MICRO)
         for (const e of r.entries) await counters.add(e.key, actualMicro - e.micro, e.ttlMs)

@@ -4,7 +4,8 @@ import { loadCountThread } from '../../src/tokens/count-thread.ts'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { contextSlimmerConfig } from './manifest.ts'
 import { contextSlimmer, slimText, trimLineEnds } from './plugin.ts'
-import { slimToolResults } from './tool-results.ts'
+import { chatToolResults, messagesToolResults, responsesToolResults } from '../../src/protocols/tool-results.ts'
+import { endpoint } from '../../src/protocols/endpoints.ts'
 
 // The tokenizer thread loads its tables before counting; waiting here keeps the first test's time for the test.
 beforeAll(() => loadCountThread(), 30_000)
@@ -94,7 +95,7 @@ describe('tool results on every ingress protocol', () => {
         { type: 'custom_tool_call_output', call_id: 'c2', output: [{ type: 'input_text', text: padded }] },
       ],
     }
-    const result = slimToolResults('responses', body, slim)!
+    const result = responsesToolResults(body, slim)
     expect(result.slimmed).toBe(2)
     expect(result.body.input).toEqual([
       { role: 'user', content: padded },
@@ -117,7 +118,7 @@ describe('tool results on every ingress protocol', () => {
         },
       ],
     }
-    const result = slimToolResults('messages', body, slim)!
+    const result = messagesToolResults(body, slim)!
     expect(result.slimmed).toBe(2)
     expect((result.body.messages as any)[1].content).toEqual([
       { type: 'tool_result', tool_use_id: 't1', content: thin },
@@ -129,7 +130,8 @@ describe('tool results on every ingress protocol', () => {
 
   test('nothing to slim: the same body', () => {
     const body = { messages: [{ role: 'tool', content: thin }] }
-    expect(slimToolResults('chat.completions', body, slim)).toEqual({ body, slimmed: 0 })
-    expect(slimToolResults('models.list', body, slim)).toBeUndefined()
+    expect(chatToolResults(body, slim)).toEqual({ body, slimmed: 0 })
+    expect(chatToolResults({ input: 'x' }, slim)).toBeUndefined()
+    expect(endpoint('models.list').api.toolResults).toBeNull()
   })
 })

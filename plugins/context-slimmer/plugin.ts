@@ -2,12 +2,13 @@
  * @module Context slimmer (rewriter, core; on when the workflow sets `plugins.context-slimmer.enabled`). Agents
  * resend long tool outputs (file listings, logs, command output) every turn; their padding and duplicated tool
  * definitions cost tokens and carry no meaning. Only tool results and tool definitions are touched — never what
- * a person or the model wrote. Runs on every ingress API (where tool results are in each: tool-results.ts).
+ * a person or the model wrote. Runs on every API that carries tool results (where they are is the API's:
+ * `toolResults` of its shape, src/protocols/api-shape.ts).
  */
 import { applyRewrite, continueAfter } from '../../src/pipeline/rewrite.ts'
 import { CONTINUE, definePlugin } from '../../src/pipeline/types.ts'
+import { endpoint } from '../../src/protocols/endpoints.ts'
 import { contextSlimmerManifest } from './manifest.ts'
-import { slimToolResults } from './tool-results.ts'
 
 export function slimText(text: string, collapse: boolean, trim: boolean): string {
   let out = text
@@ -50,12 +51,13 @@ export const contextSlimmer = definePlugin({
   create() {
     return {
       before(ctx, config) {
-        if (!config.enabled) return CONTINUE
+        const slimToolResults = endpoint(ctx.endpoint).api.toolResults
+        if (!config.enabled || !slimToolResults) return CONTINUE
         const slim = (t: string) => slimText(t, config.collapse_tool_output_whitespace, config.trim_trailing_whitespace)
-        if (!slimToolResults(ctx.endpoint, ctx.body, slim)) return CONTINUE
+        const results = slimToolResults(ctx.body, slim)
+        if (!results) return CONTINUE
         return continueAfter(
           applyRewrite(ctx, contextSlimmerManifest.id, (body) => {
-            const results = slimToolResults(ctx.endpoint, body, slim)!
             let removedTools = 0
             let tools = body.tools
             if (config.remove_duplicate_tools && Array.isArray(body.tools)) {

@@ -9,6 +9,7 @@ import { GatewayError } from '../../src/errors/gateway-error.ts'
 import type { RequestContext } from '../../src/pipeline/context.ts'
 import type { AttemptKind } from '../../src/pipeline/snapshots.ts'
 import { definePlugin, type PluginDeps } from '../../src/pipeline/types.ts'
+import { endpoint } from '../../src/protocols/endpoints.ts'
 import { callTarget } from '../../src/providers/call-target.ts'
 import type { ResolvedTarget, UpstreamResult } from '../../src/providers/types.ts'
 import { upstreamFailures } from '../../src/providers/upstream-errors.ts'
@@ -124,6 +125,8 @@ export const failover = definePlugin({
         const policy = config.circuit_breaker
         const retryable = (error: GatewayError) => config.retry_on_status.includes(error.status)
         const primary = ctx.target!
+        // A row that must stay on its target (governance.failover off) retries it, and goes nowhere else.
+        const fallbacks = () => (endpoint(ctx.endpoint).governance.failover ? candidateTargets(ctx, config, deps) : [primary])
         let lastError: GatewayError | undefined
         // Fallbacks are only worked out once the primary failed: the happy path pays nothing for them.
         let targets: ResolvedTarget[] = [primary]
@@ -138,7 +141,7 @@ export const failover = definePlugin({
               code: 'circuit_open',
               message: `Target '${target.selector}' is failing and is skipped for now (circuit open).`,
             })
-            if (i === 0) targets = candidateTargets(ctx, config, deps)
+            if (i === 0) targets = fallbacks()
             continue
           }
           for (let retry = 0; retry <= config.max_retries; retry++) {
@@ -162,7 +165,7 @@ export const failover = definePlugin({
             if (circuit !== undefined && !breaker.allows(circuit, policy)) break
             if (!(await sleep(wait, ctx.clientSignal))) return upstreamFailures.clientClosed()
           }
-          if (i === 0) targets = candidateTargets(ctx, config, deps)
+          if (i === 0) targets = fallbacks()
         }
         return lastError ?? new GatewayError({ status: 503, type: 'provider_error', code: 'no_target', message: 'No target could take the request.' })
       },

@@ -2,18 +2,20 @@
  * @module Guardrails (feature `guardrails`). Input rules run before the request leaves: a `block` rule answers
  * 400 `guardrail_blocked` naming the rule (never the matched text); a `mask` rule replaces the match (e.g.
  * `[EMAIL]`) and is recorded as a request revision, so the audit shows what changed. Output rules run on
- * non-streamed responses. Streams are not held back to be checked: output rules do not apply to them.
+ * non-streamed responses. Streams are not held back to be checked: output rules do not apply to them. They apply
+ * to the rows whose `governance.guardrails` is set, on the texts and tools their API declares (`guardedTexts`,
+ * `tools`: src/protocols/api-shape.ts).
  */
 import { GatewayError } from '../../src/errors/gateway-error.ts'
 import type { RequestContext } from '../../src/pipeline/context.ts'
 import { applyRewrite } from '../../src/pipeline/rewrite.ts'
+import type { ApiShape } from '../../src/protocols/api-shape.ts'
 import { endpoint } from '../../src/protocols/endpoints.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
-import { countChatPromptTokens, countTextsTokens } from '../../src/tokens/count.ts'
+import { countTextsTokens } from '../../src/tokens/count.ts'
 import { detectors, maskSpans, patternDetector, type Detector } from './detectors.ts'
 import { guardrailsManifest, type GuardrailRule, type GuardrailsConfig } from './manifest.ts'
-import { offeredTools } from './offered-tools.ts'
-import { collectTexts, mapRequestTexts, mapResponseTexts } from './text-walk.ts'
+import { collectTexts, type TextMap, textMapsOf } from './text-walk.ts'
 
 type Json = Record<string, unknown>
 
@@ -41,8 +43,8 @@ export function blocked(rule: string, where: 'input' | 'output'): GatewayError {
 }
 
 /** Which rules fire on the texts, and the body with mask rules applied. */
-export function evaluate(body: Json, rules: CompiledRule[], map: typeof mapRequestTexts, side: 'request' | 'response') {
-  const texts = collectTexts(body, side)
+export function evaluate(body: Json, rules: CompiledRule[], map: TextMap) {
+  const texts = collectTexts(body, map)
   const blockedBy = rules.find((r) => r.rule.action === 'block' && texts.some((t) => r.detect(t).length > 0))
   if (blockedBy) return { blockedBy: blockedBy.rule.name, body, masked: {} as Record<string, number> }
   const masked: Record<string, number> = {}
@@ -62,9 +64,16 @@ export function evaluate(body: Json, rules: CompiledRule[], map: typeof mapReque
   return { body: out, masked }
 }
 
-function inputTokens(ctx: RequestContext): Promise<number> {
-  if (ctx.endpoint === 'chat.completions') return countChatPromptTokens(ctx.body)
-  return countTextsTokens(collectTexts(ctx.body, 'request'))
+/** The request's prompt tokens as its API counts them; an API that counts none, by the tokens of its texts. */
+function inputTokens(ctx: RequestContext, api: ApiShape, requestTexts: TextMap): Promise<number> {
+  return api.promptTokens ? api.promptTokens(ctx.body) : countTextsTokens(collectTexts(ctx.body, requestTexts))
+}
+
+/** The row's API when guardrails apply to it and it has texts to read. */
+function guardedApi(ctx: RequestContext) {
+  const row = endpoint(ctx.endpoint)
+  const maps = row.governance.guardrails ? textMapsOf(row.api) : undefined
+  return maps && { row, api: row.api, maps }
 }
 
 export function createGuardrails(config: GuardrailsConfig) {
@@ -73,24 +82,29 @@ export function createGuardrails(config: GuardrailsConfig) {
   const allowedTools = config.allowed_tools ? new Set(config.allowed_tools) : undefined
   return {
     async before(ctx: RequestContext) {
-      if (!endpoint(ctx.endpoint).metered) return CONTINUE
+      const guarded = guardedApi(ctx)
+      if (!guarded) return CONTINUE
+      const { row, api, maps } = guarded
       // `some`, not `find`: a nameless tool's identity is the empty string, which `find` would return as "none".
-      if (allowedTools && offeredTools(ctx.body).some((name) => !allowedTools.has(name))) return respondWithError(ctx, blocked('allowed_tools', 'input'))
-      if (config.max_input_tokens !== undefined && (await inputTokens(ctx)) > config.max_input_tokens) return respondWithError(ctx, blocked('max_input_tokens', 'input'))
+      if (allowedTools && (api.tools?.offered(ctx.body) ?? []).some((name) => !allowedTools.has(name))) return respondWithError(ctx, blocked('allowed_tools', 'input'))
+      if (config.max_input_tokens !== undefined && (await inputTokens(ctx, api, maps.request)) > config.max_input_tokens)
+        return respondWithError(ctx, blocked('max_input_tokens', 'input'))
       if (input.length === 0) return CONTINUE
-      const result = evaluate(ctx.body, input, mapRequestTexts, 'request')
+      const result = evaluate(ctx.body, input, maps.request)
       if (result.blockedBy) return respondWithError(ctx, blocked(result.blockedBy, 'input'))
       // A verbatim row (the pass-through) forwards the client's bytes: what would be masked cannot be, so it is refused.
       const maskedBy = Object.keys(result.masked)[0]
-      if (maskedBy !== undefined && endpoint(ctx.endpoint).verbatim) return respondWithError(ctx, blocked(maskedBy, 'input'))
+      if (maskedBy !== undefined && row.verbatim) return respondWithError(ctx, blocked(maskedBy, 'input'))
       if (Object.keys(result.masked).length > 0) await applyRewrite(ctx, guardrailsManifest.id, () => ({ body: result.body, detail: { masked: result.masked } }))
       return CONTINUE
     },
     async onResponse(ctx: RequestContext, response: Response): Promise<Response | GatewayError> {
-      if (output.length === 0 || response.status >= 300 || ctx.stream || endpoint(ctx.endpoint).verbatim) return response
-      if (!(response.headers.get('content-type') ?? '').includes('json')) return response
+      if (output.length === 0 || response.status >= 300 || ctx.stream) return response
+      const guarded = guardedApi(ctx)
+      // A verbatim row's answer goes to the client as the upstream sent it: output rules do not apply.
+      if (!guarded || guarded.row.verbatim || !(response.headers.get('content-type') ?? '').includes('json')) return response
       const body = (await response.json()) as Json
-      const result = evaluate(body, output, mapResponseTexts, 'response')
+      const result = evaluate(body, output, guarded.maps.response)
       if (result.blockedBy) return blocked(result.blockedBy, 'output')
       return new Response(JSON.stringify(result.body), { status: response.status, headers: response.headers })
     },

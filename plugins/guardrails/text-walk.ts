@@ -1,16 +1,15 @@
 /**
- * @module Finds the human/model text inside a request or response body of any of the three APIs (chat
- * messages, Responses input/output, Anthropic messages) and rewrites it without touching structure, ids,
- * roles or model names. A request's tool definitions are text the model reads too: their descriptions, the tool's
- * own and its parameters' at any depth of the schema (names, types and enums are structure and stay as they are).
+ * @module Finds the human/model text inside a request or response body and rewrites it without touching structure,
+ * ids, roles or model names. Where the text is comes from the API (`guardedTexts` and `tools` of its shape,
+ * src/protocols/api-shape.ts): under each root field, the strings of text fields at any depth. A request's tool
+ * definitions are text the model reads too: their descriptions, the tool's own and its parameters' at any depth of
+ * the schema (names, types and enums are structure and stay as they are).
  */
+import type { ApiShape } from '../../src/protocols/api-shape.ts'
 
 type Json = Record<string, unknown>
+export type TextMap = (body: Json, fn: (text: string) => string) => Json
 
-const REQUEST_ROOTS = ['messages', 'input', 'instructions', 'system', 'prompt']
-const RESPONSE_ROOTS = ['choices', 'output', 'content']
-/** Chat `tools` and legacy `functions`, Responses and Anthropic `tools`. */
-const TOOL_ROOTS = ['tools', 'functions']
 const TEXT_KEYS = new Set(['content', 'text', 'input', 'output', 'arguments', 'instructions', 'system', 'refusal', 'message'])
 
 function walk(value: unknown, textual: boolean, fn: (text: string) => string): unknown {
@@ -37,16 +36,37 @@ function walkDescriptions(value: unknown, fn: (text: string) => string): unknown
   return out
 }
 
-export function mapRequestTexts(body: Json, fn: (text: string) => string): Json {
-  const out = mapRoots(body, REQUEST_ROOTS, fn)
-  for (const root of TOOL_ROOTS) if (body[root] !== undefined) out[root] = walkDescriptions(body[root], fn)
-  return out
+export interface TextMaps {
+  request: TextMap
+  response: TextMap
 }
-export const mapResponseTexts = (body: Json, fn: (text: string) => string) => mapRoots(body, RESPONSE_ROOTS, fn)
 
-export function collectTexts(body: Json, roots: 'request' | 'response'): string[] {
+const MAPS = new WeakMap<ApiShape, TextMaps | null>()
+
+/** The maps of a request's and an answer's texts in `api` (made once per API); undefined when it has no texts. */
+export function textMapsOf(api: ApiShape): TextMaps | undefined {
+  let maps = MAPS.get(api)
+  if (maps === undefined) MAPS.set(api, (maps = textMaps(api) ?? null))
+  return maps ?? undefined
+}
+
+export function textMaps(api: Pick<ApiShape, 'guardedTexts' | 'tools'>): TextMaps | undefined {
+  const texts = api.guardedTexts
+  if (!texts) return undefined
+  const toolRoots = api.tools?.roots ?? []
+  return {
+    request(body, fn) {
+      const out = mapRoots(body, texts.request, fn)
+      for (const root of toolRoots) if (body[root] !== undefined) out[root] = walkDescriptions(body[root], fn)
+      return out
+    },
+    response: (body, fn) => mapRoots(body, texts.response, fn),
+  }
+}
+
+export function collectTexts(body: Json, map: TextMap): string[] {
   const texts: string[] = []
-  ;(roots === 'request' ? mapRequestTexts : mapResponseTexts)(body, (t) => {
+  map(body, (t) => {
     texts.push(t)
     return t
   })

@@ -7,6 +7,8 @@
  */
 import { requestSlot } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
+import { chatApi } from '../../src/protocols/chat/shape.ts'
+import { endpoint } from '../../src/protocols/endpoints.ts'
 import { customToolNames, translateResponsesRequest } from '../../src/protocols/responses/request.ts'
 import { unwrapCompletion, unwrapStream } from './custom-tool-calls.ts'
 import { ideRequestShapesManifest } from './manifest.ts'
@@ -56,7 +58,7 @@ export const ideRequestShapes = definePlugin({
   create() {
     return {
       before(ctx) {
-        if (ctx.endpoint !== 'chat.completions' || ctx.ingressError) return CONTINUE
+        if (endpoint(ctx.endpoint).api !== chatApi || ctx.ingressError) return CONTINUE
         if (!needsNormalising(ctx.body)) return CONTINUE
         const normalised = normaliseChatBody(ctx.body)
         if (normalised instanceof GatewayError) return respondWithError(ctx, normalised)

@@ -17,7 +17,7 @@ export const modelAccess = definePlugin({
       before(ctx) {
         const allowed = ctx.principal?.allowedModels
         // Endpoints that name no model of their own are not checked; the model list filters instead.
-        if (!allowed || !endpoint(ctx.endpoint).routed) return CONTINUE
+        if (!allowed || !endpoint(ctx.endpoint).governance.modelAccess) return CONTINUE
         if (mayUseTarget(allowed, ctx.requestedModel, ctx.target)) return CONTINUE
         const model = ctx.requestedModel ?? ''
         return respondWithError(ctx, gatewayErrors.forbidden(`This API key may not use the model '${model}'.`, 'model_not_allowed'))

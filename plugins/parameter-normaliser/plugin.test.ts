@@ -49,11 +49,14 @@ describe('output tokens clamped to the model limit', () => {
   }
 
   test('clampOutputTokens: every field above the limit, nothing else', () => {
-    const { body, changes } = clampOutputTokens({ max_tokens: 32000, max_output_tokens: 100, temperature: 1 }, 16384, 'openai/gpt-4o')
+    const fields = ['max_tokens', 'max_output_tokens']
+    const { body, changes } = clampOutputTokens({ max_tokens: 32000, max_output_tokens: 100, temperature: 1 }, fields, 16384, 'openai/gpt-4o')
     expect(body).toEqual({ max_tokens: 16384, max_output_tokens: 100, temperature: 1 })
     expect(changes).toEqual(['max_tokens clamped from 32000 to 16384 (output limit of openai/gpt-4o)'])
     const same = { max_tokens: 5 }
-    expect(clampOutputTokens(same, 10, 'x').body).toBe(same)
+    expect(clampOutputTokens(same, fields, 10, 'x').body).toBe(same)
+    // Only the API's own fields: chat's `max_completion_tokens` is not a Messages field.
+    expect(clampOutputTokens({ max_completion_tokens: 99 }, ['max_tokens'], 10, 'x').changes).toEqual([])
   })
 
   test('on /v1/messages (Claude Code asks for 32000) and /v1/responses, with a revision naming the clamp', async () => {

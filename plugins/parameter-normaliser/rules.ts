@@ -61,17 +61,17 @@ export function normaliseParameters(body: Record<string, unknown>, providerType:
   return { body: out, changes }
 }
 
-/** The output-token fields of the three ingress APIs (chat has two). */
-const OUTPUT_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const
+/**
+ * Every field these rules or the clamp may set, rename or drop: what differs between two targets' bodies. The
+ * output-token fields of every API are here (an API's own are its shape's `outputLimitFields`).
+ */
+export const GOVERNED_FIELDS: readonly string[] = ['max_tokens', 'max_completion_tokens', 'max_output_tokens', 'temperature', 'top_p', ...OPENAI_ONLY]
 
-/** Every field these rules may set, rename or drop: what differs between two targets' bodies. */
-export const GOVERNED_FIELDS: readonly string[] = [...OUTPUT_TOKEN_FIELDS, 'temperature', 'top_p', ...OPENAI_ONLY]
-
-/** Lowers every output-token field above `limit` to it; each change names the field, both values and the model. */
-export function clampOutputTokens(body: Record<string, unknown>, limit: number, selector: string): NormaliseOutcome {
+/** Lowers every one of `fields` above `limit` to it; each change names the field, both values and the model. */
+export function clampOutputTokens(body: Record<string, unknown>, fields: readonly string[], limit: number, selector: string): NormaliseOutcome {
   const changes: string[] = []
   let out = body
-  for (const field of OUTPUT_TOKEN_FIELDS) {
+  for (const field of fields) {
     const value = body[field]
     if (typeof value === 'number' && value > limit) {
       if (out === body) out = { ...body }

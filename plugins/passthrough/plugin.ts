@@ -1,5 +1,5 @@
 /**
- * @module The governed pass-through's routing hook (core, always on, only on the `passthrough` row): where the
+ * @module The governed pass-through's routing hook (core, always on, only on rows of the pass-through API): where the
  * request goes (src/providers/passthrough-route.ts: a configured provider, a path on its allow-list, its model),
  * refused with a clear error before anything else when it may not go anywhere. The model becomes the request's
  * `<provider>/<model>`, which the resolver, model access, the limits and the prices then read as for any request;
@@ -7,6 +7,8 @@
  */
 import { GatewayError } from '../../src/errors/gateway-error.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
+import { endpoint } from '../../src/protocols/endpoints.ts'
+import { passthroughApi } from '../../src/protocols/passthrough/shape.ts'
 import { passthroughRoute } from '../../src/providers/passthrough-route.ts'
 import { passthroughManifest } from './manifest.ts'
 
@@ -17,7 +19,7 @@ export const passthrough = definePlugin({
   create({ providers }) {
     return {
       before(ctx) {
-        if (ctx.endpoint !== 'passthrough' || ctx.ingressError) return CONTINUE
+        if (endpoint(ctx.endpoint).api !== passthroughApi || ctx.ingressError) return CONTINUE
         // The path as received (URL-normalised: dot segments resolved, escapes kept), so the check sees what is sent.
         const route = passthroughRoute(providers, ctx.method, ctx.path.slice(PREFIX.length), ctx.rawQuery, ctx.originalBody)
         if (route instanceof GatewayError) return respondWithError(ctx, route)

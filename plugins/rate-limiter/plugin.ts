@@ -10,7 +10,8 @@ import { windowBounds } from '../../src/limits/windows.ts'
 import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
 import type { Counters } from '../../src/stores/types.ts'
-import { countChatPromptTokens } from '../../src/tokens/count.ts'
+import { estimatedPromptTokens, requestedOutputTokens } from '../../src/limits/request-estimate.ts'
+import { endpoint } from '../../src/protocols/endpoints.ts'
 import { rateLimiterManifest } from './manifest.ts'
 
 interface Taken {
@@ -57,9 +58,10 @@ function checksFor(limit: RateLimit, now: number, tokens: number): Check[] {
   return checks
 }
 
+/** Prompt and output tokens as the request's API counts them (src/limits/request-estimate.ts). */
 async function estimateTokens(ctx: RequestContext, defaultOutput: number): Promise<number> {
-  const max = ctx.body.max_completion_tokens ?? ctx.body.max_tokens ?? ctx.body.max_output_tokens
-  return (await countChatPromptTokens(ctx.body)) + (typeof max === 'number' ? max : defaultOutput)
+  const { api } = endpoint(ctx.endpoint)
+  return (await estimatedPromptTokens(api, ctx.body)) + requestedOutputTokens(api, ctx.body, defaultOutput)
 }
 
 async function rollBack(counters: Counters, taken: Taken[]): Promise<void> {
@@ -72,6 +74,7 @@ export const rateLimiter = definePlugin({
     const counters = stores.counters
     return {
       async before(ctx, config) {
+        if (!endpoint(ctx.endpoint).governance.limits) return CONTINUE
         const applicable = limits.rateLimits.filter((l) => inScope(l.scope, ctx.principal?.keyId, ctx.userPath))
         if (applicable.length === 0) return CONTINUE
         const now = Date.now()

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { definePluginManifest } from '../../src/pipeline/types.ts'
+import { isCacheable } from '../../src/protocols/endpoints.ts'
 
 export const CACHE_SCOPES = ['key', 'user_path', 'global'] as const
 
@@ -34,6 +35,6 @@ export const responseCacheManifest = definePluginManifest({
   summary: 'Exact-match cache of successful chat completions (streams replayed), with request coalescing.',
   features: ['cache'],
   // The answer before the output hooks: a hit goes through them again (src/pipeline/route-answer.ts).
-  captures: { routeAnswer: ['chat.completions'] },
+  captures: { routeAnswer: isCacheable },
   config: responseCacheConfig,
 })

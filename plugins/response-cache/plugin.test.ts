@@ -2,6 +2,7 @@ import { expect, test } from 'bun:test'
 import type { Principal } from '../../src/pipeline/context.ts'
 import type { Outcome } from '../../src/pipeline/types.ts'
 import { applyCapture, makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
+import { chatApi } from '../../src/protocols/chat/shape.ts'
 import { cacheKey } from './cache-key.ts'
 import { responseCache } from './plugin.ts'
 
@@ -112,11 +113,15 @@ test('a hit answers in the upstream’s place (the output hooks see it) and keep
 test('the key ignores key order and delivery fields, not content, target, owner or workflow version', () => {
   const parts = { endpoint: 'chat.completions', owner: 'key:key_alice', workflowVersionId: 'wfv_1', selector: 'openai/m' }
   const body = { model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 0 }
-  const a = cacheKey(parts, body)
-  const b = cacheKey(parts, { temperature: 0, stream: true, stream_options: { include_usage: true }, messages: [{ content: 'x', role: 'user' }], model: 'm' })
+  const a = cacheKey(parts, body, chatApi.cache!.deliveryFields)
+  const b = cacheKey(
+    parts,
+    { temperature: 0, stream: true, stream_options: { include_usage: true }, messages: [{ content: 'x', role: 'user' }], model: 'm' },
+    chatApi.cache!.deliveryFields,
+  )
   expect(a).toBe(b)
-  expect(cacheKey({ ...parts, selector: 'groq/m' }, body)).not.toBe(a)
-  expect(cacheKey(parts, { ...body, messages: [{ role: 'user', content: 'y' }] })).not.toBe(a)
-  expect(cacheKey({ ...parts, owner: 'key:key_bob' }, body)).not.toBe(a)
-  expect(cacheKey({ ...parts, workflowVersionId: 'wfv_2' }, body)).not.toBe(a)
+  expect(cacheKey({ ...parts, selector: 'groq/m' }, body, chatApi.cache!.deliveryFields)).not.toBe(a)
+  expect(cacheKey(parts, { ...body, messages: [{ role: 'user', content: 'y' }] }, chatApi.cache!.deliveryFields)).not.toBe(a)
+  expect(cacheKey({ ...parts, owner: 'key:key_bob' }, body, chatApi.cache!.deliveryFields)).not.toBe(a)
+  expect(cacheKey({ ...parts, workflowVersionId: 'wfv_2' }, body, chatApi.cache!.deliveryFields)).not.toBe(a)
 })

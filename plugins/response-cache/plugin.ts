@@ -1,5 +1,6 @@
 /**
- * @module Response cache (feature `cache`). Successful chat completions are stored under an exact-match key
+ * @module Response cache (feature `cache`). Successful answers of the endpoints whose API caches (`cache` of its
+ * shape, src/protocols/api-shape.ts: chat completions) are stored under an exact-match key
  * (whose entry by `scope`, workflow version, target, canonical body: cache-key.ts) for `ttl_seconds`, as the
  * upstream answered them, before the output hooks. A hit answers in the upstream's place without calling it
  * (`X-Cache: HIT`, `cache_type` in the audit entry, no usage cost), as JSON or as a replayed stream, and goes
@@ -12,8 +13,9 @@ import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, type Decision } from '../../src/pipeline/types.ts'
 import { cacheKey } from './cache-key.ts'
 import { responseCacheManifest, type ResponseCacheConfig } from './manifest.ts'
-import { asksForUsageChunk, replayCompletion } from '../../src/protocols/chat-wire.ts'
 import { jsonAnswer } from '../../src/pipeline/json-answer.ts'
+import type { CachePolicy } from '../../src/protocols/api-shape.ts'
+import { endpoint } from '../../src/protocols/endpoints.ts'
 
 interface CacheState {
   key: string
@@ -38,18 +40,16 @@ export const responseCache = definePlugin({
     const cache = stores.responseCache
     const inFlight = new Map<string, Promise<void>>()
 
-    async function answerFromCache(ctx: RequestContext, key: string): Promise<Decision | undefined> {
+    async function answerFromCache(ctx: RequestContext, policy: CachePolicy, key: string): Promise<Decision | undefined> {
       const hit = await cache.get(key)
       if (!hit) return undefined
       ctx.cacheType = 'exact'
       ctx.setState(stateSlot, { key, store: false, hit: true })
       const headers = { 'x-cache': 'HIT', 'x-request-id': ctx.requestId }
       if (!ctx.stream) return { kind: 'answer', response: jsonAnswer(hit.body, JSON.parse(hit.body), { headers: { ...headers, 'content-type': 'application/json' } }) }
-      const includeUsage = asksForUsageChunk(ctx.body)
-      return {
-        kind: 'answer',
-        response: new Response(replayCompletion(JSON.parse(hit.body), includeUsage), { headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8' } }),
-      }
+      const replay = policy.replayStream
+      if (!replay) return undefined
+      return { kind: 'answer', response: new Response(replay(JSON.parse(hit.body), ctx.body), { headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8' } }) }
     }
 
     function waitFor(leader: Promise<void>, signal: AbortSignal, waitMs: number): Promise<void> {
@@ -66,19 +66,21 @@ export const responseCache = definePlugin({
 
     return {
       async before(ctx, config) {
-        if (ctx.endpoint !== 'chat.completions' || !ctx.target) return CONTINUE
+        const policy = endpoint(ctx.endpoint).api.cache
+        // A streamed request is cached only where the API can replay a stream.
+        if (!policy || !ctx.target || (ctx.stream && !policy.replayStream)) return CONTINUE
         const directive = (ctx.headers.get('cache-control') ?? '').toLowerCase()
         if (directive.includes('no-store')) return CONTINUE
         const owner = ownerOf(ctx, config.scope)
-        const key = cacheKey({ endpoint: ctx.endpoint, owner, workflowVersionId: ctx.workflowVersionId, selector: ctx.target.selector }, ctx.body)
+        const key = cacheKey({ endpoint: ctx.endpoint, owner, workflowVersionId: ctx.workflowVersionId, selector: ctx.target.selector }, ctx.body, policy.deliveryFields)
         const lookup = !directive.includes('no-cache')
         if (lookup) {
-          const hit = await answerFromCache(ctx, key)
+          const hit = await answerFromCache(ctx, policy, key)
           if (hit) return hit
           const leader = config.coalesce ? inFlight.get(key) : undefined
           if (leader) {
             await waitFor(leader, ctx.clientSignal, config.coalesce_wait_ms)
-            const late = await answerFromCache(ctx, key)
+            const late = await answerFromCache(ctx, policy, key)
             if (late) return late
           }
         }

@@ -10,6 +10,8 @@
 import { GatewayError } from '../../src/errors/gateway-error.ts'
 import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
+import { endpoint } from '../../src/protocols/endpoints.ts'
+import { responsesApi } from '../../src/protocols/responses/shape.ts'
 import type { ResponseThreadOwner } from '../../src/stores/types.ts'
 import { responseThreadsManifest } from './manifest.ts'
 
@@ -23,6 +25,9 @@ function inputItems(input: unknown): unknown[] {
   if (typeof input === 'string') return [{ role: 'user', content: input }]
   return Array.isArray(input) ? input : []
 }
+
+/** The thread store is the Responses API's: rows of other APIs have no `previous_response_id`. */
+const speaksResponses = (ctx: RequestContext) => endpoint(ctx.endpoint).api === responsesApi
 
 /** Who the request's threads belong to; undefined before authentication (nothing is stored or read then). */
 function ownerOf(ctx: RequestContext): ResponseThreadOwner | undefined {
@@ -75,7 +80,7 @@ export const responseThreads = definePlugin({
     }
     return {
       before(ctx) {
-        if (ctx.endpoint !== 'responses') return CONTINUE
+        if (!speaksResponses(ctx)) return CONTINUE
         const previousId = ctx.body.previous_response_id
         const ownInput = inputItems(ctx.body.input)
         if (typeof previousId !== 'string' || !previousId) {
@@ -86,7 +91,7 @@ export const responseThreads = definePlugin({
       },
       onComplete(ctx, outcome) {
         const owner = ownerOf(ctx)
-        if (ctx.endpoint !== 'responses' || outcome.status >= 300 || !ctx.target || !owner) return
+        if (!speaksResponses(ctx) || outcome.status >= 300 || !ctx.target || !owner) return
         const response = outcome.responseBody as Json | undefined
         if (typeof response?.id !== 'string') return
         return store.save({

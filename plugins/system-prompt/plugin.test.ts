@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { systemPromptConfig } from './manifest.ts'
-import { messagesWithSystemPrompt, responsesWithSystemPrompt, withSystemPrompt } from './by-protocol.ts'
+import { messagesWithSystemPrompt, responsesWithSystemPrompt, withSystemPrompt } from '../../src/protocols/system-prompt-placement.ts'
 import { systemPrompt } from './plugin.ts'
 
 const messages = [

@@ -12,7 +12,7 @@ export const virtualModelResolver = definePlugin({
   create({ catalog }) {
     return {
       before(ctx) {
-        if (!endpoint(ctx.endpoint).routed) return CONTINUE
+        if (!endpoint(ctx.endpoint).governance.modelAccess) return CONTINUE
         const resolution = catalog.resolve(ctx.requestedModel!)
         if (!resolution.ok) return respondWithError(ctx, resolution.error)
         ctx.target = resolution.target

@@ -201,7 +201,7 @@ function v1Responses(e: Endpoint) {
     description: 'The answer, in the wire format of this endpoint',
     content: {
       'application/json': { schema: e.response ? openApiSchema(e.response) : { type: 'object' } },
-      ...(e.request ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
+      ...(e.answers.includes('sse') ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
     },
   }
   return { 200: ok, ...Object.fromEntries(V1_ERROR_STATUSES.map((status) => [String(status), error])) }

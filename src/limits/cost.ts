@@ -1,14 +1,17 @@
 /**
- * @module What budgets need to know about money: the USD cost of token counts on a target. The usage feature's
- * price table implements it.
+ * @module What budgets need to know about money: the USD cost of token counts (and units of non-token work) on a
+ * target. The usage feature's price table implements it.
  */
 import type { ResolvedTarget } from '../providers/types.ts'
+import type { UnitUsage } from '../usage/units.ts'
 
 export interface TokenCounts {
   prompt: number
   cachedPrompt: number
   cacheWrite: number
   completion: number
+  /** Work priced per unit (images, audio seconds, …), when the request did some. */
+  unitUsage?: UnitUsage
 }
 
 export interface CostModel {

@@ -5,6 +5,7 @@
  * metrics, the trace spans, the access log and the `x-gateway-overhead-ms` header; each part is optional.
  */
 import type { Logger } from '../log/logger.ts'
+import { endpoint } from '../protocols/endpoints.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 import type { AttemptSnapshot } from '../pipeline/snapshots.ts'
 import type { Outcome } from '../pipeline/types.ts'
@@ -199,7 +200,9 @@ export class RequestTelemetry {
         series.cost.value += cost
       }
     }
-    if (ctx.features.cache && ctx.endpoint === 'chat.completions' && ctx.target) {
+    const cache = ctx.features.cache && ctx.target ? endpoint(ctx.endpoint).api.cache : null
+    // Where the response cache looks (plugins/response-cache): a cacheable API, streams only where it replays them.
+    if (cache && (!ctx.stream || cache.replayStream)) {
       const result = ctx.cacheType ? 'hit' : 'miss'
       metrics.cache.add(result, () => ({ result }))
     }

@@ -88,7 +88,7 @@ export class Tracing {
       this.propagator.inject(request.context, headers, recordSetter)
       return noop
     }
-    const operation = endpoint(ctx.endpoint).genAiOperation
+    const operation = endpoint(ctx.endpoint).api.genAiOperation
     const attributes: Attributes = {
       'gen_ai.provider.name': genAiProviderName(attempt.provider_type),
       'gen_ai.request.model': attempt.model,
@@ -122,7 +122,7 @@ export class Tracing {
     ctx.setState(tracedRequest, undefined)
     const { span } = request
     if (!span.isRecording()) return span.end()
-    const operation = endpoint(ctx.endpoint).genAiOperation
+    const operation = endpoint(ctx.endpoint).api.genAiOperation
     const target = ctx.target
     const attributes: Attributes = { 'http.response.status_code': outcome.status, 'gateway.workflow_version': ctx.workflowVersionId, 'gateway.cache_hit': ctx.cacheType !== '' }
     if (operation) attributes['gen_ai.operation.name'] = operation

@@ -2,6 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { makeContext, makeDeps } from '../../test/helpers/plugin-harness.ts'
 import { created, fakePlugin } from '../../test/helpers/fake-plugins.ts'
 import { buildPipeline, createPlugins, PluginConfigError, type PipelineCore, type WorkflowDefinition } from './build.ts'
+import { chatApi } from '../protocols/chat/shape.ts'
+import { isCacheable } from '../protocols/endpoints.ts'
 
 const deps = await makeDeps()
 const core: PipelineCore = { logging: { log_bodies: false, log_headers: false }, prices: deps.usage.prices }
@@ -54,8 +56,8 @@ describe('buildPipeline', () => {
   test('the capture is the union of the plugins’ needs, per endpoint; audit detail follows the logging switches', () => {
     const plugins = createPlugins(
       {
-        cache: [fakePlugin('cache-like', [], { captures: { routeAnswer: ['chat.completions'] } })],
-        guard: [fakePlugin('thread-like', [], { captures: { responseBody: ['chat.completions'] } })],
+        cache: [fakePlugin('cache-like', [], { captures: { routeAnswer: isCacheable } })],
+        guard: [fakePlugin('thread-like', [], { captures: { responseBody: (row) => row.api === chatApi } })],
         budget: [fakePlugin('limit-like', [], { captures: { usage: 'all' } })],
         observe: [fakePlugin('audit-like', [], { captures: { auditDetail: true } })],
       },

@@ -135,8 +135,7 @@ export function buildPipeline(workflow: WorkflowDefinition, plugins: readonly Pl
 /** The union of the plugins' capture needs, one frozen answer per endpoint, computed on first use. */
 export function captureOf(plugins: readonly GatewayPlugin[], logging: PipelineCore['logging']): (endpoint: EndpointId) => Capture {
   const needs = plugins.map((p) => p.manifest.captures ?? {})
-  const covers = (selection: EndpointSelection | undefined, id: EndpointId) =>
-    selection === 'all' || (selection === 'metered' ? endpoint(id).metered : (selection?.includes(id) ?? false))
+  const covers = (selection: EndpointSelection | undefined, id: EndpointId) => selection === 'all' || (selection?.(endpoint(id)) ?? false)
   const auditDetail = needs.some((n) => n.auditDetail)
   const bodies = auditDetail && logging.log_bodies
   const headers = auditDetail && logging.log_headers

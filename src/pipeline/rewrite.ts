@@ -1,10 +1,10 @@
 /**
  * @module The request-rewriter chain's bookkeeping, shared by every rewriter plugin: one
  * RequestRevisionSnapshot per rewriter that ran (sizes before and after, prompt tokens saved counted with the
- * tokenizer in the endpoint's own protocol, the body after it when body logging is on and within the capture limit). The client's original
- * body stays untouched in `ctx.originalBody`.
+ * tokenizer as the endpoint's API counts them (`promptTokens` of its shape), the body after it when body logging is
+ * on and within the capture limit). The client's original body stays untouched in `ctx.originalBody`.
  */
-import { countPromptTokens } from '../protocols/prompt-tokens.ts'
+import { endpoint } from '../protocols/endpoints.ts'
 import { BODY_CAPTURE_LIMIT_BYTES } from '../audit/capture-limit.ts'
 import type { RequestContext } from './context.ts'
 import { CONTINUE, type Decision } from './types.ts'
@@ -41,7 +41,8 @@ export function applyRewrite(ctx: RequestContext, rewriter: string, rewrite: (bo
   const text = JSON.stringify(result.body)
   const bytesAfter = Buffer.byteLength(text)
   ctx.body = result.body
-  return Promise.all([countPromptTokens(ctx.endpoint, before), countPromptTokens(ctx.endpoint, result.body)]).then(([tokensBefore, tokensAfter]) => {
+  const countPrompt = endpoint(ctx.endpoint).api.promptTokens ?? noTokens
+  return Promise.all([countPrompt(before), countPrompt(result.body)]).then(([tokensBefore, tokensAfter]) => {
     ctx.revisions.push({
       seq,
       rewriter,
@@ -53,6 +54,9 @@ export function applyRewrite(ctx: RequestContext, rewriter: string, rewrite: (bo
     })
   })
 }
+
+/** An API whose input is not text saves no tokens. */
+const noTokens = () => Promise.resolve(0)
 
 /** A rewriter's `before` answer after `applyRewrite`: CONTINUE at once, or once the revision is recorded. */
 export function continueAfter(pending: Promise<void> | undefined): Decision | Promise<Decision> {

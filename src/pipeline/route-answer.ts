@@ -27,7 +27,10 @@ export async function keepRouteAnswer(ctx: RequestContext, response: Response): 
   const init = { status: response.status, statusText: response.statusText, headers: response.headers }
   if (isEventStream(response)) {
     if (!response.body) return response
-    const fold = endpoint(ctx.endpoint).streamCodec.createFold()
+    const codec = endpoint(ctx.endpoint).api.streamCodec
+    // An API that never streams has no fold for one: the stream passes, nothing is kept.
+    if (!codec) return response
+    const fold = codec.createFold()
     return new Response(
       foldedAsItPasses(response.body, fold, () => {
         if (!fold.error()) kept.value = fold.result()

@@ -6,6 +6,7 @@ import { fakePlugin, noteSlot } from '../../test/helpers/fake-plugins.ts'
 import { buildPipeline, createPlugins, type BuiltPipeline, type PipelineCore, type PluginInstance } from './build.ts'
 import { RequestContext } from './context.ts'
 import { runPipeline } from './run.ts'
+import { isCacheable } from '../protocols/endpoints.ts'
 import { CONTINUE, respondWithError, type Decision, type Outcome, type PluginHooks } from './types.ts'
 
 const deps = await makeDeps()
@@ -35,7 +36,7 @@ function pipelines(plugins: PluginInstance[]) {
 }
 
 function run(ctx: RequestContext, fallback: BuiltPipeline, selected: BuiltPipeline = fallback) {
-  return runPipeline(ctx, { fallback, select: () => selected }, { localHandler: () => undefined, keepaliveMs: 60_000 })
+  return runPipeline(ctx, { fallback, select: () => selected }, { catalog: deps.catalog, keepaliveMs: 60_000 })
 }
 
 const route = (journal: string[], answer: (ctx: RequestContext) => Promise<Response>) =>
@@ -299,7 +300,7 @@ describe('the route answer, captured for plugins that ask (a cache)', () => {
     }),
   })
   const keeper = (outcomes: Outcome[]) =>
-    fakePlugin('keeper', [], { captures: { routeAnswer: ['chat.completions'] }, hooks: () => ({ onComplete: (_ctx, outcome) => void outcomes.push(outcome) }) })
+    fakePlugin('keeper', [], { captures: { routeAnswer: isCacheable }, hooks: () => ({ onComplete: (_ctx, outcome) => void outcomes.push(outcome) }) })
 
   test('a JSON answer is kept as the route stage gave it, before the onResponse hooks changed it', async () => {
     const outcomes: Outcome[] = []
@@ -327,7 +328,7 @@ describe('the route answer, captured for plugins that ask (a cache)', () => {
   test('a `before` hook’s answer is kept as the hook gave it, before the onResponse hooks', async () => {
     const outcomes: Outcome[] = []
     const answering = fakePlugin('answering', [], {
-      captures: { routeAnswer: ['chat.completions'] },
+      captures: { routeAnswer: isCacheable },
       hooks: () => ({
         before: () => ({ kind: 'answer', response: Response.json({ text: 'a cached secret' }) }),
         onComplete: (_ctx, outcome) => void outcomes.push(outcome),

@@ -5,22 +5,23 @@
  * frame, and calls every `onComplete` exactly once when the body has really ended.
  */
 import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../errors/gateway-error.ts'
-import { endpoint } from '../protocols/endpoints.ts'
+import { endpoint, type Endpoint } from '../protocols/endpoints.ts'
 import type { RequestTelemetry } from '../observability/request-telemetry.ts'
 import type { BuiltPipeline, PipelineSelector } from './build.ts'
 import type { RequestContext } from './context.ts'
 import { endsEvent, isEventStream, KEEPALIVE_FRAME, SseParser } from './sse.ts'
-import type { StreamFold } from './stream-codecs.ts'
+import { opaqueStreamCodec, type StreamFold } from './stream-codecs.ts'
+import { passBytes } from './byte-pump.ts'
 import type { Decision, Outcome } from './types.ts'
 import { estimateUsage, meterUsage, needsEstimatedUsage } from '../usage/meter.ts'
-import { usageFromOpenAI } from './usage.ts'
+import type { ModelCatalog } from '../models/catalog.ts'
 import { answerText, parsedAnswer, parseJsonOrUndefined } from './json-answer.ts'
 import { keepRouteAnswer, routeAnswerOf } from './route-answer.ts'
 import { verbatimBody } from './verbatim.ts'
 
 export interface RunOptions {
-  /** Answers endpoints served by the gateway itself (model list, unknown routes) after auth. */
-  localHandler: (ctx: RequestContext) => Response | GatewayError | undefined
+  /** What the rows the gateway answers itself (their `local`: model list, unknown routes) read. */
+  catalog: ModelCatalog
   keepaliveMs: number
   /** Metrics, traces and the access log; told when a request begins, when its headers leave and when it ends. */
   telemetry?: RequestTelemetry
@@ -54,9 +55,11 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
     const policy = runHooks(ctx, pipeline.policyHooks)
     const early = policy instanceof Promise ? await policy : policy
     if (early) return endWith(ctx, pipeline, early)
-    const local = options.localHandler(ctx)
-    if (local instanceof GatewayError) return failWith(ctx, local)
-    if (local) return local
+    const local = endpoint(ctx.endpoint).local
+    if (local) {
+      const answer = local(ctx, options.catalog)
+      return answer instanceof GatewayError ? failWith(ctx, answer) : answer
+    }
     if (!pipeline.dispatch) throw gatewayErrors.internal('No route plugin is active in this workflow.')
     const dispatched = await pipeline.dispatch(ctx)
     if (dispatched instanceof GatewayError) return failWith(ctx, dispatched)
@@ -134,10 +137,16 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
   headers.set('x-request-id', ctx.requestId)
   const { telemetry } = options
   const isStream = isEventStream(headers)
-  if (endpoint(ctx.endpoint).verbatim && response.body) return deliverVerbatim(ctx, pipeline, response, headers, telemetry, isStream)
+  const row = endpoint(ctx.endpoint)
+  if (row.verbatim && response.body) return deliverVerbatim(ctx, pipeline, response, headers, telemetry, isStream)
   if (isStream && response.body) {
     telemetry?.headersReady(ctx, headers, true)
     return new Response(pumpStream(ctx, pipeline, response, headers, options), { status: response.status, headers })
+  }
+  // Checked before `response.body`, which would make a stream of a marked answer's text.
+  if (answersInBytes(row, response.status, headers) && response.body) {
+    telemetry?.headersReady(ctx, headers, false)
+    return new Response(pumpBytes(ctx, pipeline, response, headers, telemetry), { status: response.status, headers })
   }
 
   let text = ''
@@ -155,8 +164,9 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
     text = JSON.stringify(failure.toJSON())
     headers.set('content-type', 'application/json')
   }
-  // Every error body is shaped here, once, in the protocol of the endpoint (Anthropic clients expect their own).
-  const errorBody = status >= 400 && ctx.error ? endpoint(ctx.endpoint).protocol?.errorBody?.(ctx.error) : undefined
+  // Every error body is shaped here, once, in the endpoint's API (Anthropic clients expect their own).
+  const { api } = row
+  const errorBody = status >= 400 && ctx.error ? api.errorBody?.(ctx.error) : undefined
   if (errorBody !== undefined) {
     text = JSON.stringify(errorBody)
     parsedText = undefined
@@ -176,7 +186,7 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
         outcome.responseJsonText = text
       }
     }
-    if (status < 300 && parsed && typeof parsed === 'object') outcome.usage = usageFromOpenAI((parsed as Record<string, unknown>).usage)
+    if (status < 300 && parsed && typeof parsed === 'object') outcome.usage = api.usage?.read((parsed as Record<string, unknown>).usage, ctx.body)
   }
   // Completion waits only for a token count (then a promise); otherwise it is done, with no await.
   const completing = complete(ctx, pipeline, outcome, telemetry, false)
@@ -207,7 +217,9 @@ async function deliverVerbatim(
 
 function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, headers: Headers, { keepaliveMs, telemetry }: RunOptions): ReadableStream<Uint8Array> {
   const reader = response.body!.getReader()
-  const codec = endpoint(ctx.endpoint).streamCodec
+  const { api } = endpoint(ctx.endpoint)
+  // An API that never streams got a stream anyway: its bytes pass, and a failure ends it with a plain `data:` error.
+  const codec = api.streamCodec ?? opaqueStreamCodec
   const capture = ctx.capture
   const fold: StreamFold | undefined = capture.responseBody || capture.usage || codec.foldAlways ? codec.createFold(!capture.responseBody) : undefined
   const parser = fold ? new SseParser(fold.only) : undefined
@@ -245,7 +257,7 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
     Object.assign(outcome, extra)
     if (fold) {
       if (capture.responseBody) outcome.responseBody = fold.result()
-      outcome.usage ??= usageFromOpenAI(fold.usage())
+      outcome.usage ??= api.usage?.read(fold.usage(), ctx.body)
       const streamError = fold.error()
       if (streamError && !outcome.error) outcome.error = errorFromStream(streamError, ctx)
     }
@@ -306,6 +318,27 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
 }
 
 const NEWLINE = new Uint8Array([10])
+
+/** A successful answer of a row that answers in bytes (audio), which is not JSON: passed on unread. */
+function answersInBytes(row: Endpoint, status: number, headers: Headers): boolean {
+  return row.answers.includes('binary') && status < 300 && !(headers.get('content-type') ?? '').includes('json')
+}
+
+/** A binary answer to the client as it arrives (./byte-pump.ts); completion once its body ended. */
+function pumpBytes(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, headers: Headers, telemetry: RequestTelemetry | undefined): ReadableStream<Uint8Array> {
+  const outcome = baseOutcome(ctx, response.status, headers)
+  return passBytes(response.body!, {
+    chunk(bytes) {
+      outcome.ttfbMs ??= ctx.elapsedNs() / 1e6
+      outcome.bytesOut += bytes
+    },
+    ended({ error, clientAborted }) {
+      if (error) outcome.error = ctx.error = error
+      outcome.clientAborted = clientAborted === true
+      complete(ctx, pipeline, outcome, telemetry, false)?.catch((err) => ctx.log.error({ err }, 'completing the request failed'))
+    },
+  })
+}
 
 function baseOutcome(ctx: RequestContext, status: number, headers: Headers): Outcome {
   return { status, error: ctx.error, clientAborted: false, bytesOut: 0, responseHeaders: headers, durationNs: 0 }

@@ -2,6 +2,7 @@
  * @module Records that plugins fill during a request and the audit log stores verbatim. Field names are the
  * service description's (AttemptSnapshot, FailoverSnapshot, RequestRevisionSnapshot, WorkflowFeaturesSnapshot).
  */
+import type { UnitUsage } from '../usage/units.ts'
 
 export const FEATURE_IDS = ['audit', 'budget', 'cache', 'failover', 'guardrails', 'usage'] as const
 export type FeatureId = (typeof FEATURE_IDS)[number]
@@ -43,8 +44,12 @@ export interface RequestRevisionSnapshot {
   no_change?: boolean
 }
 
-/** Token counts of one request in OpenAI's sense: prompt includes cached, completion includes reasoning. */
-export interface TokenUsage {
+/**
+ * Token counts of one request in OpenAI's sense: prompt includes cached, completion includes reasoning. Work priced
+ * per unit (images, audio seconds, …) rides along as `unit`, `units`, `unit_variant` (src/usage/units.ts); absent
+ * when the request did none.
+ */
+export interface TokenUsage extends Partial<UnitUsage> {
   prompt_tokens: number
   completion_tokens: number
   total_tokens: number

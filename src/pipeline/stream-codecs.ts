@@ -1,7 +1,7 @@
 /**
  * @module What the pump needs to know of a client's stream protocol: how to fold its events into the non-stream
- * document, and how to end it with a well-formed error when the upstream fails mid-stream. Each endpoint names
- * its codec in the endpoint table (src/protocols/endpoints.ts); Chat Completions' codec is here.
+ * document, and how to end it with a well-formed error when the upstream fails mid-stream. Each API names its
+ * codec in its shape (`streamCodec`, src/protocols/api-shape.ts); Chat Completions' codec is here.
  */
 import type { GatewayError } from '../errors/gateway-error.ts'
 import { ChatStreamFold } from './chat-stream-fold.ts'
@@ -57,5 +57,15 @@ export const chatStreamCodec: StreamCodec = {
     }
   },
   // Chat clients accept no `event:` lines; every SDK raises an APIError on `data: {"error":…}`.
+  errorFrame: (error) => dataFrame(error.toJSON()),
+}
+
+/**
+ * For an event stream from an API that has no stream codec (it never streams, yet an upstream answered with one):
+ * nothing is folded, and a failure ends it with a `data:` error frame.
+ */
+export const opaqueStreamCodec: StreamCodec = {
+  foldAlways: false,
+  createFold: () => ({ only: [], add() {}, result: () => undefined, usage: () => undefined, error: () => undefined }),
   errorFrame: (error) => dataFrame(error.toJSON()),
 }

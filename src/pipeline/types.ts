@@ -18,7 +18,8 @@ import type { ModelCatalog } from '../models/catalog.ts'
 import type { ProviderRegistry } from '../providers/registry.ts'
 import type { Stores } from '../stores/types.ts'
 import type { UsageRecord } from '../usage/record.ts'
-import type { EndpointId, RequestContext } from './context.ts'
+import type { Endpoint } from '../protocols/endpoints.ts'
+import type { RequestContext } from './context.ts'
 import type { FeatureId, TokenUsage } from './snapshots.ts'
 
 /** The stages of the pipeline, in the order they run. */
@@ -57,8 +58,11 @@ export interface PluginManifest<Config extends z.ZodType = z.ZodType> {
   config: Config
 }
 
-/** Which endpoints a capture applies to: every one, the metered ones (src/protocols/endpoints.ts), or those listed. */
-export type EndpointSelection = 'all' | 'metered' | readonly EndpointId[]
+/**
+ * Which endpoints a capture applies to: every one, or the rows a predicate over the row picks (`isMetered`,
+ * `isCacheable` in src/protocols/endpoints.ts; a row added later is covered by what it declares, never by its id).
+ */
+export type EndpointSelection = 'all' | ((row: Endpoint) => boolean)
 
 export interface CaptureNeeds {
   /** The response as one JSON document (`Outcome.responseBody`; a stream is folded). */

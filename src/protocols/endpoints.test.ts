@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { endpoint, ENDPOINTS } from './endpoints.ts'
+import { type AnswerKind, endpoint, ENDPOINTS, isCacheable, isMetered } from './endpoints.ts'
 
 test('ids and routes are unique; the catch-all comes last', () => {
   expect(new Set(ENDPOINTS.map((e) => e.id)).size).toBe(ENDPOINTS.length)
@@ -8,13 +8,32 @@ test('ids and routes are unique; the catch-all comes last', () => {
   for (const e of ENDPOINTS) expect(endpoint(e.id)).toBe(e)
 })
 
-test('every row is consistent: JSON bodies are checked, routed rows go upstream, metered rows are routed', () => {
+/** One row's facts that must agree, as an object, so a failure names the row. */
+const facts = (e: (typeof ENDPOINTS)[number], pairs: Record<string, boolean>) => ({ id: e.id, ...pairs })
+
+test('every row is consistent: checked JSON bodies, local or routed, governance backed by what its API has', () => {
   for (const e of ENDPOINTS) {
-    expect({ id: e.id, checked: e.body === 'json' ? e.request !== undefined : true }).toEqual({ id: e.id, checked: true })
-    if (e.routed) expect({ id: e.id, local: e.local }).toEqual({ id: e.id, local: false })
-    if (e.metered) expect({ id: e.id, routed: e.routed }).toEqual({ id: e.id, routed: true })
-    if (!e.routed) expect({ id: e.id, local: e.local }).toEqual({ id: e.id, local: true })
+    const { api, governance } = e
+    const answers: readonly AnswerKind[] = e.answers
+    const row = {
+      'a JSON body is checked': e.body !== 'json' || 'request' in e,
+      'a local row is answered by the gateway, never upstream': (e.local === null) === (api.upstream !== null),
+      'a routed row names a model, a local one does not': governance.modelAccess === (e.local === null),
+      'failover only where a model is routed': !governance.failover || governance.modelAccess,
+      'usage is metered only on routed rows of an API that reports it': !governance.usage || (governance.modelAccess && api.usage !== null),
+      'guardrails only where the API has texts': !governance.guardrails || api.guardedTexts !== null,
+      'streamed answers exactly when the API has a stream codec': answers.includes('sse') === (api.streamCodec !== null),
+      'answers are declared': answers.length > 0,
+      'a cacheable API answers JSON': api.cache === null || answers.includes('json'),
+      'a stream replay only where answers stream': !api.cache?.replayStream || answers.includes('sse'),
+    }
+    expect(facts(e, row)).toEqual(facts(e, Object.fromEntries(Object.keys(row).map((k) => [k, true]))))
   }
+})
+
+test('the capture selections read the rows', () => {
+  expect(ENDPOINTS.filter(isMetered).map((e) => e.id)).toEqual(['chat.completions', 'responses', 'messages'])
+  expect(ENDPOINTS.filter(isCacheable).map((e) => e.id)).toEqual(['chat.completions'])
 })
 
 test('the request schemas report the offending field', () => {

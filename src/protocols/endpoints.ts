@@ -1,53 +1,84 @@
 /**
  * @module The endpoint table: every API the gateway serves under /v1, in one place. The HTTP shell registers a
- * route per row; the pipeline and the plugins ask the row what they need (is the body JSON, does it name a model
- * to route, which schema checks it, which protocol translates it onto Chat Completions, which codec reads its
- * stream, is its usage metered). Adding an endpoint is one row plus its translator (src/protocols/<name>/).
+ * route per row; the pipeline and the plugins ask the row what they need: what its body is and what its answers
+ * may be, which governance steps apply to it (`governance`), which schema checks it, and, through the API it
+ * speaks (`api`, src/protocols/api-shape.ts), where a system prompt goes, which texts guardrails read, how usage
+ * is read, how a provider serves it. Adding an endpoint: docs/architecture.md, "Adding an endpoint".
  */
 import type { z } from 'zod'
-import { chatStreamCodec, type StreamCodec } from '../pipeline/stream-codecs.ts'
-import { anthropicMessagesProtocol } from './anthropic-messages/protocol.ts'
-import { messagesStreamCodec } from './anthropic-messages/stream-codec.ts'
+import type { GatewayError } from '../errors/gateway-error.ts'
+import type { ModelCatalog } from '../models/catalog.ts'
+import { listModels, oneModel, unknownRoute } from '../models/local-endpoints.ts'
+import type { RequestContext } from '../pipeline/context.ts'
+import { messagesApi } from './anthropic-messages/shape.ts'
+import type { ApiShape } from './api-shape.ts'
+import { chatApi } from './chat/shape.ts'
+import { countTokensApi } from './count-tokens/shape.ts'
+import { localApi } from './local/shape.ts'
+import { passthroughApi } from './passthrough/shape.ts'
 import { chatCompletionRequest, countTokensRequest, messagesRequest, responsesRequest } from './request-schemas.ts'
 import { anthropicMessage, chatCompletion, countTokensResponse, model, modelList, responsesResponse } from './response-schemas.ts'
-import { responsesProtocol } from './responses/protocol.ts'
-import { responsesStreamCodec } from './responses/stream-codec.ts'
-import type { IngressProtocol } from './types.ts'
+import { responsesApi } from './responses/shape.ts'
+
+/**
+ * What the request body is: a JSON document (read and parsed by src/http/ingress.ts), a multipart form (uploads;
+ * declared, its reader is still to come), bytes forwarded unchanged (read within the size limit; parsed on the side
+ * when JSON, only to read the model and for the audit entry), or nothing the gateway reads.
+ */
+export type BodyKind = 'json' | 'multipart' | 'bytes' | 'none'
+
+/** What a successful answer may be: a JSON document, an event stream (read by the API's `streamCodec`), bytes (audio). */
+export type AnswerKind = 'json' | 'sse' | 'binary'
+
+/**
+ * The governance steps that depend on the row; each is enforced where its comment says. Authentication, the
+ * workflow's plugins and the audit entry apply to every row and are not listed.
+ */
+export interface Governance {
+  /** The body names a model: resolved (virtual models, `<provider>/<model>` selectors) and checked against the key's allowed models (virtual-model-resolver, model-access). */
+  modelAccess: boolean
+  /** Rate limits and budgets count the request (rate-limiter, budget). */
+  limits: boolean
+  /** Failover may move the request to another target after the primary failed (failover). */
+  failover: boolean
+  /** Usage is metered and priced: the usage record, the audit entry's usage, budget spend (usage-meter); needs the API's `usage`. */
+  usage: boolean
+  /** Guardrails' rules and `allowed_tools` apply (guardrails); needs the API's `guardedTexts`. */
+  guardrails: boolean
+}
+
+/** A row's answer made by the gateway itself after authentication (src/models/local-endpoints.ts). */
+export type LocalAnswer = (ctx: RequestContext, catalog: ModelCatalog) => Response | GatewayError
 
 export interface Endpoint {
-  /** Stable: stored in audit entries (via the path) and named by plugins. */
+  /** Stable: stored in audit entries (via the path), metric labels and cache keys. Never compared by plugins. */
   id: string
   method: 'GET' | 'POST' | 'ALL'
   /** Route pattern; `*` takes the rest of the path (handed to the pipeline as `ctx.pathParam`). */
   path: string
+  body: BodyKind
+  answers: readonly AnswerKind[]
+  /** The API the row's bodies speak: what plugins ask (src/protocols/api-shape.ts). */
+  api: ApiShape
+  governance: Governance
+  /** Answered by the gateway itself after authentication, never upstream; null: the route stage calls a provider. */
+  local: LocalAnswer | null
   /**
-   * What the POST body is: a JSON request document, nothing the gateway reads, or bytes forwarded unchanged (read
-   * within the size limit; parsed on the side when JSON, only to read the model and for the audit entry).
+   * The answer goes to the client byte for byte as the upstream sent it (no header hygiene, keep-alives, error frames
+   * or rewriting hooks; usage read on the way: src/pipeline/verbatim.ts), and nothing masks the request.
    */
-  body: 'json' | 'none' | 'bytes'
-  /** The body names a model that is resolved to a target (and checked against the key's allowed models). */
-  routed: boolean
-  /** A model generates an answer: usage is metered and priced, guardrails apply. */
-  metered: boolean
+  verbatim: boolean
   /** Checks the body after authentication; also the OpenAPI request body. */
   request?: z.ZodType
   /** The success body (not streamed), for the OpenAPI document. */
   response?: z.ZodType
-  /** Translates the client's API onto Chat Completions and back; none for Chat Completions itself. */
-  protocol?: IngressProtocol
-  /** Reads the client's stream protocol (folds, error frames). */
-  streamCodec: StreamCodec
-  /** Answered by the gateway itself after authentication (src/models/local-endpoints.ts), never upstream. */
-  local: boolean
-  /**
-   * The answer goes to the client byte for byte as the upstream sent it (no keep-alives, no error frames, no
-   * rewriting hooks); usage is read from it on the way where its format is known (src/pipeline/verbatim.ts).
-   */
-  verbatim?: boolean
-  /** `gen_ai.operation.name` of its trace spans (OpenTelemetry GenAI conventions); none when no model generates. */
-  genAiOperation?: 'chat' | 'embeddings'
   openapi: { summary: string; tag: string; bodyDescription?: string; hide?: boolean }
 }
+
+/** A model generates the answer: every step applies. */
+const INFERENCE: Governance = { modelAccess: true, limits: true, failover: true, usage: true, guardrails: true }
+/** Answered by the gateway: no model, nothing to price or guard. Rate limits and budgets still count the calls. */
+const LOCAL: Governance = { modelAccess: false, limits: true, failover: false, usage: false, guardrails: false }
 
 export const ENDPOINTS = [
   {
@@ -55,10 +86,11 @@ export const ENDPOINTS = [
     method: 'GET',
     path: '/v1/models',
     body: 'none',
-    routed: false,
-    metered: false,
-    streamCodec: chatStreamCodec,
-    local: true,
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: listModels,
+    verbatim: false,
     response: modelList,
     openapi: { summary: 'List the models this key may use as <provider>/<model> selectors and virtual models', tag: 'openai' },
   },
@@ -67,10 +99,11 @@ export const ENDPOINTS = [
     method: 'GET',
     path: '/v1/models/*',
     body: 'none',
-    routed: false,
-    metered: false,
-    streamCodec: chatStreamCodec,
-    local: true,
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: oneModel,
+    verbatim: false,
     response: model,
     openapi: { summary: 'One model by selector', tag: 'openai' },
   },
@@ -79,13 +112,13 @@ export const ENDPOINTS = [
     method: 'POST',
     path: '/v1/chat/completions',
     body: 'json',
-    routed: true,
-    metered: true,
+    answers: ['json', 'sse'],
+    api: chatApi,
+    governance: INFERENCE,
+    local: null,
+    verbatim: false,
     request: chatCompletionRequest,
     response: chatCompletion,
-    streamCodec: chatStreamCodec,
-    local: false,
-    genAiOperation: 'chat',
     openapi: { summary: 'Chat Completions (streaming with stream: true)', tag: 'openai', bodyDescription: 'OpenAI Chat Completions request; unknown fields pass through.' },
   },
   {
@@ -93,14 +126,13 @@ export const ENDPOINTS = [
     method: 'POST',
     path: '/v1/responses',
     body: 'json',
-    routed: true,
-    metered: true,
+    answers: ['json', 'sse'],
+    api: responsesApi,
+    governance: INFERENCE,
+    local: null,
+    verbatim: false,
     request: responsesRequest,
     response: responsesResponse,
-    protocol: responsesProtocol,
-    streamCodec: responsesStreamCodec,
-    local: false,
-    genAiOperation: 'chat',
     openapi: { summary: 'Responses API', tag: 'openai', bodyDescription: 'OpenAI Responses request; unknown fields pass through.' },
   },
   {
@@ -108,14 +140,13 @@ export const ENDPOINTS = [
     method: 'POST',
     path: '/v1/messages',
     body: 'json',
-    routed: true,
-    metered: true,
+    answers: ['json', 'sse'],
+    api: messagesApi,
+    governance: INFERENCE,
+    local: null,
+    verbatim: false,
     request: messagesRequest,
     response: anthropicMessage,
-    protocol: anthropicMessagesProtocol,
-    streamCodec: messagesStreamCodec,
-    local: false,
-    genAiOperation: 'chat',
     openapi: {
       summary: 'Anthropic Messages API (Claude Code, Anthropic SDKs), served from any provider',
       tag: 'anthropic',
@@ -127,14 +158,14 @@ export const ENDPOINTS = [
     method: 'POST',
     path: '/v1/messages/count_tokens',
     body: 'json',
-    routed: true,
-    metered: false,
+    answers: ['json'],
+    api: countTokensApi,
+    // A count generates nothing: no usage to price, no answer to guard.
+    governance: { ...INFERENCE, usage: false, guardrails: false },
+    local: null,
+    verbatim: false,
     request: countTokensRequest,
     response: countTokensResponse,
-    // Answered natively or estimated (src/providers/call-target.ts), never translated; listed for its error shape.
-    protocol: anthropicMessagesProtocol,
-    streamCodec: chatStreamCodec,
-    local: false,
     openapi: { summary: 'Anthropic token count: native on Anthropic, an estimate elsewhere', tag: 'anthropic', bodyDescription: 'Anthropic count_tokens request.' },
   },
   {
@@ -144,12 +175,12 @@ export const ENDPOINTS = [
     method: 'ALL',
     path: '/p/*',
     body: 'bytes',
-    routed: true,
-    metered: true,
-    streamCodec: chatStreamCodec,
-    local: false,
+    answers: ['json', 'sse', 'binary'],
+    api: passthroughApi,
+    // The bytes are made for the provider the path names: another target cannot take them (no failover, retries only).
+    governance: { ...INFERENCE, failover: false },
+    local: null,
     verbatim: true,
-    genAiOperation: 'chat',
     openapi: {
       summary: "Governed pass-through to a provider's own API: /p/{provider}/{the provider's path}, on its allow-list of inference paths",
       tag: 'passthrough',
@@ -161,10 +192,11 @@ export const ENDPOINTS = [
     method: 'ALL',
     path: '/v1/*',
     body: 'none',
-    routed: false,
-    metered: false,
-    streamCodec: chatStreamCodec,
-    local: true,
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: unknownRoute,
+    verbatim: false,
     openapi: { summary: 'Unknown /v1 path', tag: 'openai', hide: true },
   },
 ] as const satisfies readonly Endpoint[]
@@ -177,3 +209,9 @@ const BY_ID = new Map<EndpointId, Endpoint>(ENDPOINTS.map((e) => [e.id, e]))
 export function endpoint(id: EndpointId): Endpoint {
   return BY_ID.get(id)!
 }
+
+/** Rows whose usage is metered and priced (a capture selection: `captures: { pricedUsage: isMetered }`). */
+export const isMetered = (row: Endpoint): boolean => row.governance.usage
+
+/** Rows whose answers can be cached. */
+export const isCacheable = (row: Endpoint): boolean => row.api.cache !== null

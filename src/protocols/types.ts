@@ -1,6 +1,6 @@
 /**
  * @module Ingress protocols: how a client API other than Chat Completions (Responses, Anthropic Messages) is
- * served over the canonical chat shape. A protocol turns the client's request into a chat request, and the
+ * served over the canonical chat shape (an API shape's `upstream.overChat`, src/protocols/api-shape.ts). A protocol turns the client's request into a chat request, and the
  * chat answer (JSON or `data:`-only SSE) back into the client's format. Adapters never see ingress formats.
  */
 import type { GatewayError } from '../errors/gateway-error.ts'
@@ -19,6 +19,4 @@ export interface IngressProtocol {
   fromChatStream(chunks: ReadableStream<Uint8Array>, ctx: RequestContext): ReadableStream<Uint8Array>
   /** Headers the translated answer carries (e.g. what the translation had to leave out). */
   responseHeaders?(ctx: RequestContext): Record<string, string>
-  /** The JSON error body in this protocol; defaults to `{"error": GatewayError}`. */
-  errorBody?(error: GatewayError): unknown
 }

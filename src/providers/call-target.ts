@@ -1,8 +1,8 @@
 /**
- * @module One upstream call for one target, shared by every route plugin: picks the adapter, speaks the
- * upstream's native API where it matches the client's (Responses on OpenAI-family upstreams, Messages and
- * token counting on Anthropic), otherwise goes
- * through the canonical chat shape with the ingress protocol translating both ways, and turns the answer into
+ * @module One upstream call for one target, shared by every route plugin: picks the adapter and serves the
+ * endpoint's API as its shape says (`upstream`, src/protocols/api-shape.ts): the provider's native method where it
+ * speaks the API (Responses on OpenAI-family upstreams, Messages and token counting on Anthropic, chat everywhere),
+ * else over chat with the API's translation both ways, else the gateway's own answer; and turns the answer into
  * the client-facing response (header hygiene included). An upstream's failure comes back as a GatewayError, not a
  * throw, so route plugins read it like any other answer.
  */
@@ -11,14 +11,13 @@ import type { RequestContext } from '../pipeline/context.ts'
 import { clientHeadersFrom, keepClientHeaders } from '../pipeline/headers.ts'
 import type { AttemptKind } from '../pipeline/snapshots.ts'
 import type { PluginDeps } from '../pipeline/types.ts'
-import { countTokensResponse } from '../protocols/anthropic-messages/count-tokens.ts'
+import type { AdapterMethod, ApiShape } from '../protocols/api-shape.ts'
 import { endpoint } from '../protocols/endpoints.ts'
 import type { IngressProtocol } from '../protocols/types.ts'
 import type { AdapterCall, ProviderAdapter, ProviderInstance, ResolvedTarget, UpstreamResult } from './types.ts'
 import { isEventStream } from '../pipeline/sse.ts'
 import { answerText, jsonAnswer, parsedAnswer } from '../pipeline/json-answer.ts'
 import { bodyForAttempt } from '../pipeline/target-adaptation.ts'
-import { passthroughCall } from './passthrough-call.ts'
 
 export async function callTarget(ctx: RequestContext, target: ResolvedTarget, kind: AttemptKind, deps: PluginDeps): Promise<UpstreamResult> {
   const registered = deps.providers.get(target.providerName)
@@ -46,16 +45,14 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
       secrets: deps.providers.secrets(),
     },
   }
-  if (endpoint(ctx.endpoint).verbatim) return passthroughCall(call, adapter)
-  if (ctx.endpoint === 'messages.count_tokens') {
-    return adapter.countMessageTokens ? toClient(ctx, await adapter.countMessageTokens(call)) : await countTokensResponse(body)
-  }
-  const native = nativeCall(ctx, instance, adapter, target.model)
-  if (native) return toClient(ctx, await native(call))
+  const row = endpoint(ctx.endpoint)
+  const route = servingRoute(row.api, adapter, instance, target.model)
+  if (route instanceof GatewayError) return route
+  // A verbatim row's answer keeps the upstream's headers as they are (the pass-through makes its own).
+  if (route.kind === 'native') return row.verbatim ? route.method(call) : toClient(ctx, await route.method(call))
+  if (route.kind === 'fallback') return route.answer(body)
 
-  const protocol: IngressProtocol | undefined = endpoint(ctx.endpoint).protocol
-  if (!protocol) return toClient(ctx, await adapter.chatCompletions(call))
-
+  const protocol = route.protocol
   const chatBody = await protocol.toChatRequest(body, ctx)
   if (chatBody instanceof GatewayError) return chatBody
   const upstream = await adapter.chatCompletions({ ...call, body: { ...chatBody, model: target.model } })
@@ -72,11 +69,29 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
   return jsonAnswer(JSON.stringify(answer), answer, { status: upstream.status, headers })
 }
 
-/** The adapter's own implementation of the client's API, when the upstream speaks it natively. */
-function nativeCall(ctx: RequestContext, provider: ProviderInstance, adapter: ProviderAdapter, model: string): ((call: AdapterCall) => Promise<UpstreamResult>) | undefined {
-  if (ctx.endpoint === 'responses' && provider.nativeResponses && adapter.responses && (adapter.speaksNatively?.('responses', provider, model) ?? true)) return adapter.responses
-  if (ctx.endpoint === 'messages' && adapter.messages && (adapter.speaksNatively?.('messages', provider, model) ?? true)) return adapter.messages
-  return undefined
+/** How a provider serves an API (the shape's `upstream`, in its order of preference). */
+export type ServingRoute =
+  | { kind: 'native'; method: AdapterMethod }
+  | { kind: 'over_chat'; protocol: IngressProtocol }
+  | { kind: 'fallback'; answer: (body: Record<string, unknown>) => Promise<UpstreamResult> }
+
+/**
+ * The provider's own method (for `model`: some providers speak an API for some models only), else the translation
+ * over chat, else the gateway's answer; a 400 when it has none.
+ */
+export function servingRoute(api: ApiShape, adapter: ProviderAdapter, provider: ProviderInstance, model: string): ServingRoute | GatewayError {
+  const upstream = api.upstream
+  const method = upstream?.native(adapter, provider, model)
+  if (method) return { kind: 'native', method }
+  if (upstream?.overChat) return { kind: 'over_chat', protocol: upstream.overChat }
+  if (upstream?.fallback) return { kind: 'fallback', answer: upstream.fallback }
+  return new GatewayError({
+    status: 400,
+    type: 'invalid_request_error',
+    provider: provider.name,
+    code: 'unsupported_endpoint',
+    message: `Provider '${provider.name}' (type ${provider.type}) does not serve the ${api.id} API.`,
+  })
 }
 
 function toClient(ctx: RequestContext, upstream: UpstreamResult): UpstreamResult {

@@ -1,10 +1,9 @@
 /**
  * @module The Anthropic Messages API (`/v1/messages`, what Claude Code and the Anthropic SDKs speak) served over
  * chat for upstreams that are not Anthropic; Anthropic upstreams are called natively (src/providers/call-target.ts).
- * Errors on these endpoints take Anthropic's shape.
+ * Errors on these endpoints take Anthropic's shape (./shape.ts).
  */
 import type { IngressProtocol } from '../types.ts'
-import { anthropicErrorBody } from './errors.ts'
 import { messagesRequestToChat } from './request.ts'
 import { chatCompletionToMessage } from './response.ts'
 import { chatStreamToMessages } from './stream.ts'
@@ -17,5 +16,4 @@ export const anthropicMessagesProtocol: IngressProtocol = {
   toChatRequest: (body) => messagesRequestToChat(body),
   fromChatResponse: (completion, ctx) => chatCompletionToMessage(completion, targetModel(ctx)),
   fromChatStream: (chunks, ctx) => chatStreamToMessages(chunks, targetModel(ctx)),
-  errorBody: anthropicErrorBody,
 }

@@ -152,8 +152,8 @@ const feed = (fold: { add(e: { event?: string; data: string }): void }, list: [s
 
 describe('messages stream codec', () => {
   test('/v1/messages uses it; other endpoints do not', () => {
-    expect(endpoint('messages').streamCodec.createFold()).toBeInstanceOf(MessagesStreamFold)
-    expect(endpoint('chat.completions').streamCodec.createFold()).not.toBeInstanceOf(MessagesStreamFold)
+    expect(endpoint('messages').api.streamCodec!.createFold()).toBeInstanceOf(MessagesStreamFold)
+    expect(endpoint('chat.completions').api.streamCodec!.createFold()).not.toBeInstanceOf(MessagesStreamFold)
   })
 
   test('folds the events into the message they add up to; usage is cumulative, nulls keep earlier values', () => {
@@ -201,7 +201,7 @@ describe('messages stream codec', () => {
     feed(fold, [NATIVE[0]!, ['error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }]])
     expect(fold.error()).toEqual({ type: 'overloaded_error', message: 'Overloaded', code: 'overloaded_error' })
     const frame = decoder.decode(
-      endpoint('messages').streamCodec.errorFrame(new GatewayError({ status: 504, type: 'provider_error', message: 'late', code: 'upstream_timeout' }), fold),
+      endpoint('messages').api.streamCodec!.errorFrame(new GatewayError({ status: 504, type: 'provider_error', message: 'late', code: 'upstream_timeout' }), fold),
     )
     expect(frame).toStartWith('event: error\ndata: ')
     expect(JSON.parse(frame.split('data: ')[1]!)).toEqual({

@@ -1,12 +1,11 @@
 /**
- * @module Where tool results are in each ingress protocol, and the body with each of them slimmed: chat `tool`
- * messages, Responses `function_call_output` / `custom_tool_call_output` items, Anthropic `tool_result` blocks.
- * A result is a string or a list of parts; only the text of text parts changes.
+ * @module Where tool results are in each API (the shapes' `toolResults`), and the body with each of them slimmed:
+ * chat `tool` messages, Responses `function_call_output` / `custom_tool_call_output` items, Anthropic `tool_result`
+ * blocks. A result is a string or a list of parts; only the text of text parts changes.
  */
-import type { EndpointId } from '../../src/pipeline/context.ts'
+import type { Slim } from './api-shape.ts'
 
 type Json = Record<string, unknown>
-export type Slim = (text: string) => string
 
 /** A result's content slimmed; the same value when nothing changed. */
 function slimmed(content: unknown, slim: Slim): unknown {
@@ -39,7 +38,9 @@ function mapChanged<T>(items: T[], rewrite: (item: T) => T): { items: T[]; chang
 
 const TOOL_OUTPUT_ITEMS = new Set(['function_call_output', 'custom_tool_call_output'])
 
-function chat(body: Json, slim: Slim) {
+/** Chat `tool` messages; undefined without a message list. */
+export function chatToolResults(body: Json, slim: Slim): { body: Json; slimmed: number } | undefined {
+  if (!Array.isArray(body.messages)) return undefined
   const { items, changed } = mapChanged(body.messages as Json[], (m) => {
     if (m?.role !== 'tool') return m
     const content = slimmed(m.content, slim)
@@ -48,7 +49,8 @@ function chat(body: Json, slim: Slim) {
   return { body: changed > 0 ? { ...body, messages: items } : body, slimmed: changed }
 }
 
-function responses(body: Json, slim: Slim) {
+/** Responses tool output items; a string `input` has none. */
+export function responsesToolResults(body: Json, slim: Slim): { body: Json; slimmed: number } {
   if (!Array.isArray(body.input)) return { body, slimmed: 0 }
   const { items, changed } = mapChanged(body.input as Json[], (item) => {
     if (!TOOL_OUTPUT_ITEMS.has(item?.type as string)) return item
@@ -58,7 +60,9 @@ function responses(body: Json, slim: Slim) {
   return { body: changed > 0 ? { ...body, input: items } : body, slimmed: changed }
 }
 
-function messages(body: Json, slim: Slim) {
+/** Anthropic `tool_result` blocks; undefined without a message list. */
+export function messagesToolResults(body: Json, slim: Slim): { body: Json; slimmed: number } | undefined {
+  if (!Array.isArray(body.messages)) return undefined
   let total = 0
   const { items, changed } = mapChanged(body.messages as Json[], (m) => {
     if (!Array.isArray(m?.content)) return m
@@ -71,19 +75,4 @@ function messages(body: Json, slim: Slim) {
     return blocks.changed > 0 ? { ...m, content: blocks.items } : m
   })
   return { body: changed > 0 ? { ...body, messages: items } : body, slimmed: total }
-}
-
-const BY_ENDPOINT: Partial<Record<EndpointId, (body: Json, slim: Slim) => { body: Json; slimmed: number }>> = {
-  'chat.completions': chat,
-  responses,
-  messages,
-  'messages.count_tokens': messages,
-}
-
-/** The body with its tool results slimmed and how many changed; undefined for endpoints without tool results. */
-export function slimToolResults(endpoint: EndpointId, body: Json, slim: Slim): { body: Json; slimmed: number } | undefined {
-  const rewrite = BY_ENDPOINT[endpoint]
-  if (!rewrite) return undefined
-  if (endpoint !== 'responses' && !Array.isArray(body.messages)) return undefined
-  return rewrite(body, slim)
 }
