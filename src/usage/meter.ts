@@ -7,7 +7,8 @@
 import type { RequestContext } from '../pipeline/context.ts'
 import type { TokenUsage } from '../pipeline/snapshots.ts'
 import type { Outcome } from '../pipeline/types.ts'
-import { countChatPromptTokens, countCompletionTokens } from '../tokens/count.ts'
+import { estimatedPromptTokens } from '../limits/request-estimate.ts'
+import { endpoint } from '../protocols/endpoints.ts'
 import type { PriceTable } from './pricing.ts'
 import type { UsageRecord } from './record.ts'
 
@@ -16,12 +17,27 @@ export function needsEstimatedUsage(ctx: RequestContext, outcome: Outcome): bool
   return !outcome.usage && !!ctx.target && outcome.status < 400 && !outcome.clientAborted
 }
 
-/** Usage counted by the gateway (on the tokenizer thread) when the upstream reported none. */
+/**
+ * Usage counted by the gateway (on the tokenizer thread) when the upstream reported none, as the endpoint's API
+ * counts (`promptTokens`, `usage.countOutputTokens` of its shape), with the units of work the request asked for.
+ */
 export async function estimateUsage(ctx: RequestContext, outcome: Outcome): Promise<TokenUsage> {
+  const { api } = endpoint(ctx.endpoint)
   // The answer before the output hooks when only that was captured (a cache's workflow): the tokens generated.
   const body = (outcome.responseBody ?? outcome.routeAnswer) as Record<string, unknown> | undefined
-  const [prompt, completion] = await Promise.all([countChatPromptTokens(ctx.body), body ? countCompletionTokens(body) : Math.ceil(outcome.bytesOut / 4)])
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated: true }
+  const output = body && typeof body === 'object' && api.usage ? api.usage.countOutputTokens(body) : Math.ceil(outcome.bytesOut / 4)
+  const [prompt, completion] = await Promise.all([estimatedPromptTokens(api, ctx.body), output])
+  const units = api.usage?.requestedUnits?.(ctx.body)
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    cached_tokens: 0,
+    cache_write_tokens: 0,
+    reasoning_tokens: 0,
+    ...units,
+    estimated: true,
+  }
 }
 
 /**

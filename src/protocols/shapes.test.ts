@@ -1,0 +1,42 @@
+import { beforeAll, expect, test } from 'bun:test'
+import { loadCountThread } from '../tokens/count-thread.ts'
+import { countChatPromptTokens, countTextsTokens } from '../tokens/count.ts'
+import { endpoint } from './endpoints.ts'
+
+beforeAll(() => loadCountThread(), 30_000)
+
+const story = 'The quick brown fox jumps over the lazy dog, twice over and once again.'
+
+test('Responses and Messages count their prompt as the chat request they translate to', async () => {
+  const chat = await countChatPromptTokens({ messages: [{ role: 'user', content: story }] })
+  expect(await endpoint('responses').api.promptTokens!({ input: story })).toBe(chat)
+  expect(await endpoint('messages').api.promptTokens!({ messages: [{ role: 'user', content: story }], max_tokens: 5 })).toBe(chat)
+  expect(await endpoint('messages.count_tokens').api.promptTokens!({ messages: [{ role: 'user', content: story }] })).toBe(chat)
+  expect(endpoint('models.list').api.promptTokens).toBeNull()
+})
+
+test('each API counts the output of its own answers (an estimate when the upstream reported no usage)', async () => {
+  const expected = await countTextsTokens([story])
+  const chat = { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: story } }] }
+  const responses = { object: 'response', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: story }] }] }
+  const messages = { type: 'message', role: 'assistant', content: [{ type: 'text', text: story }] }
+  expect(await endpoint('chat.completions').api.usage!.countOutputTokens(chat)).toBe(expected)
+  expect(await endpoint('responses').api.usage!.countOutputTokens(responses)).toBe(expected)
+  expect(await endpoint('messages').api.usage!.countOutputTokens(messages)).toBe(expected)
+})
+
+test('a system prompt goes where each API keeps it; a chat body without messages has no place for it', () => {
+  const place = (id: Parameters<typeof endpoint>[0], body: Record<string, unknown>) => endpoint(id).api.systemPrompt?.(body, 'OP', 'prepend')
+  expect(place('chat.completions', { messages: [] })).toEqual({ messages: [{ role: 'system', content: 'OP' }] })
+  expect(place('chat.completions', { input: 'x' })).toBeUndefined()
+  expect(place('responses', { input: 'x' })).toEqual({ input: 'x', instructions: 'OP' })
+  expect(place('messages', { messages: [] })).toEqual({ messages: [], system: 'OP' })
+  expect(place('models.list', {})).toBeUndefined()
+})
+
+test('output limits are each API’s own fields, the winning one first', () => {
+  expect(endpoint('chat.completions').api.parameters).toEqual({ outputLimitFields: ['max_completion_tokens', 'max_tokens'], providerRules: true })
+  expect(endpoint('responses').api.parameters?.outputLimitFields).toEqual(['max_output_tokens'])
+  expect(endpoint('messages').api.parameters?.outputLimitFields).toEqual(['max_tokens'])
+  expect(endpoint('messages.count_tokens').api.parameters).toBeNull()
+})

@@ -1,0 +1,38 @@
+import { expect, test } from 'bun:test'
+import { GatewayError } from '../errors/gateway-error.ts'
+import { endpoint } from '../protocols/endpoints.ts'
+import { servingRoute } from './call-target.ts'
+import type { ProviderAdapter, ProviderInstance } from './types.ts'
+
+const answer = async () => new Response('{}')
+const chatOnly: ProviderAdapter = { id: 'chat-only', chatCompletions: answer, listModels: async () => [] }
+const everything: ProviderAdapter = { ...chatOnly, id: 'everything', responses: answer, messages: answer, countMessageTokens: answer }
+const provider = (nativeResponses: boolean): ProviderInstance => ({ name: 'p', type: 'openai', baseUrl: 'http://x', staticModels: [], nativeResponses })
+
+const kind = (id: Parameters<typeof endpoint>[0], adapter: ProviderAdapter, nativeResponses = false) => {
+  const route = servingRoute(endpoint(id).api, adapter, provider(nativeResponses))
+  return route instanceof GatewayError ? route.code : route.kind
+}
+
+test('each API is served natively where the provider speaks it, else over chat, else by the gateway', () => {
+  expect(kind('chat.completions', chatOnly)).toBe('native')
+  expect(kind('responses', everything, true)).toBe('native')
+  expect(kind('responses', everything, false)).toBe('over_chat')
+  expect(kind('responses', chatOnly, true)).toBe('over_chat')
+  expect(kind('messages', everything)).toBe('native')
+  expect(kind('messages', chatOnly)).toBe('over_chat')
+  expect(kind('messages.count_tokens', everything)).toBe('native')
+  expect(kind('messages.count_tokens', chatOnly)).toBe('fallback')
+})
+
+test('the native method is the adapter’s own', () => {
+  const route = servingRoute(endpoint('messages').api, everything, provider(false))
+  expect(route).toEqual({ kind: 'native', method: everything.messages! })
+})
+
+test('an API the provider cannot serve in any way is a 400 naming both', () => {
+  const refused = servingRoute(endpoint('models.list').api, everything, provider(true))
+  expect(refused).toBeInstanceOf(GatewayError)
+  expect(refused).toMatchObject({ status: 400, code: 'unsupported_endpoint', provider: 'p' })
+  expect((refused as GatewayError).message).toContain('local API')
+})
