@@ -9,8 +9,8 @@ const chatOnly: ProviderAdapter = { id: 'chat-only', chatCompletions: answer, li
 const everything: ProviderAdapter = { ...chatOnly, id: 'everything', responses: answer, messages: answer, countMessageTokens: answer }
 const provider = (nativeResponses: boolean): ProviderInstance => ({ name: 'p', type: 'openai', baseUrl: 'http://x', staticModels: [], nativeResponses })
 
-const kind = (id: Parameters<typeof endpoint>[0], adapter: ProviderAdapter, nativeResponses = false) => {
-  const route = servingRoute(endpoint(id).api, adapter, provider(nativeResponses))
+const kind = (id: Parameters<typeof endpoint>[0], adapter: ProviderAdapter, nativeResponses = false, model = 'm') => {
+  const route = servingRoute(endpoint(id).api, adapter, provider(nativeResponses), model)
   return route instanceof GatewayError ? route.code : route.kind
 }
 
@@ -25,13 +25,20 @@ test('each API is served natively where the provider speaks it, else over chat, 
   expect(kind('messages.count_tokens', chatOnly)).toBe('fallback')
 })
 
+test('a provider that speaks an API for some models only serves the others over chat', () => {
+  const claudeOnly: ProviderAdapter = { ...everything, speaksNatively: (api, _provider, model) => api === 'messages' && model.startsWith('claude') }
+  expect(kind('messages', claudeOnly, false, 'claude-sonnet-4')).toBe('native')
+  expect(kind('messages', claudeOnly, false, 'nova-pro')).toBe('over_chat')
+  expect(kind('responses', claudeOnly, true, 'claude-sonnet-4')).toBe('over_chat')
+})
+
 test('the native method is the adapter’s own', () => {
-  const route = servingRoute(endpoint('messages').api, everything, provider(false))
+  const route = servingRoute(endpoint('messages').api, everything, provider(false), 'm')
   expect(route).toEqual({ kind: 'native', method: everything.messages! })
 })
 
 test('an API the provider cannot serve in any way is a 400 naming both', () => {
-  const refused = servingRoute(endpoint('models.list').api, everything, provider(true))
+  const refused = servingRoute(endpoint('models.list').api, everything, provider(true), 'm')
   expect(refused).toBeInstanceOf(GatewayError)
   expect(refused).toMatchObject({ status: 400, code: 'unsupported_endpoint', provider: 'p' })
   expect((refused as GatewayError).message).toContain('local API')
