@@ -37,8 +37,10 @@ export const parameterNormaliser = definePlugin({
     const limits = gatewayConfig.model_output_limits
     return {
       before(ctx, config) {
-        const fields = endpoint(ctx.endpoint).api.parameters
-        if (!config.enabled || !fields || !ctx.target) return CONTINUE
+        const row = endpoint(ctx.endpoint)
+        const fields = row.api.parameters
+        // A verbatim row sends the client's bytes, not the body: nothing here would reach the upstream.
+        if (!config.enabled || !fields || row.verbatim || !ctx.target) return CONTINUE
         const target = ctx.target
         const given = ctx.body
         ctx.targetAdaptation = {

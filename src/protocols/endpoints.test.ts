@@ -22,7 +22,9 @@ test('every row is consistent: checked JSON bodies, local or routed, governance 
       'failover only where a model is routed': !governance.failover || governance.modelAccess,
       'usage is metered only on routed rows of an API that reports it': !governance.usage || (governance.modelAccess && api.usage !== null),
       'guardrails only where the API has texts': !governance.guardrails || api.guardedTexts !== null,
-      'streamed answers exactly when the API has a stream codec': answers.includes('sse') === (api.streamCodec !== null),
+      'streamed answers exactly when the API has a stream codec (a verbatim row passes them unread)': e.verbatim || answers.includes('sse') === (api.streamCodec !== null),
+      'a verbatim row reads its body as bytes, and nothing rewrites it':
+        !e.verbatim || (e.body === 'bytes' && api.systemPrompt === null && api.toolResults === null && api.cache === null),
       'answers are declared': answers.length > 0,
       'a cacheable API answers JSON': api.cache === null || answers.includes('json'),
       'a stream replay only where answers stream': !api.cache?.replayStream || answers.includes('sse'),
@@ -32,7 +34,7 @@ test('every row is consistent: checked JSON bodies, local or routed, governance 
 })
 
 test('the capture selections read the rows', () => {
-  expect(ENDPOINTS.filter(isMetered).map((e) => e.id)).toEqual(['chat.completions', 'responses', 'messages'])
+  expect(ENDPOINTS.filter(isMetered).map((e) => e.id)).toEqual(['chat.completions', 'responses', 'messages', 'passthrough'])
   expect(ENDPOINTS.filter(isCacheable).map((e) => e.id)).toEqual(['chat.completions'])
 })
 
