@@ -32,6 +32,7 @@ import type { PrimaryLink } from './workers/link.ts'
 import { RequestsEnd } from './pipeline/context-abort.ts'
 import { McpGateway } from './mcp/gateway.ts'
 import { JwtVerifier } from './keys/jwt/verifier.ts'
+import { DashboardSso } from './sso/dashboard-sso.ts'
 
 export interface GatewayOptions {
   config: GatewayConfig
@@ -63,6 +64,8 @@ export class Gateway {
   readonly authFailures: AuthFailureLimiter
   /** Identity tokens (JWT bearers) of the configured issuers, accepted on /v1 and /mcp (auth.jwt). */
   readonly identityTokens: JwtVerifier
+  /** Dashboard sign-in through the OpenID provider (auth.oidc); undefined when not configured. */
+  readonly sso?: DashboardSso
   /** Aborted when a graceful stop reaches its drain deadline: in-flight requests end with a 503 (see main.ts). */
   readonly endRequests = new RequestsEnd()
   readonly deps: PluginDeps
@@ -148,6 +151,7 @@ export class Gateway {
     this.deps.onShutdown(() => this.threadRetention.stop())
     this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys, this.authFailures.throttle)
     this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
+    this.sso = DashboardSso.fromConfig(this.config.auth.oidc, { counters: stores.counters, securityEvents: this.securityEvents, authFailures: this.authFailures, log: this.log })
     // The OpenTelemetry SDK (about 20 MB resident) is loaded only when tracing is configured.
     this.tracing = options.tracing ? new (require('./observability/tracing.ts') as typeof import('./observability/tracing.ts')).Tracing(options.tracing, this.log) : undefined
     this.telemetry = this.requestTelemetry()

@@ -15,6 +15,8 @@ export interface SecurityEvent {
   principal_id: string
   auth_method: string
   auth_key_id?: string
+  /** The person's email when they signed in through the OpenID provider. */
+  actor_email?: string
   /** The object acted on, e.g. the key id that was revoked. */
   subject_id?: string
   /** The user path the event is about (the subject's; `/` for what every tenant shares): who may read it. */
@@ -76,6 +78,7 @@ export function securityEventEntry(event: SecurityEvent, now = new Date()): Audi
     data: {
       event_type: event.event_type,
       ...(event.user_agent ? { user_agent: event.user_agent } : {}),
+      ...(event.actor_email ? { actor_email: event.actor_email } : {}),
       ...(event.subject_id ? { event_subject_id: event.subject_id } : {}),
       ...(event.message ? { event_message: event.message } : {}),
       ...(event.before !== undefined ? { event_before: event.before } : {}),

@@ -12,6 +12,7 @@ import { PROVIDER_TYPE_NAMES } from './provider-catalog.ts'
 import { modelIdProblem } from '../models/model-id.ts'
 import { mcpConfigSchema } from '../mcp/config.ts'
 import { jwtConfigSchema } from '../keys/jwt/config.ts'
+import { oidcConfigSchema } from '../sso/config.ts'
 
 const booleanFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((v) => ['true', '1', 'yes', 'on'].includes(v))])
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max)
@@ -115,6 +116,8 @@ export const gatewayConfigSchema = z.strictObject({
       failure_refill_per_second: z.coerce.number().positive().default(1),
       /** Identity tokens (JWT bearers) from configured issuers, accepted on /v1 and /mcp instead of a managed key. */
       jwt: jwtConfigSchema.prefault({}),
+      /** Dashboard sign-in through an OpenID provider, roles from its claims (docs/sso.md). */
+      oidc: oidcConfigSchema.prefault({}),
     })
     .prefault({}),
   database: z

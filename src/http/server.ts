@@ -15,10 +15,12 @@ import { refusal } from '../admin/roles.ts'
 import { clientAddressOf } from './client-address.ts'
 import { buildRequestContext } from './ingress.ts'
 import { KeyAuthenticator } from '../keys/authenticator.ts'
+import { presentsCredential } from '../keys/presented-key.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { dashboardRoutes } from './dashboard.ts'
 import { metricsRoutes } from './metrics.ts'
 import { mcpRoutes } from './mcp.ts'
+import { ssoRoutes } from './sso.ts'
 import { openApiSchema } from './openapi-schema.ts'
 import { decodePathParam } from './path-param.ts'
 import { withSecurityHeaders } from './security-headers.ts'
@@ -161,6 +163,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
       .use(dashboardRoutes())
       .use(metricsRoutes(gateway))
       .use(adminRoutes(gateway))
+      .use(gateway.sso ? ssoRoutes(gateway, gateway.sso) : new Elysia({ name: 'gateway/sso-off' }))
       .use(mcpRoutes(gateway, credentials))
       .use(
         v1Routes(
@@ -182,8 +185,6 @@ const readinessSchema = z.object({
 })
 const readiness = (description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(readinessSchema) } } })
 const readinessError = (description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(gatewayErrorSchema) } } })
-
-const presentsCredential = (headers: Headers) => headers.has('authorization') || headers.has('x-api-key')
 
 function refuseTrace({ request }: { request: Request }): Response {
   return errorResponse(gatewayErrors.methodNotAllowed('TRACE', new URL(request.url).pathname), { allow: 'GET, POST' })

@@ -22,3 +22,6 @@ export function presentedKey(headers: Headers): PresentedKey {
   }
   return { kind: 'missing' }
 }
+
+/** Whether the request carries a key at all (a key decides over a session cookie). */
+export const presentsCredential = (headers: Headers) => headers.has('authorization') || headers.has('x-api-key')

@@ -19,7 +19,7 @@ import type { AttemptSnapshot, FailoverSnapshot, RequestRevisionSnapshot, TokenU
 
 export type { EndpointId }
 
-export type AuthMethod = 'master_key' | 'managed_key' | 'jwt' | 'none'
+export type AuthMethod = 'master_key' | 'managed_key' | 'jwt' | 'oidc_session' | 'none'
 
 export interface Principal {
   method: AuthMethod
@@ -34,6 +34,8 @@ export interface Principal {
   userPath?: string
   /** What it may do on /admin (role and user-path subtree); absent: no admin access. */
   admin?: AdminGrant
+  /** A person signed in through the OpenID provider: their email, for the admin audit trail. */
+  email?: string
 }
 
 /**

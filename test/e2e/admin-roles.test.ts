@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { createHttpApp } from '../../src/http/server.ts'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
+import { ADMIN_ROUTE_ROLES, adminRouteProbe } from '../helpers/admin-route-table.ts'
 
 const t = useGatewaySuite({
   providersFromEnv: true,
@@ -70,47 +71,7 @@ describe('every /admin route against every role', () => {
    * What each route needs, written out here rather than read from the code: a route added later that this list
    * lacks fails the first test, and a role that gets more (or less) than listed fails the matrix.
    */
-  const EVERY = ROLES
-  const EXPECTED: Record<string, { roles: readonly Role[]; unscopedOnly?: true }> = {
-    'GET /admin/whoami': { roles: EVERY },
-    'GET /admin/keys': { roles: EVERY },
-    'GET /admin/keys/:id': { roles: EVERY },
-    'POST /admin/keys': { roles: ['key_manager', 'admin'] },
-    'PATCH /admin/keys/:id': { roles: ['key_manager', 'admin'] },
-    'POST /admin/keys/:id/revoke': { roles: ['key_manager', 'admin'] },
-    'GET /admin/workflows': { roles: EVERY },
-    'GET /admin/workflows/:id': { roles: EVERY },
-    'POST /admin/workflows': { roles: ['admin'], unscopedOnly: true },
-    'POST /admin/workflows/:id/deactivate': { roles: ['admin'], unscopedOnly: true },
-    'GET /admin/plugins': { roles: EVERY },
-    'GET /admin/budgets': { roles: EVERY },
-    'POST /admin/budgets': { roles: ['admin'] },
-    'DELETE /admin/budgets/:id': { roles: ['admin'] },
-    'GET /admin/rate-limits': { roles: EVERY },
-    'POST /admin/rate-limits': { roles: ['admin'] },
-    'DELETE /admin/rate-limits/:id': { roles: ['admin'] },
-    'GET /admin/usage/summary': { roles: EVERY },
-    'GET /admin/usage/breakdown': { roles: EVERY },
-    'GET /admin/pricing': { roles: EVERY },
-    'PUT /admin/pricing/*': { roles: ['admin'], unscopedOnly: true },
-    'DELETE /admin/pricing/*': { roles: ['admin'], unscopedOnly: true },
-    'GET /admin/audit/log': { roles: EVERY },
-    'GET /admin/audit/detail': { roles: EVERY },
-    'GET /admin/audit/conversation': { roles: EVERY },
-    'GET /admin/audit/stats': { roles: EVERY },
-    'GET /admin/audit/writer-stats': { roles: EVERY, unscopedOnly: true },
-    'GET /metrics': { roles: EVERY, unscopedOnly: true },
-    'GET /admin/mcp/servers': { roles: EVERY },
-    'GET /admin/mcp/servers/:id': { roles: EVERY },
-    'POST /admin/mcp/servers': { roles: ['admin'], unscopedOnly: true },
-    'PUT /admin/mcp/servers/:id': { roles: ['admin'], unscopedOnly: true },
-    'DELETE /admin/mcp/servers/:id': { roles: ['admin'], unscopedOnly: true },
-    'GET /admin/mcp/visibility': { roles: EVERY },
-    'POST /admin/mcp/visibility': { roles: ['admin'], unscopedOnly: true },
-    'DELETE /admin/mcp/visibility/:id': { roles: ['admin'], unscopedOnly: true },
-    'GET /admin/mcp/credentials': { roles: EVERY },
-    'DELETE /admin/mcp/credentials/:id': { roles: ['key_manager', 'admin'] },
-  }
+  const EXPECTED = ADMIN_ROUTE_ROLES
   /** Sign-in checks the credential itself, before the guard: any admin role may sign in. */
   const SIGN_IN = 'POST /admin/session'
 
@@ -129,13 +90,7 @@ describe('every /admin route against every role', () => {
     expect(routes.map((r) => r.name).sort()).toEqual([...Object.keys(EXPECTED), SIGN_IN].sort())
   })
 
-  /** A request to the route that changes nothing when allowed (unknown ids, invalid bodies). */
-  function probe(name: string): { method: string; path: string; body?: unknown } {
-    const [method, pattern] = name.split(' ') as [string, string]
-    const path = pattern.replace(':id', 'no-such-id').replace('*', 'no-such-model')
-    const query = path.startsWith('/admin/audit/detail') || path.startsWith('/admin/audit/conversation') ? '?log_id=no-such-entry' : ''
-    return { method, path: `${path}${query}`, body: method === 'GET' || method === 'DELETE' ? undefined : {} }
-  }
+  const probe = adminRouteProbe
 
   test('each role, scoped and unscoped, gets exactly what the list says; a key without a role gets nothing', async () => {
     const violations: string[] = []

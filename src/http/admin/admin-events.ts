@@ -20,6 +20,7 @@ export function recordAdminChange(gateway: Gateway, context: RouteContext, actor
     principal_id: actor.id,
     auth_method: actor.method,
     auth_key_id: actor.keyId,
+    actor_email: actor.email,
     method: context.request.method,
     path: new URL(context.request.url).pathname,
     client_ip: context.server?.requestIP(context.request)?.address ?? '',

@@ -9,7 +9,7 @@ import type { Principal } from '../../pipeline/context.ts'
 
 export const adminPrincipalView = z.object({
   principal_id: z.string(),
-  auth_method: z.enum(['master_key', 'managed_key', 'jwt', 'none']),
+  auth_method: z.enum(['master_key', 'managed_key', 'jwt', 'oidc_session', 'none']),
   key_id: z.string().nullable(),
   user_path: z.string().nullable(),
   role: z.enum(ADMIN_ROLES),

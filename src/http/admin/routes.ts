@@ -7,6 +7,7 @@ import { Elysia } from 'elysia'
 import type { Gateway } from '../../app.ts'
 import { errorResponse } from '../../errors/gateway-error.ts'
 import { clientAddressOf } from '../client-address.ts'
+import { presentsCredential } from '../../keys/presented-key.ts'
 import { withSecurityHeaders } from '../security-headers.ts'
 import { adminResponses, jsonResponse } from './admin-http.ts'
 import { auditRoutes } from './audit.ts'
@@ -29,12 +30,25 @@ export function adminRoutes(gateway: Gateway) {
       // Before the guard: sign-in sees (and records) failed attempts too.
       .use(sessionRoutes(gateway))
       // 'local', not 'scoped': a scoped guard also ran on the parent's routes added later (the /v1/* catch-all).
-      .resolve({ as: 'local' }, function adminGuard({ request, server }) {
+      .resolve({ as: 'local' }, async function adminGuard({ request, server }) {
+        // A key, when one is presented, decides; otherwise the dashboard's SSO session cookie (CSRF-checked).
+        if (gateway.sso && !presentsCredential(request.headers) && gateway.sso.hasSession(request.headers)) {
+          const session = await gateway.sso.authenticate(request)
+          if (session.ok) return { adminPrincipal: session.principal, adminAuthError: undefined, sessionCookie: session.setCookie }
+          return { adminPrincipal: undefined, adminAuthError: session.error, sessionCookie: session.clearCookie ? gateway.sso.clearedSession() : undefined }
+        }
         const result = gateway.adminAuth.authenticate(request.headers, clientAddressOf(server, request))
-        return { adminPrincipal: result.ok ? result.principal : undefined, adminAuthError: result.ok ? undefined : result.error }
+        return { adminPrincipal: result.ok ? result.principal : undefined, adminAuthError: result.ok ? undefined : result.error, sessionCookie: undefined as string | undefined }
       })
-      .onBeforeHandle({ as: 'local' }, function requireAdmin({ adminAuthError }) {
-        if (adminAuthError) return errorResponse(adminAuthError)
+      .onBeforeHandle({ as: 'local' }, function requireAdmin({ adminAuthError, sessionCookie }) {
+        if (adminAuthError) {
+          const response = errorResponse(adminAuthError)
+          if (sessionCookie) response.headers.append('set-cookie', sessionCookie)
+          return response
+        }
+      })
+      .onAfterHandle({ as: 'local' }, function renewSession({ responseValue, sessionCookie }) {
+        if (sessionCookie && responseValue instanceof Response) responseValue.headers.append('set-cookie', sessionCookie)
       })
       .use(adminPermission)
       .get('/whoami', ({ adminPrincipal }) => Response.json(describeAdminPrincipal(adminPrincipal!)), {
