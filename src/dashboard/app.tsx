@@ -1,12 +1,14 @@
 /** @jsxImportSource preact */
 /**
- * @module The app shell: restores or asks for a session, then shows the view the URL names. Any 401 from the
- * admin API (the key was revoked or expired meanwhile) ends the session and returns to sign-in.
+ * @module The app shell: restores or asks for a session (a key in this tab, or the identity provider's session
+ * cookie), then shows the view the URL names. Any 401 from the admin API (the key was revoked or expired, the
+ * session ended) ends the session and returns to sign-in; a session due for renewal goes back through the
+ * identity provider, which answers at once while its own session lasts.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { adminClient, ApiError } from './api/admin-client.ts'
 import { AdminContext, PrincipalContext } from './api/admin-context.ts'
-import { forgetSessionKey, resumeSession, signInProblem, storedSessionKey, type Session } from './api/session.ts'
+import { forgetSessionKey, resumeSession, SSO_LOGIN, signInProblem, ssoSignOut, ssoState, storedSessionKey, type Session } from './api/session.ts'
 import { NavBar, VIEWS, type ViewId } from './components/nav-bar.tsx'
 import { Loading } from './components/status.tsx'
 import { useRoute, type Route } from './router.ts'
@@ -22,33 +24,55 @@ const DEFAULT_VIEW: ViewId = 'audit'
 
 export function App() {
   const [session, setSession] = useState<Session>()
-  const [resuming, setResuming] = useState(() => storedSessionKey() !== undefined)
+  const [resuming, setResuming] = useState(true)
+  const [ssoAvailable, setSsoAvailable] = useState(false)
   const [notice, setNotice] = useState<string>()
   const route = useRoute()
 
   function signOut(message?: string) {
+    const credential = session?.credential
     forgetSessionKey()
     setSession(undefined)
     setNotice(message)
+    if (credential && 'csrf' in credential && !message) {
+      // The provider's own sign-out too, when it has one.
+      void ssoSignOut(credential.csrf).then((endSession) => endSession && window.location.assign(endSession))
+    }
   }
 
   useEffect(() => {
     const key = storedSessionKey()
-    if (!key) return
-    resumeSession(key)
-      .then(setSession, (error: ApiError) => {
-        if (error.status === 401 || error.status === 403) forgetSessionKey()
-        setNotice(signInProblem(error))
-      })
-      .finally(() => setResuming(false))
+    const resumed = key
+      ? resumeSession(key).then(setSession, (error: ApiError) => {
+          if (error.status === 401 || error.status === 403) forgetSessionKey()
+          setNotice(signInProblem(error))
+        })
+      : ssoState().then(
+          (state) => {
+            if (state.kind === 'signed-in') setSession(state.session)
+            else if (state.kind === 'available' && state.refresh) renewSsoSession()
+            else setSsoAvailable(state.kind === 'available')
+          },
+          (error: ApiError) => setNotice(error.message),
+        )
+    resumed.finally(() => setResuming(false))
   }, [])
 
-  const client = useMemo(() => session && adminClient(session.key, () => signOut('Your key is no longer accepted. Sign in again.')), [session])
+  const client = useMemo(
+    () =>
+      session &&
+      adminClient(session.credential, (error) => {
+        if (error.code === 'session_refresh_required') return renewSsoSession()
+        signOut('key' in session.credential ? 'Your key is no longer accepted. Sign in again.' : 'Your session has ended. Sign in again.')
+      }),
+    [session],
+  )
 
-  if (resuming) return <Loading label="Checking your key…" />
+  if (resuming) return <Loading label="Checking your session…" />
   if (!session || !client)
     return (
       <SignInView
+        sso={ssoAvailable}
         notice={notice}
         onSignedIn={(signedIn) => {
           setNotice(undefined)
@@ -66,6 +90,11 @@ export function App() {
       </PrincipalContext.Provider>
     </AdminContext.Provider>
   )
+}
+
+/** Back through the identity provider for a fresh ID token (the role is mapped again), then back here. */
+function renewSsoSession() {
+  window.location.assign(`${SSO_LOGIN}?return_to=${encodeURIComponent(window.location.pathname + window.location.search + window.location.hash)}`)
 }
 
 function viewFor(view: ViewId, route: Route) {

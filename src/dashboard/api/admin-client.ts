@@ -1,6 +1,8 @@
 /**
- * @module The admin API as the dashboard calls it: every request carries `Authorization: Bearer <key>`, every
- * answer is parsed with its schema, and every failure becomes an ApiError with the GatewayError's fields.
+ * @module The admin API as the dashboard calls it: every request carries `Authorization: Bearer <key>`, or, signed
+ * in through the identity provider, the session cookie (the browser sends it) and on state-changing calls the
+ * session's CSRF token; every answer is parsed with its schema, and every failure becomes an ApiError with the
+ * GatewayError's fields.
  */
 import type { z } from 'zod'
 import { gatewayErrorSchema } from './schemas.ts'
@@ -15,6 +17,9 @@ export class ApiError extends Error {
     super(message)
   }
 }
+
+/** How the dashboard proves who it is: an admin key, or an SSO session (its cookie, and this CSRF token). */
+export type Credential = { key: string } | { csrf: string }
 
 export type QueryParams = Record<string, string | number | boolean | undefined>
 
@@ -31,10 +36,10 @@ function toQueryString(query: QueryParams = {}): string {
   return text ? `?${text}` : ''
 }
 
-/** Calls the admin API with `key`; `onUnauthorized` runs when a call is answered 401 (key revoked or expired meanwhile). */
-export function adminClient(key: string, onUnauthorized: (error: ApiError) => void): AdminClient {
+/** Calls the admin API with `credential`; `onUnauthorized` runs when a call is answered 401 (key revoked or expired, session ended). */
+export function adminClient(credential: Credential, onUnauthorized: (error: ApiError) => void): AdminClient {
   async function call<T extends z.ZodType>(method: string, path: string, schema: T, body?: unknown): Promise<z.infer<T>> {
-    const response = await requestAdmin(key, method, path, body)
+    const response = await requestAdmin(credential, method, path, body)
     if (response.status === 401) onUnauthorized(await errorOf(response))
     if (!response.ok) throw await errorOf(response)
     return parseAnswer(schema, await response.json(), path)
@@ -45,11 +50,13 @@ export function adminClient(key: string, onUnauthorized: (error: ApiError) => vo
   }
 }
 
-export async function requestAdmin(key: string, method: string, path: string, body?: unknown): Promise<Response> {
+export async function requestAdmin(credential: Credential, method: string, path: string, body?: unknown, base = '/admin'): Promise<Response> {
+  const auth: Record<string, string> = 'key' in credential ? { authorization: `Bearer ${credential.key}` } : method === 'GET' ? {} : { 'x-csrf-token': credential.csrf }
   try {
-    return await fetch(`/admin${path}`, {
+    return await fetch(`${base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      credentials: 'same-origin',
+      headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
   } catch {

@@ -1,10 +1,10 @@
 /** @jsxImportSource preact */
-/** @module Sign-in with the master key or a dashboard-enabled managed key. */
+/** @module Sign-in with the master key or a dashboard-enabled managed key, or through the identity provider when the gateway has one (docs/sso.md). */
 import { useState } from 'preact/hooks'
 import type { ApiError } from '../api/admin-client.ts'
-import { signIn, signInProblem, type Session } from '../api/session.ts'
+import { SSO_LOGIN, signIn, signInProblem, type Session } from '../api/session.ts'
 
-export function SignInView({ notice, onSignedIn }: { notice?: string; onSignedIn: (session: Session) => void }) {
+export function SignInView({ notice, sso, onSignedIn }: { notice?: string; sso: boolean; onSignedIn: (session: Session) => void }) {
   const [key, setKey] = useState('')
   const [busy, setBusy] = useState(false)
   const [problem, setProblem] = useState<string>()
@@ -33,6 +33,13 @@ export function SignInView({ notice, onSignedIn }: { notice?: string; onSignedIn
             {notice}
           </p>
         )}
+        {sso && (
+          <p>
+            <a href={SSO_LOGIN} role="button" class="sso-sign-in">
+              Sign in with your company account
+            </a>
+          </p>
+        )}
         <form onSubmit={submit}>
           <label>
             Admin key
@@ -58,7 +65,7 @@ export function SignInView({ notice, onSignedIn }: { notice?: string; onSignedIn
           </button>
         </form>
         <footer>
-          <small>The key stays in this browser's local storage until you sign out.</small>
+          <small>A key stays in this tab until you sign out or close it.</small>
         </footer>
       </article>
     </main>
