@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { FEATURE_IDS } from '../pipeline/snapshots.ts'
+import { USAGE_UNITS } from '../usage/units.ts'
 
 const stringMap = z.record(z.string(), z.string())
 
@@ -99,6 +100,9 @@ export const requestUsageSummarySchema = z.object({
   rewrite_tokens_saved: z.number().int(),
   rewrite_cost_saved: z.number(),
   cost_usd: z.number().optional().describe('USD at the gateway prices; only when the usage meter priced the request.'),
+  unit: z.enum(USAGE_UNITS).optional().describe('Work priced per unit besides tokens (images, audio seconds, characters, search units); absent when none.'),
+  units: z.number().optional().describe('How many of `unit`.'),
+  unit_variant: z.string().optional().describe("What the unit's price depends on (`<size>/<quality>` for images)."),
   entries: z.number().int(),
 })
 

@@ -14,10 +14,11 @@ import { messagesApi } from './anthropic-messages/shape.ts'
 import type { ApiShape } from './api-shape.ts'
 import { chatApi } from './chat/shape.ts'
 import { countTokensApi } from './count-tokens/shape.ts'
+import { imagesApi } from './images/shape.ts'
 import { localApi } from './local/shape.ts'
 import { passthroughApi } from './passthrough/shape.ts'
-import { chatCompletionRequest, countTokensRequest, messagesRequest, responsesRequest } from './request-schemas.ts'
-import { anthropicMessage, chatCompletion, countTokensResponse, model, modelList, responsesResponse } from './response-schemas.ts'
+import { chatCompletionRequest, countTokensRequest, imageGenerationRequest, messagesRequest, responsesRequest } from './request-schemas.ts'
+import { anthropicMessage, chatCompletion, countTokensResponse, imagesResponse, model, modelList, responsesResponse } from './response-schemas.ts'
 import { responsesApi } from './responses/shape.ts'
 
 /**
@@ -184,6 +185,24 @@ export const ENDPOINTS = [
     openapi: {
       summary: "Governed pass-through to a provider's own API: /p/{provider}/{the provider's path}, on its allow-list of inference paths",
       tag: 'passthrough',
+    },
+  },
+  {
+    id: 'images.generations',
+    method: 'POST',
+    path: '/v1/images/generations',
+    body: 'json',
+    answers: ['json', 'sse'],
+    api: imagesApi,
+    governance: INFERENCE,
+    local: null,
+    verbatim: false,
+    request: imageGenerationRequest,
+    response: imagesResponse,
+    openapi: {
+      summary: 'Image generation (b64_json or url; partial images streamed with stream: true)',
+      tag: 'openai',
+      bodyDescription: 'OpenAI image generation request; unknown fields pass through.',
     },
   },
   // Any other path under /v1: still authenticated and audited, then a clear 404. Registered last.

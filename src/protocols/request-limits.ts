@@ -20,3 +20,6 @@ export const MAX_CONTENT_PARTS = 10_000
 
 /** `tools`: OpenAI accepts at most 128; clients with many MCP servers offer a few hundred. */
 export const MAX_TOOLS = 1_024
+
+/** Images a generation request asks for (`n`): OpenAI allows 1 to 10. */
+export const MAX_IMAGES = 10

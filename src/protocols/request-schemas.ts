@@ -3,7 +3,7 @@
  * Every array is bounded (request-limits.ts); zod checks an array's length before its elements.
  */
 import { z } from 'zod'
-import { MAX_CONTENT_PARTS, MAX_INPUT_ITEMS, MAX_MESSAGES, MAX_TOOLS } from './request-limits.ts'
+import { MAX_CONTENT_PARTS, MAX_IMAGES, MAX_INPUT_ITEMS, MAX_MESSAGES, MAX_TOOLS } from './request-limits.ts'
 
 const atMost = (limit: number, what: string) => `expected at most ${limit} ${what}`
 
@@ -82,3 +82,18 @@ export const messagesRequest = countTokensRequest.extend({
 
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequest>
 export type ResponsesRequest = z.infer<typeof responsesRequest>
+
+/** The body names its model: the gateway routes by it (OpenAI's default model is not assumed). */
+const requiredModel = z.string({ error: 'you must provide a model parameter' }).min(1, 'you must provide a model parameter')
+
+/** OpenAI image generation; `partial_images` streams partial images with `stream: true`. */
+export const imageGenerationRequest = z.looseObject({
+  model: requiredModel,
+  prompt: z.string({ error: 'expected a string prompt' }).min(1, 'expected a non-empty prompt'),
+  n: z.number().int().min(1).max(MAX_IMAGES, atMost(MAX_IMAGES, 'images')).nullish(),
+  size: z.string().nullish(),
+  quality: z.string().nullish(),
+  response_format: z.enum(['url', 'b64_json'], { error: "expected 'url' or 'b64_json'" }).nullish(),
+  stream: z.boolean({ error: 'expected true or false' }).nullish(),
+  partial_images: z.number().int().min(0).max(3).nullish(),
+})

@@ -47,3 +47,10 @@ export const anthropicMessage = z.looseObject({
 })
 
 export const countTokensResponse = z.looseObject({ input_tokens: z.number() })
+
+/** Image generation: each image as base64 (`b64_json`) or a URL; GPT image models report token usage. */
+export const imagesResponse = z.looseObject({
+  created: z.number(),
+  data: z.array(z.looseObject({ b64_json: z.string().optional(), url: z.string().optional(), revised_prompt: z.string().optional() })),
+  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number(), total_tokens: z.number() }).optional(),
+})

@@ -40,3 +40,13 @@ test('output limits are each API’s own fields, the winning one first', () => {
   expect(endpoint('messages').api.parameters?.outputLimitFields).toEqual(['max_tokens'])
   expect(endpoint('messages.count_tokens').api.parameters).toBeNull()
 })
+
+test('images: the prompt is counted, the images asked for are the units, reported tokens are kept beside them', async () => {
+  const api = endpoint('images.generations').api
+  expect(await api.promptTokens!({ prompt: story })).toBe(await countTextsTokens([story]))
+  expect(api.usage!.requestedUnits!({ prompt: story, n: 3, size: '1792x1024', quality: 'hd' })).toEqual({ unit: 'image', units: 3, unit_variant: '1792x1024/hd' })
+  expect(api.usage!.requestedUnits!({ prompt: story })).toEqual({ unit: 'image', units: 1, unit_variant: '/' })
+  // DALL·E reports no usage: the answer's usage is the images, known exactly, not an estimate.
+  expect(api.usage!.read(undefined, { n: 2 })).toMatchObject({ prompt_tokens: 0, completion_tokens: 0, unit: 'image', units: 2, estimated: false })
+  expect(api.usage!.read({ input_tokens: 12, output_tokens: 4160, total_tokens: 4172 }, {})).toMatchObject({ prompt_tokens: 12, completion_tokens: 4160, units: 1 })
+})

@@ -81,6 +81,8 @@ export interface ProviderAdapter {
   speaksNatively?(api: 'responses' | 'messages', provider: ProviderInstance, model: string): boolean
   /** Native Anthropic token counting (`/v1/messages/count_tokens`); without it the gateway answers an estimate. */
   countMessageTokens?(call: AdapterCall): Promise<UpstreamResult>
+  /** OpenAI image generation (`/images/generations`), JSON or its event stream as the upstream sent it. */
+  imagesGenerations?(call: AdapterCall): Promise<UpstreamResult>
   /** The headers that carry the instance's API key (cloud credentials are applied by fetchUpstream), for the pass-through. */
   credentialHeaders?(provider: ProviderInstance): Record<string, string>
   /** Model ids as the upstream names them, or why the list could not be had (`fetchModelIds`, src/providers/model-list.ts). */

@@ -11,6 +11,7 @@ import { estimatedPromptTokens } from '../limits/request-estimate.ts'
 import { endpoint } from '../protocols/endpoints.ts'
 import type { PriceTable } from './pricing.ts'
 import type { UsageRecord } from './record.ts'
+import { unitUsageOf } from './units.ts'
 
 /** Whether the request's usage must be counted by the gateway: billable, and the upstream reported none. */
 export function needsEstimatedUsage(ctx: RequestContext, outcome: Outcome): boolean {
@@ -48,7 +49,13 @@ export function meterUsage(ctx: RequestContext, outcome: Outcome, prices: PriceT
   if (!ctx.target || outcome.status >= 400 || (outcome.clientAborted && !outcome.usage)) return undefined
   const tokens = outcome.usage ?? estimated
   if (!tokens) throw new Error('meterUsage: the upstream reported no usage and no estimate was given')
-  const counts = { prompt: tokens.prompt_tokens, cachedPrompt: tokens.cached_tokens, cacheWrite: tokens.cache_write_tokens, completion: tokens.completion_tokens }
+  const counts = {
+    prompt: tokens.prompt_tokens,
+    cachedPrompt: tokens.cached_tokens,
+    cacheWrite: tokens.cache_write_tokens,
+    completion: tokens.completion_tokens,
+    unitUsage: unitUsageOf(tokens),
+  }
   const priced = prices.cost(ctx.target, counts)
   const rewriteTokensSaved = ctx.revisions.reduce((sum, r) => sum + (r.tokens_saved || 0), 0)
   const inputPrice = prices.priceFor(ctx.target)?.input ?? 0
@@ -68,6 +75,7 @@ export function meterUsage(ctx: RequestContext, outcome: Outcome, prices: PriceT
     cached_tokens: tokens.cached_tokens,
     cache_write_tokens: tokens.cache_write_tokens,
     reasoning_tokens: tokens.reasoning_tokens,
+    ...counts.unitUsage,
     cost_usd: cacheHit ? 0 : priced.costUsd,
     saved_usd: cacheHit ? priced.costUsd : 0,
     rewrite_tokens_saved: rewriteTokensSaved,

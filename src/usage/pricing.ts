@@ -7,6 +7,20 @@ import { z } from 'zod'
 import type { CostModel, TokenCounts } from '../limits/cost.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
 import { DEFAULT_PRICES } from './default-prices.ts'
+import { USAGE_UNITS, type UnitUsage } from './units.ts'
+
+/**
+ * The price of work done per unit (src/usage/units.ts): `usd` per unit, or the price of the unit's variant. A
+ * variant's key is tried as the usage's `unit_variant` (`1792x1024/hd` for images), then as its size with any
+ * quality (`1792x1024/*`), then as any size with its quality (a star, a slash, `hd`); `usd` prices every other
+ * variant (the API's defaults).
+ */
+export const unitPriceSchema = z.strictObject({
+  unit: z.enum(USAGE_UNITS),
+  usd: z.number().min(0),
+  variants: z.record(z.string().max(64), z.number().min(0)).optional(),
+})
+export type UnitPrice = z.infer<typeof unitPriceSchema>
 
 export const modelPriceSchema = z.strictObject({
   /** USD per million uncached input tokens. */
@@ -17,6 +31,8 @@ export const modelPriceSchema = z.strictObject({
   cache_write: z.number().min(0).optional(),
   /** USD per million output tokens (reasoning included). */
   output: z.number().min(0),
+  /** USD per unit of non-token work (images, characters, search units), added to the tokens' price. */
+  per_unit: unitPriceSchema.optional(),
 })
 export type ModelPrice = z.infer<typeof modelPriceSchema>
 
@@ -82,11 +98,20 @@ export class PriceTable implements CostModel {
     const uncached = tokens.prompt - cached - cacheWrite
     const usd =
       (uncached * price.input + cached * (price.cached_input ?? price.input) + cacheWrite * (price.cache_write ?? price.input) + tokens.completion * price.output) / 1_000_000
-    return { costUsd: usd, priced: true }
+    return { costUsd: usd + unitCost(price.per_unit, tokens.unitUsage), priced: true }
   }
 
   costUsd(target: ResolvedTarget, tokens: TokenCounts): number | undefined {
     const c = this.cost(target, tokens)
     return c.priced ? c.costUsd : undefined
   }
+}
+
+/** USD of the units of work a request did at the model's per-unit price; 0 without either, or for another unit. */
+export function unitCost(price: UnitPrice | undefined, usage: UnitUsage | undefined): number {
+  if (!price || !usage || usage.unit !== price.unit) return 0
+  const [size = '', quality = ''] = usage.unit_variant.split('/')
+  const variants = price.variants ?? {}
+  const each = variants[usage.unit_variant] ?? variants[`${size}/*`] ?? variants[`*/${quality}`] ?? price.usd
+  return usage.units * each
 }

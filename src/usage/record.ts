@@ -3,6 +3,7 @@
  */
 import type { RequestUsageSummary } from '../audit/entry.ts'
 import type { TokenUsage } from '../pipeline/snapshots.ts'
+import { unitUsageOf } from './units.ts'
 
 /** The request's token counts (TokenUsage, `estimated` included) with who, what and what it cost. */
 export interface UsageRecord extends TokenUsage {
@@ -33,7 +34,7 @@ export function usageSummaryOf(record: UsageRecord): RequestUsageSummary {
 }
 
 export function summaryFromTokens(
-  usage: Pick<TokenUsage, 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cached_tokens' | 'cache_write_tokens'>,
+  usage: Pick<TokenUsage, 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cached_tokens' | 'cache_write_tokens' | 'unit' | 'units' | 'unit_variant'>,
   rewriteTokensSaved: number,
   rewriteCostSaved: number,
 ): RequestUsageSummary {
@@ -49,6 +50,7 @@ export function summaryFromTokens(
     estimated_cached_characters: cached * CHARS_PER_TOKEN,
     rewrite_tokens_saved: rewriteTokensSaved,
     rewrite_cost_saved: rewriteCostSaved,
+    ...unitUsageOf(usage),
     entries: 1,
   }
 }

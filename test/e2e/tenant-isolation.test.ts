@@ -72,6 +72,7 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
     path: '/p/openai/v1/chat/completions',
     body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `echo:${marker}` }] },
   }),
+  'images.generations': (marker) => ({ method: 'POST', path: '/v1/images/generations', body: { model: 'openai/gpt-image-1', prompt: `echo:${marker}` } }),
   not_found: () => ({ method: 'GET', path: '/v1/no-such-api' }),
 }
 

@@ -4,6 +4,7 @@
  * every scenario; every request it receives is recorded for assertions.
  */
 import { gzipSync } from 'node:zlib'
+import { mediaAnswer } from './mock-openai-media.ts'
 import { schemaInstance } from './schema-instance.ts'
 
 export interface RecordedRequest {
@@ -254,6 +255,8 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
     }
     if (req.method === 'POST' && path === '/chat/completions') return chat(body)
     if (req.method === 'POST' && path === '/responses') return responses(body)
+    const media = mediaAnswer(req.method, path, body)
+    if (media) return media
     return openaiError(404, `Invalid URL (${req.method} ${url.pathname})`, 'invalid_request_error', null)
   })
 

@@ -35,6 +35,7 @@ export const openaiCompatibleAdapter: ProviderAdapter = {
   id: 'openai-compatible',
   chatCompletions: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/chat/completions`),
   responses: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/responses`),
+  imagesGenerations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/images/generations`),
   credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
   listModels: (provider, signal) =>
     fetchModelIds({ provider: provider.name, url: () => upstreamUrl(provider.baseUrl)`/models`, headers: openaiHeaders(provider, false), read: modelListPage }, signal),

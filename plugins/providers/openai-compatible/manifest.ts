@@ -38,6 +38,15 @@ export const openaiCompatibleManifest = defineProvider({
         o3: { input: 2, cached_input: 0.5, output: 8 },
         'o3-mini': { input: 1.1, cached_input: 0.55, output: 4.4 },
         'o4-mini': { input: 1.1, cached_input: 0.275, output: 4.4 },
+        // Images: the GPT image models by tokens (text input, image output), DALL·E per image by size and quality.
+        'gpt-image-1': { input: 5, cached_input: 1.25, output: 40 },
+        'gpt-image-1-mini': { input: 2, cached_input: 0.2, output: 8 },
+        'dall-e-3': {
+          input: 0,
+          output: 0,
+          per_unit: { unit: 'image', usd: 0.04, variants: { '1024x1792/*': 0.08, '1792x1024/*': 0.08, '*/hd': 0.08, '1024x1792/hd': 0.12, '1792x1024/hd': 0.12 } },
+        },
+        'dall-e-2': { input: 0, output: 0, per_unit: { unit: 'image', usd: 0.02, variants: { '256x256/*': 0.016, '512x512/*': 0.018 } } },
       },
       outputLimits: {
         'gpt-4o': 16_384,

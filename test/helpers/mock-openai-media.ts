@@ -1,0 +1,77 @@
+/**
+ * @module The media endpoints of the mock OpenAI upstream (mock-openai-upstream.ts), in OpenAI's wire format:
+ * image generation (JSON with `b64_json` or `url`, the GPT image models' event stream of partial images and their
+ * token usage). The model name picks the behaviour, as in the chat mock.
+ */
+
+export const IMAGE_CREATED = 1769093800
+/** The bytes of every mock image: a PNG signature and a few bytes, so a client can check what it decoded. */
+export const MOCK_IMAGE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4])
+export const MOCK_IMAGE_B64 = Buffer.from(MOCK_IMAGE).toString('base64')
+/** What the GPT image models report for one image. */
+export const IMAGE_USAGE = { input_tokens: 12, input_tokens_details: { text_tokens: 12, image_tokens: 0 }, output_tokens: 4160, total_tokens: 4172 }
+
+type Json = Record<string, any>
+
+function openaiError(status: number, message: string, type: string, code: string | null, param: string | null = null): Response {
+  return Response.json({ error: { message, type, param, code } }, { status })
+}
+
+/** The answer to a media request, or undefined when `path` is none of the media endpoints. */
+export function mediaAnswer(method: string, path: string, body: Json | undefined): Response | undefined {
+  if (method === 'POST' && path === '/images/generations') return imageGeneration(body ?? {})
+  return undefined
+}
+
+function imageGeneration(body: Json): Response {
+  const model = String(body.model ?? '')
+  if (model === 'image-refused')
+    return openaiError(
+      400,
+      'Your request was rejected as a result of our safety system. Your prompt may contain text that is not allowed by our safety system.',
+      'invalid_request_error',
+      'content_policy_violation',
+    )
+  if (typeof body.prompt !== 'string' || body.prompt.length === 0)
+    return openaiError(400, "Missing required parameter: 'prompt'.", 'invalid_request_error', 'missing_required_parameter', 'prompt')
+  const n = typeof body.n === 'number' ? body.n : 1
+  const gptImage = model.startsWith('gpt-image')
+  if (gptImage && body.stream === true) return imageStream(body, n, model === 'gpt-image-broken')
+  const asUrl = !gptImage && body.response_format === 'url'
+  const data = Array.from({ length: n }, (_, i) =>
+    asUrl
+      ? { url: `https://oaidalleapiprodscus.blob.core.windows.net/private/img-${i}.png?sig=mock`, revised_prompt: `A picture of ${body.prompt}` }
+      : { b64_json: MOCK_IMAGE_B64, ...(gptImage ? {} : { revised_prompt: `A picture of ${body.prompt}` }) },
+  )
+  const usage = { ...IMAGE_USAGE, output_tokens: IMAGE_USAGE.output_tokens * n, total_tokens: IMAGE_USAGE.input_tokens + IMAGE_USAGE.output_tokens * n }
+  return Response.json(
+    gptImage ? { created: IMAGE_CREATED, data, background: 'opaque', output_format: 'png', quality: 'low', size: '1024x1024', usage } : { created: IMAGE_CREATED, data },
+  )
+}
+
+/** OpenAI's image stream: `partial_images` partial events per image, then its completed event with the usage. */
+function imageStream(body: Json, n: number, breaksOff: boolean): Response {
+  const partials = typeof body.partial_images === 'number' ? body.partial_images : 0
+  const common = { background: 'opaque', created_at: IMAGE_CREATED, output_format: 'png', quality: 'low', size: '1024x1024' }
+  const frames: string[] = []
+  for (let image = 0; image < n; image++) {
+    for (let i = 0; i < partials; i++)
+      frames.push(
+        `event: image_generation.partial_image\ndata: ${JSON.stringify({ type: 'image_generation.partial_image', b64_json: MOCK_IMAGE_B64, partial_image_index: i, ...common })}\n\n`,
+      )
+    frames.push(`event: image_generation.completed\ndata: ${JSON.stringify({ type: 'image_generation.completed', b64_json: MOCK_IMAGE_B64, usage: IMAGE_USAGE, ...common })}\n\n`)
+  }
+  const encoder = new TextEncoder()
+  const sent = breaksOff ? frames.slice(0, 1) : frames
+  return new Response(
+    new ReadableStream({
+      async start(controller) {
+        for (const frame of sent) controller.enqueue(encoder.encode(frame))
+        // Broken off once the first event is on the wire, as a dropped connection mid-stream is.
+        if (breaksOff) await Bun.sleep(50).then(() => controller.error(new Error('upstream connection reset')))
+        else controller.close()
+      },
+    }),
+    { headers: { 'content-type': 'text/event-stream; charset=utf-8' } },
+  )
+}

@@ -1,0 +1,38 @@
+"""openai-python against the gateway's media endpoints (mock OpenAI upstream): image generation as base64 and as
+URLs, the GPT image models' streamed partial images, and the upstream's refusal as the SDK's own error."""
+import base64
+
+import openai
+import pytest
+
+# test/helpers/mock-openai-media.ts: the bytes of every mock image.
+MOCK_IMAGE = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4])
+
+
+@pytest.fixture(scope="module")
+def client(servers):
+    return openai.OpenAI(api_key=servers.key, base_url=f"{servers.url}/v1", max_retries=0)
+
+
+def test_image_b64(client):
+    answer = client.images.generate(model="openai/dall-e-3", prompt="a lighthouse", size="1792x1024", quality="hd", response_format="b64_json")
+    assert base64.b64decode(answer.data[0].b64_json) == MOCK_IMAGE
+    assert answer.data[0].revised_prompt == "A picture of a lighthouse"
+
+
+def test_image_urls(client):
+    answer = client.images.generate(model="openai/dall-e-2", prompt="a cat", n=2, response_format="url")
+    assert [d.url.split("?")[0] for d in answer.data] == [f"https://oaidalleapiprodscus.blob.core.windows.net/private/img-{i}.png" for i in range(2)]
+
+
+def test_image_stream(client):
+    events = list(client.images.generate(model="openai/gpt-image-1", prompt="a fox", stream=True, partial_images=2))
+    assert [e.type for e in events] == ["image_generation.partial_image", "image_generation.partial_image", "image_generation.completed"]
+    assert base64.b64decode(events[-1].b64_json) == MOCK_IMAGE
+    assert events[-1].usage.output_tokens == 4160
+
+
+def test_image_refused(client):
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.images.generate(model="openai/image-refused", prompt="something")
+    assert refused.value.code == "content_policy_violation"
