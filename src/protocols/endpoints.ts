@@ -14,11 +14,12 @@ import { messagesApi } from './anthropic-messages/shape.ts'
 import type { ApiShape } from './api-shape.ts'
 import { chatApi } from './chat/shape.ts'
 import { countTokensApi } from './count-tokens/shape.ts'
+import { embeddingsApi } from './embeddings/shape.ts'
 import { imagesApi } from './images/shape.ts'
 import { localApi } from './local/shape.ts'
 import { passthroughApi } from './passthrough/shape.ts'
-import { chatCompletionRequest, countTokensRequest, imageGenerationRequest, messagesRequest, responsesRequest } from './request-schemas.ts'
-import { anthropicMessage, chatCompletion, countTokensResponse, imagesResponse, model, modelList, responsesResponse } from './response-schemas.ts'
+import { chatCompletionRequest, countTokensRequest, embeddingsRequest, imageGenerationRequest, messagesRequest, responsesRequest } from './request-schemas.ts'
+import { anthropicMessage, chatCompletion, countTokensResponse, embeddingList, imagesResponse, model, modelList, responsesResponse } from './response-schemas.ts'
 import { responsesApi } from './responses/shape.ts'
 
 /**
@@ -168,6 +169,24 @@ export const ENDPOINTS = [
     request: countTokensRequest,
     response: countTokensResponse,
     openapi: { summary: 'Anthropic token count: native on Anthropic, an estimate elsewhere', tag: 'anthropic', bodyDescription: 'Anthropic count_tokens request.' },
+  },
+  {
+    id: 'embeddings',
+    method: 'POST',
+    path: '/v1/embeddings',
+    body: 'json',
+    answers: ['json'],
+    api: embeddingsApi,
+    governance: INFERENCE,
+    local: null,
+    verbatim: false,
+    request: embeddingsRequest,
+    response: embeddingList,
+    openapi: {
+      summary: 'Embeddings: native on OpenAI-family providers, translated for Gemini; encoding_format base64 as OpenAI sends it',
+      tag: 'openai',
+      bodyDescription: 'OpenAI embeddings request (input: a string, strings, tokens or token arrays); unknown fields pass through.',
+    },
   },
   {
     // The governed pass-through: a provider's own API, bytes unchanged both ways but the credential, still under

@@ -23,3 +23,8 @@ export const MAX_TOOLS = 1_024
 
 /** Images a generation request asks for (`n`): OpenAI allows 1 to 10. */
 export const MAX_IMAGES = 10
+/** Embeddings `input` items: OpenAI documents at most 2,048 inputs a request. */
+export const MAX_EMBEDDING_INPUTS = 2_048
+
+/** Tokens of one token-array embeddings input: OpenAI documents at most 300,000 tokens summed over a request. */
+export const MAX_EMBEDDING_INPUT_TOKENS = 300_000

@@ -3,7 +3,7 @@
  * Every array is bounded (request-limits.ts); zod checks an array's length before its elements.
  */
 import { z } from 'zod'
-import { MAX_CONTENT_PARTS, MAX_IMAGES, MAX_INPUT_ITEMS, MAX_MESSAGES, MAX_TOOLS } from './request-limits.ts'
+import { MAX_CONTENT_PARTS, MAX_EMBEDDING_INPUT_TOKENS, MAX_EMBEDDING_INPUTS, MAX_IMAGES, MAX_INPUT_ITEMS, MAX_MESSAGES, MAX_TOOLS } from './request-limits.ts'
 
 const atMost = (limit: number, what: string) => `expected at most ${limit} ${what}`
 
@@ -78,6 +78,39 @@ export const messagesRequest = countTokensRequest.extend({
   max_tokens: z.number({ error: 'Field required' }).int().nonnegative(),
   stream: z.boolean({ error: 'expected true or false' }).nullish(),
   temperature: z.number().nullish(),
+})
+
+const tokenArray = z
+  .array(z.number().int().nonnegative(), { error: 'expected an array of tokens' })
+  .min(1, 'expected at least one token')
+  .max(MAX_EMBEDDING_INPUT_TOKENS, atMost(MAX_EMBEDDING_INPUT_TOKENS, 'tokens'))
+const manyInputs = <T extends z.ZodType>(item: T) => z.array(item).min(1, 'expected at least one input').max(MAX_EMBEDDING_INPUTS, atMost(MAX_EMBEDDING_INPUTS, 'inputs'))
+
+const EMBEDDING_INPUT_FORMS = [z.string(), manyInputs(z.string()), tokenArray, manyInputs(tokenArray)] as const
+
+/**
+ * The form an embeddings `input` that failed every form was meant to have (by its first item), so the message is
+ * that form's own problem (`expected at most 300000 tokens`) rather than another form's.
+ */
+function embeddingInputMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'invalid_union' || !Array.isArray(issue.input)) return undefined
+  const first: unknown = issue.input[0]
+  const form = typeof first === 'number' ? 2 : Array.isArray(first) ? 3 : 1
+  const inner = issue.errors[form]?.[0]
+  if (!inner) return undefined
+  const where = inner.path.length > 0 ? `${inner.path.join('.')}: ` : ''
+  return `${where}${inner.message}`
+}
+
+/** OpenAI embeddings: `input` is a string, an array of strings, an array of tokens or an array of token arrays. */
+export const embeddingsRequest = z.looseObject({
+  model: z.string({ error: 'you must provide a model parameter' }).min(1, 'you must provide a model parameter'),
+  input: z.union(EMBEDDING_INPUT_FORMS, {
+    error: (issue) => embeddingInputMessage(issue) ?? 'expected a string, an array of strings, an array of tokens or an array of token arrays',
+  }),
+  encoding_format: z.enum(['float', 'base64'], { error: "expected 'float' or 'base64'" }).nullish(),
+  dimensions: z.number().int().positive().nullish(),
+  user: z.string().nullish(),
 })
 
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequest>

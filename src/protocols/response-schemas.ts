@@ -54,3 +54,11 @@ export const imagesResponse = z.looseObject({
   data: z.array(z.looseObject({ b64_json: z.string().optional(), url: z.string().optional(), revised_prompt: z.string().optional() })),
   usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number(), total_tokens: z.number() }).optional(),
 })
+
+/** OpenAI's embeddings list: each `embedding` is an array of floats, or their float32 little-endian bytes in base64. */
+export const embeddingList = z.looseObject({
+  object: z.literal('list'),
+  data: z.array(z.looseObject({ object: z.literal('embedding'), index: z.number(), embedding: z.union([z.array(z.number()), z.string()]) })),
+  model: z.string(),
+  usage: z.looseObject({ prompt_tokens: z.number(), total_tokens: z.number() }),
+})

@@ -15,6 +15,18 @@ test('Responses and Messages count their prompt as the chat request they transla
   expect(endpoint('models.list').api.promptTokens).toBeNull()
 })
 
+test('embeddings count their inputs: texts with the tokenizer, token arrays by their length; nothing is output', async () => {
+  const api = endpoint('embeddings').api
+  const one = await countTextsTokens([story])
+  expect(await api.promptTokens!({ input: story })).toBe(one)
+  expect(await api.promptTokens!({ input: [story, story] })).toBe(await countTextsTokens([story, story]))
+  expect(await api.promptTokens!({ input: [5, 6, 7] })).toBe(3)
+  expect(await api.promptTokens!({ input: [[5, 6], [7]] })).toBe(3)
+  expect(await api.promptTokens!({ input: 7 })).toBe(0)
+  expect(await api.usage!.countOutputTokens({ object: 'list', data: [] })).toBe(0)
+  expect(api.usage!.read({ prompt_tokens: 9, total_tokens: 9 }, {})).toMatchObject({ prompt_tokens: 9, completion_tokens: 0, total_tokens: 9 })
+})
+
 test('each API counts the output of its own answers (an estimate when the upstream reported no usage)', async () => {
   const expected = await countTextsTokens([story])
   const chat = { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: story } }] }

@@ -23,6 +23,9 @@ test('each API is served natively where the provider speaks it, else over chat, 
   expect(kind('messages', chatOnly)).toBe('over_chat')
   expect(kind('messages.count_tokens', everything)).toBe('native')
   expect(kind('messages.count_tokens', chatOnly)).toBe('fallback')
+  expect(kind('embeddings', { ...chatOnly, embeddings: answer })).toBe('native')
+  // Embeddings have no translation over chat: a chat-only provider is refused.
+  expect(kind('embeddings', everything)).toBe('unsupported_endpoint')
 })
 
 test('a provider that speaks an API for some models only serves the others over chat', () => {

@@ -79,6 +79,8 @@ export interface ProviderAdapter {
    * through chat. Every instance and model when absent.
    */
   speaksNatively?(api: 'responses' | 'messages', provider: ProviderInstance, model: string): boolean
+  /** OpenAI embeddings (`/v1/embeddings`), answered in OpenAI's list shape; without it the endpoint is refused. */
+  embeddings?(call: AdapterCall): Promise<UpstreamResult>
   /** Native Anthropic token counting (`/v1/messages/count_tokens`); without it the gateway answers an estimate. */
   countMessageTokens?(call: AdapterCall): Promise<UpstreamResult>
   /** OpenAI image generation (`/images/generations`), JSON or its event stream as the upstream sent it. */

@@ -100,6 +100,15 @@ export const upstreamFailures = {
       code: 'invalid_upstream_response',
       message: `Provider '${provider}' answered with a body that is not JSON.`,
     }),
+  /** JSON, but not the answer the adapter's API has (an embeddings answer without a vector per input). */
+  unexpectedShape: (provider: string, detail: string) =>
+    new GatewayError({
+      status: 502,
+      type: 'provider_error',
+      provider,
+      code: 'upstream_invalid_response',
+      message: `Provider '${provider}' sent an answer in an unexpected shape: ${detail}`,
+    }),
   brokenStream: (provider: string, detail: string) =>
     new GatewayError({
       status: 502,

@@ -67,6 +67,7 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
     path: '/v1/messages/count_tokens',
     body: { model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'user', content: `echo:${marker}` }] },
   }),
+  embeddings: (marker) => ({ method: 'POST', path: '/v1/embeddings', body: { model: 'openai/text-embedding-3-small', input: `echo:${marker}` } }),
   passthrough: (marker) => ({
     method: 'POST',
     path: '/p/openai/v1/chat/completions',

@@ -163,6 +163,8 @@ export function startMockGemini(apiKey = 'gemini-test-key'): MockGemini {
         ],
       })
     }
+    const embed = /^\/v1beta\/models\/([^:]+):(embedContent|batchEmbedContents)$/.exec(url.pathname)
+    if (req.method === 'POST' && embed) return embedAnswer(embed[1]!, embed[2] === 'batchEmbedContents', body)
     const route = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname)
     if (req.method !== 'POST' || !route) return googleError(404, 'NOT_FOUND', `Method not found: ${url.pathname}`)
     return generateContentAnswer(route[1]!, route[2] === 'streamGenerateContent', body, url)
@@ -213,4 +215,40 @@ export function generateContentAnswer(model: string, stream: boolean, body: Json
   }
   if (model === 'cut') return sse(chunks.slice(0, 1))
   return sse(chunks)
+}
+
+export const GEMINI_EMBEDDING_DIMENSIONS = 6
+
+/** The mock's vector of one text: doubles (as Gemini's JSON carries them) derived from the text, `dimensions` long. */
+export function geminiEmbeddingValues(text: string, dimensions = GEMINI_EMBEDDING_DIMENSIONS): number[] {
+  const seed = Array.from(text).reduce((h, c) => (h * 31 + c.codePointAt(0)!) % 1_000_003, 11)
+  return Array.from({ length: dimensions }, (_, i) => Math.cos(seed + i) / 7)
+}
+
+/**
+ * `embedContent` (`{content, outputDimensionality}` -> `{embedding: {values}}`) and `batchEmbedContents`
+ * (`{requests: [{model, content, …}]}` -> `{embeddings: [{values}]}`), checked as Gemini checks them: each batched
+ * request names the model of the URL, at most 100 requests, text parts only.
+ */
+function embedAnswer(model: string, batch: boolean, body: Json): Response {
+  if (model === 'rate-limited') {
+    return googleError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' },
+    ])
+  }
+  const requests: Json[] = batch ? (Array.isArray(body?.requests) ? body.requests : []) : [body]
+  if (requests.length === 0) return googleError(400, 'INVALID_ARGUMENT', '* BatchEmbedContentsRequest.requests: requests is not specified')
+  if (requests.length > 100) return googleError(400, 'INVALID_ARGUMENT', '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch')
+  const vectors: number[][] = []
+  for (const [i, request] of requests.entries()) {
+    if (batch && request.model !== `models/${model}`)
+      return googleError(400, 'INVALID_ARGUMENT', `Model names should be the same within a batch request. Found models/${model} and ${request.model} at requests[${i}].`)
+    const parts = request.content?.parts
+    if (!Array.isArray(parts) || parts.length === 0 || parts.some((p: Json) => typeof p.text !== 'string'))
+      return googleError(400, 'INVALID_ARGUMENT', '* EmbedContentRequest.content: contains no text parts')
+    vectors.push(geminiEmbeddingValues(parts.map((p: Json) => p.text).join(''), request.outputDimensionality ?? GEMINI_EMBEDDING_DIMENSIONS))
+  }
+  // A broken upstream: one embedding short.
+  if (model === 'embed-one-short') vectors.pop()
+  return Response.json(batch ? { embeddings: vectors.map((values) => ({ values })) } : { embedding: { values: vectors[0] } })
 }

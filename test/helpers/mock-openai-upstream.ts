@@ -158,6 +158,17 @@ function structuredText(format: any): string | undefined {
   return JSON.stringify(schema ? schemaInstance(schema) : {})
 }
 
+export const MOCK_EMBEDDING_DIMENSIONS = 8
+
+/**
+ * The mock's embedding of one input: float32 values derived from the input (so two inputs differ), with values whose
+ * decimal text is long (a float re-printed by JSON would not match the base64 bytes).
+ */
+export function mockEmbedding(input: unknown, dimensions: number): Float32Array {
+  const seed = Array.from(JSON.stringify(input)).reduce((h, c) => (h * 31 + c.codePointAt(0)!) % 1_000_003, 7)
+  return Float32Array.from({ length: dimensions }, (_, i) => Math.sin(seed + i) / 3)
+}
+
 export function openaiError(status: number, message: string, type: string, code: string | null, headers: Record<string, string> = {}) {
   return Response.json({ error: { message, type, param: null, code } }, { status, headers })
 }
@@ -257,6 +268,7 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
     if (req.method === 'POST' && path === '/responses') return responses(body)
     const media = mediaAnswer(req.method, path, body)
     if (media) return media
+    if (req.method === 'POST' && path === '/embeddings') return embeddings(body)
     return openaiError(404, `Invalid URL (${req.method} ${url.pathname})`, 'invalid_request_error', null)
   })
 
@@ -382,6 +394,23 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
     const text = structuredText(body?.text?.format) ?? (toolOutput ? `Result: ${toolOutput.output}` : RESPONSES_TEXT)
     if (body?.stream === true) return sseResponse(responsesStreamFrames(model, text), { split: true })
     return Response.json(responseObject(model, text))
+  }
+
+  function embeddings(body: any): Response {
+    const model: string = body?.model ?? ''
+    if (model === 'error-429') return openaiError(429, 'Rate limit reached for requests', 'requests', 'rate_limit_exceeded', { 'retry-after': '1' })
+    if (model === 'error-503') return openaiError(503, 'The engine is currently overloaded, please try again later.', 'server_error', null)
+    const input = body?.input
+    const inputs: unknown[] = typeof input === 'string' || (Array.isArray(input) && typeof input[0] === 'number') ? [input] : Array.isArray(input) ? input : []
+    if (inputs.length === 0)
+      return openaiError(400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'invalid_request_error', null)
+    const base64 = body?.encoding_format === 'base64'
+    const data = inputs.map((item, index) => {
+      const vector = mockEmbedding(item, body?.dimensions ?? MOCK_EMBEDDING_DIMENSIONS)
+      return { object: 'embedding', index, embedding: base64 ? Buffer.from(vector.buffer).toString('base64') : Array.from(vector) }
+    })
+    const tokens = inputs.reduce<number>((sum, item) => sum + (Array.isArray(item) ? item.length : Math.ceil(String(item).length / 4)), 0)
+    return Response.json({ object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } })
   }
 
   function chatAgent(body: any, stream: boolean, includeUsage: boolean): Response {

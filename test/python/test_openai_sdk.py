@@ -1,6 +1,7 @@
 """openai-python against the gateway, for every upstream family: Chat Completions and Responses, plain and
 streamed, tool calls and tool results, and structured output through the SDK's own `parse` helpers."""
 import json
+import struct
 
 import openai
 import pytest
@@ -144,3 +145,30 @@ def test_schema_on_an_old_claude_model_is_a_bad_request(client):
 def test_models_list_names_every_family(client):
     ids = {m.id for m in client.models.list()}
     assert {"openai/gpt-4o", "anthropic/claude-sonnet-4-5", "gemini/gemini-2.5-flash"} <= ids
+
+
+EMBEDDING_MODELS = {"openai": "openai/text-embedding-3-small", "gemini": "gemini/gemini-embedding-001"}
+
+
+def as_float32(values):
+    """Each value rounded to float32, as a base64 embedding carries it."""
+    return [struct.unpack("<f", struct.pack("<f", v))[0] for v in values]
+
+
+@pytest.mark.parametrize("family", list(EMBEDDING_MODELS))
+def test_embeddings_base64_default_decodes_to_the_float_answer(client, family):
+    """The SDK asks for base64 by default and decodes it: the same float32 values as the float answer, in input order."""
+    texts = ["first", "second 🙂"]
+    floats = client.embeddings.create(model=EMBEDDING_MODELS[family], input=texts, encoding_format="float")
+    decoded = client.embeddings.create(model=EMBEDDING_MODELS[family], input=texts)
+    assert [d.index for d in decoded.data] == [0, 1]
+    assert floats.data[0].embedding != floats.data[1].embedding
+    for plain, packed in zip(floats.data, decoded.data):
+        assert as_float32(packed.embedding) == as_float32(plain.embedding)
+    assert decoded.usage.prompt_tokens > 0
+
+
+def test_embeddings_on_a_provider_without_them_is_a_bad_request(client):
+    with pytest.raises(openai.BadRequestError) as error:
+        client.embeddings.create(model=MODELS["anthropic"]["text"], input="x")
+    assert error.value.code == "unsupported_endpoint"

@@ -14,6 +14,11 @@ test('classic resources address the deployment with an api-version; the v1 API d
   expect(azureUrl(classic, 'gpt 4o', 'chat/completions')).toBe('https://res.openai.azure.com/openai/deployments/gpt%204o/chat/completions?api-version=2024-10-21')
   expect(azureUrl({ ...classic, apiVersion: '2025-01-01' }, 'x', 'responses')).toBe('https://res.openai.azure.com/openai/responses?api-version=2025-01-01')
   expect(azureUrl({ ...classic, baseUrl: 'https://res.openai.azure.com/openai/v1' }, 'x', 'chat/completions')).toBe('https://res.openai.azure.com/openai/v1/chat/completions')
+  expect(azureUrl(classic, 'embed-small', 'embeddings')).toBe('https://res.openai.azure.com/openai/deployments/embed-small/embeddings?api-version=2024-10-21')
+  expect(azureUrl({ ...classic, baseUrl: 'https://res.openai.azure.com/openai/v1' }, 'x', 'embeddings')).toBe('https://res.openai.azure.com/openai/v1/embeddings')
+  expect(azureUrl({ ...classic, baseUrl: 'https://res.services.ai.azure.com/models' }, 'x', 'embeddings')).toBe(
+    'https://res.services.ai.azure.com/models/embeddings?api-version=2024-05-01-preview',
+  )
 })
 
 test('the empty-choices prompt-filter chunk is dropped; usage chunks and [DONE] stay', async () => {

@@ -28,12 +28,18 @@ export function isFoundryModels(provider: ProviderInstance): boolean {
   return /\/models$/.test(provider.baseUrl)
 }
 
-export function azureUrl(provider: ProviderInstance, deployment: string, operation: 'chat/completions' | 'responses' | 'models'): UpstreamUrl {
-  if (isFoundryModels(provider)) return upstreamUrl(provider.baseUrl, { 'api-version': provider.apiVersion ?? FOUNDRY_API_VERSION })`/chat/completions`
+type Operation = 'chat/completions' | 'responses' | 'embeddings'
+
+export function azureUrl(provider: ProviderInstance, deployment: string, operation: Operation | 'models'): UpstreamUrl {
+  if (isFoundryModels(provider)) {
+    const foundry = upstreamUrl(provider.baseUrl, { 'api-version': provider.apiVersion ?? FOUNDRY_API_VERSION })
+    return operation === 'embeddings' ? foundry`/embeddings` : foundry`/chat/completions`
+  }
   const query = isV1(provider) ? undefined : { 'api-version': provider.apiVersion ?? DEFAULT_API_VERSION }
   const under = upstreamUrl(provider.baseUrl, query)
   if (operation === 'responses') return under`/responses`
   if (operation === 'models') return under`/models`
+  if (operation === 'embeddings') return query ? under`/deployments/${deployment}/embeddings` : under`/embeddings`
   return query ? under`/deployments/${deployment}/chat/completions` : under`/chat/completions`
 }
 
@@ -68,7 +74,7 @@ export function dropEmptyChoiceChunks(body: ReadableStream<Uint8Array>): Readabl
   )
 }
 
-async function post(call: AdapterCall, operation: 'chat/completions' | 'responses'): Promise<UpstreamResult> {
+async function post(call: AdapterCall, operation: Operation): Promise<UpstreamResult> {
   const stream = call.body.stream === true
   const modelInBody = isV1(call.provider) || isFoundryModels(call.provider) || operation === 'responses'
   const body = modelInBody ? call.body : withoutModel(call.body)
@@ -86,6 +92,7 @@ export const azureOpenaiAdapter: ProviderAdapter = {
   id: 'azure-openai',
   chatCompletions: (call) => post(call, 'chat/completions'),
   responses: (call) => post(call, 'responses'),
+  embeddings: (call) => post(call, 'embeddings'),
   speaksNatively: (api, provider) => api === 'responses' && !isFoundryModels(provider),
   credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { 'api-key': provider.apiKey } : {}),
   listModels: async (provider, signal) => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SseParser } from '../../../src/pipeline/sse.ts'
 import type { AdapterCall } from '../../../src/providers/types.ts'
-import { GEMINI_SIGNATURE, GEMINI_TEXT, startMockGemini, type MockGemini } from '../../../test/helpers/mock-gemini-upstream.ts'
+import { GatewayError } from '../../../src/errors/gateway-error.ts'
+import { GEMINI_SIGNATURE, GEMINI_TEXT, geminiEmbeddingValues, startMockGemini, type MockGemini } from '../../../test/helpers/mock-gemini-upstream.ts'
 import { answered, makeContext } from '../../../test/helpers/plugin-harness.ts'
 import { CHAT_CONVERSATION } from '../../../test/helpers/tool-conversation.ts'
 import { geminiAdapter, geminiUpstreamError } from './adapter.ts'
@@ -386,6 +387,23 @@ describe('against the mock Gemini API', () => {
     const sent = mock.requests.at(-1)!.body.contents
     expect(sent[1].parts[0]).toEqual({ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: GEMINI_SIGNATURE })
     expect(sent[2].parts[0].functionResponse.name).toBe('get_weather')
+  })
+
+  test('embeddings: one input by embedContent, several by batchEmbedContents, in input order; usage counted by the gateway', async () => {
+    const one = (await answered(await geminiAdapter.embeddings!(call('gemini-embedding-001', { input: 'solo' }))).json()) as any
+    expect(mock.requests.at(-1)).toMatchObject({ path: '/v1beta/models/gemini-embedding-001:embedContent', body: { content: { parts: [{ text: 'solo' }] } } })
+    expect(one.data).toEqual([{ object: 'embedding', index: 0, embedding: geminiEmbeddingValues('solo') }])
+    expect(one.usage.prompt_tokens).toBeGreaterThan(0)
+    const many = (await answered(await geminiAdapter.embeddings!(call('gemini-embedding-001', { input: ['x', 'y'], dimensions: 3 }))).json()) as any
+    expect(mock.requests.at(-1)!.body.requests.map((r: any) => r.outputDimensionality)).toEqual([3, 3])
+    expect(many.data.map((d: any) => d.embedding)).toEqual([geminiEmbeddingValues('x', 3), geminiEmbeddingValues('y', 3)])
+  })
+
+  test('embeddings: an answer without a vector per input is a 502, not a short list', async () => {
+    const short = await geminiAdapter.embeddings!(call('embed-one-short', { input: ['x', 'y'] }))
+    expect(short).toBeInstanceOf(GatewayError)
+    expect(short).toMatchObject({ status: 502, code: 'upstream_invalid_response', provider: 'gemini' })
+    expect((short as GatewayError).message).toContain('expected 2 embedding(s)')
   })
 
   test('errors keep their status: 404 on a stream (served without data:), 429 with Retry-After, blocked prompts', async () => {

@@ -15,6 +15,7 @@ import { chatToGeminiRequest } from './request.ts'
 import { blockedPromptError, geminiToChatCompletion } from './response.ts'
 import { GeminiStreamTranslator, geminiStreamToChat } from './stream.ts'
 import { toolCallMemory } from './tool-call-memory.ts'
+import { type EmbedMethod, geminiEmbeddings, geminiResourceName } from './embeddings.ts'
 import { isEventStream } from '../../../src/pipeline/sse.ts'
 import { asksForUsageChunk, replayCompletion } from '../../../src/protocols/chat-wire.ts'
 
@@ -116,9 +117,17 @@ function chatCompletions(call: AdapterCall): Promise<UpstreamResult> {
   return generateContentChat(call, (stream) => generateUrl(call.provider, call.target.model, stream), headers(call.provider))
 }
 
+function embeddings(call: AdapterCall): Promise<UpstreamResult> {
+  const name = geminiResourceName(call.target.model)
+  const slash = name.indexOf('/')
+  const url = (method: EmbedMethod) => upstreamUrl(call.provider.baseUrl)`/${name.slice(0, slash)}/${name.slice(slash + 1)}:${method}`
+  return geminiEmbeddings(call, url, headers(call.provider))
+}
+
 export const geminiAdapter: ProviderAdapter = {
   id: 'gemini',
   chatCompletions,
+  embeddings,
   credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { 'x-goog-api-key': provider.apiKey } : {}),
   listModels: (provider, signal) =>
     fetchModelIds(

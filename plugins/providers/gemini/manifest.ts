@@ -22,6 +22,7 @@ export const geminiManifest = defineProvider({
         'gemini-2.5-pro': { input: 1.25, cached_input: 0.31, output: 10 },
         'gemini-2.5-flash': { input: 0.3, cached_input: 0.075, output: 2.5 },
         'gemini-2.5-flash-lite': { input: 0.1, cached_input: 0.025, output: 0.4 },
+        'gemini-embedding-001': { input: 0.15, output: 0 },
       },
       outputLimits: {
         'gemini-2.5-pro': 65_536,

@@ -36,6 +36,7 @@ export const openaiCompatibleAdapter: ProviderAdapter = {
   chatCompletions: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/chat/completions`),
   responses: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/responses`),
   imagesGenerations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/images/generations`),
+  embeddings: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/embeddings`),
   credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
   listModels: (provider, signal) =>
     fetchModelIds({ provider: provider.name, url: () => upstreamUrl(provider.baseUrl)`/models`, headers: openaiHeaders(provider, false), read: modelListPage }, signal),

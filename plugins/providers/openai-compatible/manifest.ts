@@ -47,6 +47,10 @@ export const openaiCompatibleManifest = defineProvider({
           per_unit: { unit: 'image', usd: 0.04, variants: { '1024x1792/*': 0.08, '1792x1024/*': 0.08, '*/hd': 0.08, '1024x1792/hd': 0.12, '1792x1024/hd': 0.12 } },
         },
         'dall-e-2': { input: 0, output: 0, per_unit: { unit: 'image', usd: 0.02, variants: { '256x256/*': 0.016, '512x512/*': 0.018 } } },
+        // Embeddings: input tokens only.
+        'text-embedding-3-small': { input: 0.02, output: 0 },
+        'text-embedding-3-large': { input: 0.13, output: 0 },
+        'text-embedding-ada-002': { input: 0.1, output: 0 },
       },
       outputLimits: {
         'gpt-4o': 16_384,
@@ -88,6 +92,7 @@ export const openaiCompatibleManifest = defineProvider({
       prices: {
         'mistral-large': { input: 2, output: 6 },
         'mistral-small': { input: 0.1, output: 0.3 },
+        'mistral-embed': { input: 0.1, output: 0 },
       },
       outputLimits: { 'mistral-large': 32_768 },
     }),
