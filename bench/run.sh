@@ -24,8 +24,13 @@ C1_DURATION=${C1_DURATION:-5}             # seconds of the concurrency-1 latency
 CONNECTIONS=${CONNECTIONS:-50}            # wrk connections for non-stream throughput
 STREAM_CONNECTIONS=${STREAM_CONNECTIONS:-100}  # wrk connections (= concurrent streams) for the streaming run
 WRK_THREADS=${WRK_THREADS:-1}
+# Time to first byte in two shapes: one stream at a time (TTFB_LANES sequential lanes on an otherwise idle target),
+# and TTFB_CONCURRENT streams at once, every one of them timed (TTFB_CONCURRENT_REQUESTS in all), the shape of a
+# peer run with 100 concurrent paced streams.
 TTFB_REQUESTS=${TTFB_REQUESTS:-200}
-TTFB_LANES=${TTFB_LANES:-4}
+TTFB_LANES=${TTFB_LANES:-1}
+TTFB_CONCURRENT=${TTFB_CONCURRENT:-100}
+TTFB_CONCURRENT_REQUESTS=${TTFB_CONCURRENT_REQUESTS:-1000}
 STREAM_CHUNKS=${STREAM_CHUNKS:-20}
 STREAM_INTERVAL_MS=${STREAM_INTERVAL_MS:-10}
 NGINX_WORKERS=${NGINX_WORKERS:-1}
@@ -190,6 +195,17 @@ wrk_run() {
     "$busy" "$total" "$CLK_TCK" "$json" >>"$RESULTS"
 }
 
+# ttfb_run KIND REQUESTS LANES: time to first byte of REQUESTS streams, LANES at a time (bench/ttfb.ts).
+ttfb_run() {
+  local kind=$1 requests=$2 lanes=$3 out json
+  log "$T_NAME: time to first byte ($kind), $requests streams, $lanes at a time"
+  out=$(BENCH_MODEL=$T_MODEL BENCH_AUTH=$T_AUTH BENCH_HEADERS=$T_HEADERS \
+    bun "$BENCH_DIR/ttfb.ts" "$T_URL/v1/chat/completions" "$requests" "$lanes" 2>&1) || die "$kind failed against $T_NAME: $out"
+  printf '### %s %s\n%s\n\n' "$T_NAME" "$kind" "$out" >>"$RUN_DIR/wrk.log"
+  json=$(grep '^BENCH_JSON ' <<<"$out" | sed 's/^BENCH_JSON {//') || die "no result line from $kind ($T_NAME)"
+  printf '{"target":"%s","kind":"%s",%s\n' "$T_NAME" "$kind" "$json" >>"$RESULTS"
+}
+
 measure_target() {
   log "$T_NAME: warm-up ${WARMUP}s"
   wrk_run warmup "$CONNECTIONS" "$WARMUP" 0 no
@@ -200,13 +216,8 @@ measure_target() {
   log "$T_NAME: streaming, c=$STREAM_CONNECTIONS, ${DURATION}s"
   wrk_run stream-warmup "$STREAM_CONNECTIONS" "$WARMUP" 1 no
   wrk_run stream "$STREAM_CONNECTIONS" "$DURATION" 1 yes
-  log "$T_NAME: time to first byte, $TTFB_REQUESTS streams in $TTFB_LANES lanes"
-  local out json
-  out=$(BENCH_MODEL=$T_MODEL BENCH_AUTH=$T_AUTH BENCH_HEADERS=$T_HEADERS \
-    bun "$BENCH_DIR/ttfb.ts" "$T_URL/v1/chat/completions" "$TTFB_REQUESTS" "$TTFB_LANES" 2>&1) || die "ttfb failed against $T_NAME: $out"
-  printf '### %s ttfb\n%s\n\n' "$T_NAME" "$out" >>"$RUN_DIR/wrk.log"
-  json=$(grep '^BENCH_JSON ' <<<"$out" | sed 's/^BENCH_JSON {//') || die "no result line from ttfb ($T_NAME)"
-  printf '{"target":"%s","kind":"ttfb",%s\n' "$T_NAME" "$json" >>"$RESULTS"
+  ttfb_run ttfb "$TTFB_REQUESTS" "$TTFB_LANES"
+  ttfb_run ttfb-concurrent "$TTFB_CONCURRENT_REQUESTS" "$TTFB_CONCURRENT"
   printf '{"target":"%s","kind":"memory","peak_rss_kb":%s,"rss_kb":%s}\n' \
     "$T_NAME" "$(tree_status_kb "$T_PID" VmHWM)" "$(tree_status_kb "$T_PID" VmRSS)" >>"$RESULTS"
 }
@@ -412,7 +423,7 @@ LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 cat >"$RUN_DIR/meta.json" <<EOF
 {"stamp":"$STAMP","git_rev":"$GIT_REV","git_dirty":$GIT_DIRTY,"gateway_ref":"$GATEWAY_REF","gateway_extra_env":"$GATEWAY_EXTRA_ENV","load_before":"$LOAD_BEFORE","load_after":"$LOAD_AFTER",
  "elapsed_s":$ELAPSED,"duration_s":$DURATION,"warmup_s":$WARMUP,"c1_duration_s":$C1_DURATION,"connections":$CONNECTIONS,
- "stream_connections":$STREAM_CONNECTIONS,"wrk_threads":$WRK_THREADS,"ttfb_requests":$TTFB_REQUESTS,"ttfb_lanes":$TTFB_LANES,
+ "stream_connections":$STREAM_CONNECTIONS,"wrk_threads":$WRK_THREADS,"ttfb_requests":$TTFB_REQUESTS,"ttfb_lanes":$TTFB_LANES,"ttfb_concurrent":$TTFB_CONCURRENT,"ttfb_concurrent_requests":$TTFB_CONCURRENT_REQUESTS,
  "stream_chunks":$STREAM_CHUNKS,"stream_interval_ms":$STREAM_INTERVAL_MS,"nginx_workers":$NGINX_WORKERS,
  "portkey_version":"$PORTKEY_VERSION","litellm_version":"$LITELLM_VERSION","portkey_node_server_version":"$PORTKEY_NODE_SERVER_VERSION"}
 EOF
