@@ -4,15 +4,15 @@
  * Only the interfaces are used, so what passes here behaves the same to the rest of the gateway.
  */
 import { afterEach, describe, expect, test } from 'bun:test'
-import { makeEntry, SAMPLE_USAGE } from '../../../test/helpers/audit-entries.ts'
-import { keyRecord, usageRecord } from '../../../test/helpers/store-records.ts'
-import { auditConversation } from '../../audit/conversation.ts'
-import type { AuditLogEntry, AuditLogQuery } from '../../audit/entry.ts'
-import { auditStats } from '../../audit/stats.ts'
-import type { Budget, RateLimit } from '../../limits/definitions.ts'
-import type { UsageRecord } from '../../usage/record.ts'
-import type { WorkflowVersion } from '../../workflows/definition.ts'
-import type { ApiKeyRecord, StoredMcpCredential, Stores } from '../types.ts'
+import { makeEntry, SAMPLE_USAGE } from '../helpers/audit-entries.ts'
+import { keyRecord, usageRecord } from '../helpers/store-records.ts'
+import { auditConversation } from '../../src/audit/conversation.ts'
+import type { AuditLogEntry, AuditLogQuery } from '../../src/audit/entry.ts'
+import { auditStats } from '../../src/audit/stats.ts'
+import type { Budget, RateLimit } from '../../src/limits/definitions.ts'
+import type { UsageRecord } from '../../src/usage/record.ts'
+import type { WorkflowVersion } from '../../src/workflows/definition.ts'
+import type { ApiKeyRecord, StoredMcpCredential, Stores } from '../../src/stores/types.ts'
 
 /** A reader that may read every entry, anywhere (the master key). */
 const ANY_READER = { mayRead: () => true }

@@ -3,7 +3,7 @@
  * implementations (and any later one): one line each in contract.test.ts.
  */
 import { describe, expect, test } from 'bun:test'
-import type { Counters, ResponseCache } from '../types.ts'
+import type { Counters, ResponseCache } from '../../src/stores/types.ts'
 
 /** `make` returns counters; keys are random, so runs on a shared server stay apart. */
 export function countersContract(backend: string, make: () => Promise<Counters> | Counters): void {
