@@ -236,5 +236,3 @@ function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schem
   }
   return app
 }
-
-export type HttpApp = ReturnType<typeof createHttpApp>

@@ -13,7 +13,7 @@ import { Snapshot } from '../stores/snapshot.ts'
 import type { ApiKeyChanges, ApiKeyListQuery, ApiKeyPage, ApiKeyRecord, KeyStore, RevokedKeys } from '../stores/types.ts'
 import { generateKeySecret, hashKeySecret, redactKeySecret } from './key-secret.ts'
 
-export { type KeyStatus, keyStatus } from './key-status.ts'
+export { keyStatus } from './key-status.ts'
 
 export interface NewApiKey {
   name: string

@@ -26,7 +26,6 @@ export const visibilityRuleView = z.object({
   rule: ruleSchema,
   created_at: z.string().nullable(),
 })
-export type VisibilityRuleView = z.infer<typeof visibilityRuleView>
 
 const statusSchema = z.object({
   state: z.string().describe('connecting, ready, down, stopped; `per_user` for servers reached with each caller’s token'),

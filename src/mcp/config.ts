@@ -113,7 +113,6 @@ export const visibilityRuleSchema = z
     deny: z.array(toolPatternSchema).max(500).default([]),
   })
   .refine((r) => r.allow.length + r.deny.length > 0, { message: 'set allow, deny or both' })
-export type VisibilityRuleInput = z.input<typeof visibilityRuleSchema>
 export type VisibilityRule = z.infer<typeof visibilityRuleSchema>
 
 export const mcpConfigSchema = z.strictObject({

@@ -113,9 +113,6 @@ export const embeddingsRequest = z.looseObject({
   user: z.string().nullish(),
 })
 
-export type ChatCompletionRequest = z.infer<typeof chatCompletionRequest>
-export type ResponsesRequest = z.infer<typeof responsesRequest>
-
 /** The body names its model: the gateway routes by it (OpenAI's default model is not assumed). */
 const requiredModel = z.string({ error: 'you must provide a model parameter' }).min(1, 'you must provide a model parameter')
 

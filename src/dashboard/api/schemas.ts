@@ -9,8 +9,6 @@ import { FEATURE_IDS } from '../../pipeline/snapshots.ts'
 
 export { auditConversationSchema, auditLogEntrySchema, auditLogPageSchema, gatewayErrorSchema, FEATURE_IDS }
 export type AuditLogEntry = z.infer<typeof auditLogEntrySchema>
-export type AuditLogPage = z.infer<typeof auditLogPageSchema>
-export type AuditConversation = z.infer<typeof auditConversationSchema>
 export type FeatureId = (typeof FEATURE_IDS)[number]
 
 /** GET /admin/whoami and POST /admin/session (src/http/admin/principal-view.ts): who, and what the dashboard may offer. */
@@ -115,5 +113,5 @@ export const pluginListSchema = z.object({
 export type PluginInfo = z.infer<typeof pluginListSchema>['data'][number]
 
 /** /admin/mcp (src/http/admin/mcp.ts): the server's own view schemas. */
-export { mcpCredentialView as mcpCredentialSchema, mcpServerView as mcpServerSchema, visibilityRuleView as mcpRuleSchema } from '../../mcp/admin-views.ts'
+export { mcpCredentialView as mcpCredentialSchema, mcpServerView as mcpServerSchema } from '../../mcp/admin-views.ts'
 export type { McpServerView as McpServer } from '../../mcp/admin-views.ts'

@@ -10,7 +10,7 @@ import { refusal } from '../../admin/roles.ts'
 import { errorResponse } from '../../errors/gateway-error.ts'
 import type { Principal } from '../../pipeline/context.ts'
 
-export const PERMISSION_EXTENSION = 'x-admin-permission'
+const PERMISSION_EXTENSION = 'x-admin-permission'
 
 export const adminPermission = new Elysia({ name: 'gateway/admin/permission' }).macro({
   permission: (permission: AdminPermission) => ({

@@ -11,7 +11,7 @@ import { chatCompletionToResponse } from './response.ts'
 import { chatStreamToResponses } from './stream.ts'
 import { translateTools, type ToolNames } from './tools.ts'
 
-export const DROPPED_TOOLS_HEADER = 'x-gateway-dropped-tools'
+const DROPPED_TOOLS_HEADER = 'x-gateway-dropped-tools'
 const REVISION = 'responses-translation'
 
 interface Translation {

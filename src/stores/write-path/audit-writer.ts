@@ -17,7 +17,6 @@ import { SpillingWriter, type RowBatchWriter, type SpillingWriterOptions, type S
 import { SpillFiles, spillDirFor } from './spill.ts'
 
 export type AuditWriterOptions = SpillingWriterOptions
-export type AuditWriterState = SpillingWriterState
 
 export interface AuditWriterStats extends SpillingWriterStats {
   /** Authentication failures over the flood limit: counted, not stored. */
