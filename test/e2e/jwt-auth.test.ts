@@ -1,6 +1,8 @@
 /**
- * Identity tokens on /v1 and /mcp (issue 31, item 3), through real HTTP: issuers of the test's own
- * (test/helpers/token-issuer.ts) serve a real OpenID configuration and JWKS; the gateway discovers them, verifies
+ * Identity tokens on /v1 and /mcp (issue 31, item 3), through real HTTP: a real OpenID provider (oidc-provider,
+ * client-credentials JWT access tokens, a key rotation by restarting it with a new key) and issuers of the test's
+ * own (test/helpers/token-issuer.ts) for the tokens no provider mints (expired, tampered, unsigned, HS256 with the
+ * public key); all serve a real OpenID configuration and JWKS; the gateway discovers them, verifies
  * tokens against the published keys, follows a key rotation with one refetch, and maps claims to a principal whose
  * user path, model restrictions, rate limits and audit entries work as for a managed key. Every refusal is the
  * generic 401 (the precise reason in the audit entry) and counts against the credential throttle.
@@ -11,6 +13,7 @@ import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
 import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 import { startTokenIssuer, type TokenIssuer } from '../helpers/token-issuer.ts'
+import { startWorkloadProvider, type WorkloadProvider } from '../helpers/oidc-provider.ts'
 
 const MASTER = 'master-key-jwt-auth-0123456789abcdef0123'
 const AUDIENCE = 'ai-gateway'
@@ -20,12 +23,14 @@ let ci: TokenIssuer // YAML: RS256, user path from a template of claims
 let mesh: TokenIssuer // YAML: EdDSA only, user path from a claim, one model allowed
 let envIssuer: TokenIssuer // GATEWAY_JWT_ISSUER / GATEWAY_JWT_AUDIENCE, ES256
 let stranger: TokenIssuer // not configured
+let workload: WorkloadProvider // oidc-provider: client-credentials access tokens
 let gw: RunningGateway
 let audit: AuditAdmin
 
 beforeAll(async () => {
   mock = startMockOpenAI()
   ;[ci, mesh, envIssuer, stranger] = await Promise.all([startTokenIssuer('RS256'), startTokenIssuer('EdDSA'), startTokenIssuer('ES256'), startTokenIssuer('RS256')])
+  workload = await startWorkloadProvider(AUDIENCE)
   const yaml = `
 auth:
   jwt:
@@ -39,6 +44,9 @@ auth:
         algorithms: [EdDSA]
         user_path_claim: team_path
         allowed_models: [openai/gpt-4o-mini]
+      - issuer: ${workload.issuer}
+        audience: ${AUDIENCE}
+        user_path: /ci/{client_id}
 workflows:
   - name: default
     features: { budget: true, usage: true }
@@ -62,6 +70,7 @@ afterAll(async () => {
   await gw?.stop()
   mock?.stop()
   for (const issuer of [ci, mesh, envIssuer, stranger]) issuer?.stop()
+  await workload?.stop()
 })
 
 const chat = (token: string, model = 'openai/gpt-4o-mini', requestId = crypto.randomUUID()) =>
@@ -142,6 +151,28 @@ describe('a token from a configured issuer', () => {
   test('a token within the clock leeway (30 s) is accepted', async () => {
     expect((await chat(await ci.sign(ciClaims({ exp: Math.floor(Date.now() / 1000) - 5 })))).status).toBe(200)
   })
+})
+
+describe('a real OpenID provider (oidc-provider) as the issuer', () => {
+  test('its client-credentials access token is accepted on /v1 and /mcp; after it rotates its key, new tokens work and old ones do not', async () => {
+    const first = await workload.token()
+    const requestId = crypto.randomUUID()
+    expect((await chat(first, 'openai/gpt-4o-mini', requestId)).status).toBe(200)
+    expect(await audit.entryFor(requestId)).toMatchObject({ principal_id: `jwt:${workload.issuer}#ci-runner`, auth_method: 'jwt', user_path: '/ci/ci-runner' })
+    const mcp = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${first}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'ci', version: '1' } } }),
+    })
+    expect(mcp.status).toBe(200)
+
+    const oldKid = workload.kid
+    await workload.rotate()
+    expect(workload.kid).not.toBe(oldKid)
+    await Bun.sleep(1100) // the refetch cooldown (1 s here)
+    expect((await chat(await workload.token())).status).toBe(200)
+    expect((await chat(first)).status).toBe(401)
+  }, 20_000)
 })
 
 describe('refused tokens', () => {

@@ -126,3 +126,67 @@ export async function signIn(gatewayUrl: string, login: string, jar = new Cookie
   }
   throw new Error('sign-in did not finish')
 }
+
+export interface WorkloadProvider {
+  issuer: string
+  /** A client-credentials access token (a JWT for `audience`) from the provider's token endpoint. */
+  token(): Promise<string>
+  /** The provider restarts (same address) signing with a new key, published under a new `kid` in place of the old. */
+  rotate(): Promise<void>
+  readonly kid: string
+  stop(): Promise<void>
+}
+
+/**
+ * oidc-provider as a workload identity issuer: a confidential client gets JWT access tokens for `audience` by the
+ * client-credentials grant (resource indicators), signed with an ES256 key of the test's, which `rotate` replaces.
+ */
+export async function startWorkloadProvider(audience: string): Promise<WorkloadProvider> {
+  const { exportJWK, generateKeyPair } = await import('jose')
+  const server: Server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const clientId = 'ci-runner'
+  const clientSecret = 'workload-client-secret-0123456789abcdef'
+  let kid = ''
+  async function start() {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true })
+    kid = `wk-${crypto.randomUUID().slice(0, 8)}`
+    const provider = new Provider(issuer, {
+      clients: [
+        { client_id: clientId, client_secret: clientSecret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], id_token_signed_response_alg: 'ES256' },
+      ],
+      jwks: { keys: [{ ...(await exportJWK(privateKey)), kid, alg: 'ES256', use: 'sig' }] as never },
+      features: {
+        clientCredentials: { enabled: true },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => 'urn:ai-gateway',
+          useGrantedResource: () => true,
+          getResourceServerInfo: () => ({ scope: 'chat', audience, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } }),
+        },
+      },
+    })
+    server.removeAllListeners('request')
+    server.on('request', provider.callback())
+  }
+  await start()
+  return {
+    issuer,
+    get kid() {
+      return kid
+    },
+    async token() {
+      const response = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'chat' }),
+      })
+      const body = (await response.json()) as { access_token?: string }
+      if (!response.ok || !body.access_token) throw new Error(`token endpoint: ${response.status} ${JSON.stringify(body)}`)
+      return body.access_token
+    },
+    rotate: start,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
