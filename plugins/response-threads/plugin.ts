@@ -6,12 +6,20 @@
  * them with one credential for every key, so a provider's id is never passed on unless the gateway stored it for
  * the same owner. A follow-up that goes to the provider that answered natively keeps the id (that provider has the
  * state); any other follow-up gets the stored thread prepended to its `input` instead.
+ *
+ * The routes of a stored response (retrieve, delete, cancel, input items) are found here the same way: the
+ * caller's own thread or the 404 an unknown id gets, before anything else runs. The thread is left for the
+ * route stage (src/protocols/responses/stored-response.ts) and its provider becomes the target: a provider that
+ * keeps responses is asked for one it answered natively, anything else is answered from the store.
  */
 import { GatewayError } from '../../src/errors/gateway-error.ts'
 import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
 import { CONTINUE, definePlugin, respondWithError } from '../../src/pipeline/types.ts'
 import { endpoint } from '../../src/protocols/endpoints.ts'
+import { responseInputTokensApi } from '../../src/protocols/responses/input-tokens-shape.ts'
+import { deleteResponseApi, STORED_RESPONSE_APIS } from '../../src/protocols/responses/lifecycle-shape.ts'
 import { responsesApi } from '../../src/protocols/responses/shape.ts'
+import { outputAsInput, responseNotFound, storedThreadSlot } from '../../src/protocols/responses/stored-response.ts'
 import type { ResponseThreadOwner } from '../../src/stores/types.ts'
 import { responseThreadsManifest } from './manifest.ts'
 
@@ -26,8 +34,9 @@ function inputItems(input: unknown): unknown[] {
   return Array.isArray(input) ? input : []
 }
 
-/** The thread store is the Responses API's: rows of other APIs have no `previous_response_id`. */
+/** The thread store is the Responses API's: its answers are threads; its token count may continue one too. */
 const speaksResponses = (ctx: RequestContext) => endpoint(ctx.endpoint).api === responsesApi
+const continuesThreads = (ctx: RequestContext) => speaksResponses(ctx) || endpoint(ctx.endpoint).api === responseInputTokensApi
 
 /** Who the request's threads belong to; undefined before authentication (nothing is stored or read then). */
 function ownerOf(ctx: RequestContext): ResponseThreadOwner | undefined {
@@ -45,18 +54,6 @@ function notFound(ctx: RequestContext, previousId: string) {
       message: `Previous response '${previousId}' is not stored on this gateway for this key; send the conversation as input instead.`,
     }),
   )
-}
-
-/** Output items that can be sent back as input: messages and tool calls (reasoning is provider-private). */
-function outputAsInput(output: unknown): unknown[] {
-  if (!Array.isArray(output)) return []
-  return output
-    .filter((item: Json) => item?.type === 'message' || item?.type === 'function_call' || item?.type === 'custom_tool_call')
-    .map((item: Json) => {
-      if (item.type === 'message') return { type: 'message', role: 'assistant', content: item.content }
-      const { id: _id, status: _status, ...call } = item
-      return call
-    })
 }
 
 export const responseThreads = definePlugin({
@@ -78,9 +75,29 @@ export const responseThreads = definePlugin({
       }
       return CONTINUE
     }
+    /** A stored response's route: the caller's own thread, its provider as the target; else the 404 of an unknown id. */
+    const findStoredResponse = async (ctx: RequestContext) => {
+      const owner = ownerOf(ctx)
+      const id = ctx.pathParam ?? ''
+      const thread = owner && id ? await store.get(id, owner) : undefined
+      if (!thread) return respondWithError(ctx, responseNotFound(id))
+      ctx.setState(storedThreadSlot, thread)
+      const registered = providers.get(thread.providerName)
+      const fallback = endpoint(ctx.endpoint).api.upstream?.fallback
+      // A provider no longer configured: the store still answers for it.
+      if (!registered && fallback) {
+        const answer = await fallback(ctx.body, ctx)
+        return answer instanceof GatewayError ? respondWithError(ctx, answer) : { kind: 'answer' as const, response: answer }
+      }
+      const model = typeof thread.response?.model === 'string' ? thread.response.model : ''
+      ctx.target = { providerName: thread.providerName, providerType: registered!.instance.type, model, selector: `${thread.providerName}/${model}` }
+      ctx.stream = new URLSearchParams(ctx.rawQuery).get('stream') === 'true'
+      return CONTINUE
+    }
     return {
       before(ctx) {
-        if (!speaksResponses(ctx)) return CONTINUE
+        if (STORED_RESPONSE_APIS.has(endpoint(ctx.endpoint).api)) return findStoredResponse(ctx)
+        if (!continuesThreads(ctx)) return CONTINUE
         const previousId = ctx.body.previous_response_id
         const ownInput = inputItems(ctx.body.input)
         if (typeof previousId !== 'string' || !previousId) {
@@ -91,6 +108,8 @@ export const responseThreads = definePlugin({
       },
       onComplete(ctx, outcome) {
         const owner = ownerOf(ctx)
+        const deleted = ctx.state(storedThreadSlot)
+        if (deleted && owner && outcome.status === 200 && endpoint(ctx.endpoint).api === deleteResponseApi) return store.delete(deleted.id, owner).then(() => {})
         if (!speaksResponses(ctx) || outcome.status >= 300 || !ctx.target || !owner) return
         const response = outcome.responseBody as Json | undefined
         if (typeof response?.id !== 'string') return
@@ -100,6 +119,7 @@ export const responseThreads = definePlugin({
           providerName: ctx.target.providerName,
           native: answeredNatively(ctx),
           items: [...(ctx.state(threadInputSlot) ?? []), ...outputAsInput(response.output)],
+          response,
         })
       },
     }

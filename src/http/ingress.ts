@@ -64,6 +64,8 @@ export async function buildRequestContext({
     authentication,
   })
   if (authentication.kind !== 'authenticated') return { ctx, closeConnection: hasBody(request) }
+  const query = request.url.indexOf('?')
+  ctx.rawQuery = query === -1 ? '' : request.url.slice(query + 1)
   const bodyKind = endpointOf(endpoint).body
   // The pass-through's body is the provider's business, whatever its type: kept as bytes (readRawBody).
   if (bodyKind === 'bytes') return { ctx, closeConnection: !(await readRawBody(ctx, request, maxBodyBytes, bodyDeadlineMs)) }
@@ -90,13 +92,11 @@ export function pathOf(url: string): string {
 }
 
 /**
- * Keeps the body's bytes and the query exactly as received (the pass-through forwards them unchanged); a JSON body is
+ * Keeps the body's bytes exactly as received (the pass-through forwards them unchanged); a JSON body is
  * also parsed, only to read its `model` and `stream` and for the audit entry. A body that is not JSON is no error:
  * the provider judges its own API's bodies.
  */
 async function readRawBody(ctx: RequestContext, request: Request, maxBodyBytes: number, bodyDeadlineMs: number): Promise<boolean> {
-  const query = request.url.indexOf('?')
-  ctx.rawQuery = query === -1 ? '' : request.url.slice(query + 1)
   if (request.method === 'GET' || request.method === 'HEAD') return true
   const read = await readBodyBytes(request, { maxBytes: maxBodyBytes, deadlineMs: bodyDeadlineMs })
   if (read.kind === 'too_large') {

@@ -208,7 +208,7 @@ function v1Responses(e: Endpoint) {
   return { 200: ok, ...Object.fromEntries(V1_ERROR_STATUSES.map((status) => [String(status), error])) }
 }
 
-/** `rawPathParam`: the rest of a wildcard route's path as it came, percent-encoded. */
+/** `rawPathParam`: the route's path parameter (the rest of a wildcard route's path, one `:id` segment), percent-encoded. */
 type V1Handler = (request: Request, server: BunServer, endpoint: EndpointId, rawPathParam?: string) => Promise<Response>
 
 /** One route per row of the endpoint table; the body is read by ingress, never parsed by Elysia. */
@@ -216,7 +216,8 @@ function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schem
   const app = new Elysia({ name: `gateway/v1/${rows.map((e) => e.id).join(',')}` })
   for (const e of rows) {
     const id = e.id as EndpointId
-    const wildcard = e.path.endsWith('*')
+    // The path's one parameter: the rest of the path (`*`) or one segment (`:id`).
+    const param = e.path.endsWith('*') ? '*' : e.path.match(/:(\w+)/)?.[1]
     const detail = {
       summary: e.openapi.summary,
       tags: [e.openapi.tag],
@@ -225,10 +226,14 @@ function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schem
       responses: v1Responses(e),
     }
     type Context = { request: Request; server: BunServer; params: Record<string, string> }
-    // Elysia compiles each handler from what it reads: only wildcard routes touch `params`.
-    const handler = wildcard
-      ? ({ request, server, params }: Context) => handle(request, server, id, params['*'] ?? '')
-      : ({ request, server }: Context) => handle(request, server, id)
+    // Elysia compiles each handler from what it reads: only routes with a parameter touch `params`. It hands `*` as
+    // received and `:id` decoded: encoded again, so both are decoded once (decodePathParam), never twice.
+    const handler =
+      param === '*'
+        ? ({ request, server, params }: Context) => handle(request, server, id, params['*'] ?? '')
+        : param
+          ? ({ request, server, params }: Context) => handle(request, server, id, encodeURIComponent(params[param] ?? ''))
+          : ({ request, server }: Context) => handle(request, server, id)
     app.route(e.method, e.path, handler, {
       parse: 'none',
       detail,

@@ -126,7 +126,7 @@ export class RequestContext {
   requestedModel?: string
   /** The body's bytes as received, for a row that forwards them unchanged (the pass-through). Ingress. */
   rawBody?: Uint8Array<ArrayBuffer>
-  /** The query string as received, without `?`, for a row that forwards it unchanged. Ingress. */
+  /** The query string as received, without `?` (the pass-through forwards it unchanged; a stored response's routes read theirs). Ingress. */
   rawQuery = ''
   /** Where a pass-through request goes (src/providers/passthrough-route.ts). The passthrough plugin. */
   passthrough?: PassthroughRoute

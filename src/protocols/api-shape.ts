@@ -9,6 +9,7 @@
  */
 import type { GatewayError } from '../errors/gateway-error.ts'
 import type { StreamCodec } from '../pipeline/stream-codecs.ts'
+import type { RequestContext } from '../pipeline/context.ts'
 import type { TokenUsage } from '../pipeline/snapshots.ts'
 import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../providers/types.ts'
 import type { UnitUsage, UsageUnit } from '../usage/units.ts'
@@ -64,8 +65,11 @@ export interface UpstreamRoute {
   native(adapter: ProviderAdapter, provider: ProviderInstance, model: string): AdapterMethod | undefined
   /** Serves the API over the provider's Chat Completions, translating both ways; null: no translation exists. */
   overChat: IngressProtocol | null
-  /** The gateway's own answer when the provider cannot (count_tokens' estimate); null: none. */
-  fallback: ((body: Json) => Promise<UpstreamResult>) | null
+  /**
+   * The gateway's own answer when the provider cannot (count_tokens' estimate, a translated thread's stored
+   * response); null: none.
+   */
+  fallback: ((body: Json, ctx: RequestContext) => Promise<UpstreamResult>) | null
 }
 
 export const SYSTEM_PROMPT_MODES = ['prepend', 'append', 'override'] as const

@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test'
 import { type AnswerKind, endpoint, ENDPOINTS, isCacheable, isMetered } from './endpoints.ts'
+import { STORED_RESPONSE_APIS } from './responses/lifecycle-shape.ts'
 
 test('ids and routes are unique; the catch-all comes last', () => {
   expect(new Set(ENDPOINTS.map((e) => e.id)).size).toBe(ENDPOINTS.length)
@@ -18,7 +19,8 @@ test('every row is consistent: checked JSON bodies, local or routed, governance 
     const row = {
       'a JSON body is checked': e.body !== 'json' || 'request' in e,
       'a local row is answered by the gateway, never upstream': (e.local === null) === (api.upstream !== null),
-      'a routed row names a model, a local one does not': governance.modelAccess === (e.local === null),
+      // A stored response's routes name the response, whose provider the response-threads plugin targets.
+      'a routed row names a model or a stored response, a local one neither': e.local === null ? governance.modelAccess !== STORED_RESPONSE_APIS.has(api) : !governance.modelAccess,
       'failover only where a model is routed': !governance.failover || governance.modelAccess,
       'usage is metered only on routed rows of an API that reports it': !governance.usage || (governance.modelAccess && api.usage !== null),
       'guardrails only where the API has texts': !governance.guardrails || api.guardedTexts !== null,

@@ -19,7 +19,21 @@ import { imagesApi } from './images/shape.ts'
 import { localApi } from './local/shape.ts'
 import { passthroughApi } from './passthrough/shape.ts'
 import { chatCompletionRequest, countTokensRequest, embeddingsRequest, imageGenerationRequest, messagesRequest, responsesRequest } from './request-schemas.ts'
-import { anthropicMessage, chatCompletion, countTokensResponse, embeddingList, imagesResponse, model, modelList, responsesResponse } from './response-schemas.ts'
+import {
+  anthropicMessage,
+  chatCompletion,
+  countTokensResponse,
+  deletedResponse,
+  embeddingList,
+  imagesResponse,
+  model,
+  modelList,
+  responseInputItemList,
+  responseInputTokens,
+  responsesResponse,
+} from './response-schemas.ts'
+import { responseInputTokensApi } from './responses/input-tokens-shape.ts'
+import { cancelResponseApi, deleteResponseApi, responseInputItemsApi, retrieveResponseApi } from './responses/lifecycle-shape.ts'
 import { responsesApi } from './responses/shape.ts'
 
 /**
@@ -55,8 +69,8 @@ export type LocalAnswer = (ctx: RequestContext, catalog: ModelCatalog) => Respon
 export interface Endpoint {
   /** Stable: stored in audit entries (via the path), metric labels and cache keys. Never compared by plugins. */
   id: string
-  method: 'GET' | 'POST' | 'ALL'
-  /** Route pattern; `*` takes the rest of the path (handed to the pipeline as `ctx.pathParam`). */
+  method: 'GET' | 'POST' | 'DELETE' | 'ALL'
+  /** Route pattern; `*` takes the rest of the path, `:id` one segment (either handed to the pipeline as `ctx.pathParam`). */
   path: string
   body: BodyKind
   answers: readonly AnswerKind[]
@@ -81,6 +95,11 @@ export interface Endpoint {
 const INFERENCE: Governance = { modelAccess: true, limits: true, failover: true, usage: true, guardrails: true }
 /** Answered by the gateway: no model, nothing to price or guard. Rate limits and budgets still count the calls. */
 const LOCAL: Governance = { modelAccess: false, limits: true, failover: false, usage: false, guardrails: false }
+/**
+ * A stored response's routes: the path names the response, whose provider the response-threads plugin targets for
+ * its owner only (no model to resolve or check, nothing generated). Rate limits and budgets count the calls.
+ */
+const STORED_RESPONSE: Governance = LOCAL
 
 export const ENDPOINTS = [
   {
@@ -136,6 +155,73 @@ export const ENDPOINTS = [
     request: responsesRequest,
     response: responsesResponse,
     openapi: { summary: 'Responses API', tag: 'openai', bodyDescription: 'OpenAI Responses request; unknown fields pass through.' },
+  },
+  {
+    id: 'responses.input_tokens',
+    method: 'POST',
+    path: '/v1/responses/input_tokens',
+    body: 'json',
+    answers: ['json'],
+    api: responseInputTokensApi,
+    // A count generates nothing: no usage to price, no answer to guard.
+    governance: { ...INFERENCE, usage: false, guardrails: false },
+    local: null,
+    verbatim: false,
+    request: responsesRequest,
+    response: responseInputTokens,
+    openapi: { summary: 'Responses input token count: native on OpenAI, an estimate elsewhere', tag: 'openai', bodyDescription: 'OpenAI Responses request.' },
+  },
+  {
+    id: 'responses.retrieve',
+    method: 'GET',
+    path: '/v1/responses/:id',
+    body: 'none',
+    answers: ['json', 'sse'],
+    api: retrieveResponseApi,
+    governance: STORED_RESPONSE,
+    local: null,
+    verbatim: false,
+    response: responsesResponse,
+    openapi: { summary: "One of this key's responses (stream=true resumes a background response where the provider keeps it)", tag: 'openai' },
+  },
+  {
+    id: 'responses.delete',
+    method: 'DELETE',
+    path: '/v1/responses/:id',
+    body: 'none',
+    answers: ['json'],
+    api: deleteResponseApi,
+    governance: STORED_RESPONSE,
+    local: null,
+    verbatim: false,
+    response: deletedResponse,
+    openapi: { summary: "Deletes one of this key's responses and its stored thread", tag: 'openai' },
+  },
+  {
+    id: 'responses.cancel',
+    method: 'POST',
+    path: '/v1/responses/:id/cancel',
+    body: 'none',
+    answers: ['json'],
+    api: cancelResponseApi,
+    governance: STORED_RESPONSE,
+    local: null,
+    verbatim: false,
+    response: responsesResponse,
+    openapi: { summary: "Cancels one of this key's background responses", tag: 'openai' },
+  },
+  {
+    id: 'responses.input_items',
+    method: 'GET',
+    path: '/v1/responses/:id/input_items',
+    body: 'none',
+    answers: ['json'],
+    api: responseInputItemsApi,
+    governance: STORED_RESPONSE,
+    local: null,
+    verbatim: false,
+    response: responseInputItemList,
+    openapi: { summary: "The input items of one of this key's responses", tag: 'openai' },
   },
   {
     id: 'messages',

@@ -62,3 +62,18 @@ export const embeddingList = z.looseObject({
   model: z.string(),
   usage: z.looseObject({ prompt_tokens: z.number(), total_tokens: z.number() }),
 })
+
+/** `DELETE /v1/responses/{id}`. */
+export const deletedResponse = z.looseObject({ id: z.string(), object: z.literal('response'), deleted: z.literal(true) })
+
+/** `GET /v1/responses/{id}/input_items`: a cursor page of input items. */
+export const responseInputItemList = z.looseObject({
+  object: z.literal('list'),
+  data: z.array(z.looseObject({ id: z.string(), type: z.string() })),
+  first_id: z.string().nullable(),
+  last_id: z.string().nullable(),
+  has_more: z.boolean(),
+})
+
+/** `POST /v1/responses/input_tokens`. */
+export const responseInputTokens = z.looseObject({ object: z.literal('response.input_tokens'), input_tokens: z.number() })

@@ -11,7 +11,7 @@ import type { RequestContext } from '../pipeline/context.ts'
 import { clientHeadersFrom, keepClientHeaders } from '../pipeline/headers.ts'
 import type { AttemptKind } from '../pipeline/snapshots.ts'
 import type { PluginDeps } from '../pipeline/types.ts'
-import type { AdapterMethod, ApiShape } from '../protocols/api-shape.ts'
+import type { AdapterMethod, ApiShape, UpstreamRoute } from '../protocols/api-shape.ts'
 import { endpoint } from '../protocols/endpoints.ts'
 import type { IngressProtocol } from '../protocols/types.ts'
 import type { AdapterCall, ProviderAdapter, ProviderInstance, ResolvedTarget, UpstreamResult } from './types.ts'
@@ -50,7 +50,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
   if (route instanceof GatewayError) return route
   // A verbatim row's answer keeps the upstream's headers as they are (the pass-through makes its own).
   if (route.kind === 'native') return row.verbatim ? route.method(call) : toClient(ctx, await route.method(call))
-  if (route.kind === 'fallback') return route.answer(body)
+  if (route.kind === 'fallback') return route.answer(body, ctx)
 
   const protocol = route.protocol
   const chatBody = await protocol.toChatRequest(body, ctx)
@@ -73,7 +73,7 @@ export async function callTarget(ctx: RequestContext, target: ResolvedTarget, ki
 export type ServingRoute =
   | { kind: 'native'; method: AdapterMethod }
   | { kind: 'over_chat'; protocol: IngressProtocol }
-  | { kind: 'fallback'; answer: (body: Record<string, unknown>) => Promise<UpstreamResult> }
+  | { kind: 'fallback'; answer: NonNullable<UpstreamRoute['fallback']> }
 
 /**
  * The provider's own method (for `model`: some providers speak an API for some models only), else the translation

@@ -85,8 +85,25 @@ export interface ProviderAdapter {
   countMessageTokens?(call: AdapterCall): Promise<UpstreamResult>
   /** OpenAI image generation (`/images/generations`), JSON or its event stream as the upstream sent it. */
   imagesGenerations?(call: AdapterCall): Promise<UpstreamResult>
+  /** The Responses API's stored responses and its token count, for providers that keep responses (OpenAI's own API). */
+  responsesLifecycle?: ResponsesLifecycle
   /** The headers that carry the instance's API key (cloud credentials are applied by fetchUpstream), for the pass-through. */
   credentialHeaders?(provider: ProviderInstance): Record<string, string>
   /** Model ids as the upstream names them, or why the list could not be had (`fetchModelIds`, src/providers/model-list.ts). */
   listModels(provider: ProviderInstance, signal: AbortSignal): Promise<string[] | GatewayError>
+}
+
+/** Query parameters passed on to the provider (each route's documented ones; the rest stay with the gateway). */
+export type UpstreamQuery = Readonly<Record<string, string | undefined>>
+
+/**
+ * The provider's routes for a stored response (`id`: its id as the provider gave it) and the input token count.
+ * Each answers in the provider's own wire format, which is the client's (OpenAI's Responses API).
+ */
+export interface ResponsesLifecycle {
+  retrieve(call: AdapterCall, id: string, query: UpstreamQuery): Promise<UpstreamResult>
+  delete(call: AdapterCall, id: string): Promise<UpstreamResult>
+  cancel(call: AdapterCall, id: string): Promise<UpstreamResult>
+  inputItems(call: AdapterCall, id: string, query: UpstreamQuery): Promise<UpstreamResult>
+  inputTokens(call: AdapterCall): Promise<UpstreamResult>
 }

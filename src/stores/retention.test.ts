@@ -9,7 +9,7 @@ afterAll(() => stores.close())
 
 const DAY = 86_400_000
 const owner = { principalId: 'key_1', userPath: '' }
-const thread = (id: string) => ({ id, owner, providerName: 'mistral', native: false, items: [{ role: 'user', content: id }] })
+const thread = (id: string) => ({ id, owner, providerName: 'mistral', native: false, items: [{ role: 'user', content: id }], response: null })
 
 function retention(now: () => number, lines: Record<string, unknown>[] = []) {
   const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) })

@@ -333,6 +333,11 @@ export interface ResponseThread {
   /** Answered by the provider's own Responses API, which keeps its own copy. */
   native: boolean
   items: unknown[]
+  /**
+   * The response as the client got it (its id, status, output and usage), what `GET /v1/responses/{id}` answers for
+   * a translated thread; null in threads saved before responses were kept.
+   */
+  response: Record<string, unknown> | null
 }
 
 export interface ResponseThreadStore {
@@ -343,6 +348,8 @@ export interface ResponseThreadStore {
   get(id: string, owner: ResponseThreadOwner): Promise<ResponseThread | undefined>
   /** Stores or replaces the thread; an existing thread of another owner with the same id is left as it is. */
   save(thread: ResponseThread): Promise<void>
+  /** Deletes the thread when `owner` made it; false when there is none or another owner made it (not told apart). */
+  delete(id: string, owner: ResponseThreadOwner): Promise<boolean>
   /** Deletes up to `batch` threads saved before `cutoffMs` (epoch ms); resolves to how many. */
   deleteOlderThan(cutoffMs: number, batch: number): Promise<number>
 }

@@ -264,14 +264,15 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
           { role: 'user', content: 'hi 🙂' },
           { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'yo' }] },
         ],
+        response: { id, object: 'response', status: 'completed', output: [{ type: 'message', content: [{ type: 'output_text', text: 'yo' }] }] } as Record<string, unknown> | null,
       })
 
       test('saved, replaced, read back by their owner', async () => {
         const { responseThreads } = await fresh()
         await responseThreads.save(thread('resp_1'))
         expect(await responseThreads.get('resp_1', ALICE)).toEqual(thread('resp_1'))
-        await responseThreads.save({ ...thread('resp_1'), native: false, items: [] })
-        expect(await responseThreads.get('resp_1', ALICE)).toEqual({ ...thread('resp_1'), native: false, items: [] })
+        await responseThreads.save({ ...thread('resp_1'), native: false, items: [], response: null })
+        expect(await responseThreads.get('resp_1', ALICE)).toEqual({ ...thread('resp_1'), native: false, items: [], response: null })
         expect(await responseThreads.get('resp_none', ALICE)).toBeUndefined()
       })
 
@@ -291,6 +292,17 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         await responseThreads.save({ ...thread('resp_same', bob), items: [{ role: 'user', content: 'bob' }] })
         expect(await responseThreads.get('resp_same', ALICE)).toEqual(thread('resp_same'))
         expect(await responseThreads.get('resp_same', bob)).toBeUndefined()
+      })
+
+      test('only the owner deletes a thread; a second delete finds nothing', async () => {
+        const { responseThreads } = await fresh()
+        await responseThreads.save(thread('resp_del'))
+        expect(await responseThreads.delete('resp_del', { principalId: 'key_bob', userPath: '/acme/team-a' })).toBe(false)
+        expect(await responseThreads.delete('resp_del', { principalId: 'key_alice', userPath: '' })).toBe(false)
+        expect(await responseThreads.get('resp_del', ALICE)).toEqual(thread('resp_del'))
+        expect(await responseThreads.delete('resp_del', ALICE)).toBe(true)
+        expect(await responseThreads.get('resp_del', ALICE)).toBeUndefined()
+        expect(await responseThreads.delete('resp_del', ALICE)).toBe(false)
       })
 
       test('threads saved before a cutoff are deleted in batches; later ones stay', async () => {

@@ -74,6 +74,12 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
     body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `echo:${marker}` }] },
   }),
   'images.generations': (marker) => ({ method: 'POST', path: '/v1/images/generations', body: { model: 'openai/gpt-image-1', prompt: `echo:${marker}` } }),
+  'responses.input_tokens': (marker) => ({ method: 'POST', path: '/v1/responses/input_tokens', body: { model: 'openai/gpt-4o-mini', input: `echo:${marker}` } }),
+  // A stored response's routes name an id; one nobody made here is the 404 another tenant's id gets.
+  'responses.retrieve': (marker) => ({ method: 'GET', path: `/v1/responses/resp_${marker}` }),
+  'responses.delete': (marker) => ({ method: 'DELETE', path: `/v1/responses/resp_${marker}` }),
+  'responses.cancel': (marker) => ({ method: 'POST', path: `/v1/responses/resp_${marker}/cancel` }),
+  'responses.input_items': (marker) => ({ method: 'GET', path: `/v1/responses/resp_${marker}/input_items` }),
   not_found: () => ({ method: 'GET', path: '/v1/no-such-api' }),
 }
 
@@ -195,7 +201,20 @@ describe('one tenant against another on /v1', () => {
       bearer(bob.api.key),
     )
     expect(stolen.status).toBe(404)
+    // Nor read, listed, cancelled or deleted by another: the 404 of an id never made, and nothing goes upstream.
+    const lifecycle = ['responses.retrieve', 'responses.input_items', 'responses.cancel', 'responses.delete'] as const
+    const unknown = await send(V1_PROBES['responses.retrieve']('never_made'), bearer(bob.api.key))
+    for (const row of lifecycle) {
+      const probe = { ...V1_PROBES[row]('x'), path: V1_PROBES[row]('x').path.replace('resp_x', first.body.id) }
+      const bobs = await send(probe, bearer(bob.api.key))
+      expect({ row, status: bobs.status, error: { ...bobs.body.error, message: undefined } }).toEqual({ row, status: 404, error: { ...unknown.body.error, message: undefined } })
+    }
     expect(upstreamRequests()).toBe(before)
+    // Alice reads her own: the provider that made it is asked.
+    const mine = await send({ method: 'GET', path: `/v1/responses/${first.body.id}` }, bearer(alice.api.key))
+    expect(mine.status).toBe(200)
+    expect(mine.body.id).toBe(first.body.id)
+    expect(upstreamRequests()).toBe(before + 1)
     const own = await send(
       { method: 'POST', path: '/v1/responses', body: { model: 'openai/gpt-4o-mini', input: 'echo:again', previous_response_id: first.body.id } },
       bearer(alice.api.key),

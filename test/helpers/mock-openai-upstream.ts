@@ -174,11 +174,13 @@ export function openaiError(status: number, message: string, type: string, code:
 }
 
 export const RESPONSES_TEXT = 'Hello from responses 🙂'
+/** What the mock's `/responses/input_tokens` counts for any request: a number the gateway's estimate never gives. */
+export const MOCK_INPUT_TOKENS = 4242
 const FUNCTION_CALL_ITEM = { type: 'function_call', id: 'fc_mock1', call_id: 'call_weather1', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' }
 
-function responseObject(model: string, text: string, output?: Record<string, unknown>[]) {
+function responseObject(model: string, text: string, output?: Record<string, unknown>[], id = 'resp_mock1') {
   return {
-    id: 'resp_mock1',
+    id,
     object: 'response',
     created_at: CREATED,
     status: 'completed',
@@ -197,8 +199,13 @@ function responseObject(model: string, text: string, output?: Record<string, unk
   }
 }
 
-function responsesStreamFrames(model: string, text: string): string[] {
-  const done = responseObject(model, text)
+function responsesStreamFrames(model: string, text: string, id?: string): string[] {
+  return responsesEventFrames(responsesStreamEvents(responseObject(model, text, undefined, id)))
+}
+
+/** The events of a streamed text answer whose final response is `done`. */
+function responsesStreamEvents(done: ReturnType<typeof responseObject>): Record<string, unknown>[] {
+  const text = (done.output[0] as { content?: { text: string }[] })?.content?.[0]?.text ?? ''
   const inProgress = { ...done, status: 'in_progress', output: [], usage: null }
   const item = { id: 'msg_mock1', type: 'message', status: 'in_progress', content: [], role: 'assistant' }
   const events: Record<string, unknown>[] = [
@@ -212,12 +219,12 @@ function responsesStreamFrames(model: string, text: string): string[] {
     { type: 'response.output_item.done', output_index: 0, item: done.output[0] },
     { type: 'response.completed', response: done },
   ]
-  return responsesEventFrames(events)
+  return events
 }
 
 /** A function call streamed the way the Responses API does: the item, argument deltas, then the item done. */
-function functionCallEvents(model: string, call: typeof FUNCTION_CALL_ITEM = FUNCTION_CALL_ITEM): Record<string, unknown>[] {
-  const done = responseObject(model, '', [call])
+function functionCallEvents(model: string, call: typeof FUNCTION_CALL_ITEM = FUNCTION_CALL_ITEM, id?: string): Record<string, unknown>[] {
+  const done = responseObject(model, '', [call], id)
   const inProgress = { ...done, status: 'in_progress', output: [], usage: null }
   const args = call.arguments
   return [
@@ -243,7 +250,8 @@ function toolCallCompletion(model: string, id: string, name: string, args: strin
 }
 
 export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
-  const state = { cancelledStreams: 0 }
+  const state = { cancelledStreams: 0, responseCount: 0 }
+  const storedResponses = new Map<string, { response: ReturnType<typeof responseObject>; items: Record<string, unknown>[]; background: boolean; cancelled: boolean }>()
   const flakyCalls = new Map<string, number>()
   const models = options.models ?? MOCK_MODELS
 
@@ -269,6 +277,9 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
     const media = mediaAnswer(req.method, path, body)
     if (media) return media
     if (req.method === 'POST' && path === '/embeddings') return embeddings(body)
+    if (req.method === 'POST' && path === '/responses/input_tokens') return Response.json({ object: 'response.input_tokens', input_tokens: MOCK_INPUT_TOKENS })
+    const stored = /^\/responses\/([^/]+)(\/cancel|\/input_items)?$/.exec(path)
+    if (stored) return storedResponseRoute(req.method, decodeURIComponent(stored[1]!), stored[2] ?? '', url.searchParams)
     return openaiError(404, `Invalid URL (${req.method} ${url.pathname})`, 'invalid_request_error', null)
   })
 
@@ -386,14 +397,64 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
     const model: string = body?.model ?? ''
     if (model === AGENT_MODEL) return responsesAgent(body)
     if (model === 'error-429') return openaiError(429, 'Rate limit reached', 'requests', 'rate_limit_exceeded', { 'retry-after': '1' })
+    const id = `resp_mock${++state.responseCount}`
     const toolOutput = Array.isArray(body?.input) ? body.input.findLast((i: any) => i?.type === 'function_call_output') : undefined
     if (model === 'tools' && !toolOutput) {
-      if (body?.stream === true) return sseResponse(responsesEventFrames(functionCallEvents(model)), { split: true })
-      return Response.json(responseObject(model, '', [FUNCTION_CALL_ITEM]))
+      keep(body, responseObject(model, '', [FUNCTION_CALL_ITEM], id))
+      if (body?.stream === true) return sseResponse(responsesEventFrames(functionCallEvents(model, FUNCTION_CALL_ITEM, id)), { split: true })
+      return Response.json(responseObject(model, '', [FUNCTION_CALL_ITEM], id))
     }
     const text = structuredText(body?.text?.format) ?? (toolOutput ? `Result: ${toolOutput.output}` : RESPONSES_TEXT)
-    if (body?.stream === true) return sseResponse(responsesStreamFrames(model, text), { split: true })
-    return Response.json(responseObject(model, text))
+    const done = responseObject(model, text, undefined, id)
+    keep(body, done)
+    // A background response answers at once, queued; it is the finished one when retrieved (or resumed) later.
+    if (body?.background === true) return Response.json({ ...done, status: 'queued', output: [], usage: null, background: true })
+    if (body?.stream === true) return sseResponse(responsesStreamFrames(model, text, id), { split: true })
+    return Response.json(done)
+  }
+
+  /** Kept as OpenAI keeps responses unless `store: false`, with their input items. */
+  function keep(body: any, response: ReturnType<typeof responseObject>) {
+    if (body?.store === false) return
+    const input: any[] = typeof body?.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body?.input) ? body.input : []
+    const items = input.map((item, i) => {
+      if (item?.type !== undefined && item.type !== 'message') return { id: `item_${response.id}_${i}`, ...item }
+      const content = typeof item?.content === 'string' ? [{ type: 'input_text', text: item.content }] : item?.content
+      return { id: `msg_${response.id}_${i}`, type: 'message', role: item?.role ?? 'user', content, status: 'completed' }
+    })
+    storedResponses.set(response.id, { response, items, background: body?.background === true, cancelled: false })
+  }
+
+  /** `/responses/{id}`, `…/cancel`, `…/input_items` as OpenAI answers them (errors included). */
+  function storedResponseRoute(method: string, id: string, rest: string, query: URLSearchParams): Response {
+    const kept = storedResponses.get(id)
+    if (!kept) return openaiError(404, `Response with id '${id}' not found.`, 'invalid_request_error', null)
+    const current = () => (kept.cancelled ? { ...kept.response, status: 'cancelled', output: [], background: true } : { ...kept.response, background: kept.background })
+    if (method === 'GET' && rest === '') {
+      if (query.get('stream') !== 'true') return Response.json(current())
+      if (!kept.background) return openaiError(400, 'This response cannot be streamed because it was not created with background=true.', 'invalid_request_error', null)
+      const after = Number(query.get('starting_after') ?? -1)
+      const events = responsesStreamEvents(kept.response)
+      return sseResponse(responsesEventFrames(events).slice(after + 1))
+    }
+    if (method === 'DELETE' && rest === '') {
+      storedResponses.delete(id)
+      return Response.json({ id, object: 'response', deleted: true })
+    }
+    if (method === 'POST' && rest === '/cancel') {
+      if (!kept.background) return openaiError(400, 'Only responses created with background=true can be cancelled.', 'invalid_request_error', null)
+      kept.cancelled = true
+      return Response.json(current())
+    }
+    if (method === 'GET' && rest === '/input_items') {
+      const limit = Number(query.get('limit') ?? 20)
+      const items = query.get('order') === 'asc' ? [...kept.items] : [...kept.items].reverse()
+      const after = query.get('after')
+      const start = after ? items.findIndex((i) => i.id === after) + 1 : 0
+      const data = items.slice(start, start + limit)
+      return Response.json({ object: 'list', data, first_id: data.at(0)?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < items.length })
+    }
+    return openaiError(404, `Invalid URL (${method} /v1/responses/${id}${rest})`, 'invalid_request_error', null)
   }
 
   function embeddings(body: any): Response {

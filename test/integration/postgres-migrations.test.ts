@@ -127,6 +127,7 @@ async function expectIntact(url: string, entryIds: string[]) {
       providerName: 'openai',
       native: true,
       items: [{ role: 'user', content: 'hi' }],
+      response: null,
     })
     expect(await stores.responseThreads.get('resp_1', { principalId: 'master', userPath: '' })).toBeUndefined()
     expect(await stores.usage.totals({ fromMs: T - 1000, toMs: T + 1000 })).toMatchObject({ requests: 1, total_tokens: 15, cost_usd: 0.5 })

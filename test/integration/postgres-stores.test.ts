@@ -131,8 +131,11 @@ describe.skipIf(!postgresAvailable())('PostgreSQL stores', () => {
     expect(await prices.delete('openai/gpt-4o')).toBe(true)
     const threads = postgresResponseThreadStore(db)
     const owner = { principalId: 'key_1', userPath: '/team' }
-    await threads.save({ id: 'resp_1', owner, providerName: 'openai', native: false, items: [{ role: 'user', content: 'hi' }] })
-    expect(await threads.get('resp_1', owner)).toEqual({ id: 'resp_1', owner, providerName: 'openai', native: false, items: [{ role: 'user', content: 'hi' }] })
+    const thread = { id: 'resp_1', owner, providerName: 'openai', native: false, items: [{ role: 'user', content: 'hi' }], response: { id: 'resp_1', object: 'response' } }
+    await threads.save(thread)
+    expect(await threads.get('resp_1', owner)).toEqual(thread)
+    expect(await threads.delete('resp_1', owner)).toBe(true)
+    expect(await threads.get('resp_1', owner)).toBeUndefined()
   })
 
   test('usage: idempotent batches, totals and breakdowns (labels counted once each)', async () => {

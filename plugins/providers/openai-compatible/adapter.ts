@@ -2,7 +2,7 @@
  * @module Adapter for OpenAI and every OpenAI-compatible upstream: the canonical body is already their format,
  * so requests and answers (JSON and SSE bytes) pass through untouched apart from the model id.
  */
-import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
+import type { AdapterCall, ProviderAdapter, ProviderInstance, ResponsesLifecycle, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchModelIds } from '../../../src/providers/model-list.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
 import { type UpstreamUrl, upstreamUrl } from '../../../src/providers/upstream-url.ts'
@@ -31,12 +31,27 @@ export function modelListPage(body: unknown): { ids: string[] } | undefined {
   return { ids: data.map((m) => (typeof m?.id === 'string' ? m.id.replace(/^models\//, '') : '')).filter((id: string) => id.length > 0) }
 }
 
+/** A stored response's route: no body; a resumed stream (`stream=true`) is an event stream. */
+function ask(call: AdapterCall, method: 'GET' | 'DELETE' | 'POST', url: UpstreamUrl, stream = false): Promise<UpstreamResult> {
+  return fetchUpstream(call, { url, method, headers: openaiHeaders(call.provider, stream) })
+}
+
+/** OpenAI's routes for stored responses (`/responses/{id}`, `…/cancel`, `…/input_items`) and `/responses/input_tokens`. */
+const responsesLifecycle: ResponsesLifecycle = {
+  retrieve: (call, id, query) => ask(call, 'GET', upstreamUrl(call.provider.baseUrl, query)`/responses/${id}`, query.stream === 'true'),
+  delete: (call, id) => ask(call, 'DELETE', upstreamUrl(call.provider.baseUrl)`/responses/${id}`),
+  cancel: (call, id) => ask(call, 'POST', upstreamUrl(call.provider.baseUrl)`/responses/${id}/cancel`),
+  inputItems: (call, id, query) => ask(call, 'GET', upstreamUrl(call.provider.baseUrl, query)`/responses/${id}/input_items`),
+  inputTokens: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/responses/input_tokens`),
+}
+
 export const openaiCompatibleAdapter: ProviderAdapter = {
   id: 'openai-compatible',
   chatCompletions: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/chat/completions`),
   responses: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/responses`),
   imagesGenerations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/images/generations`),
   embeddings: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/embeddings`),
+  responsesLifecycle,
   credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
   listModels: (provider, signal) =>
     fetchModelIds({ provider: provider.name, url: () => upstreamUrl(provider.baseUrl)`/models`, headers: openaiHeaders(provider, false), read: modelListPage }, signal),

@@ -14,7 +14,7 @@ export function sqliteResponseThreadStore(db: Database): ResponseThreadStore {
   const t = responseThreads
   // Prepared once: both run on the thread serving requests (a follow-up's lookup, an answer's save).
   const select = o
-    .select({ id: t.id, principalId: t.principalId, userPath: t.userPath, providerName: t.providerName, native: t.native, items: t.items })
+    .select({ id: t.id, principalId: t.principalId, userPath: t.userPath, providerName: t.providerName, native: t.native, items: t.items, response: t.response })
     .from(t)
     .where(and(eq(t.id, sql.placeholder('id')), eq(t.principalId, sql.placeholder('principalId')), eq(t.userPath, sql.placeholder('userPath'))))
     .prepare()
@@ -26,17 +26,27 @@ export function sqliteResponseThreadStore(db: Database): ResponseThreadStore {
     providerName: sql.placeholder('providerName'),
     native: sql.placeholder('native'),
     items: sql.placeholder('items'),
+    response: sql.placeholder('response'),
   }
   const upsert = o
     .insert(t)
     .values(row)
     .onConflictDoUpdate({
       target: t.id,
-      set: { createdAt: sql`excluded.created_at`, providerName: sql`excluded.provider_name`, native: sql`excluded.native`, items: sql`excluded.items` },
+      set: {
+        createdAt: sql`excluded.created_at`,
+        providerName: sql`excluded.provider_name`,
+        native: sql`excluded.native`,
+        items: sql`excluded.items`,
+        response: sql`excluded.response`,
+      },
       // Another owner's thread with the same id stays as it is: a save never takes a thread over.
       setWhere: sql`${t.principalId} = excluded.principal_id AND ${t.userPath} = excluded.user_path`,
     })
     .prepare()
+  const deleteOwned = db.query<never, { id: string; principalId: string; userPath: string }>(
+    'DELETE FROM response_threads WHERE id = $id AND principal_id = $principalId AND user_path = $userPath',
+  )
   const deleteOlder = db.query<never, { cutoff: string; batch: number }>(
     'DELETE FROM response_threads WHERE id IN (SELECT id FROM response_threads WHERE created_at < $cutoff LIMIT $batch)',
   )
@@ -44,8 +54,8 @@ export function sqliteResponseThreadStore(db: Database): ResponseThreadStore {
     async get(id, owner) {
       const found = select.get({ id, principalId: owner.principalId, userPath: owner.userPath })
       if (!found) return undefined
-      const { principalId, userPath, ...thread } = found
-      return { ...thread, owner: { principalId, userPath } }
+      const { principalId, userPath, response, ...thread } = found
+      return { ...thread, response: response ?? null, owner: { principalId, userPath } }
     },
     async save(thread) {
       upsert.run({
@@ -56,7 +66,11 @@ export function sqliteResponseThreadStore(db: Database): ResponseThreadStore {
         providerName: thread.providerName,
         native: thread.native,
         items: thread.items,
+        response: thread.response,
       })
+    },
+    async delete(id, owner) {
+      return deleteOwned.run({ id, principalId: owner.principalId, userPath: owner.userPath }).changes > 0
     },
     async deleteOlderThan(cutoffMs, batch) {
       return deleteOlder.run({ cutoff: new Date(cutoffMs).toISOString(), batch }).changes

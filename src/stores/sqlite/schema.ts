@@ -116,6 +116,8 @@ export const responseThreads = sqliteTable(
     /** The owner (ResponseThreadOwner); '' in threads saved before owners were stored, which nobody can read. */
     principalId: text('principal_id').notNull().default(''),
     userPath: text('user_path').notNull().default(''),
+    /** The response as answered (ResponseThread.response); null in threads saved before it was kept. */
+    response: text('response', { mode: 'json' }).$type<Record<string, unknown>>(),
   },
   (t) => [index('response_threads_created_at').on(t.createdAt)],
 )

@@ -11,6 +11,7 @@ import auditPartialIndexes from './0003_audit_partial_indexes.sql' with { type: 
 import responseThreadOwners from './0004_response_thread_owners.sql' with { type: 'text' }
 import adminRoles from './0005_admin_roles.sql' with { type: 'text' }
 import mcpGateway from './0006_mcp_gateway.sql' with { type: 'text' }
+import storedResponses from './0007_stored_responses.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -23,4 +24,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0004_response_thread_owners': responseThreadOwners,
   '0005_admin_roles': adminRoles,
   '0006_mcp_gateway': mcpGateway,
+  '0007_stored_responses': storedResponses,
 }

@@ -9,6 +9,7 @@ import modelIndexStatus from './0002_model_index_status.sql' with { type: 'text'
 import responseThreadOwners from './0003_response_thread_owners.sql' with { type: 'text' }
 import adminRoles from './0004_admin_roles.sql' with { type: 'text' }
 import mcpGateway from './0005_mcp_gateway.sql' with { type: 'text' }
+import storedResponses from './0006_stored_responses.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -20,4 +21,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0003_response_thread_owners': responseThreadOwners,
   '0004_admin_roles': adminRoles,
   '0005_mcp_gateway': mcpGateway,
+  '0006_stored_responses': storedResponses,
 }

@@ -1,0 +1,1 @@
+ALTER TABLE `response_threads` ADD `response` text;
