@@ -20,8 +20,8 @@ export function ssoRoutes(gateway: Gateway, sso: DashboardSso) {
     withSecurityHeaders(r.headers)
     return r
   }
-  async function current(request: Request) {
-    const auth = await sso.authenticate(request)
+  async function current(request: Request, server: Server) {
+    const auth = await sso.authenticate(request, clientAddressOf(server, request))
     if (auth.ok) return { auth }
     const response = errorResponse(auth.error)
     if (auth.clearCookie) response.headers.append('set-cookie', sso.clearedSession())
@@ -32,8 +32,8 @@ export function ssoRoutes(gateway: Gateway, sso: DashboardSso) {
     .get(SSO_PATHS.callback, ({ request, server }) => secured(sso.callback(info(request, server))), { detail: { hide: true } })
     .get(
       SSO_PATHS.session,
-      async ({ request }) => {
-        const { auth, response } = await current(request)
+      async ({ request, server }) => {
+        const { auth, response } = await current(request, server)
         if (!auth) return secured(response)
         const answer = Response.json({
           ...describeAdminPrincipal(auth.principal),
@@ -50,7 +50,7 @@ export function ssoRoutes(gateway: Gateway, sso: DashboardSso) {
     .post(
       SSO_PATHS.logout,
       async ({ request, server }) => {
-        const { auth, response } = await current(request)
+        const { auth, response } = await current(request, server)
         if (!auth) return secured(response)
         return secured(sso.logout(info(request, server), auth))
       },

@@ -8,7 +8,7 @@
  */
 import type { AdminGrant } from '../admin/roles.ts'
 import type { SecurityEventRecorder } from '../audit/security-events.ts'
-import { GatewayError } from '../errors/gateway-error.ts'
+import { GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import type { AuthFailureLimiter } from '../keys/failure-limiter.ts'
 import type { Logger } from '../log/logger.ts'
 import type { Principal } from '../pipeline/context.ts'
@@ -155,17 +155,38 @@ export class DashboardSso {
     return new Response(null, { status: 302, headers })
   }
 
-  /** The admin guard's check of a session cookie. */
-  async authenticate(request: Request): Promise<SessionAuth> {
+  /**
+   * The admin guard's check of a session cookie, through the credential throttle like every credential: a
+   * throttled address is refused before its cookie is looked at, and a cookie this gateway did not sign counts.
+   */
+  async authenticate(request: Request, clientAddress: () => string = () => ''): Promise<SessionAuth> {
+    const throttle = this.deps.authFailures.throttle
+    const verdict = throttle.verdict(clientAddress)
+    if (verdict.throttled) {
+      return {
+        ok: false,
+        error: gatewayErrors.authThrottled(verdict.retryAfterSeconds),
+        reason: 'too many failed authentications from this address; the session was not checked',
+        clearCookie: false,
+      }
+    }
     const cookie = readCookie(request.headers, SESSION_COOKIE)
     const session = cookie ? this.sessions.verify<SessionClaims>(cookie) : undefined
-    if (!session || typeof session.sid !== 'string')
+    if (!session || typeof session.sid !== 'string') {
+      throttle.recordFailure(
+        clientAddress(),
+        `session:${new Bun.CryptoHasher('sha256')
+          .update(cookie ?? '')
+          .digest('hex')
+          .slice(0, 16)}`,
+      )
       return {
         ok: false,
         error: sessionError('session_invalid', 'The session is not valid; sign in again.'),
         reason: 'session cookie not signed by this gateway',
         clearCookie: true,
       }
+    }
     const now = this.now()
     if (now - session.iat > this.config.absolute_timeout_hours * 3_600_000) return this.ended('session_expired', 'the session reached its absolute timeout')
     if (now - session.seen > this.config.idle_timeout_minutes * 60_000) return this.ended('session_expired', 'the session was idle too long')

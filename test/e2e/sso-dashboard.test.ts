@@ -11,8 +11,10 @@ import { ADMIN_ROUTE_ROLES, adminRouteProbe, ROLES } from '../helpers/admin-rout
 import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
 import { startMockOpenAI, type MockUpstream } from '../helpers/mock-openai-upstream.ts'
 import { CookieJar, signIn, startTestProvider, type TestProvider } from '../helpers/oidc-provider.ts'
+import { redisAvailable, startRedis } from '../helpers/redis-server.ts'
 
 const MASTER = 'master-key-sso-dashboard-0123456789abcdef'
+const SESSION_SECRET = 'session-secret-for-sso-tests-0123456789'
 const TEAM_A = '/acme/team-a'
 
 let mock: MockUpstream
@@ -44,7 +46,7 @@ ${rules.join('\n')}
     OIDC_ISSUER: provider.issuer,
     OIDC_CLIENT_ID: provider.clientId,
     OIDC_CLIENT_SECRET: provider.clientSecret,
-    OIDC_SESSION_SECRET: 'session-secret-for-sso-tests-0123456789',
+    OIDC_SESSION_SECRET: SESSION_SECRET,
     LOGGING_AUDIT_FLUSH_INTERVAL_MS: '10',
   })
   provider.serve(`${gw.url}/auth/oidc/callback`, `${gw.url}/dashboard`)
@@ -286,4 +288,51 @@ describe('every /admin route against every role, as signed-in persons', () => {
     const metrics = await adminCall(sessions.get('unscoped-admin')!.jar, 'GET', '/metrics')
     expect(metrics.status).toBe(401)
   }, 120_000)
+})
+
+describe.skipIf(!redisAvailable() && !process.env.CI)('replicas sharing the session secret and Redis', () => {
+  test('a session works on every replica, sign-out on one holds on the other, and forged cookies are throttled', async () => {
+    const redis = await startRedis()
+    const replica = (extra: Record<string, string> = {}) =>
+      startGateway({
+        GATEWAY_MASTER_KEY: MASTER,
+        OPENAI_API_KEY: 'sk-openai-test',
+        OPENAI_BASE_URL: mock.url,
+        REDIS_URL: redis.url,
+        OIDC_ISSUER: provider.issuer,
+        OIDC_CLIENT_ID: provider.clientId,
+        OIDC_CLIENT_SECRET: provider.clientSecret,
+        OIDC_SESSION_SECRET: SESSION_SECRET,
+        OIDC_COOKIE_SECURE: 'false',
+        ...extra,
+      })
+    const [b, c] = await Promise.all([replica(), replica({ GATEWAY_AUTH_FAILURE_BURST: '3', GATEWAY_AUTH_FAILURE_REFILL_PER_SECOND: '0.01' })])
+    try {
+      person('rita', { groups: ['gw-admin'] })
+      const { jar } = await session('rita')
+      const cookie = `gw_session=${jar.get(gw.url, 'gw_session')!}`
+      const whoamiAt = async (g: RunningGateway, cookieHeader = cookie) => {
+        const res = await fetch(`${g.url}/admin/whoami`, { headers: { cookie: cookieHeader } })
+        return { status: res.status, code: res.status === 200 ? null : ((await res.json()) as { error: { code: string } }).error.code }
+      }
+      expect(await whoamiAt(b)).toEqual({ status: 200, code: null })
+      expect(await whoamiAt(c)).toEqual({ status: 200, code: null })
+
+      const atB = await fetch(`${b.url}/auth/oidc/session`, { headers: { cookie } })
+      const { csrf_token } = (await atB.json()) as { csrf_token: string }
+      expect((await fetch(`${b.url}/auth/oidc/logout`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf_token } })).status).toBe(200)
+      expect(await whoamiAt(c)).toEqual({ status: 401, code: 'session_ended' })
+
+      for (let i = 0; i < 3; i++) expect(await whoamiAt(c, `gw_session=forged${i}.AAAA`)).toEqual({ status: 401, code: 'session_invalid' })
+      person('rita', { groups: ['gw-admin'] })
+      const fresh = await session('rita')
+      // Throttled: even a good session is not checked from this address now.
+      expect(await whoamiAt(c, `gw_session=${fresh.jar.get(gw.url, 'gw_session')!}`)).toEqual({ status: 401, code: 'auth_throttled' })
+      expect(await whoamiAt(b, `gw_session=${fresh.jar.get(gw.url, 'gw_session')!}`)).toEqual({ status: 200, code: null })
+    } finally {
+      await b.stop()
+      await c.stop()
+      await redis.stop()
+    }
+  }, 30_000)
 })

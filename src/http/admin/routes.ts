@@ -33,7 +33,7 @@ export function adminRoutes(gateway: Gateway) {
       .resolve({ as: 'local' }, async function adminGuard({ request, server }) {
         // A key, when one is presented, decides; otherwise the dashboard's SSO session cookie (CSRF-checked).
         if (gateway.sso && !presentsCredential(request.headers) && gateway.sso.hasSession(request.headers)) {
-          const session = await gateway.sso.authenticate(request)
+          const session = await gateway.sso.authenticate(request, clientAddressOf(server, request))
           if (session.ok) return { adminPrincipal: session.principal, adminAuthError: undefined, sessionCookie: session.setCookie }
           return { adminPrincipal: undefined, adminAuthError: session.error, sessionCookie: session.clearCookie ? gateway.sso.clearedSession() : undefined }
         }
