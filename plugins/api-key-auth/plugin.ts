@@ -27,7 +27,13 @@ export const apiKeyAuth = definePlugin({
         }
         if (result.kind === 'unavailable') {
           ctx.authFailureReason = result.reason
-          return respondWithError(ctx, gatewayErrors.unavailable('API keys cannot be checked right now; try again shortly.', 'key_store_unavailable'))
+          return respondWithError(
+            ctx,
+            gatewayErrors.unavailable(
+              'The credential cannot be checked right now (the key store or the token issuer cannot be reached); try again shortly.',
+              'key_store_unavailable',
+            ),
+          )
         }
         ctx.principal = result.principal
         const keyId = result.principal.keyId

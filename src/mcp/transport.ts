@@ -137,7 +137,11 @@ export class McpTransport {
     const result = input.authentication
     if (result.kind !== 'authenticated') {
       let error: GatewayError
-      if (result.kind === 'unavailable') error = gatewayErrors.unavailable('API keys cannot be checked right now; try again shortly.', 'key_store_unavailable')
+      if (result.kind === 'unavailable')
+        error = gatewayErrors.unavailable(
+          'The credential cannot be checked right now (the key store or the token issuer cannot be reached); try again shortly.',
+          'key_store_unavailable',
+        )
       else {
         x.authFailureReason = result.reason
         x.apiKeyHash = presentedKeyHash(request.headers)

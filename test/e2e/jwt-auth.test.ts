@@ -312,3 +312,38 @@ describe('the credential throttle', () => {
     }
   })
 })
+
+describe('an issuer that cannot be reached', () => {
+  test('its tokens get 503 key_store_unavailable with the reason in the audit entry, and nothing counts against the caller', async () => {
+    const closed = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+    const unreachable = `http://127.0.0.1:${closed.port}`
+    closed.stop(true)
+    const down = await startGateway({
+      GATEWAY_MASTER_KEY: MASTER,
+      OPENAI_API_KEY: 'sk-openai-test',
+      OPENAI_BASE_URL: mock.url,
+      GATEWAY_JWT_ISSUER: unreachable,
+      GATEWAY_JWT_AUDIENCE: AUDIENCE,
+      GATEWAY_AUTH_FAILURE_BURST: '1',
+      LOGGING_AUDIT_FLUSH_INTERVAL_MS: '10',
+    })
+    try {
+      const token = await stranger.sign({ sub: 'w', aud: AUDIENCE }, { iss: unreachable })
+      for (let i = 0; i < 3; i++) {
+        const requestId = crypto.randomUUID()
+        const res = await fetch(`${down.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-request-id': requestId },
+          body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+        })
+        // Never auth_throttled (burst 1): an issuer outage is not the caller's failure.
+        expect(res.status).toBe(503)
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('key_store_unavailable')
+        const entry = await auditAdmin(down.url, MASTER).entryFor(requestId)
+        expect(String((entry.data as { error_message?: string }).error_message)).toContain(`the issuer ${unreachable} cannot be discovered`)
+      }
+    } finally {
+      await down.stop()
+    }
+  })
+})
