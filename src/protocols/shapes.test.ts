@@ -12,7 +12,10 @@ test('Responses and Messages count their prompt as the chat request they transla
   expect(await endpoint('responses').api.promptTokens!({ input: story })).toBe(chat)
   expect(await endpoint('messages').api.promptTokens!({ messages: [{ role: 'user', content: story }], max_tokens: 5 })).toBe(chat)
   expect(await endpoint('messages.count_tokens').api.promptTokens!({ messages: [{ role: 'user', content: story }] })).toBe(chat)
+  expect(await endpoint('responses.input_tokens').api.promptTokens!({ input: story })).toBe(chat)
   expect(endpoint('models.list').api.promptTokens).toBeNull()
+  // A stored response's routes send no prompt.
+  expect(endpoint('responses.retrieve').api.promptTokens).toBeNull()
 })
 
 test('embeddings count their inputs: texts with the tokenizer, token arrays by their length; nothing is output', async () => {
