@@ -108,6 +108,7 @@ function captureBodies(ctx: RequestContext, outcome: Outcome, data: LogData, tex
     texts.request = ctx.originalBodyText
   } else if (ctx.originalBodyText) data.request_body = ctx.originalBodyText
 
+  if (outcome.responseBinary) data.response_binary = outcome.responseBinary
   const response = outcome.responseBody ?? outcome.responseText
   if (response === undefined) return
   // bytesOut is exact for a plain answer and an upper bound for a folded stream (frames carry each delta plus

@@ -60,6 +60,12 @@ export const mcpRequestSnapshotSchema = z.object({
 
 export const workflowFeaturesSnapshotSchema = z.object(Object.fromEntries(FEATURE_IDS.map((f) => [f, z.boolean()])) as Record<(typeof FEATURE_IDS)[number], z.ZodBoolean>)
 
+export const binaryBodySchema = z.object({
+  content_type: z.string(),
+  bytes: z.number().int(),
+  sha256: z.string().describe('Hex SHA-256 of the bytes as the client received them.'),
+})
+
 export const logDataSchema = z.object({
   api_key_hash: z.string().optional().describe('First 16 hex characters of the SHA-256 of the presented key.'),
   user_agent: z.string().optional(),
@@ -80,6 +86,7 @@ export const logDataSchema = z.object({
   response_body: z.unknown().optional(),
   request_body_too_big_to_handle: z.boolean().optional(),
   response_body_too_big_to_handle: z.boolean().optional(),
+  response_binary: binaryBodySchema.optional().describe('A binary answer (audio) recorded by what it is, never its bytes; with bodies logged.'),
   attempts: z.array(attemptSnapshotSchema).optional(),
   failover: failoverSnapshotSchema.optional(),
   request_revisions: z.array(requestRevisionSnapshotSchema).optional(),

@@ -201,11 +201,17 @@ function v1Responses(e: Endpoint) {
   const ok = {
     description: 'The answer, in the wire format of this endpoint',
     content: {
-      'application/json': { schema: e.response ? openApiSchema(e.response) : { type: 'object' } },
+      ...(e.answers.includes('json') ? { 'application/json': { schema: e.response ? openApiSchema(e.response) : { type: 'object' } } } : {}),
       ...(e.answers.includes('sse') ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
+      ...(e.answers.includes('binary') ? binaryContent(e) : {}),
     },
   }
   return { 200: ok, ...Object.fromEntries(V1_ERROR_STATUSES.map((status) => [String(status), error])) }
+}
+
+/** A binary answer (audio) in each of the row's media types, as bytes. */
+function binaryContent(e: Endpoint) {
+  return Object.fromEntries((e.openapi.binaryTypes ?? ['application/octet-stream']).map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
 }
 
 /** `rawPathParam`: the route's path parameter (the rest of a wildcard route's path, one `:id` segment), percent-encoded. */

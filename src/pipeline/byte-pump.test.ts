@@ -7,8 +7,8 @@ function recorder() {
   return {
     seen,
     flow: {
-      chunk: (bytes: number) => {
-        seen.bytes += bytes
+      chunk: (chunk: Uint8Array) => {
+        seen.bytes += chunk.byteLength
         seen.chunks++
       },
       ended: (how: { error?: GatewayError; clientAborted?: boolean }) => void seen.ends.push(how),

@@ -7,7 +7,7 @@ import { toGatewayError, type GatewayError } from '../errors/gateway-error.ts'
 
 export interface ByteFlow {
   /** A chunk is about to go to the client. */
-  chunk(bytes: number): void
+  chunk(bytes: Uint8Array): void
   /** Once: `error` when the upstream broke off, `clientAborted` when the client went away. */
   ended(how: { error?: GatewayError; clientAborted?: boolean }): void
 }
@@ -29,7 +29,7 @@ export function passBytes(body: ReadableStream<Uint8Array>, flow: ByteFlow): Rea
           end({})
           return
         }
-        flow.chunk(result.value.byteLength)
+        flow.chunk(result.value)
         controller.enqueue(result.value)
       } catch (error) {
         const failure = toGatewayError(error)

@@ -327,12 +327,17 @@ function answersInBytes(row: Endpoint, status: number, headers: Headers): boolea
 /** A binary answer to the client as it arrives (./byte-pump.ts); completion once its body ended. */
 function pumpBytes(ctx: RequestContext, pipeline: BuiltPipeline, response: Response, headers: Headers, telemetry: RequestTelemetry | undefined): ReadableStream<Uint8Array> {
   const outcome = baseOutcome(ctx, response.status, headers)
+  outcome.answeredInBytes = true
+  // Hashed on the way when bodies are logged: the audit entry says what the audio was, never holds it.
+  const hash = ctx.capture.responseBody ? new Bun.CryptoHasher('sha256') : undefined
   return passBytes(response.body!, {
     chunk(bytes) {
       outcome.ttfbMs ??= ctx.elapsedNs() / 1e6
-      outcome.bytesOut += bytes
+      outcome.bytesOut += bytes.byteLength
+      hash?.update(bytes)
     },
     ended({ error, clientAborted }) {
+      if (hash) outcome.responseBinary = { content_type: headers.get('content-type') ?? '', bytes: outcome.bytesOut, sha256: hash.digest('hex') }
       if (error) outcome.error = ctx.error = error
       outcome.clientAborted = clientAborted === true
       complete(ctx, pipeline, outcome, telemetry, false)?.catch((err) => ctx.log.error({ err }, 'completing the request failed'))

@@ -135,6 +135,10 @@ export interface Outcome {
   routeAnswer?: unknown
   /** Body bytes sent to the client. */
   bytesOut: number
+  /** The answer went to the client unread through the byte pump (audio): no text to count, no body to keep. */
+  answeredInBytes?: boolean
+  /** What such an answer was (type, size, SHA-256), never its bytes; only when bodies are captured. */
+  responseBinary?: { content_type: string; bytes: number; sha256: string }
   responseHeaders: Headers
   durationNs: number
   /** Milliseconds from request start to the first body byte sent to the client. */

@@ -18,7 +18,7 @@ import { embeddingsApi } from './embeddings/shape.ts'
 import { imagesApi } from './images/shape.ts'
 import { localApi } from './local/shape.ts'
 import { passthroughApi } from './passthrough/shape.ts'
-import { chatCompletionRequest, countTokensRequest, embeddingsRequest, imageGenerationRequest, messagesRequest, responsesRequest } from './request-schemas.ts'
+import { chatCompletionRequest, countTokensRequest, embeddingsRequest, imageGenerationRequest, messagesRequest, responsesRequest, speechRequest } from './request-schemas.ts'
 import {
   anthropicMessage,
   chatCompletion,
@@ -35,6 +35,7 @@ import {
 import { responseInputTokensApi } from './responses/input-tokens-shape.ts'
 import { cancelResponseApi, deleteResponseApi, responseInputItemsApi, retrieveResponseApi } from './responses/lifecycle-shape.ts'
 import { responsesApi } from './responses/shape.ts'
+import { SPEECH_AUDIO_TYPES, speechApi } from './speech/shape.ts'
 
 /**
  * What the request body is: a JSON document (read and parsed by src/http/ingress.ts), a multipart form (uploads;
@@ -88,7 +89,8 @@ export interface Endpoint {
   request?: z.ZodType
   /** The success body (not streamed), for the OpenAPI document. */
   response?: z.ZodType
-  openapi: { summary: string; tag: string; bodyDescription?: string; hide?: boolean }
+  /** `binaryTypes`: the media types of a `'binary'` answer (default `application/octet-stream`). */
+  openapi: { summary: string; tag: string; bodyDescription?: string; hide?: boolean; binaryTypes?: readonly string[] }
 }
 
 /** A model generates the answer: every step applies. */
@@ -308,6 +310,25 @@ export const ENDPOINTS = [
       summary: 'Image generation (b64_json or url; partial images streamed with stream: true)',
       tag: 'openai',
       bodyDescription: 'OpenAI image generation request; unknown fields pass through.',
+    },
+  },
+  {
+    id: 'audio.speech',
+    method: 'POST',
+    path: '/v1/audio/speech',
+    body: 'json',
+    // Audio bytes as they arrive (the byte pump), or the `stream_format: "sse"` event stream.
+    answers: ['binary', 'sse'],
+    api: speechApi,
+    governance: INFERENCE,
+    local: null,
+    verbatim: false,
+    request: speechRequest,
+    openapi: {
+      summary: 'Text to speech: the audio streamed as it is made (every response_format), or SSE with stream_format: sse',
+      tag: 'openai',
+      bodyDescription: 'OpenAI speech request; unknown fields pass through.',
+      binaryTypes: SPEECH_AUDIO_TYPES,
     },
   },
   // Any other path under /v1: still authenticated and audited, then a clear 404. Registered last.

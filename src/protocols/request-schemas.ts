@@ -127,3 +127,14 @@ export const imageGenerationRequest = z.looseObject({
   stream: z.boolean({ error: 'expected true or false' }).nullish(),
   partial_images: z.number().int().min(0).max(3).nullish(),
 })
+
+/** OpenAI text to speech: the audio of `input` in `response_format`, or an event stream with `stream_format: "sse"`. */
+export const speechRequest = z.looseObject({
+  model: requiredModel,
+  input: z.string({ error: 'expected the text to speak as a string' }).min(1, 'expected a non-empty input'),
+  voice: z.union([z.string(), z.looseObject({ id: z.string() })], { error: 'expected a voice name or {"id": …}' }),
+  instructions: z.string().nullish(),
+  response_format: z.enum(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'], { error: "expected one of 'mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'" }).nullish(),
+  speed: z.number().min(0.25).max(4).nullish(),
+  stream_format: z.enum(['sse', 'audio'], { error: "expected 'sse' or 'audio'" }).nullish(),
+})

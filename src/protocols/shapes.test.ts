@@ -65,3 +65,18 @@ test('images: the prompt is counted, the images asked for are the units, reporte
   expect(api.usage!.read(undefined, { n: 2 })).toMatchObject({ prompt_tokens: 0, completion_tokens: 0, unit: 'image', units: 2, estimated: false })
   expect(api.usage!.read({ input_tokens: 12, output_tokens: 4160, total_tokens: 4172 }, {})).toMatchObject({ prompt_tokens: 12, completion_tokens: 4160, units: 1 })
 })
+
+test('speech: the input and instructions are counted, its characters are the units; audio has no output to count', async () => {
+  const api = endpoint('audio.speech').api
+  expect(await api.promptTokens!({ input: story, instructions: 'Calm.' })).toBe(await countTextsTokens([story, 'Calm.']))
+  expect(api.usage!.requestedUnits!({ input: 'café 🙂' })).toEqual({ unit: 'character', units: 6, unit_variant: '' })
+  expect(await api.usage!.countOutputTokens({})).toBe(0)
+  // An audio answer reports nothing (the gateway counts); the SSE stream's done event reports tokens.
+  expect(api.usage!.read(undefined, { input: 'hi' })).toBeUndefined()
+  expect(api.usage!.read({ input_tokens: 14, output_tokens: 101, total_tokens: 115 }, { input: 'hi' })).toMatchObject({
+    prompt_tokens: 14,
+    completion_tokens: 101,
+    unit: 'character',
+    units: 2,
+  })
+})

@@ -87,6 +87,8 @@ export interface ProviderAdapter {
   imagesGenerations?(call: AdapterCall): Promise<UpstreamResult>
   /** The Responses API's stored responses and its token count, for providers that keep responses (OpenAI's own API). */
   responsesLifecycle?: ResponsesLifecycle
+  /** OpenAI text to speech (`/audio/speech`): the audio as it arrives (fetchUpstream's `binaryAnswer`), or its SSE. */
+  audioSpeech?(call: AdapterCall): Promise<UpstreamResult>
   /** The headers that carry the instance's API key (cloud credentials are applied by fetchUpstream), for the pass-through. */
   credentialHeaders?(provider: ProviderInstance): Record<string, string>
   /** Model ids as the upstream names them, or why the list could not be had (`fetchModelIds`, src/providers/model-list.ts). */

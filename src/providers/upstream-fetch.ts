@@ -27,6 +27,8 @@ export interface UpstreamHttpRequest {
    * parsed here: the pass-through's. A non-2xx status still marks the attempt failed; a redirect is still refused.
    */
   verbatim?: boolean
+  /** A successful answer that is not JSON is bytes (audio): streamed through as it comes, never read whole. */
+  binaryAnswer?: boolean
   /** Reads a non-2xx body into a GatewayError; defaults to the OpenAI error shape. */
   toError?: (status: number, body: unknown, text: string, headers: Headers) => GatewayError
 }
@@ -142,13 +144,17 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
     return response
   }
   const inFlight: InFlight = { call, attempt, t0, abort, firstByte, release }
-  const binary = isBinaryEventStream(response)
+  const binary = isBinaryEventStream(response) || (request.binaryAnswer === true && !isEventStream(response) && !isJsonAnswer(response))
   if ((!binary && !isEventStream(response)) || !response.body) return readWhole(response, inFlight)
   return new Response(watchBody(response.body, inFlight, binary ? BINARY_FRAMING : new SseFraming()), {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
   })
+}
+
+function isJsonAnswer(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').includes('json')
 }
 
 /** The answer as it came: the attempt records its status (a non-2xx one as the attempt's error), the body streams through. */

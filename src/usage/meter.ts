@@ -26,7 +26,8 @@ export async function estimateUsage(ctx: RequestContext, outcome: Outcome): Prom
   const { api } = endpoint(ctx.endpoint)
   // The answer before the output hooks when only that was captured (a cache's workflow): the tokens generated.
   const body = (outcome.responseBody ?? outcome.routeAnswer) as Record<string, unknown> | undefined
-  const output = body && typeof body === 'object' && api.usage ? api.usage.countOutputTokens(body) : Math.ceil(outcome.bytesOut / 4)
+  // Audio passed through in bytes has no text to count; any other answer without a document is counted by its bytes.
+  const output = body && typeof body === 'object' && api.usage ? api.usage.countOutputTokens(body) : outcome.answeredInBytes ? 0 : Math.ceil(outcome.bytesOut / 4)
   const [prompt, completion] = await Promise.all([estimatedPromptTokens(api, ctx.body), output])
   const units = api.usage?.requestedUnits?.(ctx.body)
   return {

@@ -80,6 +80,7 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
   'responses.delete': (marker) => ({ method: 'DELETE', path: `/v1/responses/resp_${marker}` }),
   'responses.cancel': (marker) => ({ method: 'POST', path: `/v1/responses/resp_${marker}/cancel` }),
   'responses.input_items': (marker) => ({ method: 'GET', path: `/v1/responses/resp_${marker}/input_items` }),
+  'audio.speech': (marker) => ({ method: 'POST', path: '/v1/audio/speech', body: { model: 'openai/tts-1', input: `echo:${marker}`, voice: 'alloy' } }),
   not_found: () => ({ method: 'GET', path: '/v1/no-such-api' }),
 }
 

@@ -1,7 +1,7 @@
 /**
  * @module The media endpoints of the mock OpenAI upstream (mock-openai-upstream.ts), in OpenAI's wire format:
  * image generation (JSON with `b64_json` or `url`, the GPT image models' event stream of partial images and their
- * token usage). The model name picks the behaviour, as in the chat mock.
+ * token usage), text to speech (audio bytes in chunks, or `stream_format: "sse"` events). The model name picks the behaviour, as in the chat mock.
  */
 
 export const IMAGE_CREATED = 1769093800
@@ -20,6 +20,7 @@ function openaiError(status: number, message: string, type: string, code: string
 /** The answer to a media request, or undefined when `path` is none of the media endpoints. */
 export function mediaAnswer(method: string, path: string, body: Json | undefined): Response | undefined {
   if (method === 'POST' && path === '/images/generations') return imageGeneration(body ?? {})
+  if (method === 'POST' && path === '/audio/speech') return speech(body ?? {})
   return undefined
 }
 
@@ -73,5 +74,52 @@ function imageStream(body: Json, n: number, breaksOff: boolean): Response {
       },
     }),
     { headers: { 'content-type': 'text/event-stream; charset=utf-8' } },
+  )
+}
+
+/** OpenAI's content type per speech `response_format`. */
+export const SPEECH_CONTENT_TYPES: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/opus', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' }
+export const SPEECH_CHUNK_BYTES = 16 * 1024
+export const SPEECH_CHUNKS = 12
+/** What the GPT TTS models report in `speech.audio.done`. */
+export const SPEECH_USAGE = { input_tokens: 14, output_tokens: 101, total_tokens: 115 }
+
+/** Chunk `i` of every mock audio answer: its index in each byte, so a client can check order and completeness. */
+export function speechChunk(i: number): Uint8Array {
+  return new Uint8Array(SPEECH_CHUNK_BYTES).fill(i + 1)
+}
+
+const speechHeld: (() => void)[] = []
+/** Lets every `tts-held` answer waiting after its first chunk go on. */
+export function releaseHeldSpeech(): void {
+  for (const release of speechHeld.splice(0)) release()
+}
+
+function speech(body: Json): Response {
+  const model = String(body.model ?? '')
+  if (typeof body.input !== 'string' || body.input.length === 0)
+    return openaiError(400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter', 'input')
+  if (body.input.length > 4096)
+    return openaiError(400, "Invalid 'input': string too long. Expected a string with maximum length 4096.", 'invalid_request_error', 'string_above_max_length', 'input')
+  if (body.voice === 'nobody') return openaiError(400, "Invalid value for 'voice' = nobody.", 'invalid_request_error', 'invalid_value', 'voice')
+  const encoder = new TextEncoder()
+  if (body.stream_format === 'sse') {
+    const frames = [0, 1, 2].map((i) => `data: ${JSON.stringify({ type: 'speech.audio.delta', audio: Buffer.from(speechChunk(i)).toString('base64') })}\n\n`)
+    frames.push(`data: ${JSON.stringify({ type: 'speech.audio.done', usage: SPEECH_USAGE })}\n\n`)
+    return new Response(encoder.encode(frames.join('')), { headers: { 'content-type': 'text/event-stream' } })
+  }
+  const format = typeof body.response_format === 'string' ? body.response_format : 'mp3'
+  const held = model === 'tts-held'
+  let i = 0
+  return new Response(
+    new ReadableStream({
+      async pull(controller) {
+        if (i === SPEECH_CHUNKS) return controller.close()
+        // `tts-held` sends its first chunk, then waits to be released: a client that has it got it as it was made.
+        if (held && i === 1) await new Promise<void>((resolve) => speechHeld.push(resolve))
+        controller.enqueue(speechChunk(i++))
+      },
+    }),
+    { headers: { 'content-type': SPEECH_CONTENT_TYPES[format] ?? 'audio/mpeg', 'transfer-encoding': 'chunked' } },
   )
 }

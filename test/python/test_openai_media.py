@@ -1,5 +1,6 @@
 """openai-python against the gateway's media endpoints (mock OpenAI upstream): image generation as base64 and as
-URLs, the GPT image models' streamed partial images, and the upstream's refusal as the SDK's own error."""
+URLs, the GPT image models' streamed partial images, speech in several formats (whole and streamed), and the upstream's
+refusals as the SDK's own errors."""
 import base64
 
 import openai
@@ -36,3 +37,25 @@ def test_image_refused(client):
     with pytest.raises(openai.BadRequestError) as refused:
         client.images.generate(model="openai/image-refused", prompt="something")
     assert refused.value.code == "content_policy_violation"
+
+
+# test/helpers/mock-openai-media.ts: every audio answer is 12 chunks of 16 KiB, chunk i filled with i + 1.
+MOCK_AUDIO = b"".join(bytes([i + 1]) * 16384 for i in range(12))
+
+
+@pytest.mark.parametrize("response_format,content_type", [("mp3", "audio/mpeg"), ("opus", "audio/opus"), ("wav", "audio/wav"), ("pcm", "audio/pcm")])
+def test_speech(client, response_format, content_type):
+    answer = client.audio.speech.create(model="openai/tts-1", input="Hello", voice="alloy", response_format=response_format)
+    assert answer.response.headers["content-type"] == content_type
+    assert answer.content == MOCK_AUDIO
+
+
+def test_speech_streamed(client):
+    with client.audio.speech.with_streaming_response.create(model="openai/tts-1", input="Hello", voice="alloy") as answer:
+        assert b"".join(answer.iter_bytes()) == MOCK_AUDIO
+
+
+def test_speech_refused(client):
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.audio.speech.create(model="openai/tts-1", input="Hello", voice="nobody")
+    assert refused.value.code == "invalid_value"

@@ -24,6 +24,12 @@ function post(call: AdapterCall, url: UpstreamUrl): Promise<UpstreamResult> {
   })
 }
 
+/** A request whose successful answer is audio (or an event stream when the body asks for one), streamed through. */
+function postForBytes(call: AdapterCall, url: UpstreamUrl): Promise<UpstreamResult> {
+  const headers = { ...openaiHeaders(call.provider, false), accept: call.body.stream_format === 'sse' ? 'text/event-stream' : '*/*' }
+  return fetchUpstream(call, { url, headers, body: JSON.stringify(call.body), binaryAnswer: true })
+}
+
 /** An OpenAI-style model list page (`{"data": [{"id"}]}`); undefined without a data array. Gemini's compatible endpoint names models `models/<id>`; selectors use the bare id. */
 export function modelListPage(body: unknown): { ids: string[] } | undefined {
   const data = (body as { data?: unknown })?.data
@@ -52,6 +58,7 @@ export const openaiCompatibleAdapter: ProviderAdapter = {
   imagesGenerations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/images/generations`),
   embeddings: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/embeddings`),
   responsesLifecycle,
+  audioSpeech: (call) => postForBytes(call, upstreamUrl(call.provider.baseUrl)`/audio/speech`),
   credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
   listModels: (provider, signal) =>
     fetchModelIds({ provider: provider.name, url: () => upstreamUrl(provider.baseUrl)`/models`, headers: openaiHeaders(provider, false), read: modelListPage }, signal),

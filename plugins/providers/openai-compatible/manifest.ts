@@ -51,6 +51,10 @@ export const openaiCompatibleManifest = defineProvider({
         'text-embedding-3-small': { input: 0.02, output: 0 },
         'text-embedding-3-large': { input: 0.13, output: 0 },
         'text-embedding-ada-002': { input: 0.1, output: 0 },
+        // Speech: tts-1 and tts-1-hd per character of input; gpt-4o-mini-tts by tokens (text in, audio out).
+        'tts-1': { input: 0, output: 0, per_unit: { unit: 'character', usd: 15 / 1_000_000 } },
+        'tts-1-hd': { input: 0, output: 0, per_unit: { unit: 'character', usd: 30 / 1_000_000 } },
+        'gpt-4o-mini-tts': { input: 0.6, output: 12 },
       },
       outputLimits: {
         'gpt-4o': 16_384,
