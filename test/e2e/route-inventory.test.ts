@@ -91,6 +91,11 @@ const PROBES: Record<RoutedId, RowProbe> = {
     ok: 'openai/gpt-image-1',
     failing: 'down/image',
   },
+  'audio.speech': {
+    request: (s, text) => ({ method: 'POST', path: '/v1/audio/speech', body: { model: s, input: text, voice: 'alloy' } }),
+    ok: 'openai/tts-1',
+    failing: 'down/speech',
+  },
   passthrough: {
     // The provider is the path's, the model the body's.
     request: (s, text) => {
@@ -112,7 +117,7 @@ const t = useGatewaySuite({
   families: ['openai', 'anthropic'],
   env: { LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' },
   yaml: () => `providers:
-  down: { type: openai, api_key: k, base_url: "${down.origin}/v1", models: [chat, responses, messages, embed, image] }
+  down: { type: openai, api_key: k, base_url: "${down.origin}/v1", models: [chat, responses, messages, embed, image, speech] }
   down-anthropic: { type: anthropic, api_key: k, base_url: "${down.origin}", models: [claude] }
 workflows:
   - name: default
