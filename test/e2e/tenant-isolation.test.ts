@@ -25,7 +25,16 @@ afterAll(() => mcpUpstream?.stop())
 
 const t = useGatewaySuite({
   families: ['openai', 'anthropic'],
-  env: { LOGGING_LOG_BODIES: 'true', LOGGING_LOG_HEADERS: 'true', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' },
+  env: {
+    LOGGING_LOG_BODIES: 'true',
+    LOGGING_LOG_HEADERS: 'true',
+    LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5',
+    // Dashboard SSO on (its provider need not answer), so its routes are registered and classified here too.
+    OIDC_ISSUER: 'http://127.0.0.1:9/realms/none',
+    OIDC_CLIENT_ID: 'tenant-isolation',
+    OIDC_CLIENT_SECRET: 'tenant-isolation-client-secret',
+    OIDC_SESSION_SECRET: 'tenant-isolation-session-secret-0123456789',
+  },
   yaml: () => `providers:
   down: { type: openai, api_key: k, base_url: "${down.origin}/v1", models: [cheap] }
 workflows:
@@ -103,7 +112,14 @@ const PUBLIC = new Set([
   // carries (src/mcp/oauth/authorization.ts), never by a key; without a valid one it is a 400 page that names nothing.
   'GET /mcp/oauth/authorize',
   'GET /mcp/oauth/callback',
+  // Dashboard sign-in through the identity provider (src/sso): the way there and back, authorised by the signed
+  // state cookie and the provider's code, never by a key. The session and sign-out routes need the session cookie.
+  'GET /auth/oidc/login',
+  'GET /auth/oidc/callback',
 ])
+
+/** The dashboard's SSO session (src/sso): only with its cookie, so 401 to everyone else. */
+const SSO_SESSION = new Set(['GET /auth/oidc/session', 'POST /auth/oidc/logout'])
 
 /** Credential checks that answer before any admin permission: sign-in and the metrics scrape. */
 const ADMIN_LIKE = new Set(['POST /admin/session', 'GET /metrics'])
@@ -170,7 +186,9 @@ const flushed = () => t.gw.gateway.auditLog.writer.flush()
 describe('every route is classified', () => {
   test('each registered route is public, a /v1 row, an /admin route or an /mcp route; each /v1 row has its probe here', () => {
     const v1 = new Set(ENDPOINTS.map(v1RouteOf))
-    const unclassified = registered().filter((name) => !PUBLIC.has(name) && !v1.has(name) && !name.includes(' /admin') && !ADMIN_LIKE.has(name) && !/ \/mcp(\/|$)/.test(name))
+    const unclassified = registered().filter(
+      (name) => !PUBLIC.has(name) && !v1.has(name) && !name.includes(' /admin') && !ADMIN_LIKE.has(name) && !/ \/mcp(\/|$)/.test(name) && !SSO_SESSION.has(name),
+    )
     expect(unclassified).toEqual([])
     expect(Object.keys(V1_PROBES).sort()).toEqual(ENDPOINTS.map((e) => e.id).sort())
   })
@@ -321,7 +339,7 @@ describe('an attacker (no key, a wrong key)', () => {
     expect(health.body).toEqual({ status: 'ok' })
     const root = await send({ method: 'GET', path: '/' })
     expect(JSON.stringify(root.body)).not.toMatch(/sqlite|postgres|key|tenant|acme|globex/i)
-    for (const path of ['/mcp/oauth/authorize?ticket=v1.forged', '/mcp/oauth/callback?code=c&state=v1.forged']) {
+    for (const path of ['/mcp/oauth/authorize?ticket=v1.forged', '/mcp/oauth/callback?code=c&state=v1.forged', '/auth/oidc/callback?code=c&state=forged']) {
       const page = await send({ method: 'GET', path })
       expect(page.status).toBe(400)
       expect(JSON.stringify(page.body)).not.toMatch(/sqlite|postgres|tenant|acme|globex/i)
