@@ -117,7 +117,8 @@ export const responseThreads = definePlugin({
           id: response.id,
           owner,
           providerName: ctx.target.providerName,
-          native: answeredNatively(ctx),
+          // `store: false`: the provider keeps no copy to continue or retrieve, so the gateway's copy serves both.
+          native: answeredNatively(ctx) && ctx.body.store !== false,
           items: [...(ctx.state(threadInputSlot) ?? []), ...outputAsInput(response.output)],
           response,
         })

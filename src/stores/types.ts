@@ -330,7 +330,7 @@ export interface ResponseThread {
   id: string
   owner: ResponseThreadOwner
   providerName: string
-  /** Answered by the provider's own Responses API, which keeps its own copy. */
+  /** Answered by the provider's own Responses API, which keeps its own copy (not when the request said `store: false`). */
   native: boolean
   items: unknown[]
   /**

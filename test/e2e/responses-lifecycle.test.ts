@@ -93,6 +93,19 @@ describe('a response OpenAI made natively: OpenAI is asked, with the same id', (
     expect(refused.message).toContain('background=true')
   })
 
+  test('a response made with store: false is not kept by OpenAI: the gateway answers for it, and a follow-up carries the thread', async () => {
+    const unkept = await alice.responses.create({ model: 'openai/gpt-4o-mini', input: 'echo:not kept upstream', store: false })
+    const retrieved = await withoutUpstream(() => alice.responses.retrieve(unkept.id))
+    expect(retrieved).toEqual(unkept)
+    await alice.responses.create({ model: 'openai/gpt-4o-mini', input: 'echo:and then?', previous_response_id: unkept.id })
+    expect(lastUpstream().body.previous_response_id).toBeUndefined()
+    expect(lastUpstream().body.input).toEqual([
+      { role: 'user', content: 'echo:not kept upstream' },
+      { type: 'message', role: 'assistant', content: unkept.output[0]!.type === 'message' ? unkept.output[0]!.content : [] },
+      { role: 'user', content: 'echo:and then?' },
+    ])
+  })
+
   test('input_tokens is counted by OpenAI', async () => {
     const { data, response } = await alice.responses.inputTokens.count({ model: 'openai/gpt-4o-mini', input: 'how many tokens?' }).withResponse()
     expect(data).toEqual({ object: 'response.input_tokens', input_tokens: MOCK_INPUT_TOKENS })
