@@ -36,7 +36,16 @@ test('every row is consistent: checked JSON bodies, local or routed, governance 
 })
 
 test('the capture selections read the rows', () => {
-  expect(ENDPOINTS.filter(isMetered).map((e) => e.id)).toEqual(['chat.completions', 'responses', 'messages', 'embeddings', 'passthrough', 'images.generations', 'audio.speech'])
+  expect(ENDPOINTS.filter(isMetered).map((e) => e.id)).toEqual([
+    'chat.completions',
+    'responses',
+    'messages',
+    'embeddings',
+    'passthrough',
+    'images.generations',
+    'audio.speech',
+    'moderations',
+  ])
   expect(ENDPOINTS.filter(isCacheable).map((e) => e.id)).toEqual(['chat.completions', 'embeddings'])
 })
 

@@ -11,6 +11,7 @@ import type { ModelCatalog } from '../models/catalog.ts'
 import { listModels, oneModel, unknownRoute } from '../models/local-endpoints.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 import { messagesApi } from './anthropic-messages/shape.ts'
+import { moderationsApi } from './moderations/shape.ts'
 import type { ApiShape } from './api-shape.ts'
 import { chatApi } from './chat/shape.ts'
 import { countTokensApi } from './count-tokens/shape.ts'
@@ -18,7 +19,16 @@ import { embeddingsApi } from './embeddings/shape.ts'
 import { imagesApi } from './images/shape.ts'
 import { localApi } from './local/shape.ts'
 import { passthroughApi } from './passthrough/shape.ts'
-import { chatCompletionRequest, countTokensRequest, embeddingsRequest, imageGenerationRequest, messagesRequest, responsesRequest, speechRequest } from './request-schemas.ts'
+import {
+  chatCompletionRequest,
+  countTokensRequest,
+  embeddingsRequest,
+  imageGenerationRequest,
+  messagesRequest,
+  moderationRequest,
+  responsesRequest,
+  speechRequest,
+} from './request-schemas.ts'
 import {
   anthropicMessage,
   chatCompletion,
@@ -28,6 +38,7 @@ import {
   imagesResponse,
   model,
   modelList,
+  moderationResponse,
   responseInputItemList,
   responseInputTokens,
   responsesResponse,
@@ -330,6 +341,21 @@ export const ENDPOINTS = [
       bodyDescription: 'OpenAI speech request; unknown fields pass through.',
       binaryTypes: SPEECH_AUDIO_TYPES,
     },
+  },
+  {
+    id: 'moderations',
+    method: 'POST',
+    path: '/v1/moderations',
+    body: 'json',
+    answers: ['json'],
+    api: moderationsApi,
+    // The input is what is judged: guardrails must not mask or refuse it.
+    governance: { ...INFERENCE, guardrails: false },
+    local: null,
+    verbatim: false,
+    request: moderationRequest,
+    response: moderationResponse,
+    openapi: { summary: 'Moderations (text and image inputs)', tag: 'openai', bodyDescription: 'OpenAI moderation request; unknown fields pass through.' },
   },
   // Any other path under /v1: still authenticated and audited, then a clear 404. Registered last.
   {

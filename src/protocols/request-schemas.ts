@@ -138,3 +138,12 @@ export const speechRequest = z.looseObject({
   speed: z.number().min(0.25).max(4).nullish(),
   stream_format: z.enum(['sse', 'audio'], { error: "expected 'sse' or 'audio'" }).nullish(),
 })
+
+/** OpenAI moderations: text, texts, or text and image parts (the omni models). */
+export const moderationRequest = z.looseObject({
+  model: requiredModel,
+  input: stringOr(
+    z.array(z.union([z.string(), z.looseObject({ type: z.string() })])).max(MAX_CONTENT_PARTS, atMost(MAX_CONTENT_PARTS, 'inputs')),
+    'expected a string, an array of strings, or an array of text and image_url parts',
+  ),
+})

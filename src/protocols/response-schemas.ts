@@ -77,3 +77,10 @@ export const responseInputItemList = z.looseObject({
 
 /** `POST /v1/responses/input_tokens`. */
 export const responseInputTokens = z.looseObject({ object: z.literal('response.input_tokens'), input_tokens: z.number() })
+
+/** Moderations: one result per input, each flagged or not with its categories and their scores. */
+export const moderationResponse = z.looseObject({
+  id: z.string(),
+  model: z.string(),
+  results: z.array(z.looseObject({ flagged: z.boolean(), categories: z.record(z.string(), z.boolean()), category_scores: z.record(z.string(), z.number()) })),
+})

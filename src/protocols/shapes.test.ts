@@ -80,3 +80,16 @@ test('speech: the input and instructions are counted, its characters are the uni
     units: 2,
   })
 })
+
+test('moderations: the texts of every input shape are counted, images are not; the answer reports no usage', async () => {
+  const api = endpoint('moderations').api
+  const parts = [
+    { type: 'text', text: story },
+    { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+  ]
+  expect(await api.promptTokens!({ input: story })).toBe(await countTextsTokens([story]))
+  expect(await api.promptTokens!({ input: [story, 'Calm.'] })).toBe(await countTextsTokens([story, 'Calm.']))
+  expect(await api.promptTokens!({ input: parts })).toBe(await countTextsTokens([story]))
+  expect(api.usage!.read(undefined, { input: story })).toBeUndefined()
+  expect(api.guardedTexts).toBeNull()
+})

@@ -89,6 +89,8 @@ export interface ProviderAdapter {
   responsesLifecycle?: ResponsesLifecycle
   /** OpenAI text to speech (`/audio/speech`): the audio as it arrives (fetchUpstream's `binaryAnswer`), or its SSE. */
   audioSpeech?(call: AdapterCall): Promise<UpstreamResult>
+  /** OpenAI moderations (`/moderations`). */
+  moderations?(call: AdapterCall): Promise<UpstreamResult>
   /** The headers that carry the instance's API key (cloud credentials are applied by fetchUpstream), for the pass-through. */
   credentialHeaders?(provider: ProviderInstance): Record<string, string>
   /** Model ids as the upstream names them, or why the list could not be had (`fetchModelIds`, src/providers/model-list.ts). */

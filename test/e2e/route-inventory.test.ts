@@ -96,6 +96,11 @@ const PROBES: Record<RoutedId, RowProbe> = {
     ok: 'openai/tts-1',
     failing: 'down/speech',
   },
+  moderations: {
+    request: (s, text) => ({ method: 'POST', path: '/v1/moderations', body: { model: s, input: text } }),
+    ok: 'openai/omni-moderation-latest',
+    failing: 'down/moderation',
+  },
   passthrough: {
     // The provider is the path's, the model the body's.
     request: (s, text) => {
@@ -117,8 +122,11 @@ const t = useGatewaySuite({
   families: ['openai', 'anthropic'],
   env: { LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' },
   yaml: () => `providers:
-  down: { type: openai, api_key: k, base_url: "${down.origin}/v1", models: [chat, responses, messages, embed, image, speech] }
+  down: { type: openai, api_key: k, base_url: "${down.origin}/v1", models: [chat, responses, messages, embed, image, speech, moderation] }
   down-anthropic: { type: anthropic, api_key: k, base_url: "${down.origin}", models: [claude] }
+# Moderations are free at OpenAI's prices: priced here so that the usage proof sees a price applied.
+pricing:
+  openai/omni-moderation-latest: { input: 1, output: 0 }
 workflows:
   - name: default
     features: { failover: true, budget: true, usage: true, guardrails: true }

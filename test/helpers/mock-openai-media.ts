@@ -1,7 +1,8 @@
 /**
  * @module The media endpoints of the mock OpenAI upstream (mock-openai-upstream.ts), in OpenAI's wire format:
  * image generation (JSON with `b64_json` or `url`, the GPT image models' event stream of partial images and their
- * token usage), text to speech (audio bytes in chunks, or `stream_format: "sse"` events). The model name picks the behaviour, as in the chat mock.
+ * token usage), text to speech (audio bytes in chunks, or `stream_format: "sse"` events), moderations of text and
+ * images (an input is flagged for violence when its text says "kill", for sexual content when it is an image). The model name picks the behaviour, as in the chat mock.
  */
 
 export const IMAGE_CREATED = 1769093800
@@ -21,6 +22,7 @@ function openaiError(status: number, message: string, type: string, code: string
 export function mediaAnswer(method: string, path: string, body: Json | undefined): Response | undefined {
   if (method === 'POST' && path === '/images/generations') return imageGeneration(body ?? {})
   if (method === 'POST' && path === '/audio/speech') return speech(body ?? {})
+  if (method === 'POST' && path === '/moderations') return moderation(body ?? {})
   return undefined
 }
 
@@ -122,4 +124,29 @@ function speech(body: Json): Response {
     }),
     { headers: { 'content-type': SPEECH_CONTENT_TYPES[format] ?? 'audio/mpeg', 'transfer-encoding': 'chunked' } },
   )
+}
+
+const MODERATION_CATEGORIES = ['harassment', 'hate', 'self-harm', 'sexual', 'violence'] as const
+
+function moderation(body: Json): Response {
+  const model = String(body.model ?? '')
+  const input = body.input
+  const parts: Json[] =
+    typeof input === 'string' ? [{ type: 'text', text: input }] : Array.isArray(input) ? input.map((i) => (typeof i === 'string' ? { type: 'text', text: i } : i)) : []
+  if (parts.length === 0) return openaiError(400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter', 'input')
+  const images = parts.filter((p) => p.type === 'image_url')
+  if (images.length > 0 && !model.startsWith('omni-moderation'))
+    return openaiError(400, `Model ${model} does not support image inputs.`, 'invalid_request_error', 'invalid_value', 'input')
+  // A string or each string of an array is an input of its own; an array of parts (text and images) is one input.
+  const inputs: Json[][] = Array.isArray(input) && input.some((i) => typeof i !== 'string') ? [parts] : parts.map((p) => [p])
+  typeof input === 'string' || parts.every((p) => p.type === 'text' && typeof input !== 'string' && typeof (input as unknown[])[0] === 'string') ? parts.map((p) => [p]) : [parts]
+  const results = inputs.map((one) => {
+    const violent = one.some((p) => p.type === 'text' && String(p.text).includes('kill'))
+    const sexual = one.some((p) => p.type === 'image_url')
+    const categories = Object.fromEntries(MODERATION_CATEGORIES.map((c) => [c, (c === 'violence' && violent) || (c === 'sexual' && sexual)]))
+    const scores = Object.fromEntries(MODERATION_CATEGORIES.map((c) => [c, categories[c] ? 0.91 : 0.0002]))
+    const applied = Object.fromEntries(MODERATION_CATEGORIES.map((c) => [c, one.map((p) => (p.type === 'image_url' ? 'image' : 'text'))]))
+    return { flagged: violent || sexual, categories, category_scores: scores, category_applied_input_types: applied }
+  })
+  return Response.json({ id: 'modr-mock123', model: model === 'omni-moderation-latest' ? 'omni-moderation-2024-09-26' : model, results })
 }

@@ -59,3 +59,14 @@ def test_speech_refused(client):
     with pytest.raises(openai.BadRequestError) as refused:
         client.audio.speech.create(model="openai/tts-1", input="Hello", voice="nobody")
     assert refused.value.code == "invalid_value"
+
+
+def test_moderations(client):
+    answer = client.moderations.create(model="openai/omni-moderation-latest", input=["hello", "kill it"])
+    assert [r.flagged for r in answer.results] == [False, True]
+    assert answer.results[1].categories.violence is True
+    both = client.moderations.create(
+        model="openai/omni-moderation-latest",
+        input=[{"type": "text", "text": "a picture"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}],
+    )
+    assert both.results[0].category_applied_input_types.sexual == ["text", "image"]

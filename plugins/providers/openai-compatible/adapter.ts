@@ -58,6 +58,7 @@ export const openaiCompatibleAdapter: ProviderAdapter = {
   imagesGenerations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/images/generations`),
   embeddings: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/embeddings`),
   responsesLifecycle,
+  moderations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/moderations`),
   audioSpeech: (call) => postForBytes(call, upstreamUrl(call.provider.baseUrl)`/audio/speech`),
   credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
   listModels: (provider, signal) =>

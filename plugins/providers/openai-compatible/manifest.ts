@@ -55,6 +55,9 @@ export const openaiCompatibleManifest = defineProvider({
         'tts-1': { input: 0, output: 0, per_unit: { unit: 'character', usd: 15 / 1_000_000 } },
         'tts-1-hd': { input: 0, output: 0, per_unit: { unit: 'character', usd: 30 / 1_000_000 } },
         'gpt-4o-mini-tts': { input: 0.6, output: 12 },
+        // Moderations: free.
+        'omni-moderation': { input: 0, output: 0 },
+        'text-moderation': { input: 0, output: 0 },
       },
       outputLimits: {
         'gpt-4o': 16_384,
