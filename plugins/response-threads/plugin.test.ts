@@ -98,3 +98,41 @@ test('callers without a key (open mode) are told apart by their user path', asyn
   expect(await hooks.before!(request('mistral', { input: 'x', previous_response_id: 'resp_open_1' }, anonymous('/lab/ann')))).toEqual({ kind: 'continue' })
   await expectNotFound(request('mistral', { input: 'x', previous_response_id: 'resp_open_1' }, anonymous('/lab/ben')))
 })
+
+/** A request on a stored response's route (`endpoint`: its row), by `caller`. */
+function onStoredResponse(endpoint: 'responses.retrieve' | 'responses.delete', id: string, caller: Caller = ALICE) {
+  const ctx = makeContext({ endpoint, method: endpoint === 'responses.delete' ? 'DELETE' : 'GET', path: `/v1/responses/${id}` })
+  Object.assign(ctx, { pathParam: id })
+  ctx.principal = caller.principal
+  ctx.userPath = caller.userPath
+  return ctx
+}
+
+test("a stored response's route: the owner's thread targets its provider; anyone else gets the 404 of an unknown id", async () => {
+  const own = onStoredResponse('responses.retrieve', 'resp_2')
+  expect(await hooks.before!(own)).toEqual({ kind: 'continue' })
+  expect(own.target).toMatchObject({ providerName: 'mistral' })
+  for (const ctx of [onStoredResponse('responses.retrieve', 'resp_2', BOB), onStoredResponse('responses.retrieve', 'resp_never_made')]) {
+    expect(((await hooks.before!(ctx)) as { kind: string }).kind).toBe('respond')
+    expect(ctx.error).toMatchObject({ status: 404, code: 'response_not_found' })
+    expect(ctx.target).toBeUndefined()
+  }
+})
+
+test('a delete removes the thread before its answer goes out, and only after a 200', async () => {
+  const first = request('mistral', { input: 'to be deleted' })
+  await hooks.before!(first)
+  await answer(first, 'resp_del', 'bye')
+  const refused = onStoredResponse('responses.delete', 'resp_del')
+  await hooks.before!(refused)
+  await hooks.onResponse!(refused, new Response('{}', { status: 500 }))
+  expect(await deps.stores.responseThreads.get('resp_del', { principalId: 'key_alice', userPath: '/acme/team-a' })).toBeDefined()
+  const deleted = onStoredResponse('responses.delete', 'resp_del')
+  await hooks.before!(deleted)
+  const out = hooks.onResponse!(deleted, new Response('{}'))
+  expect(out).toBeInstanceOf(Promise)
+  await out
+  expect(await deps.stores.responseThreads.get('resp_del', { principalId: 'key_alice', userPath: '/acme/team-a' })).toBeUndefined()
+  // Any other answer passes synchronously.
+  expect(hooks.onResponse!(request('mistral', { input: 'x' }), new Response('{}'))).toBeInstanceOf(Response)
+})

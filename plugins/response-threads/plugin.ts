@@ -106,10 +106,16 @@ export const responseThreads = definePlugin({
         }
         return continueThread(ctx, previousId, ownInput)
       },
-      onComplete(ctx, outcome) {
+      // Before the answer goes out: a client that reads the response again right after its delete finds it gone.
+      // Synchronous for every other answer (no promise on the request path).
+      onResponse(ctx, response) {
         const owner = ownerOf(ctx)
         const deleted = ctx.state(storedThreadSlot)
-        if (deleted && owner && outcome.status === 200 && endpoint(ctx.endpoint).api === deleteResponseApi) return store.delete(deleted.id, owner).then(() => {})
+        if (!deleted || !owner || response.status !== 200 || endpoint(ctx.endpoint).api !== deleteResponseApi) return response
+        return store.delete(deleted.id, owner).then(() => response)
+      },
+      onComplete(ctx, outcome) {
+        const owner = ownerOf(ctx)
         if (!speaksResponses(ctx) || outcome.status >= 300 || !ctx.target || !owner) return
         const response = outcome.responseBody as Json | undefined
         if (typeof response?.id !== 'string') return
