@@ -40,13 +40,14 @@ test('the capture selections read the rows', () => {
     'chat.completions',
     'responses',
     'messages',
+    'completions',
     'embeddings',
     'passthrough',
     'images.generations',
     'audio.speech',
     'moderations',
   ])
-  expect(ENDPOINTS.filter(isCacheable).map((e) => e.id)).toEqual(['chat.completions', 'embeddings'])
+  expect(ENDPOINTS.filter(isCacheable).map((e) => e.id)).toEqual(['chat.completions', 'completions', 'embeddings'])
 })
 
 test('the request schemas report the offending field', () => {

@@ -14,6 +14,7 @@ import { messagesApi } from './anthropic-messages/shape.ts'
 import { moderationsApi } from './moderations/shape.ts'
 import type { ApiShape } from './api-shape.ts'
 import { chatApi } from './chat/shape.ts'
+import { completionsApi } from './completions/shape.ts'
 import { countTokensApi } from './count-tokens/shape.ts'
 import { embeddingsApi } from './embeddings/shape.ts'
 import { imagesApi } from './images/shape.ts'
@@ -21,6 +22,7 @@ import { localApi } from './local/shape.ts'
 import { passthroughApi } from './passthrough/shape.ts'
 import {
   chatCompletionRequest,
+  completionRequest,
   countTokensRequest,
   embeddingsRequest,
   imageGenerationRequest,
@@ -32,6 +34,7 @@ import {
 import {
   anthropicMessage,
   chatCompletion,
+  textCompletion,
   countTokensResponse,
   deletedResponse,
   embeddingList,
@@ -268,6 +271,24 @@ export const ENDPOINTS = [
     request: countTokensRequest,
     response: countTokensResponse,
     openapi: { summary: 'Anthropic token count: native on Anthropic, an estimate elsewhere', tag: 'anthropic', bodyDescription: 'Anthropic count_tokens request.' },
+  },
+  {
+    id: 'completions',
+    method: 'POST',
+    path: '/v1/completions',
+    body: 'json',
+    answers: ['json', 'sse'],
+    api: completionsApi,
+    governance: INFERENCE,
+    local: null,
+    verbatim: false,
+    request: completionRequest,
+    response: textCompletion,
+    openapi: {
+      summary: 'Legacy text completions (fill-in-the-middle with suffix; streaming with stream: true): native on OpenAI-family providers',
+      tag: 'openai',
+      bodyDescription: 'OpenAI completions request; unknown fields pass through.',
+    },
   },
   {
     id: 'embeddings',

@@ -26,5 +26,11 @@ export const MAX_IMAGES = 10
 /** Embeddings `input` items: OpenAI documents at most 2,048 inputs a request. */
 export const MAX_EMBEDDING_INPUTS = 2_048
 
-/** Tokens of one token-array embeddings input: OpenAI documents at most 300,000 tokens summed over a request. */
-export const MAX_EMBEDDING_INPUT_TOKENS = 300_000
+/** Prompts of a legacy completions request: OpenAI documents none; as many as embeddings inputs. */
+export const MAX_COMPLETION_PROMPTS = 2_048
+
+/**
+ * Token ids of one token-array item (an embeddings input, a completions prompt): OpenAI documents at most 300,000
+ * tokens summed over an embeddings request, above every completion model's context.
+ */
+export const MAX_TOKEN_IDS = 300_000

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { z } from 'zod'
 import { validationError } from '../errors/validation-error.ts'
 import { ENDPOINTS, endpoint } from './endpoints.ts'
-import { MAX_CONTENT_PARTS, MAX_EMBEDDING_INPUT_TOKENS, MAX_EMBEDDING_INPUTS, MAX_INPUT_ITEMS, MAX_MESSAGES, MAX_TOOLS } from './request-limits.ts'
+import { MAX_COMPLETION_PROMPTS, MAX_CONTENT_PARTS, MAX_TOKEN_IDS, MAX_EMBEDDING_INPUTS, MAX_INPUT_ITEMS, MAX_MESSAGES, MAX_TOOLS } from './request-limits.ts'
 
 /** JSON-Schema paths of the arrays in `schema` that have no `maxItems`. */
 function unboundedArrays(node: unknown, path = '#'): string[] {
@@ -35,8 +35,10 @@ describe('each bound: at the bound is accepted, past it is a 400 naming the fiel
     ['messages', (n) => ({ model: 'm', max_tokens: 1, system: many(n, { type: 'text', text: 'x' }), messages: [] }), MAX_CONTENT_PARTS, 'system'],
     ['messages.count_tokens', (n) => ({ model: 'm', messages: [], tools: many(n, { name: 't', input_schema: {} }) }), MAX_TOOLS, 'tools'],
     ['embeddings', (n) => ({ model: 'm', input: many(n, 'x') }), MAX_EMBEDDING_INPUTS, 'input'],
+    ['completions', (n) => ({ model: 'm', prompt: many(n, 'x') }), MAX_COMPLETION_PROMPTS, 'prompt'],
+    ['completions', (n) => ({ model: 'm', prompt: many(n, 1) }), MAX_TOKEN_IDS, 'prompt'],
     ['embeddings', (n) => ({ model: 'm', input: many(n, [1]) }), MAX_EMBEDDING_INPUTS, 'input'],
-    ['embeddings', (n) => ({ model: 'm', input: many(n, 1) }), MAX_EMBEDDING_INPUT_TOKENS, 'input'],
+    ['embeddings', (n) => ({ model: 'm', input: many(n, 1) }), MAX_TOKEN_IDS, 'input'],
   ]
   for (const [id, body, bound, param] of cases) {
     test(`${id} ${param}: ${bound}`, () => {
@@ -49,9 +51,7 @@ describe('each bound: at the bound is accepted, past it is a 400 naming the fiel
 })
 
 test('an embeddings input that fails is named by the form it has: the token array past its bound, an empty list', () => {
-  expect(problem('embeddings', { model: 'm', input: [[1], many(MAX_EMBEDDING_INPUT_TOKENS + 1, 1)] })!.message).toBe(
-    `input: 1: expected at most ${MAX_EMBEDDING_INPUT_TOKENS} tokens`,
-  )
+  expect(problem('embeddings', { model: 'm', input: [[1], many(MAX_TOKEN_IDS + 1, 1)] })!.message).toBe(`input: 1: expected at most ${MAX_TOKEN_IDS} tokens`)
   expect(problem('embeddings', { model: 'm', input: ['a', 2] })!.message).toBe('input: 1: Invalid input: expected string, received number')
   expect(problem('embeddings', { model: 'm', input: [] })!.message).toBe('input: expected at least one input')
   expect(problem('embeddings', { model: 'm', input: 5 })!.message).toStartWith('input: expected a string, an array of strings')

@@ -3,7 +3,7 @@
  * Every array is bounded (request-limits.ts); zod checks an array's length before its elements.
  */
 import { z } from 'zod'
-import { MAX_CONTENT_PARTS, MAX_EMBEDDING_INPUT_TOKENS, MAX_EMBEDDING_INPUTS, MAX_IMAGES, MAX_INPUT_ITEMS, MAX_MESSAGES, MAX_TOOLS } from './request-limits.ts'
+import { MAX_CONTENT_PARTS, MAX_TOKEN_IDS, MAX_EMBEDDING_INPUTS, MAX_COMPLETION_PROMPTS, MAX_IMAGES, MAX_INPUT_ITEMS, MAX_MESSAGES, MAX_TOOLS } from './request-limits.ts'
 
 const atMost = (limit: number, what: string) => `expected at most ${limit} ${what}`
 
@@ -83,16 +83,24 @@ export const messagesRequest = countTokensRequest.extend({
 const tokenArray = z
   .array(z.number().int().nonnegative(), { error: 'expected an array of tokens' })
   .min(1, 'expected at least one token')
-  .max(MAX_EMBEDDING_INPUT_TOKENS, atMost(MAX_EMBEDDING_INPUT_TOKENS, 'tokens'))
-const manyInputs = <T extends z.ZodType>(item: T) => z.array(item).min(1, 'expected at least one input').max(MAX_EMBEDDING_INPUTS, atMost(MAX_EMBEDDING_INPUTS, 'inputs'))
-
-const EMBEDDING_INPUT_FORMS = [z.string(), manyInputs(z.string()), tokenArray, manyInputs(tokenArray)] as const
+  .max(MAX_TOKEN_IDS, atMost(MAX_TOKEN_IDS, 'tokens'))
+/** A string, strings, token ids or arrays of token ids (embeddings `input`, completions `prompt`), `what` items at most `max`. */
+function textOrTokens(max: number, what: string) {
+  const many = <T extends z.ZodType>(item: T) =>
+    z
+      .array(item)
+      .min(1, `expected at least one ${what.replace(/s$/, '')}`)
+      .max(max, atMost(max, what))
+  return z.union([z.string(), many(z.string()), tokenArray, many(tokenArray)], {
+    error: (issue) => textOrTokensMessage(issue) ?? 'expected a string, an array of strings, an array of tokens or an array of token arrays',
+  })
+}
 
 /**
- * The form an embeddings `input` that failed every form was meant to have (by its first item), so the message is
- * that form's own problem (`expected at most 300000 tokens`) rather than another form's.
+ * The form a value that failed every form of `textOrTokens` was meant to have (by its first item), so the message
+ * is that form's own problem (`expected at most 300000 tokens`) rather than another form's.
  */
-function embeddingInputMessage(issue: z.core.$ZodRawIssue): string | undefined {
+function textOrTokensMessage(issue: z.core.$ZodRawIssue): string | undefined {
   if (issue.code !== 'invalid_union' || !Array.isArray(issue.input)) return undefined
   const first: unknown = issue.input[0]
   const form = typeof first === 'number' ? 2 : Array.isArray(first) ? 3 : 1
@@ -105,13 +113,31 @@ function embeddingInputMessage(issue: z.core.$ZodRawIssue): string | undefined {
 /** OpenAI embeddings: `input` is a string, an array of strings, an array of tokens or an array of token arrays. */
 export const embeddingsRequest = z.looseObject({
   model: z.string({ error: 'you must provide a model parameter' }).min(1, 'you must provide a model parameter'),
-  input: z.union(EMBEDDING_INPUT_FORMS, {
-    error: (issue) => embeddingInputMessage(issue) ?? 'expected a string, an array of strings, an array of tokens or an array of token arrays',
-  }),
+  input: textOrTokens(MAX_EMBEDDING_INPUTS, 'inputs'),
   encoding_format: z.enum(['float', 'base64'], { error: "expected 'float' or 'base64'" }).nullish(),
   dimensions: z.number().int().positive().nullish(),
   user: z.string().nullish(),
 })
+
+/**
+ * OpenAI's legacy completions: `prompt` as a string, strings, tokens or token arrays; `suffix` (fill-in-the-middle)
+ * passed on as sent.
+ */
+export const completionRequest = z
+  .looseObject({
+    model: z.string({ error: 'you must provide a model parameter' }).min(1, 'you must provide a model parameter'),
+    prompt: textOrTokens(MAX_COMPLETION_PROMPTS, 'prompts'),
+    suffix: z.string({ error: 'expected a string' }).nullish(),
+    stream: z.boolean({ error: 'expected true or false' }).nullish(),
+    stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+    max_tokens: z.number().int().nonnegative().nullish(),
+    temperature: z.number().nullish(),
+    n: z.number().int().positive().nullish(),
+  })
+  .refine((b) => !b.stream_options || b.stream === true, {
+    message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+    path: ['stream_options'],
+  })
 
 /** The body names its model: the gateway routes by it (OpenAI's default model is not assumed). */
 const requiredModel = z.string({ error: 'you must provide a model parameter' }).min(1, 'you must provide a model parameter')

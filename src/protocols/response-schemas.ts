@@ -84,3 +84,13 @@ export const moderationResponse = z.looseObject({
   model: z.string(),
   results: z.array(z.looseObject({ flagged: z.boolean(), categories: z.record(z.string(), z.boolean()), category_scores: z.record(z.string(), z.number()) })),
 })
+
+/** OpenAI's legacy `text_completion`. */
+export const textCompletion = z.looseObject({
+  id: z.string(),
+  object: z.literal('text_completion'),
+  created: z.number(),
+  model: z.string(),
+  choices: z.array(z.looseObject({ text: z.string(), index: z.number(), finish_reason: z.string().nullable() })),
+  usage: chatUsage.optional(),
+})

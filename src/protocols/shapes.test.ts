@@ -30,6 +30,16 @@ test('embeddings count their inputs: texts with the tokenizer, token arrays by t
   expect(api.usage!.read({ prompt_tokens: 9, total_tokens: 9 }, {})).toMatchObject({ prompt_tokens: 9, completion_tokens: 0, total_tokens: 9 })
 })
 
+test('legacy completions count the prompt (texts, token arrays) and the suffix; the output is the choices’ texts', async () => {
+  const api = endpoint('completions').api
+  expect(await api.promptTokens!({ prompt: story })).toBe(await countTextsTokens([story]))
+  expect(await api.promptTokens!({ prompt: story, suffix: story })).toBe(await countTextsTokens([story, story]))
+  expect(await api.promptTokens!({ prompt: [[1, 2, 3], [4]] })).toBe(4)
+  expect(await api.usage!.countOutputTokens({ object: 'text_completion', choices: [{ index: 0, text: story }] })).toBe(await countTextsTokens([story]))
+  expect(api.parameters?.outputLimitFields).toEqual(['max_tokens'])
+  expect(api.systemPrompt).toBeNull()
+})
+
 test('each API counts the output of its own answers (an estimate when the upstream reported no usage)', async () => {
   const expected = await countTextsTokens([story])
   const chat = { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: story } }] }

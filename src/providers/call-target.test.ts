@@ -28,6 +28,9 @@ test('each API is served natively where the provider speaks it, else over chat, 
   expect(kind('embeddings', { ...chatOnly, embeddings: answer })).toBe('native')
   // Embeddings have no translation over chat: a chat-only provider is refused.
   expect(kind('embeddings', everything)).toBe('unsupported_endpoint')
+  // Legacy completions neither: a chat model answers a prompt instead of continuing it, and has no suffix.
+  expect(kind('completions', { ...chatOnly, completions: answer })).toBe('native')
+  expect(kind('completions', everything)).toBe('unsupported_endpoint')
 })
 
 test('a provider that speaks an API for some models only serves the others over chat', () => {

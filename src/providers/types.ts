@@ -78,7 +78,9 @@ export interface ProviderAdapter {
    * for some only (Bedrock: Messages for Anthropic models; Azure: not on the Foundry models endpoint); the others go
    * through chat. Every instance and model when absent.
    */
-  speaksNatively?(api: 'responses' | 'messages', provider: ProviderInstance, model: string): boolean
+  speaksNatively?(api: 'responses' | 'messages' | 'completions', provider: ProviderInstance, model: string): boolean
+  /** OpenAI's legacy completions (`/v1/completions`), answered in OpenAI wire format (JSON or `data:`-only SSE). */
+  completions?(call: AdapterCall): Promise<UpstreamResult>
   /** OpenAI embeddings (`/v1/embeddings`), answered in OpenAI's list shape; without it the endpoint is refused. */
   embeddings?(call: AdapterCall): Promise<UpstreamResult>
   /** Native Anthropic token counting (`/v1/messages/count_tokens`); without it the gateway answers an estimate. */

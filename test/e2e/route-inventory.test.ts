@@ -85,6 +85,11 @@ const PROBES: Record<RoutedId, RowProbe> = {
   'responses.delete': storedResponseRow('DELETE', (id) => `/v1/responses/${id}`),
   'responses.cancel': storedResponseRow('POST', (id) => `/v1/responses/${id}/cancel`, true),
   'responses.input_items': storedResponseRow('GET', (id) => `/v1/responses/${id}/input_items`),
+  completions: {
+    request: (s, text) => ({ method: 'POST', path: '/v1/completions', body: { model: s, prompt: text, max_tokens: 16 } }),
+    ok: 'openai/gpt-3.5-turbo-instruct',
+    failing: 'down/instruct',
+  },
   embeddings: { request: (s, text) => ({ method: 'POST', path: '/v1/embeddings', body: { model: s, input: text } }), ok: 'openai/text-embedding-3-small', failing: 'down/embed' },
   'images.generations': {
     request: (s, text) => ({ method: 'POST', path: '/v1/images/generations', body: { model: s, prompt: text } }),
@@ -122,7 +127,7 @@ const t = useGatewaySuite({
   families: ['openai', 'anthropic'],
   env: { LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' },
   yaml: () => `providers:
-  down: { type: openai, api_key: k, base_url: "${down.origin}/v1", models: [chat, responses, messages, embed, image, speech, moderation] }
+  down: { type: openai, api_key: k, base_url: "${down.origin}/v1", models: [chat, responses, messages, instruct, embed, image, speech, moderation] }
   down-anthropic: { type: anthropic, api_key: k, base_url: "${down.origin}", models: [claude] }
 # Moderations are free at OpenAI's prices: priced here so that the usage proof sees a price applied.
 pricing:

@@ -76,6 +76,7 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
     path: '/v1/messages/count_tokens',
     body: { model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'user', content: `echo:${marker}` }] },
   }),
+  completions: (marker) => ({ method: 'POST', path: '/v1/completions', body: { model: 'openai/gpt-3.5-turbo-instruct', prompt: `echo:${marker}` } }),
   embeddings: (marker) => ({ method: 'POST', path: '/v1/embeddings', body: { model: 'openai/text-embedding-3-small', input: `echo:${marker}` } }),
   passthrough: (marker) => ({
     method: 'POST',

@@ -277,6 +277,7 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
     const media = mediaAnswer(req.method, path, body)
     if (media) return media
     if (req.method === 'POST' && path === '/embeddings') return embeddings(body)
+    if (req.method === 'POST' && path === '/completions') return completions(body)
     if (req.method === 'POST' && path === '/responses/input_tokens') return Response.json({ object: 'response.input_tokens', input_tokens: MOCK_INPUT_TOKENS })
     const stored = /^\/responses\/([^/]+)(\/cancel|\/input_items)?$/.exec(path)
     if (stored) return storedResponseRoute(req.method, decodeURIComponent(stored[1]!), stored[2] ?? '', url.searchParams)
@@ -455,6 +456,31 @@ export function startMockOpenAI(options: MockOptions = {}): MockUpstream {
       return Response.json({ object: 'list', data, first_id: data.at(0)?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < items.length })
     }
     return openaiError(404, `Invalid URL (${method} /v1/responses/${id}${rest})`, 'invalid_request_error', null)
+  }
+
+  /**
+   * Legacy completions: `echo:<text>` answers `<text>`; with a `suffix` the answer is what fills the middle
+   * (`<fill>` between the prompt's and the suffix's last words); streamed as `text_completion` chunks, the usage in
+   * a `choices: []` chunk when asked.
+   */
+  function completions(body: any): Response {
+    const model: string = body?.model ?? ''
+    if (model === 'error-429') return openaiError(429, 'Rate limit reached for requests', 'requests', 'rate_limit_exceeded', { 'retry-after': '1' })
+    if (model === 'error-503') return openaiError(503, 'The engine is currently overloaded, please try again later.', 'server_error', null)
+    const prompt = typeof body?.prompt === 'string' ? body.prompt : ''
+    const text =
+      typeof body?.suffix === 'string'
+        ? `<fill after ${JSON.stringify(prompt.slice(-8))} before ${JSON.stringify(body.suffix.slice(0, 8))}>`
+        : prompt.startsWith('echo:')
+          ? prompt.slice(5)
+          : TRICKY_TEXT
+    const usage = { prompt_tokens: 7, completion_tokens: Array.from(text).length, total_tokens: 7 + Array.from(text).length }
+    const base = { id: 'cmpl-mock1', object: 'text_completion', created: CREATED, model }
+    if (body?.stream !== true) return Response.json({ ...base, choices: [{ text, index: 0, logprobs: null, finish_reason: 'stop' }], usage })
+    const frames: Record<string, unknown>[] = Array.from(text).map((piece) => ({ ...base, choices: [{ text: piece, index: 0, logprobs: null, finish_reason: null }] }))
+    frames.push({ ...base, choices: [{ text: '', index: 0, logprobs: null, finish_reason: 'stop' }] })
+    if (body?.stream_options?.include_usage === true) frames.push({ ...base, choices: [], usage })
+    return sseResponse([...frames.map((f) => `data: ${JSON.stringify(f)}\n\n`), 'data: [DONE]\n\n'], { split: true })
   }
 
   function embeddings(body: any): Response {

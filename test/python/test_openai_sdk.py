@@ -172,3 +172,17 @@ def test_embeddings_on_a_provider_without_them_is_a_bad_request(client):
     with pytest.raises(openai.BadRequestError) as error:
         client.embeddings.create(model=MODELS["anthropic"]["text"], input="x")
     assert error.value.code == "unsupported_endpoint"
+
+
+def test_completions_fill_in_the_middle_and_stream(client):
+    """Legacy completions: suffix reaches the provider (the mock fills the middle); a stream's text arrives whole."""
+    filled = client.completions.create(model="openai/deepseek-coder", prompt="def add(a, b):\n    ", suffix="\n\nprint(add(1, 2))", max_tokens=32)
+    assert filled.choices[0].text.startswith("<fill after ")
+    text = "".join(chunk.choices[0].text for chunk in client.completions.create(model="openai/gpt-3.5-turbo-instruct", prompt="echo:Grüße 🙂", stream=True) if chunk.choices)
+    assert text == "Grüße 🙂"
+
+
+def test_completions_on_a_provider_without_them_is_a_bad_request(client):
+    with pytest.raises(openai.BadRequestError) as error:
+        client.completions.create(model=MODELS["gemini"]["text"], prompt="x")
+    assert error.value.code == "unsupported_endpoint"

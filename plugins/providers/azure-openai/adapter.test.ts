@@ -14,6 +14,7 @@ test('classic resources address the deployment with an api-version; the v1 API d
   expect(azureUrl(classic, 'gpt 4o', 'chat/completions')).toBe('https://res.openai.azure.com/openai/deployments/gpt%204o/chat/completions?api-version=2024-10-21')
   expect(azureUrl({ ...classic, apiVersion: '2025-01-01' }, 'x', 'responses')).toBe('https://res.openai.azure.com/openai/responses?api-version=2025-01-01')
   expect(azureUrl({ ...classic, baseUrl: 'https://res.openai.azure.com/openai/v1' }, 'x', 'chat/completions')).toBe('https://res.openai.azure.com/openai/v1/chat/completions')
+  expect(azureUrl(classic, 'instruct', 'completions')).toBe('https://res.openai.azure.com/openai/deployments/instruct/completions?api-version=2024-10-21')
   expect(azureUrl(classic, 'embed-small', 'embeddings')).toBe('https://res.openai.azure.com/openai/deployments/embed-small/embeddings?api-version=2024-10-21')
   expect(azureUrl({ ...classic, baseUrl: 'https://res.openai.azure.com/openai/v1' }, 'x', 'embeddings')).toBe('https://res.openai.azure.com/openai/v1/embeddings')
   expect(azureUrl({ ...classic, baseUrl: 'https://res.services.ai.azure.com/models' }, 'x', 'embeddings')).toBe(
@@ -106,6 +107,8 @@ describe('Entra ID and the Foundry models endpoint', () => {
     expect(seen.at(-1)).toMatchObject({ path: '/models/chat/completions?api-version=2024-05-01-preview', body: { model: 'gpt-4o' } })
     expect(azureOpenaiAdapter.speaksNatively!('responses', provider, 'gpt-4o')).toBe(false)
     expect(azureOpenaiAdapter.speaksNatively!('responses', classic, 'gpt-4o')).toBe(true)
+    expect(azureOpenaiAdapter.speaksNatively!('completions', provider, 'gpt-4o')).toBe(false)
+    expect(azureOpenaiAdapter.speaksNatively!('completions', classic, 'gpt-4o')).toBe(true)
     expect(await azureOpenaiAdapter.listModels(provider, AbortSignal.timeout(1000))).toEqual(['gpt-4o'])
   })
 

@@ -28,7 +28,7 @@ export function isFoundryModels(provider: ProviderInstance): boolean {
   return /\/models$/.test(provider.baseUrl)
 }
 
-type Operation = 'chat/completions' | 'responses' | 'embeddings'
+type Operation = 'chat/completions' | 'responses' | 'embeddings' | 'completions'
 
 export function azureUrl(provider: ProviderInstance, deployment: string, operation: Operation | 'models'): UpstreamUrl {
   if (isFoundryModels(provider)) {
@@ -40,6 +40,7 @@ export function azureUrl(provider: ProviderInstance, deployment: string, operati
   if (operation === 'responses') return under`/responses`
   if (operation === 'models') return under`/models`
   if (operation === 'embeddings') return query ? under`/deployments/${deployment}/embeddings` : under`/embeddings`
+  if (operation === 'completions') return query ? under`/deployments/${deployment}/completions` : under`/completions`
   return query ? under`/deployments/${deployment}/chat/completions` : under`/chat/completions`
 }
 
@@ -93,7 +94,9 @@ export const azureOpenaiAdapter: ProviderAdapter = {
   chatCompletions: (call) => post(call, 'chat/completions'),
   responses: (call) => post(call, 'responses'),
   embeddings: (call) => post(call, 'embeddings'),
-  speaksNatively: (api, provider) => api === 'responses' && !isFoundryModels(provider),
+  completions: (call) => post(call, 'completions'),
+  // The Foundry models endpoint (Azure AI Model Inference) has neither Responses nor legacy completions.
+  speaksNatively: (api, provider) => (api === 'responses' || api === 'completions') && !isFoundryModels(provider),
   credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { 'api-key': provider.apiKey } : {}),
   listModels: async (provider, signal) => {
     // The Foundry models endpoint lists nothing: its models are the configured ones (AZURE_MODELS).

@@ -57,3 +57,19 @@ test("float32Base64 is OpenAI's encoding: float32 little-endian, and reads back 
   expect(float32FromBase64(float32Base64(values))).toEqual(Array.from(Float32Array.from(values)))
   expect(Buffer.from(float32Base64([1]), 'base64')).toEqual(Buffer.from([0, 0, 0x80, 0x3f]))
 })
+
+test('legacy completions are posted to /completions as sent, suffix included', async () => {
+  const body = { model: 'deepseek-coder', prompt: 'def f(', suffix: '\n    return x' }
+  const res = answered(
+    await openaiCompatibleAdapter.completions!({
+      provider: { name: 'p', type: 'openai', baseUrl: mock.url, apiKey: 'sk-1', staticModels: [], nativeResponses: true },
+      target: { providerName: 'p', providerType: 'openai', model: 'deepseek-coder', selector: 'p/deepseek-coder' },
+      body,
+      ctx: makeContext({ body }),
+      attemptKind: 'primary',
+      limits: { ttfbMs: 5000, idleMs: 5000, maxResponseBytes: 1 << 20, secrets: [] },
+    }),
+  )
+  expect(mock.requests.at(-1)).toMatchObject({ path: '/v1/completions', body })
+  expect(((await res.json()) as { object: string }).object).toBe('text_completion')
+})

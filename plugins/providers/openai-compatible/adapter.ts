@@ -57,6 +57,7 @@ export const openaiCompatibleAdapter: ProviderAdapter = {
   responses: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/responses`),
   imagesGenerations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/images/generations`),
   embeddings: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/embeddings`),
+  completions: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/completions`),
   responsesLifecycle,
   moderations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/moderations`),
   audioSpeech: (call) => postForBytes(call, upstreamUrl(call.provider.baseUrl)`/audio/speech`),

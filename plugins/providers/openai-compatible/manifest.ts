@@ -47,6 +47,10 @@ export const openaiCompatibleManifest = defineProvider({
           per_unit: { unit: 'image', usd: 0.04, variants: { '1024x1792/*': 0.08, '1792x1024/*': 0.08, '*/hd': 0.08, '1024x1792/hd': 0.12, '1792x1024/hd': 0.12 } },
         },
         'dall-e-2': { input: 0, output: 0, per_unit: { unit: 'image', usd: 0.02, variants: { '256x256/*': 0.016, '512x512/*': 0.018 } } },
+        // Legacy completions.
+        'gpt-3.5-turbo-instruct': { input: 1.5, output: 2 },
+        'davinci-002': { input: 2, output: 2 },
+        'babbage-002': { input: 0.4, output: 0.4 },
         // Embeddings: input tokens only.
         'text-embedding-3-small': { input: 0.02, output: 0 },
         'text-embedding-3-large': { input: 0.13, output: 0 },

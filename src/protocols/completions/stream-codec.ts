@@ -1,0 +1,73 @@
+/**
+ * @module Legacy completions streams (`/v1/completions`): `data:`-only frames of `text_completion` chunks, ended by
+ * `[DONE]`, the usage in a `choices: []` chunk when asked. Folded into the non-stream `text_completion`.
+ */
+import type { StreamCodec } from '../../pipeline/stream-codecs.ts'
+import { parseJson } from '../../pipeline/stream-codecs.ts'
+import { dataFrame } from '../../pipeline/sse.ts'
+
+type Json = Record<string, unknown>
+
+interface ChoiceAcc {
+  index: number
+  text: string
+  finishReason: unknown
+}
+
+/** Folds `text_completion` chunks: each choice's text pieces joined in order, its last finish reason, the usage. */
+export class TextCompletionFold {
+  private id = ''
+  private created = 0
+  private model = ''
+  private readonly choices = new Map<number, ChoiceAcc>()
+  usage: unknown
+  error: unknown
+
+  add(chunk: Json): void {
+    if (chunk.error !== undefined) {
+      this.error = chunk.error
+      return
+    }
+    if (typeof chunk.id === 'string' && !this.id) this.id = chunk.id
+    if (typeof chunk.created === 'number' && !this.created) this.created = chunk.created
+    if (typeof chunk.model === 'string' && !this.model) this.model = chunk.model
+    if (chunk.usage) this.usage = chunk.usage
+    for (const c of (Array.isArray(chunk.choices) ? chunk.choices : []) as Json[]) {
+      const index = typeof c?.index === 'number' ? c.index : 0
+      let acc = this.choices.get(index)
+      if (!acc) this.choices.set(index, (acc = { index, text: '', finishReason: null }))
+      if (typeof c.text === 'string') acc.text += c.text
+      if (c.finish_reason !== undefined && c.finish_reason !== null) acc.finishReason = c.finish_reason
+    }
+  }
+
+  result(): Json {
+    const choices = [...this.choices.values()].sort((a, b) => a.index - b.index).map((c) => ({ text: c.text, index: c.index, logprobs: null, finish_reason: c.finishReason }))
+    const out: Json = { id: this.id, object: 'text_completion', created: this.created, model: this.model, choices }
+    if (this.usage) out.usage = this.usage
+    return out
+  }
+}
+
+const USAGE_ONLY_MARKERS = ['"usage"', '"error"']
+
+export const completionsStreamCodec: StreamCodec = {
+  foldAlways: false,
+  createFold(usageOnly = false) {
+    const fold = new TextCompletionFold()
+    return {
+      only: usageOnly ? USAGE_ONLY_MARKERS : undefined,
+      add(event) {
+        if (event.data === '[DONE]') return
+        if (usageOnly && !USAGE_ONLY_MARKERS.some((marker) => event.data.includes(marker))) return
+        const chunk = parseJson(event.data)
+        if (chunk) fold.add(chunk)
+      },
+      result: () => fold.result(),
+      usage: () => fold.usage,
+      error: () => fold.error,
+    }
+  },
+  // The SDKs read completions streams as they read chat's: `data: {"error":…}` raises an APIError.
+  errorFrame: (error) => dataFrame(error.toJSON()),
+}
