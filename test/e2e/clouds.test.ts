@@ -15,7 +15,7 @@ import { auditAdmin } from '../helpers/audit-admin.ts'
 import { type RunningGateway, startGateway, writeGatewayYaml } from '../helpers/gateway.ts'
 import { ANTHROPIC_TEXT } from '../helpers/mock-anthropic-upstream.ts'
 import { BEDROCK_TEXT, type MockBedrock, startMockBedrock } from '../helpers/mock-bedrock-upstream.ts'
-import { GEMINI_TEXT } from '../helpers/mock-gemini-upstream.ts'
+import { GEMINI_TEXT, geminiEmbeddingValues } from '../helpers/mock-gemini-upstream.ts'
 import { type MockGoogleAuth, serviceAccountKey, startMockGoogleAuth } from '../helpers/mock-google-auth.ts'
 import { type MockVertex, startMockVertex } from '../helpers/mock-vertex-upstream.ts'
 
@@ -64,7 +64,7 @@ workflows:
     VERTEX_BASE_URL: vertex.url,
     VERTEX_PROJECT: 'acme-prod',
     VERTEX_LOCATION: 'us-east5',
-    VERTEX_MODELS: 'gemini-2.5-flash,claude-sonnet-4-5@20250929',
+    VERTEX_MODELS: 'gemini-2.5-flash,claude-sonnet-4-5@20250929,text-embedding-005,gemini-embedding-001',
     GOOGLE_APPLICATION_CREDENTIALS: keyFile,
   })
   openai = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
@@ -104,6 +104,27 @@ describe('Bedrock and Vertex AI behind the gateway', () => {
       expect(usage?.prompt_tokens).toBeGreaterThan(0)
     }
     expect(bedrock.refusedSignatures).toBe(0)
+  })
+
+  test("embeddings on Vertex AI: Google's embedding models through :predict, dimensions as outputDimensionality, Vertex's token counts", async () => {
+    const texts = ['first', 'second 🙂']
+    const floats = await openai.embeddings.create({ model: 'vertex/text-embedding-005', input: texts, dimensions: 4, encoding_format: 'float' })
+    const seen = vertex.requests.at(-1)!
+    expect(seen.path).toBe('/v1/projects/acme-prod/locations/us-east5/publishers/google/models/text-embedding-005:predict')
+    expect(seen.body).toEqual({ instances: texts.map((content) => ({ content })), parameters: { outputDimensionality: 4 } })
+    expect(floats.data.map((d) => d.embedding)).toEqual(texts.map((text) => geminiEmbeddingValues(text, 4)))
+    // The mock counts a token per character, as no tokenizer would: the usage is Vertex's, not the gateway's count.
+    expect(floats.usage).toEqual({ prompt_tokens: Array.from(texts.join('')).length, total_tokens: Array.from(texts.join('')).length })
+    // The SDK's default asks for base64 and decodes the float32 values.
+    const decoded = await openai.embeddings.create({ model: 'vertex/gemini-embedding-001', input: 'solo' })
+    expect(decoded.data[0]!.embedding).toEqual(Array.from(Float32Array.from(geminiEmbeddingValues('solo'))))
+    // One instance a request for gemini-embedding-001: Vertex's refusal is passed on.
+    const several = await openai.embeddings.create({ model: 'vertex/gemini-embedding-001', input: ['a', 'b'] }).catch((e) => e)
+    expect(several).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(several.message).toContain('single instance per request')
+    const claude = await openai.embeddings.create({ model: 'vertex/claude-sonnet-4-5@20250929', input: 'x' }).catch((e) => e)
+    expect(claude).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(claude.error).toMatchObject({ code: 'unsupported_endpoint' })
   })
 
   test('the Responses API, translated over chat, on Bedrock and Vertex AI', async () => {

@@ -8,7 +8,7 @@
  * (`anthropic_version: vertex-2023-10-16`, no `model`). Every request is recorded.
  */
 import { MESSAGES_FIELDS, messagesAnswer } from './mock-anthropic-upstream.ts'
-import { generateContentAnswer } from './mock-gemini-upstream.ts'
+import { GEMINI_EMBEDDING_DIMENSIONS, generateContentAnswer, geminiEmbeddingValues } from './mock-gemini-upstream.ts'
 import { type RecordedRequest, serveRecording } from './mock-openai-upstream.ts'
 
 export interface MockVertex {
@@ -50,6 +50,7 @@ export function startMockVertex(options: MockVertexOptions): MockVertex {
     if (location !== options.location) return googleError(404, 'NOT_FOUND', `Publisher model is not found in location ${location}.`)
     const body = recorded.body
     if (publisher === 'google') {
+      if (method === 'predict') return predictAnswer(model, body)
       if (method !== 'generateContent' && method !== 'streamGenerateContent') return googleError(400, 'INVALID_ARGUMENT', `Unsupported method ${method} for a Gemini model.`)
       return generateContentAnswer(model, method === 'streamGenerateContent', body, url)
     }
@@ -67,4 +68,24 @@ export function startMockVertex(options: MockVertexOptions): MockVertex {
     return messagesAnswer(behaviour, body)
   })
   return { url: `${server.origin}/v1`, requests: server.requests, stop: server.stop }
+}
+
+/**
+ * `:predict` of Google's embedding models: `{instances: [{content}], parameters: {outputDimensionality}}` answered
+ * `{predictions: [{embeddings: {values, statistics: {token_count, truncated}}}]}`; `gemini-embedding-001` takes one
+ * instance a request, as Vertex documents.
+ */
+function predictAnswer(model: string, body: any): Response {
+  const instances: any[] = Array.isArray(body?.instances) ? body.instances : []
+  if (instances.length === 0) return googleError(400, 'INVALID_ARGUMENT', 'instances must not be empty')
+  if (model.startsWith('gemini-embedding') && instances.length > 1)
+    return googleError(400, 'INVALID_ARGUMENT', `Unable to submit request because the model ${model} only supports a single instance per request.`)
+  if (instances.some((i) => typeof i?.content !== 'string')) return googleError(400, 'INVALID_ARGUMENT', 'Each instance must have a string content.')
+  const dimensions = body?.parameters?.outputDimensionality ?? GEMINI_EMBEDDING_DIMENSIONS
+  return Response.json({
+    predictions: instances.map((i) => ({
+      embeddings: { values: geminiEmbeddingValues(i.content, dimensions), statistics: { token_count: Array.from(i.content as string).length, truncated: false } },
+    })),
+    metadata: { billableCharacterCount: instances.reduce((sum, i) => sum + i.content.length, 0) },
+  })
 }

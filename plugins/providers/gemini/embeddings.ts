@@ -41,19 +41,24 @@ function vectorsOf(answer: Json, count: number): number[][] | undefined {
   return vectors.length === count && vectors.every((v) => v !== undefined) ? (vectors as number[][]) : undefined
 }
 
+/** The inputs as texts, or the 400 of a provider that embeds text only (token ids cannot be sent to it). */
+export function embeddingTextsOrRefusal(call: AdapterCall): string[] | GatewayError {
+  const texts = embeddingTexts(embeddingInputs(call.body))
+  if (texts && texts.length > 0) return texts
+  return new GatewayError({
+    status: 400,
+    type: 'invalid_request_error',
+    provider: call.provider.name,
+    param: 'input',
+    code: 'unsupported_input',
+    message: `Provider '${call.provider.name}' (type ${call.provider.type}) embeds text only: send input as a string or an array of strings, not token ids.`,
+  })
+}
+
 /** Embeddings through Gemini's methods at the URLs `url` makes, with `headers`: the Gemini API's (and Vertex AI's Gemini models). */
 export async function geminiEmbeddings(call: AdapterCall, url: (method: EmbedMethod) => UpstreamUrl, headers: Record<string, string>): Promise<UpstreamResult> {
-  const texts = embeddingTexts(embeddingInputs(call.body))
-  if (!texts || texts.length === 0) {
-    return new GatewayError({
-      status: 400,
-      type: 'invalid_request_error',
-      provider: call.provider.name,
-      param: 'input',
-      code: 'unsupported_input',
-      message: `Provider '${call.provider.name}' (type ${call.provider.type}) embeds text only: send input as a string or an array of strings, not token ids.`,
-    })
-  }
+  const texts = embeddingTextsOrRefusal(call)
+  if (texts instanceof GatewayError) return texts
   const { model } = call.target
   const dimensions = call.body.dimensions
   const single = texts.length === 1

@@ -6,7 +6,8 @@
  * `anthropic_version: vertex-2023-10-16`: chat is translated as for Anthropic (plugins/providers/anthropic), and
  * `/v1/messages` is forwarded natively, its answer (thinking signatures included) unchanged. Requests carry a bearer
  * token from Application Default Credentials (src/credentials/google-adc.ts, applied by fetchUpstream). Errors
- * come in Google's shape (quota, permissions) or Anthropic's (the model's own). The model list is the configured
+ * come in Google's shape (quota, permissions) or Anthropic's (the model's own). Embeddings go to Google's embedding
+ * models' `:predict` (./embeddings.ts). The model list is the configured
  * one (VERTEX_MODELS); listing fetches the first token, so broken credentials show at start-up.
  */
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
@@ -16,6 +17,7 @@ import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/
 import { type UpstreamUrl, upstreamUrl } from '../../../src/providers/upstream-url.ts'
 import { anthropicUpstreamError, messagesChat } from '../anthropic/adapter.ts'
 import { generateContentChat, geminiUpstreamError } from '../gemini/adapter.ts'
+import { vertexEmbeddings } from './embeddings.ts'
 
 /** The Messages API version Vertex AI takes in the body. */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16'
@@ -82,6 +84,24 @@ function messages(call: AdapterCall): Promise<UpstreamResult> {
   })
 }
 
+/** Google's embedding models through `:predict`; a Claude model embeds nothing. */
+function embeddings(call: AdapterCall): Promise<UpstreamResult> {
+  const { provider, target } = call
+  if (isClaude(target.model)) {
+    return Promise.resolve(
+      new GatewayError({
+        status: 400,
+        type: 'invalid_request_error',
+        provider: provider.name,
+        param: 'model',
+        code: 'unsupported_endpoint',
+        message: `Model '${target.model}' on provider '${provider.name}' does not embed: use one of Google's embedding models (gemini-embedding-001, text-embedding-005).`,
+      }),
+    )
+  }
+  return vertexEmbeddings(call, vertexModelUrl(provider, target.model, 'predict'), JSON_HEADERS)
+}
+
 async function listModels(provider: ProviderInstance): Promise<string[] | GatewayError> {
   if (provider.auth) {
     const authorized = await authorize(provider.auth, { method: 'GET', url: provider.baseUrl, headers: {} })
@@ -94,6 +114,7 @@ export const vertexAdapter: ProviderAdapter = {
   id: 'vertex',
   chatCompletions,
   messages,
+  embeddings,
   speaksNatively: (api, _provider, model) => api === 'messages' && isClaude(model),
   listModels,
 }
