@@ -170,10 +170,10 @@ describe('failed requests: exactly one entry each, and who raised the error', ()
 
   test('an unknown /v1 route', async () => {
     const requestId = rid()
-    const res = await fetch(`${t.gw.baseURL}/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'x-request-id': requestId } })
+    const res = await fetch(`${t.gw.baseURL}/no-such-api`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'x-request-id': requestId } })
     expect(res.status).toBe(404)
     const entry = await t.audit.entryFor(requestId)
-    expect(entry).toMatchObject({ status_code: 404, path: '/v1/embeddings', error_type: 'not_found_error', data: { error_code: 'route_not_found', error_provider: '' } })
+    expect(entry).toMatchObject({ status_code: 404, path: '/v1/no-such-api', error_type: 'not_found_error', data: { error_code: 'route_not_found', error_provider: '' } })
   })
 })
 
