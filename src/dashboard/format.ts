@@ -1,4 +1,5 @@
 /** @module How numbers, times and money look everywhere in the dashboard. */
+import { UNIT_TOTALS, type UsageUnit } from '../usage/units.ts'
 
 const integer = new Intl.NumberFormat('en-US')
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 })
@@ -23,6 +24,20 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+}
+
+/** What a unit of non-token work is called, by the name of its sum in the usage reports. */
+export const UNIT_LABELS: Record<(typeof UNIT_TOTALS)[UsageUnit], string> = {
+  images: 'Images',
+  audio_seconds: 'Audio seconds',
+  characters: 'Characters spoken',
+  search_units: 'Search units',
+}
+
+/** `2 images (1024x1024/hd)`, `12.5 audio seconds`. */
+export function formatUnits(unit: UsageUnit, units: number, variant: string | undefined): string {
+  const label = UNIT_LABELS[UNIT_TOTALS[unit]].toLowerCase()
+  return `${formatCount(units)} ${label}${variant ? ` (${variant})` : ''}`
 }
 
 /** `YYYY-MM-DD` of a UTC day, as the admin API's date parameters expect. */

@@ -13,6 +13,7 @@ import type { UsageWriterStats } from './write-path/usage-writer.ts'
 import type { Budget, RateLimit } from '../limits/definitions.ts'
 import type { ModelPrice } from '../usage/pricing.ts'
 import type { UsageRecord } from '../usage/record.ts'
+import type { UnitTotalName } from '../usage/units.ts'
 import type { WorkflowVersion } from '../workflows/definition.ts'
 import type { StoreEvents } from './batch-events.ts'
 import type { Changes } from './changes.ts'
@@ -282,7 +283,8 @@ export interface UsageQuery {
   userPath?: string
 }
 
-export interface UsageTotals {
+/** The sums of a range; work priced per unit is summed per unit under its report name (`images`, `audio_seconds`, …: src/usage/units.ts). */
+export interface UsageTotals extends Record<UnitTotalName, number> {
   requests: number
   input_tokens: number
   output_tokens: number

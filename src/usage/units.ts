@@ -32,3 +32,8 @@ export function unitUsageOf(usage: Partial<UnitUsage> | undefined): UnitUsage | 
   if (!usage?.unit || !usage.units) return undefined
   return { unit: usage.unit, units: usage.units, unit_variant: usage.unit_variant ?? '' }
 }
+
+/** One sum per unit under its report name (UNIT_TOTALS), made by `sum(unit, name)`: how each store writes its query. */
+export function unitSums<T>(sum: (unit: UsageUnit, name: UnitTotalName) => T): Record<UnitTotalName, T> {
+  return Object.fromEntries(USAGE_UNITS.map((unit) => [UNIT_TOTALS[unit], sum(unit, UNIT_TOTALS[unit])])) as Record<UnitTotalName, T>
+}

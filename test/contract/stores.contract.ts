@@ -365,6 +365,26 @@ export function storesContract(backend: string, open: () => Promise<Stores>): vo
         expect(await s.usage.totals({ fromMs: 0, toMs: 1 })).toMatchObject({ requests: 0, cost_usd: 0 })
       })
 
+      test('work priced per unit is stored and summed per unit; a record without it stores none; replays count once', async () => {
+        const s = await fresh()
+        const records = [
+          usageRecord('img', { model: 'dall-e-3', unit: 'image', units: 2, unit_variant: '1024x1024/hd', cost_usd: 0.16 }),
+          usageRecord('img2', { model: 'dall-e-3', unit: 'image', units: 1, unit_variant: '1024x1024/standard', cost_usd: 0.04 }),
+          usageRecord('stt', { model: 'whisper-1', unit: 'audio_second', units: 12.5, unit_variant: '', cost_usd: 0.00125 }),
+          usageRecord('tts', { model: 'tts-1', unit: 'character', units: 300, unit_variant: '', cost_usd: 0.0045 }),
+          usageRecord('chat'),
+        ]
+        for (const r of records) s.usageSink.record(r)
+        await s.usageSink.flush()
+        // A batch holding stored records goes again as the statement that skips them (PostgreSQL): units included.
+        for (const r of [records[0]!, records[4]!, usageRecord('rerank', { model: 'rerank-v3.5', unit: 'search_unit', units: 1, unit_variant: '' })]) s.usageSink.record(r)
+        await s.usageSink.flush()
+        const range = { fromMs: T0 - 1000, toMs: T0 + 1000 }
+        expect(await s.usage.totals(range)).toMatchObject({ requests: 6, images: 3, audio_seconds: 12.5, characters: 300, search_units: 1 })
+        const byModel = Object.fromEntries((await s.usage.breakdown(range, 'model')).map((r) => [r.model, [r.images, r.audio_seconds, r.characters]]))
+        expect(byModel).toMatchObject({ 'dall-e-3': [3, 0, 0], 'whisper-1': [0, 12.5, 0], 'tts-1': [0, 0, 300], 'gpt-4o-mini': [0, 0, 0] })
+      })
+
       test('a user path subtree: the path and below, not its neighbours with the same prefix, not a LIKE wildcard', async () => {
         const s = await fresh()
         const paths = ['/acme', '/acme/team_a', '/acme/team_a/x', '/acme/teamXa', '/acme-corp', '/', '/acme0']

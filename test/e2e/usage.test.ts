@@ -80,6 +80,22 @@ test('an admin price override applies to the next request and can be dropped', a
   expect((await admin('/pricing/x', { method: 'PUT', body: JSON.stringify({ input: -1, output: 1 }) })).status).toBe(400)
 })
 
+test('a price per unit of work is set through the admin API and refused without a price; the reports sum each unit', async () => {
+  const price = { input: 0, output: 0, per_unit: { unit: 'image', usd: 0.05, variants: { '1024x1024/hd': 0.08 } } }
+  const put = await admin('/pricing/openai/my-image-model', { method: 'PUT', body: JSON.stringify(price) })
+  expect([put.status, ((await put.json()) as { price: unknown }).price]).toEqual([200, price])
+  const table = (await (await admin('/pricing')).json()) as { data: { model: string; price: unknown }[] }
+  expect(table.data.find((p) => p.model === 'openai/my-image-model')?.price).toEqual(price)
+  const refused = await admin('/pricing/x', { method: 'PUT', body: JSON.stringify({ input: 0, output: 0, per_unit: { unit: 'image' } }) })
+  expect(refused.status).toBe(400)
+  expect((await admin('/pricing/openai/my-image-model', { method: 'DELETE' })).status).toBe(200)
+  // No request did work in units here: each unit's sum is there, and 0.
+  const summary = await (await admin('/usage/summary?days=1')).json()
+  expect(summary).toMatchObject({ images: 0, audio_seconds: 0, characters: 0, search_units: 0 })
+  const byModel = (await (await admin('/usage/breakdown?by=model')).json()) as { data: Record<string, unknown>[] }
+  expect(byModel.data[0]).toMatchObject({ images: 0, audio_seconds: 0 })
+})
+
 test('a workflow without usage writes no record', async () => {
   const before = (await (await admin('/usage/summary?days=1')).json()) as { requests: number }
   await client.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })

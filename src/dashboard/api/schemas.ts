@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { auditConversationSchema, auditLogEntrySchema, auditLogPageSchema, gatewayErrorSchema } from '../../audit/schemas.ts'
 import { ADMIN_ROLES, type AdminPermission, type AdminRole } from '../../admin/roles.ts'
 import { FEATURE_IDS } from '../../pipeline/snapshots.ts'
+import { unitSums } from '../../usage/units.ts'
 
 export { auditConversationSchema, auditLogEntrySchema, auditLogPageSchema, gatewayErrorSchema, FEATURE_IDS }
 export type AuditLogEntry = z.infer<typeof auditLogEntrySchema>
@@ -36,6 +37,8 @@ const usageSums = {
   cost_usd: z.number(),
   saved_usd: z.number(),
   cache_hits: z.number(),
+  // Work priced per unit (src/usage/units.ts); 0 when none.
+  ...unitSums(() => z.number().default(0)),
 }
 export const usageSummarySchema = z.object({ start: z.string(), end: z.string(), ...usageSums })
 

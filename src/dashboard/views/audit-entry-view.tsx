@@ -13,7 +13,7 @@ import { JsonBlock } from '../components/json-block.tsx'
 import { LabelChips } from '../components/label-chips.tsx'
 import { Loadable } from '../components/status.tsx'
 import { useRemote } from '../components/use-remote.ts'
-import { formatCount, formatDateTime, formatDurationNs, formatUsd } from '../format.ts'
+import { formatCount, formatDateTime, formatDurationNs, formatUnits, formatUsd } from '../format.ts'
 import { hrefOf } from '../router.ts'
 import { AttemptsTimeline } from './audit-attempts.tsx'
 import { auditListHref, StatusBadge } from './audit-log-view.tsx'
@@ -75,6 +75,9 @@ function EntryDetails({ entry }: { entry: AuditLogEntry }) {
             </Fact>
             <Fact label="Output tokens">{formatCount(entry.usage.output_tokens)}</Fact>
             <Fact label="Total tokens">{formatCount(entry.usage.total_tokens)}</Fact>
+            {entry.usage.unit && entry.usage.units !== undefined && (
+              <Fact label="Priced per unit">{formatUnits(entry.usage.unit, entry.usage.units, entry.usage.unit_variant)}</Fact>
+            )}
             <Fact label="Cost">{entry.usage.cost_usd === undefined ? 'not priced' : formatUsd(entry.usage.cost_usd)}</Fact>
             <Fact label="Saved by rewriters">
               {formatCount(entry.usage.rewrite_tokens_saved)} tokens, {formatUsd(entry.usage.rewrite_cost_saved)}

@@ -7,7 +7,8 @@ import { DailyChart } from '../components/daily-chart.tsx'
 import { DateRangeFields, dateRangeOf, type DateRange } from '../components/date-range-fields.tsx'
 import { EmptyState, Loadable } from '../components/status.tsx'
 import { useRemote } from '../components/use-remote.ts'
-import { formatCount, formatUsd, utcDay } from '../format.ts'
+import { formatCount, formatUsd, UNIT_LABELS, utcDay } from '../format.ts'
+import { UNIT_TOTALS } from '../../usage/units.ts'
 import { hrefOf, navigate } from '../router.ts'
 
 const DEFAULT_DAYS = 30
@@ -49,6 +50,8 @@ export function UsageView({ query }: { query: URLSearchParams }) {
             <Stat label="Output tokens" value={formatCount(totals.output_tokens)} />
             <Stat label="Cost" value={formatUsd(totals.cost_usd)} note={`${formatUsd(totals.saved_usd)} saved`} />
             <Stat label="Cache hits" value={formatCount(totals.cache_hits)} />
+            {/* Work priced per unit, only when the range has some. */}
+            {Object.values(UNIT_TOTALS).map((name) => totals[name] > 0 && <Stat key={name} label={UNIT_LABELS[name]} value={formatCount(totals[name])} />)}
           </div>
         )}
       </Loadable>

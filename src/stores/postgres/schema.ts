@@ -119,6 +119,10 @@ export const usageRecords = pgTable(
     estimated: boolean('estimated').notNull(),
     cache_hit: boolean('cache_hit').notNull(),
     labels: text('labels').array().notNull().default([]),
+    /** Work priced per unit (src/usage/units.ts): the unit, '' when tokens only; how many; the variant priced. */
+    unit: text('unit').notNull().default(''),
+    units: doublePrecision('units').notNull().default(0),
+    unit_variant: text('unit_variant').notNull().default(''),
   },
   (t) => [index('usage_records_ts').on(t.ts)],
 )

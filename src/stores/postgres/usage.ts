@@ -10,25 +10,34 @@ import type { UsageBreakdownRow, UsageQuery, UsageTotals } from '../types.ts'
 import type { PgDb } from './client.ts'
 import { copyIn, copyValue, isUniqueViolation, textArray } from './copy.ts'
 import { priceOverrides, usageRecords } from './schema.ts'
+import { unitSums } from '../../usage/units.ts'
 
 const SUMS = `COUNT(*)::float8 AS requests, COALESCE(SUM(prompt_tokens),0)::float8 AS input_tokens, COALESCE(SUM(completion_tokens),0)::float8 AS output_tokens,
   COALESCE(SUM(total_tokens),0)::float8 AS total_tokens, COALESCE(SUM(cached_tokens),0)::float8 AS cached_input_tokens,
   COALESCE(SUM(cache_write_tokens),0)::float8 AS cache_write_input_tokens, COALESCE(SUM(reasoning_tokens),0)::float8 AS reasoning_tokens,
   COALESCE(SUM(cost_usd),0)::float8 AS cost_usd, COALESCE(SUM(saved_usd),0)::float8 AS saved_usd, COALESCE(SUM(rewrite_tokens_saved),0)::float8 AS rewrite_tokens_saved,
-  COALESCE(SUM(rewrite_cost_saved),0)::float8 AS rewrite_cost_saved, COUNT(*) FILTER (WHERE estimated)::float8 AS estimated_requests, COUNT(*) FILTER (WHERE cache_hit)::float8 AS cache_hits`
+  COALESCE(SUM(rewrite_cost_saved),0)::float8 AS rewrite_cost_saved, COUNT(*) FILTER (WHERE estimated)::float8 AS estimated_requests, COUNT(*) FILTER (WHERE cache_hit)::float8 AS cache_hits,
+  ${Object.values(unitSums((unit, name) => `COALESCE(SUM(units) FILTER (WHERE unit = '${unit}'),0)::float8 AS ${name}`)).join(', ')}`
 
 /**
  * A batch is one COPY (./copy.ts: about 4 µs of server CPU per record, against 10 µs for the statement below,
  * bench/postgres-write-cost.ts's figures in docs/scale-out.md). A batch holding a record already stored (a replay)
  * is sent again as the statement, which skips it: one JSON parameter that PostgreSQL unpacks with the table's own
  * column types (the record fields are named as the columns). That JSON costs the gateway's thread 2 µs a record,
- * drizzle's multi-row VALUES cost it about 40 in building and binding 22 parameters a row. A record without labels
- * has none (`labels` is optional in UsageRecord).
+ * drizzle's multi-row VALUES cost it about 40 in building and binding 22 parameters a row. A record leaves out what it
+ * has none of (labels, work in units: optional in UsageRecord), stored as the column's default.
  */
 const USAGE_COLUMNS = Object.entries(getTableColumns(usageRecords))
+/** The columns a record may leave out, with what is stored then (as SQL, and as a COPY field). */
+const OPTIONAL: Record<string, { sql: string; copy: string | number }> = {
+  labels: { sql: `'{}'`, copy: '{}' },
+  unit: { sql: `''`, copy: '' },
+  units: { sql: '0', copy: 0 },
+  unit_variant: { sql: `''`, copy: '' },
+}
 const COPY_BATCH = `COPY usage_records (${USAGE_COLUMNS.map(([, c]) => c.name).join(', ')}) FROM STDIN`
 const INSERT_OR_SKIP = `INSERT INTO usage_records (${USAGE_COLUMNS.map(([, c]) => c.name).join(', ')})
-  SELECT ${USAGE_COLUMNS.map(([field]) => (field === 'labels' ? `COALESCE(labels, '{}')` : field)).join(', ')}
+  SELECT ${USAGE_COLUMNS.map(([field]) => (field in OPTIONAL ? `COALESCE(${field}, ${OPTIONAL[field]!.sql})` : field)).join(', ')}
   FROM json_to_recordset($1::text::json) AS r(${USAGE_COLUMNS.map(([field, c]) => `${field} ${c.getSQLType()}`).join(', ')})
   ON CONFLICT (id) DO NOTHING`
 
@@ -37,7 +46,7 @@ function copyText(records: readonly UsageRecord[]): string {
   for (const record of records) {
     const fields = record as unknown as Record<string, string | number | boolean | undefined>
     let line = ''
-    for (const [field] of USAGE_COLUMNS) line += `${line ? '\t' : ''}${copyValue(field === 'labels' ? textArray(record.labels) : fields[field])}`
+    for (const [field] of USAGE_COLUMNS) line += `${line ? '\t' : ''}${copyValue(field === 'labels' ? textArray(record.labels) : (fields[field] ?? OPTIONAL[field]?.copy))}`
     text += `${line}\n`
   }
   return text

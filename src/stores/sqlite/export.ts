@@ -7,6 +7,7 @@ import type { Database } from 'bun:sqlite'
 import { sql } from 'drizzle-orm'
 import type { AuditLogEntry } from '../../audit/entry.ts'
 import type { UsageRecord } from '../../usage/record.ts'
+import { type UsageUnit, unitUsageOf } from '../../usage/units.ts'
 import { type AuditLogRow, fullEntry } from '../audit-query/rows.ts'
 import { orm } from './client.ts'
 import { usageRecords } from './schema.ts'
@@ -63,5 +64,6 @@ function toUsageRecord(r: typeof usageRecords.$inferSelect): UsageRecord {
     estimated: r.estimated,
     cache_hit: r.cacheHit,
     labels: JSON.parse(r.labels) as string[],
+    ...unitUsageOf({ unit: (r.unit || undefined) as UsageUnit | undefined, units: r.units, unit_variant: r.unitVariant }),
   }
 }

@@ -178,6 +178,10 @@ export const usageRecords = sqliteTable(
     cacheHit: integer('cache_hit', { mode: 'boolean' }).notNull(),
     /** JSON array of the request's labels. */
     labels: text('labels').notNull().default('[]'),
+    /** Work priced per unit (src/usage/units.ts): the unit, '' when tokens only; how many; the variant priced. */
+    unit: text('unit').notNull().default(''),
+    units: real('units').notNull().default(0),
+    unitVariant: text('unit_variant').notNull().default(''),
   },
   (t) => [index('usage_records_ts').on(t.ts)],
 )

@@ -7,6 +7,7 @@ import type { UsageBatchWriter } from '../write-path/usage-writer.ts'
 import { and, eq, gte, lt, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { PriceStore, UsageBreakdownRow, UsageGroup, UsageQuery, UsageReader, UsageTotals } from '../types.ts'
+import { unitSums } from '../../usage/units.ts'
 import { orm } from './client.ts'
 import { priceOverrides, usageRecords } from './schema.ts'
 
@@ -27,6 +28,7 @@ const SUMS = {
   rewrite_cost_saved: total(u.rewriteCostSaved).as('rewrite_cost_saved'),
   estimated_requests: total(u.estimated).as('estimated_requests'),
   cache_hits: total(u.cacheHit).as('cache_hits'),
+  ...unitSums((unit, name) => sql<number>`COALESCE(SUM(CASE WHEN ${u.unit} = ${unit} THEN ${u.units} END), 0)`.as(name)),
 }
 
 /** One label per joined json_each row; '' for requests without labels. */
@@ -58,6 +60,9 @@ const COLUMNS = [
   'estimated',
   'cache_hit',
   'labels',
+  'unit',
+  'units',
+  'unit_variant',
 ] as const
 
 const rowValues = (r: UsageRecord): (string | number)[] => [
@@ -83,6 +88,9 @@ const rowValues = (r: UsageRecord): (string | number)[] => [
   r.estimated ? 1 : 0,
   r.cache_hit ? 1 : 0,
   JSON.stringify(r.labels ?? []),
+  r.unit ?? '',
+  r.units ?? 0,
+  r.unit_variant ?? '',
 ]
 
 export function sqliteUsageStore(db: Database): UsageReader & UsageBatchWriter {

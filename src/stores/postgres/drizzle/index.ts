@@ -12,6 +12,7 @@ import responseThreadOwners from './0004_response_thread_owners.sql' with { type
 import adminRoles from './0005_admin_roles.sql' with { type: 'text' }
 import mcpGateway from './0006_mcp_gateway.sql' with { type: 'text' }
 import storedResponses from './0007_stored_responses.sql' with { type: 'text' }
+import usageUnits from './0008_usage_units.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -25,4 +26,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0005_admin_roles': adminRoles,
   '0006_mcp_gateway': mcpGateway,
   '0007_stored_responses': storedResponses,
+  '0008_usage_units': usageUnits,
 }
