@@ -54,9 +54,8 @@ export const budget = definePlugin({
 
     return {
       async before(ctx, config) {
-        if (!endpoint(ctx.endpoint).governance.limits) return CONTINUE
         const applicable = limits.budgets.filter((b) => inScope(b.scope, ctx.principal?.keyId, ctx.userPath))
-        if (applicable.length === 0) return CONTINUE
+        if (applicable.length === 0 || !endpoint(ctx.endpoint).governance.limits) return CONTINUE
         const now = Date.now()
         const micro = await estimateMicro(ctx, config.default_output_tokens_estimate)
         const reservation: Reservation = { entries: [] }

@@ -51,8 +51,9 @@ export const contextSlimmer = definePlugin({
   create() {
     return {
       before(ctx, config) {
+        if (!config.enabled) return CONTINUE
         const slimToolResults = endpoint(ctx.endpoint).api.toolResults
-        if (!config.enabled || !slimToolResults) return CONTINUE
+        if (!slimToolResults) return CONTINUE
         const slim = (t: string) => slimText(t, config.collapse_tool_output_whitespace, config.trim_trailing_whitespace)
         const results = slimToolResults(ctx.body, slim)
         if (!results) return CONTINUE

@@ -74,9 +74,8 @@ export const rateLimiter = definePlugin({
     const counters = stores.counters
     return {
       async before(ctx, config) {
-        if (!endpoint(ctx.endpoint).governance.limits) return CONTINUE
         const applicable = limits.rateLimits.filter((l) => inScope(l.scope, ctx.principal?.keyId, ctx.userPath))
-        if (applicable.length === 0) return CONTINUE
+        if (applicable.length === 0 || !endpoint(ctx.endpoint).governance.limits) return CONTINUE
         const now = Date.now()
         const needsTokens = applicable.some((l) => l.tokens_per_minute !== undefined || l.tokens_per_day !== undefined)
         const tokens = needsTokens ? await estimateTokens(ctx, config.default_output_tokens_estimate) : 0

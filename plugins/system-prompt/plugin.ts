@@ -15,8 +15,9 @@ export const systemPrompt = definePlugin({
   create() {
     return {
       before(ctx, config) {
+        if (!config.prompt) return CONTINUE
         const place = endpoint(ctx.endpoint).api.systemPrompt
-        if (!config.prompt || !place) return CONTINUE
+        if (!place) return CONTINUE
         const placed = place(ctx.body, config.prompt, config.mode)
         if (!placed) return CONTINUE
         return continueAfter(
