@@ -23,6 +23,8 @@ const MASTER = 'master-key-for-cloud-tests-0123456789'
 const KEY = { id: 'AKIACLOUDSE2E', secret: 'clouds/e2e/secret/access/key' }
 const NOVA = 'amazon.nova-pro-v1:0'
 const CLAUDE_BEDROCK = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
+const TITAN_EMBED = 'amazon.titan-embed-text-v2:0'
+const COHERE_EMBED = 'cohere.embed-english-v3'
 let bedrock: MockBedrock
 let google: MockGoogleAuth
 let vertex: MockVertex
@@ -57,7 +59,7 @@ workflows:
     GATEWAY_CONFIG: config,
     GATEWAY_MASTER_KEY: MASTER,
     BEDROCK_BASE_URL: bedrock.url,
-    BEDROCK_MODELS: `${NOVA},${CLAUDE_BEDROCK}`,
+    BEDROCK_MODELS: `${NOVA},${CLAUDE_BEDROCK},${TITAN_EMBED},${COHERE_EMBED}`,
     AWS_REGION: 'eu-central-1',
     AWS_ACCESS_KEY_ID: KEY.id,
     AWS_SECRET_ACCESS_KEY: KEY.secret,
@@ -103,6 +105,34 @@ describe('Bedrock and Vertex AI behind the gateway', () => {
       expect(streamed).toBe(text)
       expect(usage?.prompt_tokens).toBeGreaterThan(0)
     }
+    expect(bedrock.refusedSignatures).toBe(0)
+  })
+
+  test('embeddings on Bedrock: Titan one input a signed InvokeModel call, Cohere all in one; their token counts as the usage', async () => {
+    const texts = ['first', 'second 🙂']
+    const before = bedrock.requests.length
+    const titan = await openai.embeddings.create({ model: `bedrock/${TITAN_EMBED}`, input: texts, dimensions: 256, encoding_format: 'float' })
+    const calls = bedrock.requests.slice(before)
+    expect(calls.map((r) => [r.path, r.body])).toEqual(texts.map((inputText) => ['/model/amazon.titan-embed-text-v2%3A0/invoke', { inputText, dimensions: 256 }]))
+    expect(titan.data.map((d) => d.embedding)).toEqual(texts.map((text) => geminiEmbeddingValues(text, 256)))
+    // The mock counts a token per character: the usage is Bedrock's inputTextTokenCount, summed.
+    expect(titan.usage.prompt_tokens).toBe(Array.from(texts.join('')).length)
+
+    const cohere = await openai.embeddings.create({ model: `bedrock/${COHERE_EMBED}`, input: texts })
+    expect(bedrock.requests.at(-1)).toMatchObject({ path: '/model/cohere.embed-english-v3/invoke', body: { texts, input_type: 'search_document' } })
+    // The SDK asked for base64 and decoded it: the float32 values of Cohere's numbers.
+    expect(cohere.data.map((d) => d.embedding)).toEqual(texts.map((text) => Array.from(Float32Array.from(geminiEmbeddingValues(text, 1024)))))
+    expect(cohere.usage.prompt_tokens).toBe(Array.from(texts.join('')).length)
+    const queried = await openai.embeddings.create({ model: `bedrock/${COHERE_EMBED}`, input: 'query', input_type: 'search_query' } as never)
+    expect(bedrock.requests.at(-1)!.body).toEqual({ texts: ['query'], input_type: 'search_query' })
+    expect(queried.data).toHaveLength(1)
+
+    const refused = await openai.embeddings.create({ model: `bedrock/${TITAN_EMBED}`, input: 'x', dimensions: 7 }).catch((e) => e)
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(refused.message).toContain('7 is not a valid enum value')
+    const nova = await openai.embeddings.create({ model: `bedrock/${NOVA}`, input: 'x' }).catch((e) => e)
+    expect(nova).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(nova.error).toMatchObject({ code: 'unsupported_endpoint' })
     expect(bedrock.refusedSignatures).toBe(0)
   })
 

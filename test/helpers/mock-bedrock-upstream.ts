@@ -17,6 +17,7 @@ import { answerFor as anthropicAnswerFor, ANTHROPIC_USAGE, anthropicMessage, MES
 import type { RecordedRequest } from './mock-openai-upstream.ts'
 import { resultText, scriptedTurn } from './scripted-agent.ts'
 import { schemaInstance } from './schema-instance.ts'
+import { geminiEmbeddingValues } from './mock-gemini-upstream.ts'
 import { type SigV4Expectation, sigV4Problem } from './sigv4-verifier.ts'
 
 export const BEDROCK_TEXT = 'Hello from Bedrock 🙂 — 你好'
@@ -186,6 +187,34 @@ function converseEvents(content: Json[], stopReason: string): Uint8Array[] {
 }
 
 /** The Anthropic mock's behaviour name for a Bedrock id: `us.anthropic.claude-thinking-v1:0` → `thinking`. */
+/**
+ * InvokeModel of the embedding models, as Bedrock's model parameters pages document them: Titan Text Embeddings
+ * (`{inputText, dimensions}` -> `{embedding, inputTextTokenCount}`; v2 takes 256, 512 or 1024 dimensions) and Cohere
+ * Embed (`{texts, input_type}`, at most 96 texts -> `{embeddings, id, response_type, texts}`, the tokens in
+ * `X-Amzn-Bedrock-Input-Token-Count`).
+ */
+function embedAnswer(model: string, body: Json): Response {
+  const headers = { 'x-amzn-requestid': crypto.randomUUID() }
+  if (model.includes('titan-embed')) {
+    const extra = Object.keys(body).find((k) => !['inputText', 'dimensions', 'normalize', 'embeddingTypes'].includes(k))
+    if (extra) return awsError(400, 'ValidationException', `Malformed input request: #: extraneous key [${extra}] is not permitted, please reformat your input and try again.`)
+    if (typeof body.inputText !== 'string') return awsError(400, 'ValidationException', 'Malformed input request: #: required key [inputText] not found')
+    if (body.dimensions !== undefined && ![256, 512, 1024].includes(body.dimensions as number))
+      return awsError(400, 'ValidationException', `Malformed input request: #/dimensions: ${body.dimensions} is not a valid enum value`)
+    const values = geminiEmbeddingValues(body.inputText, (body.dimensions as number | undefined) ?? 1024)
+    return Response.json({ embedding: values, embeddingsByType: { float: values }, inputTextTokenCount: Array.from(body.inputText).length }, { headers })
+  }
+  const texts = body.texts
+  if (!Array.isArray(texts) || texts.length === 0 || texts.length > 96 || !texts.every((t) => typeof t === 'string'))
+    return awsError(400, 'ValidationException', 'Malformed input request: #/texts: expected between 1 and 96 strings')
+  if (typeof body.input_type !== 'string') return awsError(400, 'ValidationException', 'Malformed input request: #: required key [input_type] not found')
+  const tokens = texts.reduce((sum: number, t: string) => sum + Array.from(t).length, 0)
+  return Response.json(
+    { id: crypto.randomUUID(), response_type: 'embeddings_floats', texts, embeddings: texts.map((t: string) => geminiEmbeddingValues(t, 1024)) },
+    { headers: { ...headers, 'x-amzn-bedrock-input-token-count': String(tokens) } },
+  )
+}
+
 function anthropicBehaviour(model: string): string {
   return /anthropic\.claude-(.+?)(?:-v\d+)?(?::\d+)?$/.exec(model)?.[1] ?? model
 }
@@ -249,6 +278,7 @@ export function startMockBedrock(expect: Omit<SigV4Expectation, 'now'>): MockBed
       const operation = route[2]!
       if (model.includes('throttled')) return awsError(429, 'ThrottlingException', 'Too many requests, please wait before trying again.')
       if (model.includes('no-access')) return awsError(403, 'AccessDeniedException', "You don't have access to the model with the specified model ID.")
+      if (operation === 'invoke' && /(titan-embed|cohere\.embed)/.test(model)) return embedAnswer(model, body)
       if (operation.startsWith('invoke')) {
         if (!model.includes('anthropic.')) return awsError(400, 'ValidationException', 'The provided model does not support InvokeModel in this mock')
         return invoke(model, body, operation === 'invoke-with-response-stream')

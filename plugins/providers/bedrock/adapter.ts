@@ -4,7 +4,8 @@
  * `/v1/messages` for an Anthropic model (`anthropic.claude-…`, or a cross-region profile such as
  * `us.anthropic.claude-…`) is forwarded natively through InvokeModel (`/invoke`, `/invoke-with-response-stream`) in
  * the Messages format, so thinking blocks and their signatures pass unchanged; other models take /v1/messages
- * translated over Converse. Every request is signed with SigV4 (src/credentials/, applied by fetchUpstream). The
+ * translated over Converse. Embeddings go to Titan and Cohere Embed models through InvokeModel (./embeddings.ts).
+ * Every request is signed with SigV4 (src/credentials/, applied by fetchUpstream). The
  * model list is the configured one (BEDROCK_MODELS): Bedrock's own list is on another host and names models the
  * account may not use; listing also warms the credentials, so a broken chain shows at start-up.
  */
@@ -19,6 +20,7 @@ import { isAnthropicModel } from './anthropic-models.ts'
 import { chatToConverseRequest } from './converse-request.ts'
 import { converseToChatCompletion } from './converse-response.ts'
 import { ConverseStreamTranslator, converseStreamToChat } from './converse-stream.ts'
+import { bedrockEmbeddings } from './embeddings.ts'
 import { bedrockUpstreamError } from './errors.ts'
 import { invokeStreamToMessages } from './invoke-stream.ts'
 
@@ -98,6 +100,7 @@ export const bedrockAdapter: ProviderAdapter = {
   id: 'bedrock',
   chatCompletions,
   messages,
+  embeddings: bedrockEmbeddings,
   speaksNatively: (api, _provider, model) => api === 'messages' && isAnthropicModel(model),
   listModels,
 }

@@ -16,6 +16,10 @@ const ON_DEMAND = {
   'amazon.nova-micro-v1': { input: 0.035, cached_input: 0.00875, output: 0.14 },
   'meta.llama3-3-70b-instruct': { input: 0.72, output: 0.72 },
   'mistral.mistral-large-2407': { input: 2, output: 6 },
+  // Embeddings: input tokens only.
+  'amazon.titan-embed-text-v2': { input: 0.02, output: 0 },
+  'cohere.embed-english-v3': { input: 0.1, output: 0 },
+  'cohere.embed-multilingual-v3': { input: 0.1, output: 0 },
 }
 
 const OUTPUT_LIMITS = {
