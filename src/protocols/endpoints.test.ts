@@ -46,6 +46,7 @@ test('the capture selections read the rows', () => {
     'images.generations',
     'audio.speech',
     'moderations',
+    'rerank',
   ])
   expect(ENDPOINTS.filter(isCacheable).map((e) => e.id)).toEqual(['chat.completions', 'completions', 'embeddings'])
 })

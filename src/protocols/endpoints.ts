@@ -20,6 +20,7 @@ import { embeddingsApi } from './embeddings/shape.ts'
 import { imagesApi } from './images/shape.ts'
 import { localApi } from './local/shape.ts'
 import { passthroughApi } from './passthrough/shape.ts'
+import { rerankApi } from './rerank/shape.ts'
 import {
   chatCompletionRequest,
   completionRequest,
@@ -28,6 +29,7 @@ import {
   imageGenerationRequest,
   messagesRequest,
   moderationRequest,
+  rerankRequest,
   responsesRequest,
   speechRequest,
 } from './request-schemas.ts'
@@ -42,6 +44,7 @@ import {
   model,
   modelList,
   moderationResponse,
+  rerankResponse,
   responseInputItemList,
   responseInputTokens,
   responsesResponse,
@@ -377,6 +380,24 @@ export const ENDPOINTS = [
     request: moderationRequest,
     response: moderationResponse,
     openapi: { summary: 'Moderations (text and image inputs)', tag: 'openai', bodyDescription: 'OpenAI moderation request; unknown fields pass through.' },
+  },
+  {
+    id: 'rerank',
+    method: 'POST',
+    path: '/v1/rerank',
+    body: 'json',
+    answers: ['json'],
+    api: rerankApi,
+    governance: INFERENCE,
+    local: null,
+    verbatim: false,
+    request: rerankRequest,
+    response: rerankResponse,
+    openapi: {
+      summary: 'Rerank documents by relevance to a query (the shape Cohere, Jina and Voyage share)',
+      tag: 'openai',
+      bodyDescription: 'query, documents, top_n, return_documents; unknown fields pass through.',
+    },
   },
   // Any other path under /v1: still authenticated and audited, then a clear 404. Registered last.
   {

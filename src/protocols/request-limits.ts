@@ -34,3 +34,6 @@ export const MAX_COMPLETION_PROMPTS = 2_048
  * tokens summed over an embeddings request, above every completion model's context.
  */
 export const MAX_TOKEN_IDS = 300_000
+
+/** Rerank `documents`: Cohere recommends at most 1,000 and accepts 10,000; Jina and Voyage accept fewer. */
+export const MAX_RERANK_DOCUMENTS = 10_000

@@ -3,7 +3,17 @@
  * Every array is bounded (request-limits.ts); zod checks an array's length before its elements.
  */
 import { z } from 'zod'
-import { MAX_CONTENT_PARTS, MAX_TOKEN_IDS, MAX_EMBEDDING_INPUTS, MAX_COMPLETION_PROMPTS, MAX_IMAGES, MAX_INPUT_ITEMS, MAX_MESSAGES, MAX_TOOLS } from './request-limits.ts'
+import {
+  MAX_CONTENT_PARTS,
+  MAX_TOKEN_IDS,
+  MAX_EMBEDDING_INPUTS,
+  MAX_COMPLETION_PROMPTS,
+  MAX_IMAGES,
+  MAX_INPUT_ITEMS,
+  MAX_MESSAGES,
+  MAX_RERANK_DOCUMENTS,
+  MAX_TOOLS,
+} from './request-limits.ts'
 
 const atMost = (limit: number, what: string) => `expected at most ${limit} ${what}`
 
@@ -172,4 +182,18 @@ export const moderationRequest = z.looseObject({
     z.array(z.union([z.string(), z.looseObject({ type: z.string() })])).max(MAX_CONTENT_PARTS, atMost(MAX_CONTENT_PARTS, 'inputs')),
     'expected a string, an array of strings, or an array of text and image_url parts',
   ),
+})
+
+/** Rerank in the shape Cohere, Jina and Voyage share (docs/providers.md). */
+export const rerankRequest = z.looseObject({
+  model: requiredModel,
+  query: z.string({ error: 'expected the query as a string' }).min(1, 'expected a non-empty query'),
+  documents: z
+    .array(z.union([z.string(), z.looseObject({ text: z.string() })], { error: 'expected each document as a string or {"text": …}' }), {
+      error: 'expected an array of documents',
+    })
+    .min(1, 'expected at least one document')
+    .max(MAX_RERANK_DOCUMENTS, atMost(MAX_RERANK_DOCUMENTS, 'documents')),
+  top_n: z.number().int().min(1).nullish(),
+  return_documents: z.boolean({ error: 'expected true or false' }).nullish(),
 })

@@ -94,3 +94,10 @@ export const textCompletion = z.looseObject({
   choices: z.array(z.looseObject({ text: z.string(), index: z.number(), finish_reason: z.string().nullable() })),
   usage: chatUsage.optional(),
 })
+
+/** Rerank: the documents' indexes by relevance, most relevant first; each document too when `return_documents`. */
+export const rerankResponse = z.looseObject({
+  model: z.string(),
+  results: z.array(z.looseObject({ index: z.number(), relevance_score: z.number() })),
+  usage: z.looseObject({ total_tokens: z.number() }).optional(),
+})

@@ -103,3 +103,10 @@ test('moderations: the texts of every input shape are counted, images are not; t
   expect(api.usage!.read(undefined, { input: story })).toBeUndefined()
   expect(api.guardedTexts).toBeNull()
 })
+
+test('rerank: the query and every document are counted; the reported total is input, none is output', async () => {
+  const api = endpoint('rerank').api
+  expect(await api.promptTokens!({ query: 'q', documents: [story, { text: 'Calm.' }] })).toBe(await countTextsTokens(['q', story, 'Calm.']))
+  expect(api.usage!.read({ total_tokens: 42 }, {})).toMatchObject({ prompt_tokens: 42, completion_tokens: 0, total_tokens: 42, estimated: false })
+  expect(api.usage!.read(undefined, {})).toBeUndefined()
+})

@@ -91,6 +91,8 @@ export interface ProviderAdapter {
   responsesLifecycle?: ResponsesLifecycle
   /** OpenAI text to speech (`/audio/speech`): the audio as it arrives (fetchUpstream's `binaryAnswer`), or its SSE. */
   audioSpeech?(call: AdapterCall): Promise<UpstreamResult>
+  /** Rerank in the shape Cohere, Jina and Voyage share (`/rerank`: Jina, vLLM). */
+  rerank?(call: AdapterCall): Promise<UpstreamResult>
   /** OpenAI moderations (`/moderations`). */
   moderations?(call: AdapterCall): Promise<UpstreamResult>
   /** The headers that carry the instance's API key (cloud credentials are applied by fetchUpstream), for the pass-through. */

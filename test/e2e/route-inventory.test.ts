@@ -106,6 +106,11 @@ const PROBES: Record<RoutedId, RowProbe> = {
     ok: 'openai/omni-moderation-latest',
     failing: 'down/moderation',
   },
+  rerank: {
+    request: (s, text) => ({ method: 'POST', path: '/v1/rerank', body: { model: s, query: text, documents: ['a lighthouse', text] } }),
+    ok: 'openai/jina-reranker-v2-base-multilingual',
+    failing: 'down/rerank',
+  },
   passthrough: {
     // The provider is the path's, the model the body's.
     request: (s, text) => {
@@ -127,7 +132,7 @@ const t = useGatewaySuite({
   families: ['openai', 'anthropic'],
   env: { LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' },
   yaml: () => `providers:
-  down: { type: openai, api_key: k, base_url: "${down.origin}/v1", models: [chat, responses, messages, instruct, embed, image, speech, moderation] }
+  down: { type: openai, api_key: k, base_url: "${down.origin}/v1", models: [chat, responses, messages, instruct, embed, image, speech, moderation, rerank] }
   down-anthropic: { type: anthropic, api_key: k, base_url: "${down.origin}", models: [claude] }
 # Moderations are free at OpenAI's prices: priced here so that the usage proof sees a price applied.
 pricing:

@@ -92,6 +92,7 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
   'responses.input_items': (marker) => ({ method: 'GET', path: `/v1/responses/resp_${marker}/input_items` }),
   'audio.speech': (marker) => ({ method: 'POST', path: '/v1/audio/speech', body: { model: 'openai/tts-1', input: `echo:${marker}`, voice: 'alloy' } }),
   moderations: (marker) => ({ method: 'POST', path: '/v1/moderations', body: { model: 'openai/omni-moderation-latest', input: `echo:${marker}` } }),
+  rerank: (marker) => ({ method: 'POST', path: '/v1/rerank', body: { model: 'openai/rerank-mini', query: `echo:${marker}`, documents: ['a', 'b'] } }),
   not_found: () => ({ method: 'GET', path: '/v1/no-such-api' }),
 }
 

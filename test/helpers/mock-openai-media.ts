@@ -2,7 +2,8 @@
  * @module The media endpoints of the mock OpenAI upstream (mock-openai-upstream.ts), in OpenAI's wire format:
  * image generation (JSON with `b64_json` or `url`, the GPT image models' event stream of partial images and their
  * token usage), text to speech (audio bytes in chunks, or `stream_format: "sse"` events), moderations of text and
- * images (an input is flagged for violence when its text says "kill", for sexual content when it is an image). The model name picks the behaviour, as in the chat mock.
+ * images (an input is flagged for violence when its text says "kill", for sexual content when it is an image), and
+ * rerank as Jina answers it (documents scored by the share of the query's words they hold; errors as `{"detail"}`). The model name picks the behaviour, as in the chat mock.
  */
 
 export const IMAGE_CREATED = 1769093800
@@ -23,6 +24,7 @@ export function mediaAnswer(method: string, path: string, body: Json | undefined
   if (method === 'POST' && path === '/images/generations') return imageGeneration(body ?? {})
   if (method === 'POST' && path === '/audio/speech') return speech(body ?? {})
   if (method === 'POST' && path === '/moderations') return moderation(body ?? {})
+  if (method === 'POST' && path === '/rerank') return rerank(body ?? {})
   return undefined
 }
 
@@ -149,4 +151,26 @@ function moderation(body: Json): Response {
     return { flagged: violent || sexual, categories, category_scores: scores, category_applied_input_types: applied }
   })
   return Response.json({ id: 'modr-mock123', model: model === 'omni-moderation-latest' ? 'omni-moderation-2024-09-26' : model, results })
+}
+
+/** Jina's answer: every document scored by the share of the query's words it contains, best first. */
+function rerank(body: Json): Response {
+  const model = String(body.model ?? '')
+  if (model === 'rerank-unknown') return Response.json({ detail: `Model ${model} is not available. Please check the model name.` }, { status: 422 })
+  const documents: unknown[] = Array.isArray(body.documents) ? body.documents : []
+  const textOf = (d: unknown) => (typeof d === 'string' ? d : String((d as Json)?.text ?? ''))
+  const words = String(body.query ?? '')
+    .toLowerCase()
+    .split(/\W+/)
+    .filter(Boolean)
+  const scored = documents.map((d, index) => {
+    const text = textOf(d).toLowerCase()
+    const share = words.length ? words.filter((w) => text.includes(w)).length / words.length : 0
+    return { index, relevance_score: Math.round((share - index * 1e-4) * 1e6) / 1e6, document: { text: textOf(d) } }
+  })
+  scored.sort((a, b) => b.relevance_score - a.relevance_score)
+  const top = typeof body.top_n === 'number' ? scored.slice(0, body.top_n) : scored
+  const results = body.return_documents === false ? top.map(({ document: _, ...r }) => r) : top
+  const tokens = [String(body.query ?? ''), ...documents.map(textOf)].reduce((sum, t) => sum + Math.ceil(t.length / 4), 0)
+  return Response.json({ model, usage: { total_tokens: tokens }, results })
 }

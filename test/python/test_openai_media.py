@@ -1,6 +1,6 @@
 """openai-python against the gateway's media endpoints (mock OpenAI upstream): image generation as base64 and as
 URLs, the GPT image models' streamed partial images, speech in several formats (whole and streamed), and the upstream's
-refusals as the SDK's own errors."""
+refusals as the SDK's own errors; moderations of text and images, and rerank through the SDK's generic post."""
 import base64
 
 import openai
@@ -70,3 +70,15 @@ def test_moderations(client):
         input=[{"type": "text", "text": "a picture"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}],
     )
     assert both.results[0].category_applied_input_types.sexual == ["text", "image"]
+
+
+def test_rerank(client):
+    # No rerank method in the SDK: its generic post, as a client of the shared rerank shape would send it.
+    answer = client.post(
+        "/rerank",
+        body={"model": "openai/jina-reranker-v2-base-multilingual", "query": "lighthouse in Paris", "documents": ["The weather in Paris is mild", "A lighthouse keeper in Paris"], "top_n": 1},
+        cast_to=object,
+    )
+    assert [r["index"] for r in answer["results"]] == [1]
+    assert answer["results"][0]["document"] == {"text": "A lighthouse keeper in Paris"}
+    assert answer["usage"]["total_tokens"] > 0

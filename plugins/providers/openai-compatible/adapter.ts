@@ -59,6 +59,7 @@ export const openaiCompatibleAdapter: ProviderAdapter = {
   embeddings: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/embeddings`),
   completions: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/completions`),
   responsesLifecycle,
+  rerank: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/rerank`),
   moderations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/moderations`),
   audioSpeech: (call) => postForBytes(call, upstreamUrl(call.provider.baseUrl)`/audio/speech`),
   credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),

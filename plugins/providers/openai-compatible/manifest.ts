@@ -112,6 +112,15 @@ export const openaiCompatibleManifest = defineProvider({
       nativeResponses: true,
       parameters: { style: 'compatible', acceptsOpenAIOnly: ['metadata', 'service_tier', 'prediction', 'modalities', 'prompt_cache_key', 'verbosity', 'web_search_options'] },
     }),
+    // Jina AI: embeddings and rerank (`/v1/rerank`, the shape /v1/rerank serves); billed per token of the input.
+    jina: compatible('JINA', {
+      defaultBaseUrl: 'https://api.jina.ai/v1',
+      prices: {
+        'jina-reranker-v2-base-multilingual': { input: 0.05, output: 0 },
+        'jina-reranker-m0': { input: 0.05, output: 0 },
+        'jina-embeddings-v3': { input: 0.05, output: 0 },
+      },
+    }),
     together: compatible('TOGETHER', { defaultBaseUrl: 'https://api.together.xyz/v1' }),
     fireworks: compatible('FIREWORKS', { defaultBaseUrl: 'https://api.fireworks.ai/inference/v1' }),
     cerebras: compatible('CEREBRAS', { defaultBaseUrl: 'https://api.cerebras.ai/v1' }),
