@@ -206,7 +206,9 @@ function v1Responses(e: Endpoint) {
       ...(e.answers.includes('binary') ? binaryContent(e) : {}),
     },
   }
-  return { 200: ok, ...Object.fromEntries(V1_ERROR_STATUSES.map((status) => [String(status), error])) }
+  // A row on every method is documented under each, TRACE included, which no route serves (405: refuseTrace).
+  const statuses = e.method === 'ALL' ? [...V1_ERROR_STATUSES, 405] : V1_ERROR_STATUSES
+  return { 200: ok, ...Object.fromEntries(statuses.map((status) => [String(status), error])) }
 }
 
 /** A binary answer (audio) in each of the row's media types, as bytes. */
