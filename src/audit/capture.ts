@@ -105,8 +105,10 @@ function captureBodies(ctx: RequestContext, outcome: Outcome, data: LogData, tex
   if (ctx.requestBodyTooBig) data.request_body_too_big_to_handle = true
   else if (ctx.originalBody !== undefined) {
     data.request_body = ctx.originalBody
-    texts.request = ctx.originalBodyText
+    // A body not parsed from JSON text (a multipart form's fields) has none to keep.
+    if (ctx.originalBodyText) texts.request = ctx.originalBodyText
   } else if (ctx.originalBodyText) data.request_body = ctx.originalBodyText
+  if (ctx.upload) data.request_parts = ctx.upload.parts
 
   if (outcome.responseBinary) data.response_binary = outcome.responseBinary
   const response = outcome.responseBody ?? outcome.responseText

@@ -66,6 +66,14 @@ export const binaryBodySchema = z.object({
   sha256: z.string().describe('Hex SHA-256 of the bytes as the client received them.'),
 })
 
+export const uploadPartSchema = z.object({
+  name: z.string(),
+  filename: z.string().nullable().describe('null for a text field'),
+  content_type: z.string().nullable(),
+  bytes: z.number().int(),
+  sha256: z.string().describe('Hex SHA-256 of the part as the client sent it; empty when the upload broke off inside it.'),
+})
+
 export const logDataSchema = z.object({
   api_key_hash: z.string().optional().describe('First 16 hex characters of the SHA-256 of the presented key.'),
   user_agent: z.string().optional(),
@@ -85,6 +93,7 @@ export const logDataSchema = z.object({
   request_body: z.unknown().optional(),
   response_body: z.unknown().optional(),
   request_body_too_big_to_handle: z.boolean().optional(),
+  request_parts: z.array(uploadPartSchema).optional().describe("A multipart upload recorded part by part (never its files' bytes); with bodies logged."),
   response_body_too_big_to_handle: z.boolean().optional(),
   response_binary: binaryBodySchema.optional().describe('A binary answer (audio) recorded by what it is, never its bytes; with bodies logged.'),
   attempts: z.array(attemptSnapshotSchema).optional(),

@@ -25,6 +25,7 @@ export const ENV_SETTINGS: Record<string, string[]> = {
   HOST: ['server', 'host'],
   PORT: ['server', 'port'],
   GATEWAY_MAX_BODY_BYTES: ['server', 'max_body_bytes'],
+  GATEWAY_MAX_UPLOAD_BYTES: ['server', 'max_upload_bytes'],
   GATEWAY_IDLE_TIMEOUT_SECONDS: ['server', 'idle_timeout_seconds'],
   GATEWAY_BODY_TIMEOUT_SECONDS: ['server', 'body_timeout_seconds'],
   GATEWAY_DRAIN_TIMEOUT_SECONDS: ['server', 'drain_timeout_seconds'],

@@ -91,6 +91,11 @@ export const gatewayConfigSchema = z.strictObject({
       port: integer(0, 65535).default(8080),
       /** Largest accepted request body; larger ones get 413. */
       max_body_bytes: integer(1024).default(32 * 1024 * 1024),
+      /**
+       * Largest multipart upload (audio transcriptions and translations, image edits), streamed through and never
+       * held whole: OpenAI takes audio files up to 25 MB and image edits up to 50 MB; 64 MiB leaves room for the form.
+       */
+      max_upload_bytes: integer(1024).default(64 * 1024 * 1024),
       /** Idle keep-alive connections close after this; /v1 requests switch it off for themselves. Max 255 (Bun). */
       idle_timeout_seconds: integer(1, 255).default(30),
       /** Time allowed for a whole request body to arrive; slower bodies get 408 and the connection is closed. */

@@ -6,7 +6,7 @@
  * identity provider, which answers at once while its own session lasts.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { adminClient, ApiError } from './api/admin-client.ts'
+import { adminClient, type ApiError } from './api/admin-client.ts'
 import { AdminContext, PrincipalContext } from './api/admin-context.ts'
 import { forgetSessionKey, resumeSession, SSO_LOGIN, signInProblem, ssoSignOut, ssoState, storedSessionKey, type Session } from './api/session.ts'
 import { NavBar, VIEWS, type ViewId } from './components/nav-bar.tsx'

@@ -4,7 +4,7 @@
  * raise after authentication.
  */
 import { BODY_CAPTURE_LIMIT_BYTES } from '../audit/capture-limit.ts'
-import { gatewayErrors } from '../errors/gateway-error.ts'
+import { GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import type { Logger } from '../log/logger.ts'
 import { RequestContext, type EndpointId } from '../pipeline/context.ts'
 import type { RequestsEnd } from '../pipeline/context-abort.ts'
@@ -14,6 +14,7 @@ import { readBody, readBodyBytes } from './body-reader.ts'
 import { hasBody, unsupportedJsonBody } from './json-content-type.ts'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 import { MAX_JSON_VALUES } from './json-values.ts'
+import { openUpload } from './multipart-upload.ts'
 
 export interface IngressInput {
   request: Request
@@ -22,6 +23,8 @@ export interface IngressInput {
   clientIp: () => string
   log: Logger
   maxBodyBytes: number
+  /** Largest multipart upload (`body: 'multipart'` rows), streamed through rather than read. */
+  maxUploadBytes: number
   /** Time allowed for the whole body to arrive. */
   bodyDeadlineMs: number
   /**
@@ -38,6 +41,8 @@ export interface Ingress {
   ctx: RequestContext
   /** The body was not read to its end: the connection must close after the answer (its rest is never read). */
   closeConnection: boolean
+  /** An upload streamed during the pipeline: whether its rest was left unread, asked once the answer is made. */
+  uploadLeftUnread?: () => boolean
 }
 
 export async function buildRequestContext({
@@ -46,6 +51,7 @@ export async function buildRequestContext({
   clientIp,
   log,
   maxBodyBytes,
+  maxUploadBytes,
   bodyDeadlineMs,
   authentication,
   pathParam,
@@ -69,6 +75,7 @@ export async function buildRequestContext({
   const bodyKind = endpointOf(endpoint).body
   // The pass-through's body is the provider's business, whatever its type: kept as bytes (readRawBody).
   if (bodyKind === 'bytes') return { ctx, closeConnection: !(await readRawBody(ctx, request, maxBodyBytes, bodyDeadlineMs)) }
+  if (request.method === 'POST' && bodyKind === 'multipart') return openMultipart(ctx, request, maxUploadBytes, bodyDeadlineMs)
   if (request.method !== 'POST' || bodyKind !== 'json') return { ctx, closeConnection: false }
   // Before the body is read: a POST that is not declared as JSON is refused (json-content-type.ts).
   const notJson = unsupportedJsonBody(request)
@@ -77,6 +84,32 @@ export async function buildRequestContext({
     return { ctx, closeConnection: hasBody(request) }
   }
   return { ctx, closeConnection: !(await readJsonBody(ctx, request, maxBodyBytes, bodyDeadlineMs)) }
+}
+
+/**
+ * A multipart upload: its text fields become the body the pipeline checks (`model` included), its files (beyond
+ * the read-ahead) stream upstream later (multipart-upload.ts). The fields are small and stored in the audit entry like a JSON body.
+ */
+async function openMultipart(ctx: RequestContext, request: Request, maxUploadBytes: number, bodyDeadlineMs: number): Promise<Ingress> {
+  const upload = await openUpload(request, { maxBytes: maxUploadBytes, deadlineMs: bodyDeadlineMs })
+  if (upload instanceof GatewayError) {
+    ctx.ingressError = upload
+    if (upload.status === 413) ctx.requestBodyTooBig = true
+    return { ctx, closeConnection: hasBody(request) }
+  }
+  ctx.upload = upload
+  ctx.originalBody = upload.fields
+  ctx.body = { ...upload.fields }
+  ctx.requestedModel = upload.fields.model as string
+  ctx.stream = upload.fields.stream === 'true'
+  return {
+    ctx,
+    closeConnection: false,
+    uploadLeftUnread: () => {
+      upload.discard()
+      return !upload.finished
+    },
+  }
 }
 
 /** Paths that `new URL(url).pathname` gives back unchanged (no dot segments, escapes or other characters to encode). */

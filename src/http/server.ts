@@ -9,7 +9,7 @@ import { z } from 'zod'
 import type { Gateway } from '../app.ts'
 import { errorResponse, GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import type { EndpointId } from '../pipeline/context.ts'
-import { ENDPOINTS, type Endpoint } from '../protocols/endpoints.ts'
+import { type BodyKind, ENDPOINTS, type Endpoint } from '../protocols/endpoints.ts'
 import { gatewayErrorSchema } from '../audit/schemas.ts'
 import { refusal } from '../admin/roles.ts'
 import { clientAddressOf } from './client-address.ts'
@@ -32,6 +32,7 @@ export const API_VERSION = '1.0'
 /** `reusePort`: several processes listen on the same port (the workers of GATEWAY_WORKERS). */
 export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean } = {}) {
   const maxBodyBytes = gateway.config.server.max_body_bytes
+  const maxUploadBytes = gateway.config.server.max_upload_bytes
 
   // The key is checked from the headers before the body is read: a request that will be refused costs no memory.
   const credentials = new KeyAuthenticator(gateway.config.master_key, gateway.keys, {
@@ -45,12 +46,13 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
     const pathParam = rawPathParam === undefined ? undefined : decodePathParam(rawPathParam)
     let address: string | undefined
     const clientIp = () => (address ??= server?.requestIP(request)?.address ?? '')
-    const { ctx, closeConnection } = await buildRequestContext({
+    const { ctx, closeConnection, uploadLeftUnread } = await buildRequestContext({
       request,
       endpoint,
       clientIp,
       log: gateway.log,
       maxBodyBytes,
+      maxUploadBytes,
       bodyDeadlineMs,
       authentication: await credentials.authenticateRequest(request.headers, clientIp),
       requestsEnd: gateway.endRequests,
@@ -62,7 +64,10 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
     // (the upstream call has its own deadlines), but a body that stops arriving must be.
     if (!closeConnection) {
       server?.timeout(request, 0)
-      return gateway.handle(ctx)
+      if (!uploadLeftUnread) return gateway.handle(ctx)
+      const answer = await gateway.handle(ctx)
+      if (uploadLeftUnread()) answer.headers.set('connection', 'close')
+      return answer
     }
     const response = await gateway.handle(ctx)
     // The rest of an unread body is never read: close instead of draining it for the next request.
@@ -70,10 +75,10 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
     return response
   }
 
-  const jsonBody = (schema: z.ZodType, description: string) => ({
+  const jsonBody = (schema: z.ZodType, description: string, kind: BodyKind = 'json') => ({
     description,
     required: true,
-    content: { 'application/json': { schema: openApiSchema(schema) } },
+    content: kind === 'multipart' ? { 'multipart/form-data': { schema: uploadSchema(openApiSchema(schema)) } } : { 'application/json': { schema: openApiSchema(schema) } },
   })
 
   return (
@@ -220,7 +225,7 @@ function binaryContent(e: Endpoint) {
 type V1Handler = (request: Request, server: BunServer, endpoint: EndpointId, rawPathParam?: string) => Promise<Response>
 
 /** One route per row of the endpoint table; the body is read by ingress, never parsed by Elysia. */
-function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schema: z.ZodType, description: string) => unknown) {
+function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schema: z.ZodType, description: string, kind: BodyKind) => unknown) {
   const app = new Elysia({ name: `gateway/v1/${rows.map((e) => e.id).join(',')}` })
   for (const e of rows) {
     const id = e.id as EndpointId
@@ -230,7 +235,7 @@ function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schem
       summary: e.openapi.summary,
       tags: [e.openapi.tag],
       ...(e.openapi.hide ? { hide: true } : {}),
-      ...(e.request ? { requestBody: jsonBody(e.request, e.openapi.bodyDescription ?? '') } : {}),
+      ...(e.request ? { requestBody: jsonBody(e.request, e.openapi.bodyDescription ?? '', e.body) } : {}),
       responses: v1Responses(e),
     }
     type Context = { request: Request; server: BunServer; params: Record<string, string> }
@@ -248,4 +253,11 @@ function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schem
     } as never)
   }
   return app
+}
+
+/** A multipart row's form: its text fields as the request schema says, and the `file` it uploads. */
+function uploadSchema(fields: Record<string, unknown>): Record<string, unknown> {
+  const properties = { ...((fields.properties as Record<string, unknown> | undefined) ?? {}), file: { type: 'string', format: 'binary' } }
+  const required = [...((fields.required as string[] | undefined) ?? []), 'file']
+  return { ...fields, properties, required }
 }

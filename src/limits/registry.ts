@@ -4,7 +4,7 @@
  * (the change feed makes the others reload).
  */
 import type { z } from 'zod'
-import { GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
+import { type GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import { silentLogger, type Logger } from '../log/logger.ts'
 import type { Changes } from '../stores/changes.ts'
 import { Snapshot } from '../stores/snapshot.ts'

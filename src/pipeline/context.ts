@@ -8,6 +8,7 @@ import type { AdminGrant } from '../admin/roles.ts'
 import type { GatewayError } from '../errors/gateway-error.ts'
 import type { Authentication } from '../keys/authenticator.ts'
 import type { Logger } from '../log/logger.ts'
+import type { MultipartUpload } from '../http/multipart-upload.ts'
 import type { PassthroughRoute } from '../providers/passthrough-route.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
 import type { EndpointId } from '../protocols/endpoints.ts'
@@ -126,6 +127,8 @@ export class RequestContext {
   requestedModel?: string
   /** The body's bytes as received, for a row that forwards them unchanged (the pass-through). Ingress. */
   rawBody?: Uint8Array<ArrayBuffer>
+  /** A multipart upload's fields read and its files still to stream upstream (`body: 'multipart'` rows). Ingress. */
+  upload?: MultipartUpload
   /** The query string as received, without `?` (the pass-through forwards it unchanged; a stored response's routes read theirs). Ingress. */
   rawQuery = ''
   /** Where a pass-through request goes (src/providers/passthrough-route.ts). The passthrough plugin. */

@@ -186,7 +186,8 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
         outcome.responseJsonText = text
       }
     }
-    if (status < 300 && parsed && typeof parsed === 'object') outcome.usage = api.usage?.read((parsed as Record<string, unknown>).usage, ctx.body)
+    if (status < 300 && parsed && typeof parsed === 'object')
+      outcome.usage = api.usage?.read((parsed as Record<string, unknown>).usage, ctx.body, parsed as Record<string, unknown>)
   }
   // Completion waits only for a token count (then a promise); otherwise it is done, with no await.
   const completing = complete(ctx, pipeline, outcome, telemetry, false)

@@ -47,6 +47,8 @@ test('the capture selections read the rows', () => {
     'audio.speech',
     'moderations',
     'rerank',
+    'audio.transcriptions',
+    'audio.translations',
   ])
   expect(ENDPOINTS.filter(isCacheable).map((e) => e.id)).toEqual(['chat.completions', 'completions', 'embeddings'])
 })

@@ -12,6 +12,7 @@ import { listModels, oneModel, unknownRoute } from '../models/local-endpoints.ts
 import type { RequestContext } from '../pipeline/context.ts'
 import { messagesApi } from './anthropic-messages/shape.ts'
 import { moderationsApi } from './moderations/shape.ts'
+import { transcriptionsApi, translationsApi } from './audio/transcription-shape.ts'
 import type { ApiShape } from './api-shape.ts'
 import { chatApi } from './chat/shape.ts'
 import { completionsApi } from './completions/shape.ts'
@@ -32,6 +33,7 @@ import {
   rerankRequest,
   responsesRequest,
   speechRequest,
+  transcriptionRequest,
 } from './request-schemas.ts'
 import {
   anthropicMessage,
@@ -48,6 +50,7 @@ import {
   responseInputItemList,
   responseInputTokens,
   responsesResponse,
+  transcriptionResponse,
 } from './response-schemas.ts'
 import { responseInputTokensApi } from './responses/input-tokens-shape.ts'
 import { cancelResponseApi, deleteResponseApi, responseInputItemsApi, retrieveResponseApi } from './responses/lifecycle-shape.ts'
@@ -55,8 +58,8 @@ import { responsesApi } from './responses/shape.ts'
 import { SPEECH_AUDIO_TYPES, speechApi } from './speech/shape.ts'
 
 /**
- * What the request body is: a JSON document (read and parsed by src/http/ingress.ts), a multipart form (uploads;
- * declared, its reader is still to come), bytes forwarded unchanged (read within the size limit; parsed on the side
+ * What the request body is: a JSON document (read and parsed by src/http/ingress.ts), a multipart form (uploads: its text
+ * fields read, its files streamed upstream, src/http/multipart-upload.ts), bytes forwarded unchanged (read within the size limit; parsed on the side
  * when JSON, only to read the model and for the audit entry), or nothing the gateway reads.
  */
 export type BodyKind = 'json' | 'multipart' | 'bytes' | 'none'
@@ -397,6 +400,43 @@ export const ENDPOINTS = [
       summary: 'Rerank documents by relevance to a query (the shape Cohere, Jina and Voyage share)',
       tag: 'openai',
       bodyDescription: 'query, documents, top_n, return_documents; unknown fields pass through.',
+    },
+  },
+  {
+    id: 'audio.transcriptions',
+    method: 'POST',
+    path: '/v1/audio/transcriptions',
+    body: 'multipart',
+    answers: ['json', 'sse'],
+    api: transcriptionsApi,
+    // The upload streams to one provider as it arrives: it cannot be sent again to another target.
+    governance: { ...INFERENCE, failover: false },
+    local: null,
+    verbatim: false,
+    request: transcriptionRequest,
+    response: transcriptionResponse,
+    openapi: {
+      summary: 'Speech to text (multipart upload streamed through; json or verbose_json; stream=true for the models that stream)',
+      tag: 'openai',
+      bodyDescription: "OpenAI transcription form: the audio `file` and text fields; 'model' before the file.",
+    },
+  },
+  {
+    id: 'audio.translations',
+    method: 'POST',
+    path: '/v1/audio/translations',
+    body: 'multipart',
+    answers: ['json'],
+    api: translationsApi,
+    governance: { ...INFERENCE, failover: false },
+    local: null,
+    verbatim: false,
+    request: transcriptionRequest,
+    response: transcriptionResponse,
+    openapi: {
+      summary: 'Speech translated into English text (multipart upload streamed through; json or verbose_json)',
+      tag: 'openai',
+      bodyDescription: "OpenAI translation form: the audio `file` and text fields; 'model' before the file.",
     },
   },
   // Any other path under /v1: still authenticated and audited, then a clear 404. Registered last.

@@ -152,6 +152,29 @@ export const completionRequest = z
 /** The body names its model: the gateway routes by it (OpenAI's default model is not assumed). */
 const requiredModel = z.string({ error: 'you must provide a model parameter' }).min(1, 'you must provide a model parameter')
 
+/** A form field that says true or false (`stream`). */
+const formBoolean = z.enum(['true', 'false'], { error: "expected 'true' or 'false'" })
+/** A form field that may be given more than once (`timestamp_granularities[]`, `include[]`): one value, or each in order. */
+const repeatedField = (max: number, what: string) => z.union([z.string(), z.array(z.string()).max(max, atMost(max, what))])
+
+/**
+ * OpenAI speech to text, the text fields of its multipart form (the audio `file` streams through and is not here).
+ * text, srt and vtt answers are plain text, which the gateway does not pass yet: refused here rather than failing upstream.
+ */
+export const transcriptionRequest = z.looseObject({
+  model: requiredModel,
+  language: z.string().nullish(),
+  prompt: z.string().nullish(),
+  response_format: z.enum(['json', 'verbose_json'], { error: "expected 'json' or 'verbose_json' (text, srt and vtt are not served yet)" }).nullish(),
+  temperature: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'expected a number')
+    .nullish(),
+  stream: formBoolean.nullish(),
+  'timestamp_granularities[]': repeatedField(2, 'timestamp granularities').nullish(),
+  'include[]': repeatedField(4, 'include values').nullish(),
+})
+
 /** OpenAI image generation; `partial_images` streams partial images with `stream: true`. */
 export const imageGenerationRequest = z.looseObject({
   model: requiredModel,

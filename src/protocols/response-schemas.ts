@@ -55,6 +55,15 @@ export const imagesResponse = z.looseObject({
   usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number(), total_tokens: z.number() }).optional(),
 })
 
+/** Speech to text: the text, and for verbose_json the language, duration and segments; usage in tokens or seconds. */
+export const transcriptionResponse = z.looseObject({
+  text: z.string(),
+  language: z.string().optional(),
+  duration: z.number().optional(),
+  segments: z.array(z.looseObject({ id: z.number(), start: z.number(), end: z.number(), text: z.string() })).optional(),
+  usage: z.looseObject({ type: z.enum(['tokens', 'duration']) }).optional(),
+})
+
 /** OpenAI's embeddings list: each `embedding` is an array of floats, or their float32 little-endian bytes in base64. */
 export const embeddingList = z.looseObject({
   object: z.literal('list'),

@@ -110,3 +110,17 @@ test('rerank: the query and every document are counted; the reported total is in
   expect(api.usage!.read({ total_tokens: 42 }, {})).toMatchObject({ prompt_tokens: 42, completion_tokens: 0, total_tokens: 42, estimated: false })
   expect(api.usage!.read(undefined, {})).toBeUndefined()
 })
+
+test('speech to text: per audio second from the reported duration or verbose_json, by tokens when reported; the prompt counted', async () => {
+  const api = endpoint('audio.transcriptions').api
+  const usage = api.usage!
+  expect(usage.read({ type: 'duration', seconds: 13 }, {})).toMatchObject({ prompt_tokens: 0, unit: 'audio_second', units: 13 })
+  expect(usage.read(undefined, {}, { text: 'x', duration: 12.5 })).toMatchObject({ unit: 'audio_second', units: 12.5 })
+  const tokens = usage.read({ type: 'tokens', input_tokens: 140, output_tokens: 32, total_tokens: 172 }, {})
+  expect(tokens).toMatchObject({ prompt_tokens: 140, completion_tokens: 32, total_tokens: 172 })
+  expect(tokens).not.toHaveProperty('unit')
+  expect(usage.read(undefined, {}, { text: 'x' })).toBeUndefined()
+  expect(await api.promptTokens!({ prompt: 'hello there' })).toBeGreaterThan(0)
+  expect(usage.requestedUnits).toBeNull()
+  expect(endpoint('audio.translations').api.streamCodec).toBeNull()
+})

@@ -87,6 +87,10 @@ export interface ProviderAdapter {
   countMessageTokens?(call: AdapterCall): Promise<UpstreamResult>
   /** OpenAI image generation (`/images/generations`), JSON or its event stream as the upstream sent it. */
   imagesGenerations?(call: AdapterCall): Promise<UpstreamResult>
+  /** OpenAI speech to text (`/audio/transcriptions`): the client's multipart upload streamed through (`call.ctx.upload`). */
+  audioTranscriptions?(call: AdapterCall): Promise<UpstreamResult>
+  /** OpenAI speech translation into English (`/audio/translations`), an upload like transcriptions. */
+  audioTranslations?(call: AdapterCall): Promise<UpstreamResult>
   /** The Responses API's stored responses and its token count, for providers that keep responses (OpenAI's own API). */
   responsesLifecycle?: ResponsesLifecycle
   /** OpenAI text to speech (`/audio/speech`): the audio as it arrives (fetchUpstream's `binaryAnswer`), or its SSE. */

@@ -21,7 +21,8 @@ export interface UpstreamHttpRequest {
   url: UpstreamUrl
   method?: string
   headers: Record<string, string>
-  body?: string | Uint8Array<ArrayBuffer>
+  /** A stream is sent as it is read (an upload: src/http/multipart-upload.ts); it can be sent once. */
+  body?: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>
   /**
    * The answer whatever its status, its body streamed through as it comes (within the deadlines), never read or
    * parsed here: the pass-through's. A non-2xx status still marks the attempt failed; a redirect is still refused.
@@ -85,7 +86,9 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
   let headers = request.headers
   if (provider.auth) {
     // A cloud credential (a SigV4 signature over this exact request, or a bearer token), or why there is none.
-    const authorized = await authorize(provider.auth, { method: request.method ?? 'POST', url: request.url, headers, body: request.body })
+    // A streamed upload is signed as no body: only bearer credentials (Azure's Entra ID) serve the upload rows' providers.
+    const signedBody = request.body instanceof ReadableStream ? undefined : request.body
+    const authorized = await authorize(provider.auth, { method: request.method ?? 'POST', url: request.url, headers, body: signedBody })
     if (isGatewayError(authorized)) {
       release()
       return failAttempt(attempt, t0, authorized)

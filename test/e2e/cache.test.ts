@@ -2,7 +2,7 @@
  * The response cache end to end: hit and miss for plain and streamed requests, bypass headers, coalescing.
  */
 import { expect, test } from 'bun:test'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
 const t = useGatewaySuite({

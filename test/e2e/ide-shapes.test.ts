@@ -3,7 +3,7 @@
  * (ApplyPatch) come back as function calls whose arguments are the raw patch text.
  */
 import { expect, test } from 'bun:test'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import { Stream } from 'openai/core/streaming'
 import { ChatStreamFold } from '../../src/pipeline/chat-stream-fold.ts'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'

@@ -1,4 +1,4 @@
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import { describe, expect, test } from 'bun:test'
 import type { AuditLogEntry } from '../../src/audit/entry.ts'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'

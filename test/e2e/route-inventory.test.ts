@@ -59,6 +59,15 @@ const storedResponseRow = (method: string, path: (id: string) => string, backgro
   failing: null,
 })
 
+/** A speech-to-text upload: the text a model reads is its `prompt`. */
+function audioForm(selector: string, text: string): FormData {
+  const form = new FormData()
+  form.append('model', selector)
+  form.append('prompt', text)
+  form.append('file', new File([new Uint8Array(2048).fill(7)], 'probe.mp3', { type: 'audio/mpeg' }))
+  return form
+}
+
 const chatBody = (selector: string, text: string) => ({ model: selector, messages: [{ role: 'user', content: text }] })
 
 /** One probe per routed row: the type requires every one (rows answered by the gateway itself have no model). */
@@ -111,6 +120,12 @@ const PROBES: Record<RoutedId, RowProbe> = {
     ok: 'openai/jina-reranker-v2-base-multilingual',
     failing: 'down/rerank',
   },
+  'audio.transcriptions': {
+    request: (s, text) => ({ method: 'POST', path: '/v1/audio/transcriptions', body: audioForm(s, text) }),
+    ok: 'openai/whisper-1',
+    failing: 'down/whisper',
+  },
+  'audio.translations': { request: (s, text) => ({ method: 'POST', path: '/v1/audio/translations', body: audioForm(s, text) }), ok: 'openai/whisper-1', failing: 'down/whisper' },
   passthrough: {
     // The provider is the path's, the model the body's.
     request: (s, text) => {
@@ -132,7 +147,7 @@ const t = useGatewaySuite({
   families: ['openai', 'anthropic'],
   env: { LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' },
   yaml: () => `providers:
-  down: { type: openai, api_key: k, base_url: "${down.origin}/v1", models: [chat, responses, messages, instruct, embed, image, speech, moderation, rerank] }
+  down: { type: openai, api_key: k, base_url: "${down.origin}/v1", models: [chat, responses, messages, instruct, embed, image, speech, moderation, rerank, whisper] }
   down-anthropic: { type: anthropic, api_key: k, base_url: "${down.origin}", models: [claude] }
 # Moderations are free at OpenAI's prices: priced here so that the usage proof sees a price applied.
 pricing:
@@ -160,8 +175,8 @@ interface Answer {
 async function send(probe: Probe, key?: string): Promise<Answer> {
   const res = await fetch(`${t.gw.url}${probe.path}`, {
     method: probe.method,
-    headers: { ...(probe.body === undefined ? {} : { 'content-type': 'application/json' }), ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    body: probe.body === undefined ? undefined : JSON.stringify(probe.body),
+    headers: { ...(probe.body === undefined || probe.body instanceof FormData ? {} : { 'content-type': 'application/json' }), ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: probe.body === undefined ? undefined : probe.body instanceof FormData ? probe.body : JSON.stringify(probe.body),
   })
   const text = await res.text()
   let body: unknown = text

@@ -4,7 +4,7 @@
  * #16 (threads lost their history, custom tool calls came back wrapped).
  */
 import { expect, test } from 'bun:test'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
 const t = useGatewaySuite({

@@ -56,6 +56,15 @@ interface Probe {
   body?: unknown
 }
 
+/** A speech-to-text upload (a multipart form: the body is sent as it is). */
+function audioForm(marker: string): FormData {
+  const form = new FormData()
+  form.append('model', 'openai/whisper-1')
+  form.append('prompt', marker)
+  form.append('file', new File([`audio:${marker}`], 'probe.mp3', { type: 'audio/mpeg' }))
+  return form
+}
+
 /** A request to each /v1 row that a tenant may legitimately send; `cached` when the answer may come from the response cache. */
 const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
   'models.list': () => ({ method: 'GET', path: '/v1/models' }),
@@ -93,6 +102,8 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
   'audio.speech': (marker) => ({ method: 'POST', path: '/v1/audio/speech', body: { model: 'openai/tts-1', input: `echo:${marker}`, voice: 'alloy' } }),
   moderations: (marker) => ({ method: 'POST', path: '/v1/moderations', body: { model: 'openai/omni-moderation-latest', input: `echo:${marker}` } }),
   rerank: (marker) => ({ method: 'POST', path: '/v1/rerank', body: { model: 'openai/rerank-mini', query: `echo:${marker}`, documents: ['a', 'b'] } }),
+  'audio.transcriptions': (marker) => ({ method: 'POST', path: '/v1/audio/transcriptions', body: audioForm(marker) }),
+  'audio.translations': (marker) => ({ method: 'POST', path: '/v1/audio/translations', body: audioForm(marker) }),
   not_found: () => ({ method: 'GET', path: '/v1/no-such-api' }),
 }
 
@@ -145,8 +156,8 @@ function probeOf(name: string): Probe {
 async function send(probe: Probe, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
   const res = await fetch(`${t.gw.url}${probe.path}`, {
     method: probe.method,
-    headers: { ...(probe.body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: probe.body === undefined ? undefined : JSON.stringify(probe.body),
+    headers: { ...(probe.body === undefined || probe.body instanceof FormData ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: probe.body === undefined ? undefined : probe.body instanceof FormData ? probe.body : JSON.stringify(probe.body),
   })
   const text = await res.text()
   let body: unknown = text

@@ -25,6 +25,7 @@ export function mediaAnswer(method: string, path: string, body: Json | undefined
   if (method === 'POST' && path === '/audio/speech') return speech(body ?? {})
   if (method === 'POST' && path === '/moderations') return moderation(body ?? {})
   if (method === 'POST' && path === '/rerank') return rerank(body ?? {})
+  if (method === 'POST' && (path === '/audio/transcriptions' || path === '/audio/translations')) return transcription(path, body ?? {})
   return undefined
 }
 
@@ -173,4 +174,92 @@ function rerank(body: Json): Response {
   const results = body.return_documents === false ? top.map(({ document: _, ...r }) => r) : top
   const tokens = [String(body.query ?? ''), ...documents.map(textOf)].reduce((sum, t) => sum + Math.ceil(t.length / 4), 0)
   return Response.json({ model, usage: { total_tokens: tokens }, results })
+}
+
+/** A file part as the mock received it: what a test compares with what the client sent. */
+export interface ReceivedFile {
+  name: string
+  filename: string
+  type: string
+  size: number
+  sha256: string
+}
+
+/** A multipart form as OpenAI reads it: its text fields (a repeated name keeps every value) and its files, or why it could not be read. */
+export interface ReceivedForm {
+  form: true
+  fields: Record<string, string | string[]>
+  files: ReceivedFile[]
+  malformed?: string
+}
+
+export async function recordedForm(req: Request): Promise<ReceivedForm> {
+  let form: FormData
+  try {
+    form = await req.formData()
+  } catch (error) {
+    return { form: true, fields: {}, files: [], malformed: (error as Error).message }
+  }
+  const fields: Record<string, string | string[]> = {}
+  const files: ReceivedFile[] = []
+  for (const [name, value] of form.entries() as IterableIterator<[string, string | File]>) {
+    if (typeof value === 'string') {
+      const previous = fields[name]
+      fields[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value]
+      continue
+    }
+    const bytes = new Uint8Array(await value.arrayBuffer())
+    files.push({ name, filename: value.name, type: value.type, size: bytes.byteLength, sha256: new Bun.CryptoHasher('sha256').update(bytes).digest('hex') })
+  }
+  return { form: true, fields, files }
+}
+
+/** What the GPT-4o transcribe models report. */
+export const TRANSCRIBE_USAGE = { type: 'tokens', input_tokens: 140, input_token_details: { text_tokens: 20, audio_tokens: 120 }, output_tokens: 32, total_tokens: 172 }
+/** verbose_json's duration (whisper-1 reports the same seconds in its usage, rounded up). */
+export const TRANSCRIPT_DURATION = 12.5
+
+/** The transcript says what the mock received, so a test can see the upload arrived whole. */
+export function transcriptOf(file: ReceivedFile): string {
+  return `heard ${file.filename} (${file.size} bytes, ${file.sha256.slice(0, 12)})`
+}
+
+function transcription(path: string, body: Json): Response {
+  const form = body as ReceivedForm
+  if (!form.form || form.malformed) return openaiError(400, 'Could not parse multipart form', 'invalid_request_error', null)
+  const model = String(form.fields.model ?? '')
+  const file = form.files.find((f) => f.name === 'file')
+  if (!file) return openaiError(400, '1 validation error for Request\nbody -> file\n  field required (type=value_error.missing)', 'invalid_request_error', null)
+  if (model === 'transcribe-refused') return openaiError(400, 'Audio file might be corrupted or unsupported', 'invalid_request_error', 'invalid_value', 'file')
+  const format = String(form.fields.response_format ?? 'json')
+  const text = transcriptOf(file)
+  const tokenModel = model.startsWith('gpt-4o')
+  if (tokenModel && format === 'verbose_json')
+    return openaiError(
+      400,
+      `response_format 'verbose_json' is not compatible with model '${model}'. Use 'json' or 'text' instead.`,
+      'invalid_request_error',
+      'unsupported_value',
+      'response_format',
+    )
+  const usage = tokenModel ? TRANSCRIBE_USAGE : { type: 'duration', seconds: Math.ceil(TRANSCRIPT_DURATION) }
+  if (form.fields.stream === 'true' && path === '/audio/transcriptions') {
+    if (!tokenModel) return openaiError(400, 'Streaming is not supported for the whisper-1 model.', 'invalid_request_error', 'unsupported_value', 'stream')
+    const words = text.split(' ')
+    const frames = [
+      ...words.map((word, i) => ({ type: 'transcript.text.delta', delta: i === 0 ? word : ` ${word}`, logprobs: [] })),
+      { type: 'transcript.text.done', text, logprobs: [], usage },
+    ]
+    return new Response(frames.map((frame) => `data: ${JSON.stringify(frame)}\n\n`).join(''), { headers: { 'content-type': 'text/event-stream' } })
+  }
+  if (format === 'verbose_json')
+    return Response.json({
+      task: path === '/audio/translations' ? 'translate' : 'transcribe',
+      language: 'english',
+      duration: TRANSCRIPT_DURATION,
+      text,
+      segments: [{ id: 0, seek: 0, start: 0, end: TRANSCRIPT_DURATION, text, tokens: [50364], temperature: 0, avg_logprob: -0.2, compression_ratio: 1.1, no_speech_prob: 0.01 }],
+      usage,
+    })
+  return Response.json({ text, usage })
 }

@@ -4,7 +4,7 @@
  * every scenario; every request it receives is recorded for assertions.
  */
 import { gzipSync } from 'node:zlib'
-import { mediaAnswer } from './mock-openai-media.ts'
+import { mediaAnswer, recordedForm } from './mock-openai-media.ts'
 import { schemaInstance } from './schema-instance.ts'
 
 export interface RecordedRequest {
@@ -17,6 +17,8 @@ export interface RecordedRequest {
 
 /** What a mock records of a request: its line, headers and body (parsed JSON, else the text; undefined when empty). */
 export async function recordedRequest(req: Request, url: URL): Promise<RecordedRequest> {
+  const record = (body: any) => ({ method: req.method, path: url.pathname, search: url.search, headers: Object.fromEntries(req.headers), body })
+  if (req.method === 'POST' && /^multipart\/form-data/i.test(req.headers.get('content-type') ?? '')) return record(await recordedForm(req))
   const text = req.method === 'POST' ? await req.text() : ''
   let body: any
   try {

@@ -3,6 +3,7 @@
  * so requests and answers (JSON and SSE bytes) pass through untouched apart from the model id.
  */
 import type { AdapterCall, ProviderAdapter, ProviderInstance, ResponsesLifecycle, UpstreamResult } from '../../../src/providers/types.ts'
+import { GatewayError, gatewayErrors } from '../../../src/errors/gateway-error.ts'
 import { fetchModelIds } from '../../../src/providers/model-list.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
 import { type UpstreamUrl, upstreamUrl } from '../../../src/providers/upstream-url.ts'
@@ -28,6 +29,20 @@ function post(call: AdapterCall, url: UpstreamUrl): Promise<UpstreamResult> {
 function postForBytes(call: AdapterCall, url: UpstreamUrl): Promise<UpstreamResult> {
   const headers = { ...openaiHeaders(call.provider, false), accept: call.body.stream_format === 'sse' ? 'text/event-stream' : '*/*' }
   return fetchUpstream(call, { url, headers, body: JSON.stringify(call.body), binaryAnswer: true })
+}
+
+/** A multipart upload (the client's form, model replaced) streamed to the provider; the upload's own failure (413, 408, 400) wins over the call's. */
+async function postUpload(call: AdapterCall, url: UpstreamUrl): Promise<UpstreamResult> {
+  const upload = call.ctx.upload
+  if (!upload) return gatewayErrors.invalidRequest('This endpoint takes a multipart/form-data upload.', null, 'multipart_required')
+  const form = upload.forUpstream(call.body)
+  if (form instanceof GatewayError) return form
+  const headers = openaiHeaders(call.provider, call.body.stream === true || call.body.stream === 'true')
+  headers['content-type'] = form.contentType
+  const answer = await fetchUpstream(call, { url, headers, body: form.body })
+  if (upload.failure) return upload.failure
+  if (answer instanceof GatewayError) upload.discard()
+  return answer
 }
 
 /** An OpenAI-style model list page (`{"data": [{"id"}]}`); undefined without a data array. Gemini's compatible endpoint names models `models/<id>`; selectors use the bare id. */
@@ -58,6 +73,8 @@ export const openaiCompatibleAdapter: ProviderAdapter = {
   imagesGenerations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/images/generations`),
   embeddings: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/embeddings`),
   completions: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/completions`),
+  audioTranscriptions: (call) => postUpload(call, upstreamUrl(call.provider.baseUrl)`/audio/transcriptions`),
+  audioTranslations: (call) => postUpload(call, upstreamUrl(call.provider.baseUrl)`/audio/translations`),
   responsesLifecycle,
   rerank: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/rerank`),
   moderations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/moderations`),

@@ -51,6 +51,11 @@ export const openaiCompatibleManifest = defineProvider({
         'gpt-3.5-turbo-instruct': { input: 1.5, output: 2 },
         'davinci-002': { input: 2, output: 2 },
         'babbage-002': { input: 0.4, output: 0.4 },
+        // Speech to text: whisper per second of audio ($0.006 a minute); the GPT-4o transcribe models by tokens, the
+        // input at the audio token price (a prompt's few text tokens cost less: $2.50 and $1.25 per million).
+        'whisper-1': { input: 0, output: 0, per_unit: { unit: 'audio_second', usd: 0.0001 } },
+        'gpt-4o-transcribe': { input: 6, output: 10 },
+        'gpt-4o-mini-transcribe': { input: 3, output: 5 },
         // Embeddings: input tokens only.
         'text-embedding-3-small': { input: 0.02, output: 0 },
         'text-embedding-3-large': { input: 0.13, output: 0 },

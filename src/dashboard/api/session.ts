@@ -13,7 +13,7 @@
  * state-changing calls carry.
  */
 import { z } from 'zod'
-import { ApiError, type Credential, errorOf, parseAnswer, requestAdmin } from './admin-client.ts'
+import { type ApiError, type Credential, errorOf, parseAnswer, requestAdmin } from './admin-client.ts'
 import { principalSchema, type Principal } from './schemas.ts'
 
 const STORAGE_KEY = 'ai-gateway.dashboard.key'

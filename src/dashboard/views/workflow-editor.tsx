@@ -5,7 +5,7 @@
  * applies it to the next request.
  */
 import { useState } from 'preact/hooks'
-import { ApiError } from '../api/admin-client.ts'
+import type { ApiError } from '../api/admin-client.ts'
 import { useAdmin, useCan } from '../api/admin-context.ts'
 import { FEATURE_IDS, workflowSchema, type FeatureFlags, type PluginInfo, type Workflow, type WorkflowScope } from '../api/schemas.ts'
 import { ErrorNotice } from '../components/status.tsx'

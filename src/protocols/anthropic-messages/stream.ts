@@ -6,7 +6,7 @@
  * then `message_stop`. An upstream error, in the stream or breaking it, becomes `event: error` and ends it; so
  * does a stream that stops before a finish reason.
  */
-import { GatewayError } from '../../errors/gateway-error.ts'
+import type { GatewayError } from '../../errors/gateway-error.ts'
 import { namedEventFrame } from '../../pipeline/sse.ts'
 import { type ChatStreamWriter, chatStreamInterrupted, chatStreamToProtocol } from '../stream-translation.ts'
 import { anthropicErrorBody } from './errors.ts'
