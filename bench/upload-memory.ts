@@ -1,0 +1,141 @@
+/**
+ * Resident memory of the gateway while a large multipart upload (a speech-to-text request) passes through it to an
+ * upstream that reads and discards it (issue 27: ≤ 32 MiB over idle for a 200 MB upload). The gateway runs as its
+ * own process (`bun src/main.ts`, SQLite, audit with bodies logged: each part is hashed for the audit entry); the
+ * mock upstream and the client run in this one. The client sends the form chunked (no Content-Length) as it
+ * generates it, model first; the file's SHA-256 computed here is compared with the audit entry's.
+ *
+ *   bun bench/upload-memory.ts [--mib 200] [--rounds 2]
+ *
+ * Prints idle RSS, the peak during each upload and its growth over idle, throughput, and the load average.
+ */
+import { loadavg } from 'node:os'
+import { parseArgs } from 'node:util'
+import { peakRssDuring, rssMb, spawnGateway } from '../test/helpers/gateway-process.ts'
+
+const { values: args } = parseArgs({ options: { mib: { type: 'string', default: '200' }, rounds: { type: 'string', default: '2' } } })
+const fileBytes = Math.min(2048, Number(args.mib)) * 1024 * 1024
+const rounds = Math.min(10, Number(args.rounds))
+const MASTER = 'bench-master-key-0123456789abcdef'
+const CHUNK = 64 * 1024
+const BOUNDARY = 'bench-upload-boundary'
+
+let upstreamBytes = 0
+const upstream = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  idleTimeout: 0,
+  // Bun's default (128 MiB) would refuse the upload.
+  maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  async fetch(req) {
+    if (!req.body) return Response.json({ object: 'list', data: [{ id: 'whisper-1', object: 'model', created: 0, owned_by: 'openai' }] })
+    const reader = req.body.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      upstreamBytes += value.byteLength
+    }
+    return Response.json({ text: 'discarded', usage: { type: 'duration', seconds: 1 } })
+  },
+})
+
+/** The form, generated as the gateway reads it: model, then `bytes` of file in 64 KiB chunks; resolves the file's SHA-256. */
+function uploadBody(bytes: number): { body: ReadableStream<Uint8Array>; sha256: Promise<string> } {
+  const encoder = new TextEncoder()
+  const hash = new Bun.CryptoHasher('sha256')
+  const chunk = new Uint8Array(CHUNK)
+  let sent = 0
+  let resolve!: (hex: string) => void
+  const sha256 = new Promise<string>((r) => (resolve = r))
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent === 0) {
+        controller.enqueue(
+          encoder.encode(
+            `--${BOUNDARY}\r\nContent-Disposition: form-data; name="model"\r\n\r\nopenai/whisper-1\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="long.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+          ),
+        )
+      }
+      if (sent >= bytes) {
+        controller.enqueue(encoder.encode(`\r\n--${BOUNDARY}--\r\n`))
+        resolve(hash.digest('hex'))
+        return controller.close()
+      }
+      const piece = chunk.subarray(0, Math.min(CHUNK, bytes - sent))
+      // Bytes that differ from chunk to chunk, so a part held or copied twice would not hash the same.
+      piece.fill(sent / CHUNK)
+      hash.update(piece)
+      controller.enqueue(piece.slice())
+      sent += piece.byteLength
+    },
+  })
+  return { body, sha256 }
+}
+
+const gateway = await spawnGateway({
+  GATEWAY_MASTER_KEY: MASTER,
+  GATEWAY_ALLOW_OPEN: 'false',
+  OPENAI_API_KEY: 'sk-bench',
+  OPENAI_BASE_URL: `http://127.0.0.1:${upstream.port}/v1`,
+  GATEWAY_MAX_UPLOAD_BYTES: String(fileBytes + 1024 * 1024),
+  GATEWAY_BODY_TIMEOUT_SECONDS: '600',
+  LOGGING_LOG_BODIES: 'true',
+  LOGGING_AUDIT_FLUSH_INTERVAL_MS: '50',
+})
+const pid = gateway.proc.pid
+
+async function upload(bytes: number): Promise<{ status: number; sha256: string; requestId: string }> {
+  const { body, sha256 } = uploadBody(bytes)
+  const res = await fetch(`${gateway.url}/v1/audio/transcriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${MASTER}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+    body,
+  })
+  await res.text()
+  return { status: res.status, sha256: await sha256, requestId: res.headers.get('x-request-id') ?? '' }
+}
+
+async function auditedSha256(requestId: string): Promise<string | undefined> {
+  for (let i = 0; i < 50; i++) {
+    const res = await fetch(`${gateway.url}/admin/audit/log?search=${requestId}&limit=1`, { headers: { authorization: `Bearer ${MASTER}` } })
+    const page = (await res.json()) as { entries?: { id: string }[] }
+    const id = page.entries?.[0]?.id
+    if (id) {
+      const detail = (await (await fetch(`${gateway.url}/admin/audit/detail?log_id=${id}`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as {
+        data?: { request_parts?: { name: string; sha256: string }[] }
+      }
+      return detail.data?.request_parts?.find((p) => p.name === 'file')?.sha256
+    }
+    await Bun.sleep(100)
+  }
+  return undefined
+}
+
+try {
+  // Warm: the route, the audit writer, the upload path, with a small file.
+  const warm = await upload(1024 * 1024)
+  if (warm.status !== 200) throw new Error(`warm-up upload: ${warm.status} ${gateway.output().slice(-2000)}`)
+  await Bun.sleep(2000)
+  Bun.gc(true)
+  const idle = rssMb(pid)
+  console.log(`gateway idle RSS after a warm-up upload: ${idle.toFixed(1)} MiB`)
+  for (let round = 1; round <= rounds; round++) {
+    upstreamBytes = 0
+    const t0 = performance.now()
+    const work = upload(fileBytes)
+    const peak = await peakRssDuring(pid, work, { everyMs: 5, killAboveMb: idle + 1024 })
+    const { status, sha256, requestId } = await work
+    const seconds = (performance.now() - t0) / 1000
+    const audited = await auditedSha256(requestId)
+    console.log(
+      `round ${round}: ${fileBytes / 1024 / 1024} MiB upload → ${status}, upstream received ${(upstreamBytes / 1024 / 1024).toFixed(1)} MiB in ${seconds.toFixed(1)} s ` +
+        `(${(fileBytes / 1024 / 1024 / seconds).toFixed(0)} MiB/s); peak RSS ${peak.toFixed(1)} MiB, growth over idle ${(peak - idle).toFixed(1)} MiB (target ≤ 32); ` +
+        `audit sha256 ${audited === sha256 ? 'matches' : `differs (${audited} vs ${sha256})`}`,
+    )
+  }
+  const [l1, l5, l15] = loadavg()
+  console.log(`load average: ${l1!.toFixed(2)} ${l5!.toFixed(2)} ${l15!.toFixed(2)} (${navigator.hardwareConcurrency} cores)`)
+} finally {
+  await gateway.stop()
+  upstream.stop(true)
+}
