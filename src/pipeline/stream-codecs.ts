@@ -35,30 +35,46 @@ export function parseJson(data: string): Record<string, unknown> | undefined {
   }
 }
 
-/** In usage-only mode the chat fold needs only the events that can carry usage or an error. */
+/** In usage-only mode a `data:`-only fold needs only the events that can carry usage or an error. */
 const USAGE_ONLY_MARKERS = ['"usage"', '"error"']
 
-/** Chat Completions streams: `data:`-only frames. */
-export const chatStreamCodec: StreamCodec = {
-  foldAlways: false,
-  createFold(usageOnly = false) {
-    const fold = new ChatStreamFold()
-    return {
-      only: usageOnly ? USAGE_ONLY_MARKERS : undefined,
-      add(event) {
-        if (event.data === '[DONE]') return
-        if (usageOnly && !USAGE_ONLY_MARKERS.some((marker) => event.data.includes(marker))) return
-        const chunk = parseJson(event.data)
-        if (chunk) fold.add(chunk)
-      },
-      result: () => fold.result(),
-      usage: () => fold.usage,
-      error: () => fold.error,
-    }
-  },
-  // Chat clients accept no `event:` lines; every SDK raises an APIError on `data: {"error":…}`.
-  errorFrame: (error) => dataFrame(error.toJSON()),
+/** What a `data:`-only stream's fold keeps: its chunks added in order, the document, the usage, an error frame. */
+export interface ChunkFold {
+  add(chunk: Record<string, unknown>): void
+  result(): unknown
+  readonly usage: unknown
+  readonly error: unknown
 }
+
+/**
+ * The codec of an OpenAI-style stream of `data:`-only JSON chunks ended by `[DONE]` (Chat Completions, legacy
+ * completions): only the fold differs. Such clients accept no `event:` lines; every SDK raises an APIError on
+ * `data: {"error":…}`.
+ */
+export function dataOnlyStreamCodec(newFold: () => ChunkFold): StreamCodec {
+  return {
+    foldAlways: false,
+    createFold(usageOnly = false) {
+      const fold = newFold()
+      return {
+        only: usageOnly ? USAGE_ONLY_MARKERS : undefined,
+        add(event) {
+          if (event.data === '[DONE]') return
+          if (usageOnly && !USAGE_ONLY_MARKERS.some((marker) => event.data.includes(marker))) return
+          const chunk = parseJson(event.data)
+          if (chunk) fold.add(chunk)
+        },
+        result: () => fold.result(),
+        usage: () => fold.usage,
+        error: () => fold.error,
+      }
+    },
+    errorFrame: (error) => dataFrame(error.toJSON()),
+  }
+}
+
+/** Chat Completions streams. */
+export const chatStreamCodec: StreamCodec = dataOnlyStreamCodec(() => new ChatStreamFold())
 
 /**
  * For an event stream from an API that has no stream codec (it never streams, yet an upstream answered with one):

@@ -2,9 +2,7 @@
  * @module Legacy completions streams (`/v1/completions`): `data:`-only frames of `text_completion` chunks, ended by
  * `[DONE]`, the usage in a `choices: []` chunk when asked. Folded into the non-stream `text_completion`.
  */
-import type { StreamCodec } from '../../pipeline/stream-codecs.ts'
-import { parseJson } from '../../pipeline/stream-codecs.ts'
-import { dataFrame } from '../../pipeline/sse.ts'
+import { dataOnlyStreamCodec, type StreamCodec } from '../../pipeline/stream-codecs.ts'
 
 type Json = Record<string, unknown>
 
@@ -49,25 +47,5 @@ export class TextCompletionFold {
   }
 }
 
-const USAGE_ONLY_MARKERS = ['"usage"', '"error"']
-
-export const completionsStreamCodec: StreamCodec = {
-  foldAlways: false,
-  createFold(usageOnly = false) {
-    const fold = new TextCompletionFold()
-    return {
-      only: usageOnly ? USAGE_ONLY_MARKERS : undefined,
-      add(event) {
-        if (event.data === '[DONE]') return
-        if (usageOnly && !USAGE_ONLY_MARKERS.some((marker) => event.data.includes(marker))) return
-        const chunk = parseJson(event.data)
-        if (chunk) fold.add(chunk)
-      },
-      result: () => fold.result(),
-      usage: () => fold.usage,
-      error: () => fold.error,
-    }
-  },
-  // The SDKs read completions streams as they read chat's: `data: {"error":…}` raises an APIError.
-  errorFrame: (error) => dataFrame(error.toJSON()),
-}
+/** Legacy completions streams: chat's framing, folded into a `text_completion`. */
+export const completionsStreamCodec: StreamCodec = dataOnlyStreamCodec(() => new TextCompletionFold())
