@@ -166,6 +166,7 @@ export class Gateway {
       counters: stores.counters,
       store: stores.mcp,
       changes: stores.changes,
+      usage: this.usage,
     })
     this.deps.onShutdown(() => this.mcp.stop())
     this.metrics?.watchSnapshots(() => this.snapshotStatuses())

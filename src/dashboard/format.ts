@@ -32,6 +32,7 @@ export const UNIT_LABELS: Record<(typeof UNIT_TOTALS)[UsageUnit], string> = {
   audio_seconds: 'Audio seconds',
   characters: 'Characters spoken',
   search_units: 'Search units',
+  calls: 'Tool calls',
 }
 
 /** `2 images (1024x1024/hd)`, `12.5 audio seconds`. */

@@ -12,6 +12,7 @@ import type { Logger } from '../log/logger.ts'
 import type { Changes } from '../stores/changes.ts'
 import type { Counters, McpStore } from '../stores/types.ts'
 import { ToolCallLimits } from './call-limits.ts'
+import type { UsageSink } from './call-usage.ts'
 import { McpCatalog, type ServerEntry } from './catalog.ts'
 import type { McpServerConfig, VisibilityRule } from './config.ts'
 import { McpListings } from './listings.ts'
@@ -40,6 +41,8 @@ export interface McpGatewayDeps {
   counters: Counters
   store: McpStore
   changes?: Changes
+  /** Priced tool calls are recorded here (the usage service's sink). */
+  usage?: UsageSink
 }
 
 export class McpGateway {
@@ -99,6 +102,7 @@ export class McpGateway {
       redactArguments: (entry) => this.redactorFor(entry),
       owners: this.owners,
       authorization: this.authorization,
+      usage: config.features.usage ? deps.usage : undefined,
     })
     this.transport = new McpTransport({
       config: mcp,

@@ -21,6 +21,7 @@ import type { CredentialOwner } from './oauth/credentials.ts'
 import type { OwnerConnections } from './oauth/owner-connections.ts'
 import type { UpstreamAuthorization } from './oauth/authorization.ts'
 import { McpRequestError, RPC } from './errors.ts'
+import { toolCallUsage, type UsageSink } from './call-usage.ts'
 
 export const GATEWAY_META_PREFIX = 'ai-gateway/'
 export const IDENTITY_META_KEY = `${GATEWAY_META_PREFIX}principal`
@@ -69,6 +70,8 @@ export interface McpMethodsDeps {
   redactArguments: (server: ServerEntry | undefined) => ArgumentRedactor
   owners: OwnerConnections
   authorization: UpstreamAuthorization
+  /** Where priced calls are recorded as usage; absent when usage is not kept (FEATURE_USAGE=false). */
+  usage?: UsageSink
 }
 
 export class McpMethods {
@@ -132,7 +135,9 @@ export class McpMethods {
     if (!reserved.ok) return { ok: false, error: asMcpError(reserved.error) }
     if (price > 0) c.exchange.priceUsd = price
     const outcome = await this.send(c, entry, 'tools/call', { ...c.params, name: target.name })
-    await reserved.reservation.settle(outcome.ok || outcome.error.code === 'mcp_upstream_rpc_error')
+    const reached = outcome.ok || outcome.error.code === 'mcp_upstream_rpc_error'
+    await reserved.reservation.settle(reached)
+    if (reached && price > 0) this.deps.usage?.record(toolCallUsage(c.exchange, price))
     if (!outcome.ok) return { ok: false, error: outcome.error }
     c.exchange.isError = outcome.result.isError === true
     return this.relay(c, entry, outcome.result)

@@ -1,16 +1,19 @@
 /**
  * @module Work priced per unit rather than per token: images (by size and quality), seconds of audio in, characters
- * of text to speak, rerank search units. A request's usage carries at most one such unit besides its tokens (no API
- * mixes two); the usage record stores it as `unit`, `units` (the quantity) and `unit_variant` (what the price
+ * of text to speak, rerank search units, priced MCP tool calls (src/mcp/call-usage.ts). A request's usage carries at
+ * most one such unit besides its tokens (no API mixes two); the usage record stores it as `unit`, `units` (the quantity) and `unit_variant` (what the price
  * depends on: `1024x1024/hd` for images), the price table prices it (`per_unit` in src/usage/pricing.ts), and the
  * usage reports sum each unit under its own name (`UNIT_TOTALS`). A unit added here needs no migration.
  */
 
-export const USAGE_UNITS = ['image', 'audio_second', 'character', 'search_unit'] as const
+export const USAGE_UNITS = ['image', 'audio_second', 'character', 'search_unit', 'call'] as const
 export type UsageUnit = (typeof USAGE_UNITS)[number]
 
 /** The name of each unit's sum in the usage reports (`GET /admin/usage/summary`, `…/breakdown`). */
-export const UNIT_TOTALS = { image: 'images', audio_second: 'audio_seconds', character: 'characters', search_unit: 'search_units' } as const satisfies Record<UsageUnit, string>
+export const UNIT_TOTALS = { image: 'images', audio_second: 'audio_seconds', character: 'characters', search_unit: 'search_units', call: 'calls' } as const satisfies Record<
+  UsageUnit,
+  string
+>
 export type UnitTotalName = (typeof UNIT_TOTALS)[UsageUnit]
 
 /** Non-token work of one request, as the usage record stores it. */

@@ -99,6 +99,28 @@ describe('limits', () => {
     expect(listed.spent_usd).toBeCloseTo(0.04, 6)
   })
 
+  test('priced calls are usage: /admin/usage counts them in calls with their price, under the server and the tool', async () => {
+    const k = await newKey('usage-counted', '/usage-team')
+    const budget = await admin('/budgets', { scope: { key_id: k.id }, window: 'day', limit_usd: 10 })
+    const mcp = await connectMcp(gw.url, k.key)
+    await mcp.client.callTool({ name: 'tools__cheap', arguments: {} })
+    await mcp.client.callTool({ name: 'tools__pricey', arguments: {} })
+    await mcp.client.callTool({ name: 'tools__pricey', arguments: {} })
+    // Refused before the server: not usage.
+    await rpcFailure(mcp.client.callTool({ name: 'tools__hidden_or_missing', arguments: {} }))
+    await mcp.close()
+    const byKey = (await admin('/usage/breakdown?by=key')).data.find((row: { key_id: string }) => row.key_id === k.id)
+    expect(byKey).toMatchObject({ requests: 3, calls: 3 })
+    expect(byKey.cost_usd).toBeCloseTo(1.02, 6)
+    const byModel = (await admin('/usage/breakdown?by=model')).data.filter((row: { model: string }) => row.model === 'cheap' || row.model === 'pricey')
+    expect(byModel.find((row: { model: string }) => row.model === 'pricey').calls).toBeGreaterThanOrEqual(2)
+    const byProvider = (await admin('/usage/breakdown?by=provider')).data.find((row: { provider: string }) => row.provider === 'tools')
+    expect(byProvider.calls).toBeGreaterThanOrEqual(3)
+    expect((await admin('/usage/summary')).calls).toBeGreaterThanOrEqual(3)
+    const listed = (await admin('/budgets')).data.find((b: { id: string }) => b.id === budget.id)
+    expect(listed.spent_usd).toBeCloseTo(1.02, 6)
+  })
+
   test('a call past its server’s deadline fails with 504 and the request timeout code', async () => {
     const mcp = await connectMcp(gw.url, MASTER)
     const started = Date.now()
