@@ -3,6 +3,7 @@ import type { Principal } from '../../src/pipeline/context.ts'
 import type { Outcome } from '../../src/pipeline/types.ts'
 import { applyCapture, makeContext, makeDeps, pluginHooks } from '../../test/helpers/plugin-harness.ts'
 import { responseThreads } from './plugin.ts'
+import { retrieveStored, storedThreadSlot } from '../../src/protocols/responses/stored-response.ts'
 
 const deps = await makeDeps({ OPENAI_API_KEY: 'k', MISTRAL_API_KEY: 'k' })
 const hooks = pluginHooks(responseThreads, {}, deps)
@@ -108,14 +109,16 @@ function onStoredResponse(endpoint: 'responses.retrieve' | 'responses.delete', i
   return ctx
 }
 
-test("a stored response's route: the owner's thread targets its provider; anyone else gets the 404 of an unknown id", async () => {
+test("a stored response's route: the owner's thread targets its provider; anyone else is left without thread or target, for the store's 404 after the limits", async () => {
   const own = onStoredResponse('responses.retrieve', 'resp_2')
   expect(await hooks.before!(own)).toEqual({ kind: 'continue' })
   expect(own.target).toMatchObject({ providerName: 'mistral' })
   for (const ctx of [onStoredResponse('responses.retrieve', 'resp_2', BOB), onStoredResponse('responses.retrieve', 'resp_never_made')]) {
-    expect(((await hooks.before!(ctx)) as { kind: string }).kind).toBe('respond')
-    expect(ctx.error).toMatchObject({ status: 404, code: 'response_not_found' })
+    expect(await hooks.before!(ctx)).toEqual({ kind: 'continue' })
     expect(ctx.target).toBeUndefined()
+    expect(ctx.state(storedThreadSlot)).toBeUndefined()
+    const answer = await retrieveStored(ctx.body, ctx)
+    expect(answer).toMatchObject({ status: 404, code: 'response_not_found' })
   }
 })
 

@@ -8,7 +8,7 @@
  * state); any other follow-up gets the stored thread prepended to its `input` instead.
  *
  * The routes of a stored response (retrieve, delete, cancel, input items) are found here the same way: the
- * caller's own thread or the 404 an unknown id gets, before anything else runs. The thread is left for the
+ * caller's own thread, before anything else runs (an unknown id's 404 comes after the limits). The thread is left for the
  * route stage (src/protocols/responses/stored-response.ts) and its provider becomes the target: a provider that
  * keeps responses is asked for one it answered natively, anything else is answered from the store.
  */
@@ -75,20 +75,19 @@ export const responseThreads = definePlugin({
       }
       return CONTINUE
     }
-    /** A stored response's route: the caller's own thread, its provider as the target; else the 404 of an unknown id. */
+    /**
+     * A stored response's route: the caller's own thread, its provider as the target. Without a target (an id the
+     * caller may not see, a provider no longer configured) the store answers after rate limits and budgets counted
+     * the call (src/pipeline/run.ts): probing ids costs what any call costs.
+     */
     const findStoredResponse = async (ctx: RequestContext) => {
       const owner = ownerOf(ctx)
       const id = ctx.pathParam ?? ''
       const thread = owner && id ? await store.get(id, owner) : undefined
-      if (!thread) return respondWithError(ctx, responseNotFound(id))
+      if (!thread) return CONTINUE
       ctx.setState(storedThreadSlot, thread)
       const registered = providers.get(thread.providerName)
-      const fallback = endpoint(ctx.endpoint).api.upstream?.fallback
-      // A provider no longer configured: the store still answers for it.
-      if (!registered && fallback) {
-        const answer = await fallback(ctx.body, ctx)
-        return answer instanceof GatewayError ? respondWithError(ctx, answer) : { kind: 'answer' as const, response: answer }
-      }
+      if (!registered) return CONTINUE
       const model = typeof thread.response?.model === 'string' ? thread.response.model : ''
       ctx.target = { providerName: thread.providerName, providerType: registered!.instance.type, model, selector: `${thread.providerName}/${model}` }
       ctx.stream = new URLSearchParams(ctx.rawQuery).get('stream') === 'true'

@@ -60,10 +60,17 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
       const answer = local(ctx, options.catalog)
       return answer instanceof GatewayError ? failWith(ctx, answer) : answer
     }
-    if (!pipeline.dispatch) throw gatewayErrors.internal('No route plugin is active in this workflow.')
-    const dispatched = await pipeline.dispatch(ctx)
+    // A routed row left without a target (a stored response the caller may not see, or whose provider is gone) is
+    // the gateway's answer, given only now that rate limits and budgets have counted the call.
+    const fallback = ctx.target ? undefined : endpoint(ctx.endpoint).api.upstream?.fallback
+    const dispatched = fallback ? await fallback(ctx.body, ctx) : await dispatch()
     if (dispatched instanceof GatewayError) return failWith(ctx, dispatched)
     return ctx.capture.routeAnswer ? answered(ctx, pipeline, dispatched) : throughOnResponse(ctx, pipeline, dispatched)
+  }
+
+  function dispatch() {
+    if (!pipeline.dispatch) throw gatewayErrors.internal('No route plugin is active in this workflow.')
+    return pipeline.dispatch(ctx)
   }
 }
 

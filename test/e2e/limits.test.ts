@@ -32,6 +32,22 @@ test('a rate limit answers 429 with Retry-After and x-ratelimit headers the SDK 
   expect(err.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded', provider: '' })
 })
 
+test("probing stored-response ids costs the rate limit like any call: an unknown id's 404 comes after the limit", async () => {
+  const key = await newKey('prober')
+  const created = await admin('/rate-limits', { method: 'POST', body: JSON.stringify({ scope: { key_id: key.id }, requests_per_minute: 2 }) })
+  expect(created.status).toBe(201)
+  const client = new OpenAI({ apiKey: key.key, baseURL: t.gw.baseURL, maxRetries: 0 })
+  const probes = [
+    () => client.responses.retrieve('resp_never_made_1'),
+    () => client.responses.inputItems.list('resp_never_made_2'),
+    () => client.responses.cancel('resp_never_made_3'),
+    () => client.responses.delete('resp_never_made_4'),
+  ]
+  const statuses: number[] = []
+  for (const probe of probes) statuses.push(((await probe().catch((e) => e)) as InstanceType<typeof OpenAI.APIError>).status ?? 0)
+  expect(statuses).toEqual([404, 404, 429, 429])
+})
+
 test('a budget is spent by real usage, shown by GET /admin/budgets, and refuses once exhausted', async () => {
   const key = await newKey('budgeted')
   // Each mock answer uses 17 tokens = 0.017 USD; a request reserves its prompt plus max_tokens 5.
