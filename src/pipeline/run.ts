@@ -14,6 +14,7 @@ import { opaqueStreamCodec, type StreamFold } from './stream-codecs.ts'
 import { passBytes } from './byte-pump.ts'
 import type { Decision, Outcome } from './types.ts'
 import { estimateUsage, meterUsage, needsEstimatedUsage } from '../usage/meter.ts'
+import { isUsageCounted } from '../usage/gateway-counted.ts'
 import type { ModelCatalog } from '../models/catalog.ts'
 import { answerText, parsedAnswer, parseJsonOrUndefined } from './json-answer.ts'
 import { keepRouteAnswer, routeAnswerOf } from './route-answer.ts'
@@ -368,6 +369,7 @@ export async function completionsSettled(): Promise<void> {
 function complete(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome, telemetry: RequestTelemetry | undefined, wasStream: boolean): Promise<void> | undefined {
   outcome.durationNs = ctx.elapsedNs()
   if (ctx.capture.usage) outcome.usage ??= ctx.hiddenStreamUsage
+  if (outcome.usage && !outcome.usage.estimated && isUsageCounted(ctx)) outcome.usage = { ...outcome.usage, estimated: true }
   if (ctx.capture.routeAnswer) outcome.routeAnswer = routeAnswerOf(ctx)
   if (ctx.capture.pricedUsage && needsEstimatedUsage(ctx, outcome)) {
     // Counted on the tokenizer thread: this request's record waits for the count, no other request does.

@@ -158,6 +158,28 @@ describe('governed like chat', () => {
     expect(entry.usage!.cost_usd).toBeCloseTo((3 * 0.02) / 1e6, 12)
   })
 
+  test("Gemini's usage is the gateway's count, so its usage record is marked estimated; OpenAI's is not", async () => {
+    const summary = async () =>
+      (await (await fetch(`${t.gw.url}/admin/usage/summary?days=1`, { headers: { authorization: `Bearer ${t.master}` } })).json()) as {
+        requests: number
+        estimated_requests: number
+      }
+    const settled = async (before: { requests: number }) => {
+      let after = await summary()
+      for (let i = 0; i < 50 && after.requests === before.requests; i++) after = (await Bun.sleep(50), await summary())
+      return after
+    }
+    const beforeGemini = await summary()
+    expect((await post({ model: 'gemini/gemini-embedding-001', input: 'counted here' })).status).toBe(200)
+    const afterGemini = await settled(beforeGemini)
+    expect(afterGemini.requests - beforeGemini.requests).toBe(1)
+    expect(afterGemini.estimated_requests - beforeGemini.estimated_requests).toBe(1)
+    expect((await post({ model: 'openai/text-embedding-3-small', input: 'counted upstream' })).status).toBe(200)
+    const afterOpenAI = await settled(afterGemini)
+    expect(afterOpenAI.requests - afterGemini.requests).toBe(1)
+    expect(afterOpenAI.estimated_requests).toBe(afterGemini.estimated_requests)
+  })
+
   test('a repeated request is answered from the cache; another encoding is another entry', async () => {
     const body = { model: 'openai/text-embedding-3-small', input: 'cache me', encoding_format: 'base64' }
     const first = await post(body, { 'cache-control': '' })

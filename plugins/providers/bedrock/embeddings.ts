@@ -10,12 +10,11 @@
  */
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { jsonAnswer, parsedAnswer } from '../../../src/pipeline/json-answer.ts'
-import { embeddingList } from '../../../src/protocols/embeddings/answer.ts'
+import { countedInputTokens, embeddingList } from '../../../src/protocols/embeddings/answer.ts'
 import { upstreamFailures } from '../../../src/providers/upstream-errors.ts'
 import type { AdapterCall, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
 import { upstreamUrl } from '../../../src/providers/upstream-url.ts'
-import { countTextsTokens } from '../../../src/tokens/count.ts'
 import { embeddingTextsOrRefusal } from '../gemini/embeddings.ts'
 import { bedrockUpstreamError } from './errors.ts'
 
@@ -102,7 +101,7 @@ export async function bedrockEmbeddings(call: AdapterCall): Promise<UpstreamResu
   if (texts instanceof GatewayError) return texts
   const embedded = isTitanEmbed(model) ? await titan(call, texts) : await cohere(call, texts)
   if (embedded instanceof GatewayError) return embedded
-  const tokens = embedded.tokens ?? (await countTextsTokens(texts))
+  const tokens = embedded.tokens ?? (await countedInputTokens(call.ctx, texts))
   const list = embeddingList(call.body, model, embedded.vectors, tokens)
   return jsonAnswer(JSON.stringify(list), list, { status: 200, headers: { 'content-type': 'application/json' } })
 }

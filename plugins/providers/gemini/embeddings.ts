@@ -2,7 +2,7 @@
  * @module OpenAI embeddings through Gemini: one input is `embedContent`, several are one `batchEmbedContents`;
  * `dimensions` becomes `outputDimensionality`. The answer is OpenAI's list, its vectors encoded as the request asked
  * (base64: float32 little-endian, as OpenAI sends them). Gemini reports no token usage for embeddings, so the
- * answer's usage is the gateway's count of the input. Token-array inputs are refused: Gemini embeds text only.
+ * answer's usage is the gateway's count of the input, and the usage record is marked estimated. Token-array inputs are refused: Gemini embeds text only.
  */
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { upstreamFailures } from '../../../src/providers/upstream-errors.ts'
@@ -10,9 +10,8 @@ import type { AdapterCall, UpstreamResult } from '../../../src/providers/types.t
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
 import type { UpstreamUrl } from '../../../src/providers/upstream-url.ts'
 import { jsonAnswer, parsedAnswer } from '../../../src/pipeline/json-answer.ts'
-import { embeddingList } from '../../../src/protocols/embeddings/answer.ts'
+import { countedInputTokens, embeddingList } from '../../../src/protocols/embeddings/answer.ts'
 import { embeddingInputs, embeddingTexts } from '../../../src/protocols/embeddings/input.ts'
-import { countTextsTokens } from '../../../src/tokens/count.ts'
 import { geminiUpstreamError } from './adapter.ts'
 
 type Json = Record<string, unknown>
@@ -79,7 +78,7 @@ export async function geminiEmbeddings(call: AdapterCall, url: (method: EmbedMet
   }
   const vectors = vectorsOf(answer, texts.length)
   if (!vectors) return upstreamFailures.unexpectedShape(call.provider.name, `expected ${texts.length} embedding(s) of numbers`)
-  const list = embeddingList(call.body, model, vectors, await countTextsTokens(texts))
+  const list = embeddingList(call.body, model, vectors, await countedInputTokens(call.ctx, texts))
   const text = JSON.stringify(list)
   return jsonAnswer(text, list, { status: 200, headers: { 'content-type': 'application/json' } })
 }

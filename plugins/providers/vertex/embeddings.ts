@@ -8,12 +8,11 @@
  */
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { jsonAnswer, parsedAnswer } from '../../../src/pipeline/json-answer.ts'
-import { embeddingList } from '../../../src/protocols/embeddings/answer.ts'
+import { countedInputTokens, embeddingList } from '../../../src/protocols/embeddings/answer.ts'
 import { upstreamFailures } from '../../../src/providers/upstream-errors.ts'
 import type { AdapterCall, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
 import type { UpstreamUrl } from '../../../src/providers/upstream-url.ts'
-import { countTextsTokens } from '../../../src/tokens/count.ts'
 import { geminiUpstreamError } from '../gemini/adapter.ts'
 import { embeddingTextsOrRefusal } from '../gemini/embeddings.ts'
 
@@ -54,7 +53,7 @@ export async function vertexEmbeddings(call: AdapterCall, url: UpstreamUrl, head
   if (predictions.length !== texts.length || predictions.some((p) => p === undefined))
     return upstreamFailures.unexpectedShape(call.provider.name, `expected ${texts.length} prediction(s) with embedding values`)
   const reported = predictions as Prediction[]
-  const tokens = reported.every((p) => p.tokens !== undefined) ? reported.reduce((sum, p) => sum + p.tokens!, 0) : await countTextsTokens(texts)
+  const tokens = reported.every((p) => p.tokens !== undefined) ? reported.reduce((sum, p) => sum + p.tokens!, 0) : await countedInputTokens(call.ctx, texts)
   const list = embeddingList(
     call.body,
     call.target.model,

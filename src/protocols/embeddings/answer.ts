@@ -3,8 +3,17 @@
  * shape (Gemini, Vertex AI, Bedrock). `encoding_format: base64` is answered as OpenAI answers it: each vector's
  * float32 values, little-endian, in base64 (what the OpenAI SDKs decode, and ask for by default).
  */
+import type { RequestContext } from '../../pipeline/context.ts'
+import { countTextsTokens } from '../../tokens/count.ts'
+import { markUsageCounted } from '../../usage/gateway-counted.ts'
 
 type Json = Record<string, unknown>
+
+/** The inputs' tokens as the gateway counts them, for a provider that reports none; the request's usage is then marked estimated. */
+export function countedInputTokens(ctx: RequestContext, texts: readonly string[]): Promise<number> {
+  markUsageCounted(ctx)
+  return countTextsTokens(texts)
+}
 
 /** The float32 little-endian bytes of `values` in base64, as OpenAI encodes an embedding. */
 export function float32Base64(values: readonly number[]): string {
