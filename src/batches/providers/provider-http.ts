@@ -1,0 +1,164 @@
+/**
+ * @module How a batch adapter talks to its provider outside any client request (submitting, polling, downloading,
+ * cancelling): the URL made by `upstreamUrl`, the instance's cloud credentials applied as `fetchUpstream` applies
+ * them, redirects refused, a deadline on the answer's headers, and every failure (a non-2xx answer, a timeout, an
+ * unreachable host, an unreadable body) returned as a GatewayError naming the provider, with the provider's
+ * credentials scrubbed from its message. Bodies are read bounded, and result files line by line as they arrive.
+ */
+import { GatewayError } from '../../errors/gateway-error.ts'
+import type { ProviderInstance } from '../../providers/types.ts'
+import { authorize } from '../../providers/upstream-auth.ts'
+import { upstreamError, upstreamFailures } from '../../providers/upstream-errors.ts'
+import type { UpstreamUrl } from '../../providers/upstream-url.ts'
+
+export interface BatchUpstreamRequest {
+  url: UpstreamUrl
+  method: 'GET' | 'POST' | 'DELETE'
+  headers: Record<string, string>
+  /** A stream is sent as it is read (the JSONL upload). */
+  body?: string | ReadableStream<Uint8Array>
+}
+
+/** Until the answer's headers arrive. */
+const HEADERS_DEADLINE_MS = 120_000
+/** The longest error body read for its message. */
+const ERROR_BODY_LIMIT_BYTES = 64 * 1024
+
+/** The provider's answer (2xx), or why there is none. */
+export async function fetchBatchUpstream(provider: ProviderInstance, request: BatchUpstreamRequest, signal: AbortSignal): Promise<Response | GatewayError> {
+  let headers = request.headers
+  if (provider.auth) {
+    const body = typeof request.body === 'string' ? request.body : undefined
+    const authorized = await authorize(provider.auth, { method: request.method, url: request.url, headers, body })
+    if (authorized instanceof GatewayError) return authorized
+    headers = authorized
+  }
+  const deadline = AbortSignal.timeout(HEADERS_DEADLINE_MS)
+  const abort = new AbortController()
+  const onAbort = () => abort.abort(signal.aborted ? signal.reason : deadline.reason)
+  signal.addEventListener('abort', onAbort, { once: true })
+  deadline.addEventListener('abort', onAbort, { once: true })
+  let response: Response
+  try {
+    // Never followed: a redirect would carry the provider's credential wherever it points (upstreamFailures.redirected).
+    response = await fetch(request.url, { method: request.method, headers, body: request.body, signal: abort.signal, redirect: 'manual' })
+  } catch (error) {
+    if (signal.aborted) return upstreamFailures.clientClosed()
+    if (deadline.aborted) return upstreamFailures.timeout(provider.name, `no answer within ${HEADERS_DEADLINE_MS} ms`)
+    return upstreamFailures.unreachable(provider.name, (error as Error)?.message ?? String(error))
+  } finally {
+    // Only the wait for the headers is bounded here: a result file is read for as long as its reader wants it
+    // (jsonLines cancels the body when its reader stops).
+    deadline.removeEventListener('abort', onAbort)
+    signal.removeEventListener('abort', onAbort)
+  }
+  if (response.status >= 300 && response.status < 400) {
+    response.body?.cancel().catch(() => {})
+    return upstreamFailures.redirected(provider.name, response.status)
+  }
+  if (!response.ok) {
+    const text = await readText(response, ERROR_BODY_LIMIT_BYTES).catch(() => '')
+    return upstreamError({ provider: provider.name, status: response.status, body: parseJson(text), text, headers: response.headers, secrets: secretsOf(provider) })
+  }
+  return response
+}
+
+/** A JSON answer read whole up to `maxBytes`; anything else is the provider's failure. */
+export async function readJsonAnswer(provider: ProviderInstance, response: Response, maxBytes: number): Promise<Record<string, unknown> | GatewayError> {
+  let text: string
+  try {
+    text = await readText(response, maxBytes + 1)
+  } catch (error) {
+    return upstreamFailures.interrupted(provider.name, (error as Error)?.message ?? String(error))
+  }
+  if (Buffer.byteLength(text) > maxBytes) return upstreamFailures.tooLarge(provider.name, maxBytes)
+  const parsed = parseJson(text)
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return upstreamFailures.notJson(provider.name)
+  return parsed as Record<string, unknown>
+}
+
+/** A JSON call whose answer is an object: the request, then its body. */
+export async function callJson(
+  provider: ProviderInstance,
+  request: BatchUpstreamRequest,
+  signal: AbortSignal,
+  maxBytes = CONTROL_ANSWER_LIMIT_BYTES,
+): Promise<Record<string, unknown> | GatewayError> {
+  const response = await fetchBatchUpstream(provider, request, signal)
+  if (response instanceof GatewayError) return response
+  return readJsonAnswer(provider, response, maxBytes)
+}
+
+/** A batch object, a file object: a few KiB. */
+export const CONTROL_ANSWER_LIMIT_BYTES = 4 * 1024 * 1024
+
+/**
+ * The lines of a JSONL body as they arrive, each parsed (blank lines skipped); a line that is not a JSON object
+ * ends the reading with the provider's failure. One line is held at a time, never the file.
+ */
+export async function* jsonLines(provider: ProviderInstance, body: ReadableStream<Uint8Array> | null): AsyncGenerator<Record<string, unknown> | GatewayError> {
+  if (!body) return
+  const decoder = new TextDecoder()
+  let pending = ''
+  const reader = body.getReader()
+  try {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>
+      try {
+        chunk = await reader.read()
+      } catch (error) {
+        yield upstreamFailures.interrupted(provider.name, (error as Error)?.message ?? String(error))
+        return
+      }
+      pending += chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true })
+      let newline = pending.indexOf('\n')
+      while (newline !== -1 || (chunk.done && pending.trim() !== '')) {
+        const line = newline === -1 ? pending : pending.slice(0, newline)
+        pending = newline === -1 ? '' : pending.slice(newline + 1)
+        if (line.trim() !== '') {
+          const parsed = parseJson(line)
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+            yield upstreamFailures.unexpectedShape(provider.name, 'a line of its result file is not a JSON object')
+            return
+          }
+          yield parsed as Record<string, unknown>
+        }
+        newline = pending.indexOf('\n')
+      }
+      if (chunk.done) return
+    }
+  } finally {
+    reader.cancel().catch(() => {})
+  }
+}
+
+/** What to scrub from a provider's messages: its API key (cloud credentials are scrubbed by the service's logger). */
+function secretsOf(provider: ProviderInstance): readonly string[] {
+  return provider.apiKey ? [provider.apiKey] : []
+}
+
+async function readText(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    chunks.push(value)
+    size += value.byteLength
+    if (size >= maxBytes) {
+      reader.cancel().catch(() => {})
+      break
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
