@@ -209,6 +209,7 @@ function v1Responses(e: Endpoint) {
       ...(e.answers.includes('json') ? { 'application/json': { schema: e.response ? openApiSchema(e.response) : { type: 'object' } } } : {}),
       ...(e.answers.includes('sse') ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
       ...(e.answers.includes('binary') ? binaryContent(e) : {}),
+      ...(e.answers.includes('text') ? { 'text/plain': { schema: { type: 'string' } } } : {}),
     },
   }
   // A row on every method is documented under each, TRACE included, which no route serves (405: refuseTrace).

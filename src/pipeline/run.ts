@@ -196,6 +196,8 @@ async function deliver(ctx: RequestContext, pipeline: BuiltPipeline, response: R
     }
     if (status < 300 && parsed && typeof parsed === 'object')
       outcome.usage = api.usage?.read((parsed as Record<string, unknown>).usage, ctx.body, parsed as Record<string, unknown>)
+    // A plain-text answer (a transcript as text, srt, vtt: fetchUpstream's `textAnswer`) may say its usage in its text.
+    else if (status < 300 && parsed === undefined && isTextAnswer(headers)) outcome.usage = api.usage?.read(undefined, ctx.body, text)
   }
   // Completion waits only for a token count (then a promise); otherwise it is done, with no await.
   const completing = complete(ctx, pipeline, outcome, telemetry, false)
@@ -327,6 +329,10 @@ function pumpStream(ctx: RequestContext, pipeline: BuiltPipeline, response: Resp
 }
 
 const NEWLINE = new Uint8Array([10])
+
+function isTextAnswer(headers: Headers): boolean {
+  return (headers.get('content-type') ?? '').trimStart().toLowerCase().startsWith('text/')
+}
 
 /** A successful answer of a row that answers in bytes (audio), which is not JSON: passed on unread. */
 function answersInBytes(row: Endpoint, status: number, headers: Headers): boolean {

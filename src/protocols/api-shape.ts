@@ -122,9 +122,10 @@ export interface UsageReading {
   streamUsageOnRequest: boolean
   /**
    * The usage of an answer: `reported` is what the upstream reported (a JSON answer's `usage`, the usage a stream's
-   * fold found), `request` the body as sent, `answer` a JSON answer whole (verbose_json's `duration`). Undefined when neither says anything.
+   * fold found), `request` the body as sent, `answer` a JSON answer whole (verbose_json's `duration`) or the text of a
+   * `text/*` answer (an srt transcript). Undefined when neither says anything.
    */
-  read(reported: unknown, request: Json, answer?: Json): TokenUsage | undefined
+  read(reported: unknown, request: Json, answer?: Json | string): TokenUsage | undefined
   /** Output tokens counted by the gateway when the upstream reported none (`answer`: the captured answer document). */
   countOutputTokens(answer: Json): Promise<number>
   /**

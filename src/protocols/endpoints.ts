@@ -64,8 +64,11 @@ import { SPEECH_AUDIO_TYPES, speechApi } from './speech/shape.ts'
  */
 export type BodyKind = 'json' | 'multipart' | 'bytes' | 'none'
 
-/** What a successful answer may be: a JSON document, an event stream (read by the API's `streamCodec`), bytes (audio). */
-export type AnswerKind = 'json' | 'sse' | 'binary'
+/**
+ * What a successful answer may be: a JSON document, an event stream (read by the API's `streamCodec`), bytes (audio),
+ * plain text read whole (a transcript as text, srt or vtt: the adapter asks `fetchUpstream` for `textAnswer`).
+ */
+export type AnswerKind = 'json' | 'sse' | 'binary' | 'text'
 
 /**
  * The governance steps that depend on the row; each is enforced where its comment says. Authentication, the
@@ -407,7 +410,7 @@ export const ENDPOINTS = [
     method: 'POST',
     path: '/v1/audio/transcriptions',
     body: 'multipart',
-    answers: ['json', 'sse'],
+    answers: ['json', 'sse', 'text'],
     api: transcriptionsApi,
     // The upload streams to one provider as it arrives: it cannot be sent again to another target.
     governance: { ...INFERENCE, failover: false },
@@ -416,7 +419,7 @@ export const ENDPOINTS = [
     request: transcriptionRequest,
     response: transcriptionResponse,
     openapi: {
-      summary: 'Speech to text (multipart upload streamed through; json or verbose_json; stream=true for the models that stream)',
+      summary: 'Speech to text (multipart upload streamed through; json, verbose_json, or text, srt and vtt as text/plain; stream=true for the models that stream)',
       tag: 'openai',
       bodyDescription: "OpenAI transcription form: the audio `file` and text fields; 'model' before the file.",
     },
@@ -426,7 +429,7 @@ export const ENDPOINTS = [
     method: 'POST',
     path: '/v1/audio/translations',
     body: 'multipart',
-    answers: ['json'],
+    answers: ['json', 'text'],
     api: translationsApi,
     governance: { ...INFERENCE, failover: false },
     local: null,
@@ -434,7 +437,7 @@ export const ENDPOINTS = [
     request: transcriptionRequest,
     response: transcriptionResponse,
     openapi: {
-      summary: 'Speech translated into English text (multipart upload streamed through; json or verbose_json)',
+      summary: 'Speech translated into English text (multipart upload streamed through; json, verbose_json, or text, srt and vtt as text/plain)',
       tag: 'openai',
       bodyDescription: "OpenAI translation form: the audio `file` and text fields; 'model' before the file.",
     },

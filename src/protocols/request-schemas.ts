@@ -3,6 +3,7 @@
  * Every array is bounded (request-limits.ts); zod checks an array's length before its elements.
  */
 import { z } from 'zod'
+import { TRANSCRIPT_FORMATS } from './audio/transcript-formats.ts'
 import {
   MAX_CONTENT_PARTS,
   MAX_TOKEN_IDS,
@@ -165,7 +166,7 @@ export const transcriptionRequest = z.looseObject({
   model: requiredModel,
   language: z.string().nullish(),
   prompt: z.string().nullish(),
-  response_format: z.enum(['json', 'verbose_json'], { error: "expected 'json' or 'verbose_json' (text, srt and vtt are not served yet)" }).nullish(),
+  response_format: z.enum(TRANSCRIPT_FORMATS, { error: "expected one of 'json', 'text', 'srt', 'verbose_json', 'vtt'" }).nullish(),
   temperature: z
     .string()
     .regex(/^\d+(\.\d+)?$/, 'expected a number')

@@ -30,6 +30,11 @@ export interface UpstreamHttpRequest {
   verbatim?: boolean
   /** A successful answer that is not JSON is bytes (audio): streamed through as it comes, never read whole. */
   binaryAnswer?: boolean
+  /**
+   * A successful `text/*` answer is the answer (a transcript as text, SRT or WebVTT): read whole within the size
+   * limit like JSON and passed on as text, with its content type. Any other non-JSON answer is still unreadable.
+   */
+  textAnswer?: boolean
   /** Reads a non-2xx body into a GatewayError; defaults to the OpenAI error shape. */
   toError?: (status: number, body: unknown, text: string, headers: Headers) => GatewayError
 }
@@ -148,7 +153,7 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
   }
   const inFlight: InFlight = { call, attempt, t0, abort, firstByte, release }
   const binary = isBinaryEventStream(response) || (request.binaryAnswer === true && !isEventStream(response) && !isJsonAnswer(response))
-  if ((!binary && !isEventStream(response)) || !response.body) return readWhole(response, inFlight)
+  if ((!binary && !isEventStream(response)) || !response.body) return readWhole(response, inFlight, request.textAnswer === true && isTextAnswer(response))
   return new Response(watchBody(response.body, inFlight, binary ? BINARY_FRAMING : new SseFraming()), {
     status: response.status,
     statusText: response.statusText,
@@ -158,6 +163,10 @@ export async function fetchUpstream(call: AdapterCall, request: UpstreamHttpRequ
 
 function isJsonAnswer(response: Response): boolean {
   return (response.headers.get('content-type') ?? '').includes('json')
+}
+
+function isTextAnswer(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').trimStart().toLowerCase().startsWith('text/')
 }
 
 /** The answer as it came: the attempt records its status (a non-2xx one as the attempt's error), the body streams through. */
@@ -182,7 +191,7 @@ function passedThrough(response: Response, inFlight: InFlight): Response {
  * A non-stream answer is read natively in one go (far cheaper than pumping it through a JS stream), within the
  * idle deadline once its headers arrived.
  */
-async function readWhole(response: Response, { call, attempt, t0, abort, firstByte, release }: InFlight): Promise<UpstreamResult> {
+async function readWhole(response: Response, { call, attempt, t0, abort, firstByte, release }: InFlight, asText = false): Promise<UpstreamResult> {
   clearDeadline(firstByte)
   const idle = deadlines(call.limits.idleMs).start(() => abort.abort(new UpstreamTimeout(`the answer did not arrive within ${call.limits.idleMs} ms of its headers`)))
   try {
@@ -193,6 +202,7 @@ async function readWhole(response: Response, { call, attempt, t0, abort, firstBy
       : await readBounded(response, call.limits.maxResponseBytes, false)
     attempt.duration_ns = Bun.nanoseconds() - t0
     if (truncated) return failAttempt(attempt, t0, upstreamFailures.tooLarge(call.provider.name, call.limits.maxResponseBytes))
+    if (asText) return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
     // Every endpoint behind this call answers JSON; anything else (an HTML page from a proxy, a cut-off body) is
     // the provider's failure, not a success to pass on.
     const parsed = parseJsonOrUndefined(text)

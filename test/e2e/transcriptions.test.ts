@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
-import { type ReceivedForm, TRANSCRIBE_USAGE, TRANSCRIPT_DURATION, transcriptOf } from '../helpers/mock-openai-media.ts'
+import { plainTranscript, type ReceivedForm, TRANSCRIBE_USAGE, TRANSCRIPT_DURATION, transcriptOf } from '../helpers/mock-openai-media.ts'
 
 const MAX_UPLOAD = 8 * 1024 * 1024
 const t = useGatewaySuite({ env: { GATEWAY_MAX_UPLOAD_BYTES: String(MAX_UPLOAD), LOGGING_LOG_BODIES: 'true' } })
@@ -110,6 +110,32 @@ describe('audio.transcriptions', () => {
     expect(list.entries[0]!.usage!.input_tokens).toBe(TRANSCRIBE_USAGE.input_tokens)
   })
 
+  test('text and srt: the plain-text answer as the upstream sent it, with its content type; srt priced by its last cue', async () => {
+    const text = await t.openai.audio.transcriptions.create({ model: 'openai/whisper-1', file: createReadStream(audioPath), response_format: 'text' }).withResponse()
+    const heard = transcriptOf(lastForm().files[0]!)
+    expect(lastForm().fields.response_format).toBe('text')
+    expect(text.data as unknown).toBe(plainTranscript('text', heard))
+    expect(text.response.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    const textEntry = await entryOf(text.response)
+    expect(textEntry).toMatchObject({ status_code: 200 })
+    expect(textEntry.data.response_body).toBe(plainTranscript('text', heard))
+
+    const srt = await t.openai.audio.transcriptions.create({ model: 'openai/whisper-1', file: createReadStream(audioPath), response_format: 'srt' }).withResponse()
+    expect(srt.data as unknown).toBe(plainTranscript('srt', heard))
+    expect(srt.response.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    const entry = await entryOf(srt.response)
+    expect(entry.usage).toMatchObject({ unit: 'audio_second', units: Math.ceil(TRANSCRIPT_DURATION) })
+    expect(entry.usage!.cost_usd).toBeCloseTo(Math.ceil(TRANSCRIPT_DURATION) * 0.0001, 10)
+  })
+
+  test("gpt-4o-transcribe: text is served, srt is the upstream's own refusal", async () => {
+    const text = await t.openai.audio.transcriptions.create({ model: 'openai/gpt-4o-transcribe', file: createReadStream(audioPath), response_format: 'text' })
+    expect(text as unknown).toBe(plainTranscript('text', transcriptOf(lastForm().files[0]!)))
+    const refused = await t.openai.audio.transcriptions.create({ model: 'openai/gpt-4o-transcribe', file: createReadStream(audioPath), response_format: 'srt' }).catch((e) => e)
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(refused.error).toMatchObject({ param: 'response_format', code: 'unsupported_value' })
+  })
+
   test("the upstream's refusal reaches the SDK as its APIError", async () => {
     const error = await t.openai.audio.transcriptions
       .create({ model: 'openai/gpt-4o-transcribe', file: createReadStream(audioPath), response_format: 'verbose_json' })
@@ -202,7 +228,7 @@ describe('audio.transcriptions', () => {
       '/v1/audio/transcriptions',
       form([
         ['model', 'openai/whisper-1'],
-        ['response_format', 'srt'],
+        ['response_format', 'docx'],
         ['file', ['a.mp3', audio.subarray(0, 100), 'audio/mpeg']],
       ]),
     )
@@ -245,6 +271,14 @@ describe('audio.transcriptions', () => {
 })
 
 describe('audio.translations', () => {
+  test('vtt: the WebVTT answer as the upstream sent it; priced by its last cue', async () => {
+    const { data, response } = await t.openai.audio.translations.create({ model: 'openai/whisper-1', file: createReadStream(audioPath), response_format: 'vtt' }).withResponse()
+    expect(t.openaiMock.requests.at(-1)!.path).toBe('/v1/audio/translations')
+    expect(data as unknown).toBe(plainTranscript('vtt', transcriptOf(lastForm().files[0]!)))
+    const entry = await entryOf(response)
+    expect(entry.usage).toMatchObject({ unit: 'audio_second', units: Math.ceil(TRANSCRIPT_DURATION) })
+  })
+
   test('whisper-1 verbose_json: translated text, priced per second', async () => {
     const { data, response } = await t.openai.audio.translations
       .create({ model: 'openai/whisper-1', file: createReadStream(audioPath), response_format: 'verbose_json' })

@@ -224,6 +224,20 @@ export function transcriptOf(file: ReceivedFile): string {
   return `heard ${file.filename} (${file.size} bytes, ${file.sha256.slice(0, 12)})`
 }
 
+/** A cue time as SRT (`00:00:12,500`) or WebVTT (`00:00:12.500`) writes it. */
+function cueTime(seconds: number, separator: string): string {
+  const ms = Math.round(seconds * 1000)
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0')
+  return `${pad(Math.floor(ms / 3_600_000))}:${pad(Math.floor(ms / 60_000) % 60)}:${pad(Math.floor(ms / 1000) % 60)}${separator}${pad(ms % 1000, 3)}`
+}
+
+/** The transcript as `text`, `srt` or `vtt`: one cue from the start to TRANSCRIPT_DURATION. */
+export function plainTranscript(format: 'text' | 'srt' | 'vtt', text: string): string {
+  if (format === 'text') return `${text}\n`
+  if (format === 'srt') return `1\n${cueTime(0, ',')} --> ${cueTime(TRANSCRIPT_DURATION, ',')}\n${text}\n\n`
+  return `WEBVTT\n\n${cueTime(0, '.')} --> ${cueTime(TRANSCRIPT_DURATION, '.')}\n${text}\n\n`
+}
+
 function transcription(path: string, body: Json): Response {
   const form = body as ReceivedForm
   if (!form.form || form.malformed) return openaiError(400, 'Could not parse multipart form', 'invalid_request_error', null)
@@ -251,6 +265,17 @@ function transcription(path: string, body: Json): Response {
       { type: 'transcript.text.done', text, logprobs: [], usage },
     ]
     return new Response(frames.map((frame) => `data: ${JSON.stringify(frame)}\n\n`).join(''), { headers: { 'content-type': 'text/event-stream' } })
+  }
+  if (format === 'text' || format === 'srt' || format === 'vtt') {
+    if (tokenModel && format !== 'text')
+      return openaiError(
+        400,
+        `response_format '${format}' is not compatible with model '${model}'. Use 'json' or 'text' instead.`,
+        'invalid_request_error',
+        'unsupported_value',
+        'response_format',
+      )
+    return new Response(plainTranscript(format, text), { headers: { 'content-type': 'text/plain; charset=utf-8' } })
   }
   if (format === 'verbose_json')
     return Response.json({

@@ -46,3 +46,16 @@ def test_upstream_refusal(client):
     with pytest.raises(openai.BadRequestError) as refused:
         client.audio.transcriptions.create(model="openai/gpt-4o-transcribe", file=("speech.mp3", AUDIO), response_format="verbose_json")
     assert "not compatible" in refused.value.message
+
+
+def test_transcription_text_and_srt(client):
+    # The SDK hands a text/plain answer back as the string it is.
+    text = client.audio.transcriptions.create(model="openai/whisper-1", file=("speech.mp3", AUDIO), response_format="text")
+    assert text == heard("speech.mp3", AUDIO) + "\n"
+    srt = client.audio.transcriptions.create(model="openai/whisper-1", file=("speech.mp3", AUDIO), response_format="srt")
+    assert srt == f"1\n00:00:00,000 --> 00:00:12,500\n{heard('speech.mp3', AUDIO)}\n\n"
+
+
+def test_translation_vtt(client):
+    vtt = client.audio.translations.create(model="openai/whisper-1", file=("rede.mp3", AUDIO), response_format="vtt")
+    assert vtt == f"WEBVTT\n\n00:00:00.000 --> 00:00:12.500\n{heard('rede.mp3', AUDIO)}\n\n"

@@ -4,6 +4,7 @@
  */
 import type { AdapterCall, ProviderAdapter, ProviderInstance, ResponsesLifecycle, UpstreamResult } from '../../../src/providers/types.ts'
 import { GatewayError, gatewayErrors } from '../../../src/errors/gateway-error.ts'
+import { isPlainTranscript } from '../../../src/protocols/audio/transcript-formats.ts'
 import { fetchModelIds } from '../../../src/providers/model-list.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
 import { type UpstreamUrl, upstreamUrl } from '../../../src/providers/upstream-url.ts'
@@ -39,7 +40,7 @@ async function postUpload(call: AdapterCall, url: UpstreamUrl): Promise<Upstream
   if (form instanceof GatewayError) return form
   const headers = openaiHeaders(call.provider, call.body.stream === true || call.body.stream === 'true')
   headers['content-type'] = form.contentType
-  const answer = await fetchUpstream(call, { url, headers, body: form.body })
+  const answer = await fetchUpstream(call, { url, headers, body: form.body, textAnswer: isPlainTranscript(call.body) })
   if (upload.failure) return upload.failure
   if (answer instanceof GatewayError) upload.discard()
   return answer

@@ -3,24 +3,34 @@
  * (the audio file streams through, src/http/multipart-upload.ts), served by providers that speak it natively. The
  * `prompt` field is text a model reads (guardrails scan it); the audio is not text, so no prompt tokens are
  * estimated from it. Priced per audio second where the answer says how long the audio was (whisper's
- * `usage: {type: "duration"}`, verbose_json's `duration`), by tokens where it reports them (gpt-4o-transcribe).
+ * `usage: {type: "duration"}`, verbose_json's `duration`, the last cue of an srt or vtt answer: marked estimated,
+ * the audio may run on after it), by tokens where it reports them (gpt-4o-transcribe). A `text` answer says neither:
+ * its tokens are counted by the gateway.
  */
 import { usageFromOpenAI } from '../../pipeline/usage.ts'
 import type { TokenUsage } from '../../pipeline/snapshots.ts'
 import { countTextTokens } from '../../tokens/count.ts'
 import type { ApiShape, UsageReading } from '../api-shape.ts'
 import { transcriptionStreamCodec } from './transcription-stream-codec.ts'
+import { lastCueSeconds } from './transcript-formats.ts'
 
 type Json = Record<string, unknown>
 
 const NO_TOKENS = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated: false }
 
-function audioSeconds(seconds: number): TokenUsage {
-  return { ...NO_TOKENS, unit: 'audio_second', units: seconds, unit_variant: '' }
+function audioSeconds(seconds: number, estimated = false): TokenUsage {
+  return { ...NO_TOKENS, unit: 'audio_second', units: seconds, unit_variant: '', estimated }
 }
 
-/** `usage: {type: "tokens", input_tokens, output_tokens}` or `{type: "duration", seconds}`; else verbose_json's `duration`. */
-export function transcriptionUsage(reported: unknown, _request: Json, answer?: Json): TokenUsage | undefined {
+/**
+ * `usage: {type: "tokens", input_tokens, output_tokens}` or `{type: "duration", seconds}`; else verbose_json's
+ * `duration`; for an srt or vtt answer (`answer` its text) its last cue, in whole seconds as whisper reports them.
+ */
+export function transcriptionUsage(reported: unknown, _request: Json, answer?: Json | string): TokenUsage | undefined {
+  if (typeof answer === 'string') {
+    const seconds = lastCueSeconds(answer)
+    return seconds ? audioSeconds(Math.ceil(seconds), true) : undefined
+  }
   const usage = typeof reported === 'object' && reported !== null ? (reported as Json) : undefined
   if (usage?.type === 'duration' && typeof usage.seconds === 'number' && usage.seconds > 0) return audioSeconds(usage.seconds)
   if (usage && (typeof usage.input_tokens === 'number' || typeof usage.output_tokens === 'number')) return usageFromOpenAI(usage)
