@@ -99,10 +99,23 @@ export interface ProviderAdapter {
   rerank?(call: AdapterCall): Promise<UpstreamResult>
   /** OpenAI moderations (`/moderations`). */
   moderations?(call: AdapterCall): Promise<UpstreamResult>
+  /** The chat translation on its own, for bodies carried in another envelope (the provider's batch API); adapters that translate chat have it. */
+  chatTranslation?: ChatTranslation
   /** The headers that carry the instance's API key (cloud credentials are applied by fetchUpstream), for the pass-through. */
   credentialHeaders?(provider: ProviderInstance): Record<string, string>
   /** Model ids as the upstream names them, or why the list could not be had (`fetchModelIds`, src/providers/model-list.ts). */
   listModels(provider: ProviderInstance, signal: AbortSignal): Promise<string[] | GatewayError>
+}
+
+/**
+ * An adapter's translation of chat requests to its upstream's requests and of its answers back, without a call:
+ * src/batches/providers/ submits the translated bodies to the provider's batch API and translates its results.
+ */
+export interface ChatTranslation {
+  /** The upstream's request body for a chat body (`model` the upstream id), or the 400 for what the model cannot do. */
+  request(body: Record<string, unknown>, model: string): Record<string, unknown> | GatewayError
+  /** An upstream answer as an OpenAI chat completion, or the error it stands for (a prompt the provider blocked). */
+  answer(body: Record<string, unknown>, model: string, providerName: string): Record<string, unknown> | GatewayError
 }
 
 /** Query parameters passed on to the provider (each route's documented ones; the rest stay with the gateway). */

@@ -103,6 +103,7 @@ export const anthropicAdapter: ProviderAdapter = {
   chatCompletions,
   messages: native((baseUrl) => upstreamUrl(baseUrl)`/messages`),
   countMessageTokens: native((baseUrl) => upstreamUrl(baseUrl)`/messages/count_tokens`),
+  chatTranslation: { request: chatToAnthropicRequest, answer: (message) => anthropicToChatCompletion(message) },
   credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { 'x-api-key': provider.apiKey } : {}),
   listModels: (provider, signal) =>
     fetchModelIds({ provider: provider.name, url: () => upstreamUrl(provider.baseUrl, { limit: '1000' })`/models`, headers: headers(provider), read: modelListPage }, signal),

@@ -128,6 +128,10 @@ export const geminiAdapter: ProviderAdapter = {
   id: 'gemini',
   chatCompletions,
   embeddings,
+  chatTranslation: {
+    request: (body, model) => chatToGeminiRequest(body, model, toolCallMemory),
+    answer: (response, model, providerName) => blockedPromptError(response, providerName) ?? geminiToChatCompletion(response, model, toolCallMemory),
+  },
   credentialHeaders: (provider): Record<string, string> => (provider.apiKey ? { 'x-goog-api-key': provider.apiKey } : {}),
   listModels: (provider, signal) =>
     fetchModelIds(
