@@ -33,6 +33,9 @@ import { RequestsEnd } from './pipeline/context-abort.ts'
 import { McpGateway } from './mcp/gateway.ts'
 import { JwtVerifier } from './keys/jwt/verifier.ts'
 import { DashboardSso } from './sso/dashboard-sso.ts'
+import { FileService } from './files/file-service.ts'
+import type { BlobStore } from './stores/blobs/blob-store.ts'
+import { openBlobStore } from './stores/blobs/open.ts'
 
 export interface GatewayOptions {
   config: GatewayConfig
@@ -79,6 +82,10 @@ export class Gateway {
   readonly auditLog: AuditLog
   /** Deletes Responses threads older than `responses.thread_retention_days`. */
   readonly threadRetention: Retention
+  /** The Files API's files (records and bytes); batches read and write them through its `FileAccess`. */
+  readonly files: FileService
+  /** Deletes expired files (their bytes and records). */
+  readonly fileExpiry: Retention
   /** The MCP gateway (/mcp): upstream MCP servers, their tools for the keys that may see them. */
   readonly mcp: McpGateway
   /** Prometheus metrics (undefined when switched off). */
@@ -91,10 +98,11 @@ export class Gateway {
 
   /** Opens the stores (the backend the config names, migrated), then builds the gateway on them. */
   static async open(options: GatewayOptions): Promise<Gateway> {
-    return new Gateway(options, await openStores(options.config, options.log, { writeThreadUrl: options.writeThreadUrl, primary: options.primary }))
+    const blobs = await openBlobStore(options.config)
+    return new Gateway(options, await openStores(options.config, options.log, { writeThreadUrl: options.writeThreadUrl, primary: options.primary }), blobs)
   }
 
-  constructor(options: GatewayOptions, stores: Stores) {
+  constructor(options: GatewayOptions, stores: Stores, blobs: BlobStore) {
     this.config = options.config
     this.log = options.log
     this.providers = new ProviderRegistry(this.config, options.adapters ?? providerAdapters)
@@ -127,6 +135,12 @@ export class Gateway {
       },
       this.log,
     )
+    this.files = new FileService(stores.files, blobs, this.log)
+    this.fileExpiry = new Retention(
+      this.files.expiredFiles(),
+      { job: 'file-expiry', rows: 'files', retentionDays: 0, ownExpiry: true, lease: stores.lease, intervalMs: 60_000, batchSize: 100 },
+      this.log,
+    )
     this.keys = new KeyDirectory(stores.keys, this.log, { changes: stores.changes })
     // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
     this.keysLoaded = this.keys.start()
@@ -149,6 +163,7 @@ export class Gateway {
     this.deps.onShutdown(() => this.usage.drain())
     this.deps.onShutdown(() => this.auditLog.close())
     this.deps.onShutdown(() => this.threadRetention.stop())
+    this.deps.onShutdown(() => this.fileExpiry.stop())
     this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys, this.authFailures.throttle)
     this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
     this.sso = DashboardSso.fromConfig(this.config.auth.oidc, { counters: stores.counters, securityEvents: this.securityEvents, authFailures: this.authFailures, log: this.log })
@@ -194,6 +209,7 @@ export class Gateway {
     await this.init()
     this.auditLog.start()
     this.threadRetention.start()
+    this.fileExpiry.start()
     this.usage.startWriter()
     await this.mcp.start()
     await this.identityTokens.start()
@@ -235,6 +251,8 @@ export class Gateway {
     applyRequestLabels(ctx, this.config.labels)
     return runPipeline(ctx, this.workflows, {
       catalog: this.catalog,
+      files: this.files,
+      filesConfig: this.config.files,
       keepaliveMs: this.config.upstream.keepalive_seconds * 1000,
       telemetry: this.telemetry,
     })

@@ -109,6 +109,7 @@ function captureBodies(ctx: RequestContext, outcome: Outcome, data: LogData, tex
     if (ctx.originalBodyText) texts.request = ctx.originalBodyText
   } else if (ctx.originalBodyText) data.request_body = ctx.originalBodyText
   if (ctx.upload) data.request_parts = ctx.upload.parts
+  else if (ctx.receivedParts) data.request_parts = ctx.receivedParts
 
   if (outcome.responseBinary) data.response_binary = outcome.responseBinary
   const response = outcome.responseBody ?? outcome.responseText

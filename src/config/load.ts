@@ -68,6 +68,15 @@ export const ENV_SETTINGS: Record<string, string[]> = {
   GATEWAY_OVERHEAD_HEADER: ['metrics', 'overhead_header'],
   CACHE_MAX_BYTES: ['cache', 'max_bytes'],
   RESPONSES_THREAD_RETENTION_DAYS: ['responses', 'thread_retention_days'],
+  FILES_STORE: ['files', 'store'],
+  FILES_DIRECTORY: ['files', 'directory'],
+  FILES_MAX_FILE_BYTES: ['files', 'max_file_bytes'],
+  FILES_S3_BUCKET: ['files', 's3', 'bucket'],
+  FILES_S3_ENDPOINT: ['files', 's3', 'endpoint'],
+  FILES_S3_REGION: ['files', 's3', 'region'],
+  FILES_S3_ACCESS_KEY_ID: ['files', 's3', 'access_key_id'],
+  FILES_S3_SECRET_ACCESS_KEY: ['files', 's3', 'secret_access_key'],
+  FILES_S3_PREFIX: ['files', 's3', 'prefix'],
   REDIS_URL: ['redis', 'url'],
   MCP_TOKEN_ENCRYPTION_KEY: ['mcp', 'token_encryption_key'],
   FEATURE_AUDIT: ['features', 'audit'],
@@ -211,6 +220,7 @@ function describeIssue(issue: z.core.$ZodIssue, origins: Map<string, string>): s
 
 function crossCheck(config: GatewayConfig): string[] {
   const problems: string[] = []
+  if (config.files.store === 's3' && !config.files.s3) problems.push("files.s3.bucket: required when files.store is 's3' (FILES_S3_BUCKET)")
   for (const [name, provider] of Object.entries(config.providers)) {
     const info = PROVIDER_TYPES[provider.type as ProviderType]
     const cloudProblems = cloudSettingsProblems(name, info, provider)

@@ -13,6 +13,7 @@ import { modelIdProblem } from '../models/model-id.ts'
 import { mcpConfigSchema } from '../mcp/config.ts'
 import { jwtConfigSchema } from '../keys/jwt/config.ts'
 import { oidcConfigSchema } from '../sso/config.ts'
+import { filesConfigSchema } from '../files/config.ts'
 
 const booleanFromEnv = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((v) => ['true', '1', 'yes', 'on'].includes(v))])
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max)
@@ -184,6 +185,8 @@ export const gatewayConfigSchema = z.strictObject({
       thread_retention_days: integer(1, 3650).default(30),
     })
     .prefault({}),
+  /** The Files API's byte store and limits (docs/files.md). */
+  files: filesConfigSchema.prefault({}),
   /** Budgets (`{scope, window, limit_usd}`) and rate limits (`{scope, requests_per_minute, …}`); see docs/limits.md. */
   budgets: z.array(budgetInputSchema).default([]),
   rate_limits: z.array(rateLimitInputSchema).default([]),

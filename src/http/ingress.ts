@@ -15,6 +15,7 @@ import { hasBody, unsupportedJsonBody } from './json-content-type.ts'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 import { MAX_JSON_VALUES } from './json-values.ts'
 import { openUpload } from './multipart-upload.ts'
+import { StreamedBody } from './streamed-body.ts'
 
 export interface IngressInput {
   request: Request
@@ -76,6 +77,7 @@ export async function buildRequestContext({
   // The pass-through's body is the provider's business, whatever its type: kept as bytes (readRawBody).
   if (bodyKind === 'bytes') return { ctx, closeConnection: !(await readRawBody(ctx, request, maxBodyBytes, bodyDeadlineMs)) }
   if (request.method === 'POST' && bodyKind === 'multipart') return openMultipart(ctx, request, maxUploadBytes, bodyDeadlineMs)
+  if (request.method === 'POST' && bodyKind === 'stream') return leaveUnread(ctx, request)
   if (request.method !== 'POST' || bodyKind !== 'json') return { ctx, closeConnection: false }
   // Before the body is read: a POST that is not declared as JSON is refused (json-content-type.ts).
   const notJson = unsupportedJsonBody(request)
@@ -110,6 +112,14 @@ async function openMultipart(ctx: RequestContext, request: Request, maxUploadByt
       return !upload.finished
     },
   }
+}
+
+/** The row's own answer reads the body (a file upload); the connection closes if it leaves some unread. */
+function leaveUnread(ctx: RequestContext, request: Request): Ingress {
+  const declared = request.headers.get('content-length')
+  const body = new StreamedBody(request.body, request.headers.get('content-type'), declared === null ? undefined : Number(declared))
+  ctx.streamedBody = body
+  return { ctx, closeConnection: false, uploadLeftUnread: () => body.leftUnread() }
 }
 
 /** Paths that `new URL(url).pathname` gives back unchanged (no dot segments, escapes or other characters to encode). */

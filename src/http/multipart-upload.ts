@@ -244,7 +244,8 @@ export async function openUpload(request: Request, limits: UploadLimits): Promis
   return upload
 }
 
-function formBoundary(contentType: string): string | undefined {
+/** The boundary of a `multipart/form-data` Content-Type; undefined for any other type. */
+export function formBoundary(contentType: string): string | undefined {
   const semicolon = contentType.indexOf(';')
   if (semicolon < 0 || contentType.slice(0, semicolon).trim().toLowerCase() !== 'multipart/form-data') return undefined
   const match = /;\s*boundary\s*=\s*(?:"([^"]{1,70})"|([^;\s]{1,70}))/i.exec(contentType)

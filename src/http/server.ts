@@ -78,7 +78,10 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
   const jsonBody = (schema: z.ZodType, description: string, kind: BodyKind = 'json') => ({
     description,
     required: true,
-    content: kind === 'multipart' ? { 'multipart/form-data': { schema: uploadSchema(openApiSchema(schema)) } } : { 'application/json': { schema: openApiSchema(schema) } },
+    content:
+      kind === 'multipart' || kind === 'stream'
+        ? { 'multipart/form-data': { schema: uploadSchema(openApiSchema(schema)) } }
+        : { 'application/json': { schema: openApiSchema(schema) } },
   })
 
   return (

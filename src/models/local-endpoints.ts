@@ -6,17 +6,18 @@
 import { gatewayErrors, type GatewayError } from '../errors/gateway-error.ts'
 import { isModelAllowed } from '../keys/model-access.ts'
 import type { ModelCatalog } from './catalog.ts'
+import type { LocalServices } from '../protocols/endpoints.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 
 const json = (body: unknown, requestId: string) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json', 'x-request-id': requestId } })
 
 /** The model list: the models this caller may use. */
-export function listModels(ctx: RequestContext, catalog: ModelCatalog): Response {
+export function listModels(ctx: RequestContext, { catalog }: LocalServices): Response {
   return json({ object: 'list', data: visibleModels(ctx, catalog) }, ctx.requestId)
 }
 
 /** One model by the selector in the path, or 404 when this caller may not see it. */
-export function oneModel(ctx: RequestContext, catalog: ModelCatalog): Response | GatewayError {
+export function oneModel(ctx: RequestContext, { catalog }: LocalServices): Response | GatewayError {
   const id = ctx.pathParam ?? ''
   const model = visibleModels(ctx, catalog).find((m) => m.id === id)
   return model ? json(model, ctx.requestId) : gatewayErrors.modelNotFound(id)

@@ -8,7 +8,8 @@ import type { AdminGrant } from '../admin/roles.ts'
 import type { GatewayError } from '../errors/gateway-error.ts'
 import type { Authentication } from '../keys/authenticator.ts'
 import type { Logger } from '../log/logger.ts'
-import type { MultipartUpload } from '../http/multipart-upload.ts'
+import type { MultipartUpload, UploadPart } from '../http/multipart-upload.ts'
+import type { StreamedBody } from '../http/streamed-body.ts'
 import type { PassthroughRoute } from '../providers/passthrough-route.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
 import type { EndpointId } from '../protocols/endpoints.ts'
@@ -129,6 +130,10 @@ export class RequestContext {
   rawBody?: Uint8Array<ArrayBuffer>
   /** A multipart upload's fields read and its files still to stream upstream (`body: 'multipart'` rows). Ingress. */
   upload?: MultipartUpload
+  /** A `body: 'stream'` row's body, unread: the row's local answer reads it (a file upload). Ingress. */
+  streamedBody?: StreamedBody
+  /** The form parts a local answer received from `streamedBody` (name, filename, type, size, SHA-256), for the audit entry. That answer. */
+  receivedParts?: UploadPart[]
   /** The query string as received, without `?` (the pass-through forwards it unchanged; a stored response's routes read theirs). Ingress. */
   rawQuery = ''
   /** Where a pass-through request goes (src/providers/passthrough-route.ts). The passthrough plugin. */

@@ -36,7 +36,7 @@ function pipelines(plugins: PluginInstance[]) {
 }
 
 function run(ctx: RequestContext, fallback: BuiltPipeline, selected: BuiltPipeline = fallback) {
-  return runPipeline(ctx, { fallback, select: () => selected }, { catalog: deps.catalog, keepaliveMs: 60_000 })
+  return runPipeline(ctx, { fallback, select: () => selected }, { catalog: deps.catalog, files: undefined as never, filesConfig: undefined as never, keepaliveMs: 60_000 })
 }
 
 const route = (journal: string[], answer: (ctx: RequestContext) => Promise<Response>) =>

@@ -5,7 +5,7 @@
  * frame, and calls every `onComplete` exactly once when the body has really ended.
  */
 import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../errors/gateway-error.ts'
-import { endpoint, type Endpoint } from '../protocols/endpoints.ts'
+import { endpoint, type Endpoint, type LocalServices } from '../protocols/endpoints.ts'
 import type { RequestTelemetry } from '../observability/request-telemetry.ts'
 import type { BuiltPipeline, PipelineSelector } from './build.ts'
 import type { RequestContext } from './context.ts'
@@ -15,14 +15,12 @@ import { passBytes } from './byte-pump.ts'
 import type { Decision, Outcome } from './types.ts'
 import { estimateUsage, meterUsage, needsEstimatedUsage } from '../usage/meter.ts'
 import { isUsageCounted } from '../usage/gateway-counted.ts'
-import type { ModelCatalog } from '../models/catalog.ts'
 import { answerText, parsedAnswer, parseJsonOrUndefined } from './json-answer.ts'
 import { keepRouteAnswer, routeAnswerOf } from './route-answer.ts'
 import { verbatimBody } from './verbatim.ts'
 
-export interface RunOptions {
-  /** What the rows the gateway answers itself (their `local`: model list, unknown routes) read. */
-  catalog: ModelCatalog
+/** `LocalServices`: what the rows the gateway answers itself (their `local`: model list, files, unknown routes) read. */
+export interface RunOptions extends LocalServices {
   keepaliveMs: number
   /** Metrics, traces and the access log; told when a request begins, when its headers leave and when it ends. */
   telemetry?: RequestTelemetry
@@ -58,7 +56,8 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
     if (early) return endWith(ctx, pipeline, early)
     const local = endpoint(ctx.endpoint).local
     if (local) {
-      const answer = local(ctx, options.catalog)
+      const pending = local(ctx, options)
+      const answer = pending instanceof Promise ? await pending : pending
       return answer instanceof GatewayError ? failWith(ctx, answer) : answer
     }
     // A routed row left without a target (a stored response the caller may not see, or whose provider is gone) is

@@ -7,6 +7,10 @@
  */
 import type { z } from 'zod'
 import type { GatewayError } from '../errors/gateway-error.ts'
+import type { FileService } from '../files/file-service.ts'
+import type { FilesConfig } from '../files/config.ts'
+import { createFile, deleteFile, fileContent, listFiles, retrieveFile } from '../files/file-endpoints.ts'
+import { fileDeleted, fileList, fileObject, uploadFields } from '../files/schemas.ts'
 import type { ModelCatalog } from '../models/catalog.ts'
 import { listModels, oneModel, unknownRoute } from '../models/local-endpoints.ts'
 import type { RequestContext } from '../pipeline/context.ts'
@@ -60,9 +64,11 @@ import { SPEECH_AUDIO_TYPES, speechApi } from './speech/shape.ts'
 /**
  * What the request body is: a JSON document (read and parsed by src/http/ingress.ts), a multipart form (uploads: its text
  * fields read, its files streamed upstream, src/http/multipart-upload.ts), bytes forwarded unchanged (read within the size limit; parsed on the side
- * when JSON, only to read the model and for the audit entry), or nothing the gateway reads.
+ * when JSON, only to read the model and for the audit entry), a body left unread for the row's local answer to
+ * read as it needs (`stream`: a file upload streamed to the byte store, src/http/streamed-body.ts), or nothing the
+ * gateway reads.
  */
-export type BodyKind = 'json' | 'multipart' | 'bytes' | 'none'
+export type BodyKind = 'json' | 'multipart' | 'bytes' | 'stream' | 'none'
 
 /**
  * What a successful answer may be: a JSON document, an event stream (read by the API's `streamCodec`), bytes (audio),
@@ -87,8 +93,18 @@ export interface Governance {
   guardrails: boolean
 }
 
-/** A row's answer made by the gateway itself after authentication (src/models/local-endpoints.ts). */
-export type LocalAnswer = (ctx: RequestContext, catalog: ModelCatalog) => Response | GatewayError
+/** What the rows the gateway answers itself read. */
+export interface LocalServices {
+  catalog: ModelCatalog
+  files: FileService
+  filesConfig: FilesConfig
+}
+
+/**
+ * A row's answer made by the gateway itself after authentication (src/models/local-endpoints.ts, src/files): at
+ * once, or a promise for answers that read a store; its body may stream (a file's bytes).
+ */
+export type LocalAnswer = (ctx: RequestContext, services: LocalServices) => Response | GatewayError | Promise<Response | GatewayError>
 
 export interface Endpoint {
   /** Stable: stored in audit entries (via the path), metric labels and cache keys. Never compared by plugins. */
@@ -441,6 +457,75 @@ export const ENDPOINTS = [
       tag: 'openai',
       bodyDescription: "OpenAI translation form: the audio `file` and text fields; 'model' before the file.",
     },
+  },
+  {
+    id: 'files.create',
+    method: 'POST',
+    path: '/v1/files',
+    body: 'stream',
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: createFile,
+    verbatim: false,
+    request: uploadFields,
+    response: fileObject,
+    openapi: {
+      summary: 'Uploads a file (multipart; streamed to the byte store, up to files.max_file_bytes): purpose, optional expires_after[anchor] and expires_after[seconds]',
+      tag: 'openai',
+      bodyDescription: 'OpenAI file upload form: `file` and `purpose`, in any order.',
+    },
+  },
+  {
+    id: 'files.list',
+    method: 'GET',
+    path: '/v1/files',
+    body: 'none',
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: listFiles,
+    verbatim: false,
+    response: fileList,
+    openapi: { summary: "This key's files (after, limit, order, purpose)", tag: 'openai' },
+  },
+  {
+    id: 'files.retrieve',
+    method: 'GET',
+    path: '/v1/files/:id',
+    body: 'none',
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: retrieveFile,
+    verbatim: false,
+    response: fileObject,
+    openapi: { summary: "One of this key's files", tag: 'openai' },
+  },
+  {
+    id: 'files.content',
+    method: 'GET',
+    path: '/v1/files/:id/content',
+    body: 'none',
+    answers: ['binary'],
+    api: localApi,
+    governance: LOCAL,
+    local: fileContent,
+    verbatim: false,
+    openapi: { summary: "The bytes of one of this key's files, streamed", tag: 'openai' },
+  },
+  {
+    id: 'files.delete',
+    method: 'DELETE',
+    path: '/v1/files/:id',
+    body: 'none',
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: deleteFile,
+    verbatim: false,
+    response: fileDeleted,
+    openapi: { summary: "Deletes one of this key's files", tag: 'openai' },
   },
   // Any other path under /v1: still authenticated and audited, then a clear 404. Registered last.
   {

@@ -12,8 +12,10 @@ export interface RetentionOptions {
   job: string
   /** What the rows are, for the log (`expired <rows> deleted`). */
   rows: string
-  /** 0 keeps everything. */
+  /** 0 keeps everything (unless `ownExpiry`). */
   retentionDays: number
+  /** The rows carry their own expiry time (files): `deleteOlderThan` deletes what expired by now; `retentionDays` is not read. */
+  ownExpiry?: boolean
   intervalMs?: number
   batchSize?: number
   /** Pause between two delete batches. */
@@ -51,7 +53,7 @@ export class Retention {
   }
 
   get enabled(): boolean {
-    return this.options.retentionDays > 0
+    return this.options.ownExpiry === true || this.options.retentionDays > 0
   }
 
   /** Runs once soon after start, then every interval. */
@@ -84,7 +86,7 @@ export class Retention {
 
   private async deleteExpired(): Promise<number> {
     const { job, rows, retentionDays } = this.options
-    const cutoff = this.now() - retentionDays * DAY_MS
+    const cutoff = this.options.ownExpiry ? this.now() : this.now() - retentionDays * DAY_MS
     let total = 0
     try {
       for (;;) {
@@ -96,7 +98,7 @@ export class Retention {
     } catch (err) {
       this.log.error({ err, job }, `deleting expired ${rows} failed; retrying at the next interval`)
     }
-    if (total > 0) this.log.info({ deleted: total, retention_days: retentionDays, job }, `expired ${rows} deleted`)
+    if (total > 0) this.log.info({ deleted: total, ...(this.options.ownExpiry ? {} : { retention_days: retentionDays }), job }, `expired ${rows} deleted`)
     return total
   }
 }

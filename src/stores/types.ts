@@ -15,6 +15,7 @@ import type { ModelPrice } from '../usage/pricing.ts'
 import type { UsageRecord } from '../usage/record.ts'
 import type { UnitTotalName } from '../usage/units.ts'
 import type { WorkflowVersion } from '../workflows/definition.ts'
+import type { StoredFileInfo } from '../files/file-access.ts'
 import type { StoreEvents } from './batch-events.ts'
 import type { Changes } from './changes.ts'
 
@@ -36,6 +37,8 @@ export interface Stores {
   responseThreads: ResponseThreadStore
   /** MCP servers and visibility rules added through the admin API, and upstream OAuth credentials (src/mcp/). */
   mcp: McpStore
+  /** The Files API's records (their bytes are in the byte store, src/stores/blobs). */
+  files: FileStore
   /** Rate-limit and budget counters (in-process for one replica; Redis for several). */
   counters: Counters
   /** Cached responses, shared by every workflow (in-process LRU for one replica; Redis for several). */
@@ -354,6 +357,47 @@ export interface ResponseThreadStore {
   delete(id: string, owner: ResponseThreadOwner): Promise<boolean>
   /** Deletes up to `batch` threads saved before `cutoffMs` (epoch ms); resolves to how many. */
   deleteOlderThan(cutoffMs: number, batch: number): Promise<number>
+}
+
+/** Which of an owner's files a list shows (OpenAI's list parameters); ids are time-ordered. */
+export interface FileListQuery {
+  /** Only files created after this one in the list's order (its id); undefined: from the start. */
+  after?: string
+  limit: number
+  order: 'asc' | 'desc'
+  purpose?: string
+  /** Files whose `expiresAt` is at or before this (epoch seconds) are left out: expired, even if not swept yet. */
+  now: number
+}
+
+/** The dashboard's view of every file: newest first, inside a user path subtree. */
+export interface FileAdminQuery {
+  /** The reader's admin scope: files whose user path is this or below it; absent: any. */
+  userPath?: string
+  owner?: string
+  purpose?: string
+  /** Only files older than this id (the previous page's last). */
+  before?: string
+  limit: number
+}
+
+/**
+ * The Files API's records. Every read and delete names the owner: another owner's file is undefined (not told apart
+ * from a missing one), so an id's existence never leaks. One writer per record: the file service.
+ */
+export interface FileStore {
+  insert(file: StoredFileInfo): Promise<void>
+  get(id: string, owner: string): Promise<StoredFileInfo | undefined>
+  /** `limit` + 1 rows at most, so the caller can tell `has_more`. */
+  list(owner: string, query: FileListQuery): Promise<StoredFileInfo[]>
+  /** Deletes the record when `owner` owns it; the deleted record, or undefined. */
+  delete(id: string, owner: string): Promise<StoredFileInfo | undefined>
+  /** Up to `batch` records whose `expiresAt` is at or before `now` (epoch seconds). */
+  expired(now: number, batch: number): Promise<StoredFileInfo[]>
+  /** Deletes the record whatever its owner (the expiry sweep, after its bytes went). */
+  forget(id: string): Promise<void>
+  /** Admin reads (the dashboard's Files page). */
+  adminList(query: FileAdminQuery): Promise<StoredFileInfo[]>
 }
 
 /** An MCP server added through the admin API; its configuration is sealed (it may hold headers and environment with secrets). */

@@ -17,6 +17,8 @@ import { RedisCounters } from '../../src/stores/redis/counters.ts'
 import { RedisResponseCache } from '../../src/stores/redis/response-cache.ts'
 import { countersContract, responseCacheContract } from './caches.contract.ts'
 import { storesContract } from './stores.contract.ts'
+import { filesContract } from './files.contract.ts'
+import { LocalBlobStore } from '../../src/stores/blobs/local/local-blob-store.ts'
 
 const dirs: string[] = []
 const cleanups: (() => Promise<void> | void)[] = []
@@ -51,6 +53,18 @@ beforeAll(async () => {
   if (postgresAvailable()) await sharedPostgres()
 }, 120_000)
 if (postgresAvailable()) storesContract('postgres', async () => storesFrom({ DATABASE_URL: await (await sharedPostgres()).freshDatabase() }))
+
+/** A fresh local byte store in a temporary directory. */
+async function localBlobs() {
+  const dir = mkdtempSync(join(tmpdir(), 'files-contract-'))
+  dirs.push(dir)
+  const store = new LocalBlobStore(dir)
+  await store.check()
+  return store
+}
+filesContract('sqlite file, local bytes', () => storesFrom({ GATEWAY_DB_PATH: tempDatabase() }), localBlobs)
+filesContract('sqlite in memory, local bytes', () => storesFrom({ GATEWAY_DB_PATH: ':memory:' }), localBlobs)
+if (postgresAvailable()) filesContract('postgres, local bytes', async () => storesFrom({ DATABASE_URL: await (await sharedPostgres()).freshDatabase() }), localBlobs)
 
 countersContract('memory', () => new MemoryCounters())
 responseCacheContract('memory', () => new MemoryResponseCache(1024 * 1024))

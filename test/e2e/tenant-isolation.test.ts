@@ -104,7 +104,21 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
   rerank: (marker) => ({ method: 'POST', path: '/v1/rerank', body: { model: 'openai/rerank-mini', query: `echo:${marker}`, documents: ['a', 'b'] } }),
   'audio.transcriptions': (marker) => ({ method: 'POST', path: '/v1/audio/transcriptions', body: audioForm(marker) }),
   'audio.translations': (marker) => ({ method: 'POST', path: '/v1/audio/translations', body: audioForm(marker) }),
+  'files.create': (marker) => ({ method: 'POST', path: '/v1/files', body: fileForm(marker) }),
+  'files.list': () => ({ method: 'GET', path: '/v1/files' }),
+  // A file's routes name an id; one nobody made here is the 404 another tenant's id gets.
+  'files.retrieve': (marker) => ({ method: 'GET', path: `/v1/files/file-${marker}` }),
+  'files.content': (marker) => ({ method: 'GET', path: `/v1/files/file-${marker}/content` }),
+  'files.delete': (marker) => ({ method: 'DELETE', path: `/v1/files/file-${marker}` }),
   not_found: () => ({ method: 'GET', path: '/v1/no-such-api' }),
+}
+
+/** A file upload (POST /v1/files). */
+function fileForm(marker: string): FormData {
+  const form = new FormData()
+  form.append('purpose', 'user_data')
+  form.append('file', new File([`secret:${marker}`], 'probe.txt', { type: 'text/plain' }))
+  return form
 }
 
 /** Routes anyone may call, and what they may tell: nothing about tenants, keys, counts or the backend. */
@@ -253,6 +267,22 @@ describe('one tenant against another on /v1', () => {
       bearer(alice.api.key),
     )
     expect(own.status).toBe(200)
+  })
+
+  test("a tenant's file is a 404 to another on every file route, and missing from their list", async () => {
+    const made = await send(V1_PROBES['files.create']('file-secret'), bearer(alice.api.key))
+    expect(made.status).toBe(200)
+    const unknown = await send(V1_PROBES['files.retrieve']('never_made'), bearer(bob.api.key))
+    expect(unknown.status).toBe(404)
+    for (const row of ['files.retrieve', 'files.content', 'files.delete'] as const) {
+      const probe = { ...V1_PROBES[row]('x'), path: V1_PROBES[row]('x').path.replace('file-x', made.body.id) }
+      const bobs = await send(probe, bearer(bob.api.key))
+      expect({ row, status: bobs.status, error: { ...bobs.body.error, message: undefined } }).toEqual({ row, status: 404, error: { ...unknown.body.error, message: undefined } })
+    }
+    expect((await send(V1_PROBES['files.list']('x'), bearer(bob.api.key))).body.data.map((f: { id: string }) => f.id)).not.toContain(made.body.id)
+    // Alice's is still there, whole.
+    const content = await send({ method: 'GET', path: `/v1/files/${made.body.id}/content` }, bearer(alice.api.key))
+    expect({ status: content.status, body: content.body }).toEqual({ status: 200, body: 'secret:file-secret' })
   })
 
   test('failover never answers a tenant with a model its key may not use', async () => {

@@ -31,6 +31,7 @@ import { postgresMcpStore } from './mcp.ts'
 import { postgresMigrations } from './migrations.ts'
 import { ensurePartitions } from './partitions.ts'
 import { postgresResponseThreadStore } from './response-threads.ts'
+import { postgresFileStore } from './files.ts'
 import { postgresPriceStore, postgresUsageStore } from './usage.ts'
 import { postgresWorkflowStore } from './workflows.ts'
 
@@ -127,6 +128,7 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, opt
     usage,
     usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'postgres', () => reaching(() => writes.writeUsage(records))) }, log),
     responseThreads: guarded(postgresResponseThreadStore(db)),
+    files: guarded(postgresFileStore(db)),
     mcp: guarded(postgresMcpStore(db)),
     counters: caches.counters,
     responseCache: caches.responseCache,

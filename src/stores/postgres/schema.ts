@@ -94,6 +94,25 @@ export const responseThreads = pgTable(
   (t) => [index('response_threads_created_at').on(t.createdAt)],
 )
 
+/** The Files API's records (src/files); the bytes are in the byte store under the id. Ids are time-ordered. */
+export const files = pgTable(
+  'files',
+  {
+    id: text('id').primaryKey(),
+    owner: text('owner').notNull(),
+    userPath: text('user_path').notNull(),
+    purpose: text('purpose').notNull(),
+    filename: text('filename').notNull(),
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    sha256: text('sha256').notNull(),
+    /** Epoch seconds. */
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    /** Epoch seconds; null: kept until deleted. */
+    expiresAt: bigint('expires_at', { mode: 'number' }),
+  },
+  (t) => [index('files_owner').on(t.owner, t.id), index('files_expires_at').on(t.expiresAt), index('files_user_path').on(t.userPath, t.id)],
+)
+
 export const usageRecords = pgTable(
   'usage_records',
   {

@@ -23,6 +23,7 @@ import { sqliteLimitStore } from './limits.ts'
 import { sqliteMcpStore } from './mcp.ts'
 import { migrateSqlite } from './migrate.ts'
 import { sqliteResponseThreadStore } from './response-threads.ts'
+import { sqliteFileStore } from './files.ts'
 import { sqlitePriceStore, sqliteUsageStore } from './usage.ts'
 import { sqliteWorkflowStore } from './workflows.ts'
 import { startWriteThread, type BatchWrites } from '../write-path/write-thread.ts'
@@ -60,6 +61,7 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
     usage,
     usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'sqlite', () => writes.writeUsage(records)) }, log),
     responseThreads: sqliteResponseThreadStore(db),
+    files: sqliteFileStore(db),
     mcp: sqliteMcpStore(db),
     counters: caches.counters,
     responseCache: caches.responseCache,

@@ -122,6 +122,25 @@ export const responseThreads = sqliteTable(
   (t) => [index('response_threads_created_at').on(t.createdAt)],
 )
 
+/** The Files API's records (src/files); the bytes are in the byte store under the id. Ids are time-ordered. */
+export const files = sqliteTable(
+  'files',
+  {
+    id: text('id').primaryKey(),
+    owner: text('owner').notNull(),
+    userPath: text('user_path').notNull(),
+    purpose: text('purpose').notNull(),
+    filename: text('filename').notNull(),
+    bytes: integer('bytes').notNull(),
+    sha256: text('sha256').notNull(),
+    /** Epoch seconds. */
+    createdAt: integer('created_at').notNull(),
+    /** Epoch seconds; null: kept until deleted. */
+    expiresAt: integer('expires_at'),
+  },
+  (t) => [index('files_owner').on(t.owner, t.id), index('files_expires_at').on(t.expiresAt), index('files_user_path').on(t.userPath, t.id)],
+)
+
 export const workflowVersions = sqliteTable(
   'workflow_versions',
   {

@@ -13,6 +13,7 @@ import adminRoles from './0005_admin_roles.sql' with { type: 'text' }
 import mcpGateway from './0006_mcp_gateway.sql' with { type: 'text' }
 import storedResponses from './0007_stored_responses.sql' with { type: 'text' }
 import usageUnits from './0008_usage_units.sql' with { type: 'text' }
+import files from './0009_files.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -27,4 +28,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0006_mcp_gateway': mcpGateway,
   '0007_stored_responses': storedResponses,
   '0008_usage_units': usageUnits,
+  '0009_files': files,
 }

@@ -11,6 +11,7 @@ import adminRoles from './0004_admin_roles.sql' with { type: 'text' }
 import mcpGateway from './0005_mcp_gateway.sql' with { type: 'text' }
 import storedResponses from './0006_stored_responses.sql' with { type: 'text' }
 import usageUnits from './0007_usage_units.sql' with { type: 'text' }
+import files from './0008_files.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -24,4 +25,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0005_mcp_gateway': mcpGateway,
   '0006_stored_responses': storedResponses,
   '0007_usage_units': usageUnits,
+  '0008_files': files,
 }

@@ -1,0 +1,139 @@
+/**
+ * @module The files contract: the same assertions for every metadata backend (`FileStore`) and every byte store
+ * (`BlobStore`), through the file service that writes both. A backend pair joins with one line in
+ * contract.test.ts: `filesContract('<name>', () => open fresh stores, () => a fresh byte store)`.
+ */
+import { afterEach, describe, expect, test } from 'bun:test'
+import type { StoredFileInfo } from '../../src/files/file-access.ts'
+import { FileService } from '../../src/files/file-service.ts'
+import { silentLogger } from '../../src/log/logger.ts'
+import type { BlobStore } from '../../src/stores/blobs/blob-store.ts'
+import type { Stores } from '../../src/stores/types.ts'
+
+const T0 = 1_800_000_000
+
+const streamOf = (...chunks: string[]) =>
+  new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk))
+      controller.close()
+    },
+  })
+
+const textOf = async (body: ReadableStream<Uint8Array> | undefined) => (body ? await new Response(body).text() : undefined)
+const sha256 = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex')
+
+export function filesContract(backend: string, openStores: () => Promise<Stores>, openBlobs: () => Promise<BlobStore>): void {
+  describe(`files contract: ${backend}`, () => {
+    const opened: Stores[] = []
+    afterEach(async () => {
+      for (const s of opened.splice(0)) await s.close()
+    })
+    /** A file service on fresh stores, its clock at `clock.now` (epoch seconds). */
+    const fresh = async () => {
+      const stores = await openStores()
+      opened.push(stores)
+      const clock = { now: T0 }
+      const blobs = await openBlobs()
+      return { stores, blobs, clock, files: new FileService(stores.files, blobs, silentLogger, { now: () => clock.now * 1000 }) }
+    }
+    const newFile = (owner: string, extra: Partial<{ purpose: string; expiresAt: number | null; userPath: string; body: ReadableStream<Uint8Array> }> = {}) => ({
+      owner,
+      userPath: extra.userPath ?? '/acme',
+      purpose: extra.purpose ?? 'batch',
+      filename: 'in.jsonl',
+      body: extra.body ?? streamOf('{"a":', '1}\n'),
+      expiresAt: extra.expiresAt ?? null,
+    })
+
+    test('create streams the bytes in and records size and SHA-256; open streams them back, for the owner only', async () => {
+      const { files, stores } = await fresh()
+      const made = await files.create(newFile('key_a', { body: streamOf('hello ', 'world') }))
+      expect(made).toMatchObject({
+        owner: 'key_a',
+        userPath: '/acme',
+        purpose: 'batch',
+        filename: 'in.jsonl',
+        bytes: 11,
+        sha256: sha256('hello world'),
+        createdAt: T0,
+        expiresAt: null,
+      })
+      expect(made.id).toMatch(/^file-[0-9a-f]{32}$/)
+      expect(await stores.files.get(made.id, 'key_a')).toEqual(made)
+      const opened = await files.open(made.id, 'key_a')
+      expect({ info: opened?.info, text: await textOf(opened?.body) }).toEqual({ info: made, text: 'hello world' })
+      expect(await files.open(made.id, 'key_b')).toBeUndefined()
+      expect(await files.get(made.id, 'key_b')).toBeUndefined()
+      expect(await files.delete(made.id, 'key_b')).toBeUndefined()
+      expect(await files.get(made.id, 'key_a')).toEqual(made)
+    })
+
+    test('a failed stream keeps nothing: no record, no bytes', async () => {
+      const { files, stores } = await fresh()
+      const broken = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          controller.error(new Error('client went away'))
+        },
+      })
+      await expect(files.create(newFile('key_a', { body: broken }))).rejects.toThrow('client went away')
+      expect(await stores.files.list('key_a', { limit: 10, order: 'desc', now: T0 })).toEqual([])
+    })
+
+    test('the list pages by id: after, limit (+1 to tell has_more), order, purpose; another owner sees none', async () => {
+      const { files } = await fresh()
+      const made: StoredFileInfo[] = []
+      for (let i = 0; i < 5; i++) made.push(await files.create(newFile('key_a', { purpose: i % 2 ? 'batch' : 'user_data' })))
+      await files.create(newFile('key_b'))
+      const ids = (rows: StoredFileInfo[]) => rows.map((f) => f.id)
+      const all = made.map((f) => f.id) as [string, string, string, string, string]
+      expect(ids(await files.list('key_a', { limit: 2, order: 'desc' }))).toEqual([all[4], all[3], all[2]])
+      expect(ids(await files.list('key_a', { limit: 2, order: 'desc', after: all[3] }))).toEqual([all[2], all[1], all[0]])
+      expect(ids(await files.list('key_a', { limit: 10, order: 'asc' }))).toEqual(all)
+      expect(ids(await files.list('key_a', { limit: 10, order: 'asc', after: all[1] }))).toEqual(all.slice(2))
+      expect(ids(await files.list('key_a', { limit: 10, order: 'desc', purpose: 'batch' }))).toEqual([all[3], all[1]])
+      expect(ids(await files.list('key_c', { limit: 10, order: 'desc' }))).toEqual([])
+    })
+
+    test('an expired file is gone for its owner at once; the sweep deletes its bytes and record, and only expired ones', async () => {
+      const { files, stores, blobs, clock } = await fresh()
+      const expiring = await files.create(newFile('key_a', { expiresAt: T0 + 3600 }))
+      const kept = await files.create(newFile('key_a'))
+      const later = await files.create(newFile('key_a', { expiresAt: T0 + 7200 }))
+      clock.now = T0 + 3600
+      expect(await files.get(expiring.id, 'key_a')).toBeUndefined()
+      expect(await files.open(expiring.id, 'key_a')).toBeUndefined()
+      expect((await files.list('key_a', { limit: 10, order: 'asc' })).map((f) => f.id)).toEqual([kept.id, later.id])
+      // Not swept yet: the bytes are still there, unreachable.
+      expect(await textOf(await blobs.read(expiring.id))).toBe('{"a":1}\n')
+      expect(await files.expiredFiles().deleteOlderThan(0, 100)).toBe(1)
+      expect(await blobs.read(expiring.id)).toBeUndefined()
+      expect(await stores.files.get(expiring.id, 'key_a')).toBeUndefined()
+      expect(await files.get(later.id, 'key_a')).toEqual(later)
+      expect(await files.expiredFiles().deleteOlderThan(0, 100)).toBe(0)
+    })
+
+    test('delete removes the record and the bytes', async () => {
+      const { files, blobs } = await fresh()
+      const made = await files.create(newFile('key_a'))
+      expect(await files.delete(made.id, 'key_a')).toEqual(made)
+      expect(await blobs.read(made.id)).toBeUndefined()
+      expect(await files.get(made.id, 'key_a')).toBeUndefined()
+      expect(await files.delete(made.id, 'key_a')).toBeUndefined()
+    })
+
+    test("the admin list is newest first, within a user path's subtree (no path is outside every subtree)", async () => {
+      const { files, stores } = await fresh()
+      const a = await files.create(newFile('key_a', { userPath: '/acme' }))
+      const ab = await files.create(newFile('key_b', { userPath: '/acme/team' }))
+      const lookalike = await files.create(newFile('key_c', { userPath: '/acme_x' }))
+      const none = await files.create(newFile('key_d', { userPath: '' }))
+      const ids = (rows: StoredFileInfo[]) => rows.map((f) => f.id)
+      expect(ids(await stores.files.adminList({ limit: 10 }))).toEqual([none.id, lookalike.id, ab.id, a.id])
+      expect(ids(await stores.files.adminList({ limit: 10, userPath: '/acme' }))).toEqual([ab.id, a.id])
+      expect(ids(await stores.files.adminList({ limit: 10, userPath: '/acme/team' }))).toEqual([ab.id])
+      expect(ids(await stores.files.adminList({ limit: 1, before: ab.id }))).toEqual([a.id])
+      expect(ids(await stores.files.adminList({ limit: 10, owner: 'key_c' }))).toEqual([lookalike.id])
+    })
+  })
+}
