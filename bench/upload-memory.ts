@@ -3,7 +3,8 @@
  * upstream that reads and discards it (issue 27: ≤ 32 MiB over idle for a 200 MB upload). The gateway runs as its
  * own process (`bun src/main.ts`, SQLite, audit with bodies logged: each part is hashed for the audit entry); the
  * mock upstream and the client run in this one. The client sends the form chunked (no Content-Length) as it
- * generates it, model first; the file's SHA-256 computed here is compared with the audit entry's.
+ * generates it, model first; the file's SHA-256 computed here is compared with the audit entry's and with the
+ * file the upstream received.
  *
  *   bun bench/upload-memory.ts [--mib 200] [--rounds 2]
  *
@@ -11,6 +12,7 @@
  */
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
+import { MultipartParser } from '../src/http/multipart-parser.ts'
 import { peakRssDuring, rssMb, spawnGateway } from '../test/helpers/gateway-process.ts'
 
 const { values: args } = parseArgs({ options: { mib: { type: 'string', default: '200' }, rounds: { type: 'string', default: '2' } } })
@@ -21,6 +23,8 @@ const CHUNK = 64 * 1024
 const BOUNDARY = 'bench-upload-boundary'
 
 let upstreamBytes = 0
+/** The SHA-256 of the file part the upstream received, to compare with the client's. */
+let upstreamSha256 = ''
 const upstream = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
@@ -29,12 +33,21 @@ const upstream = Bun.serve({
   maxRequestBodySize: Number.MAX_SAFE_INTEGER,
   async fetch(req) {
     if (!req.body) return Response.json({ object: 'list', data: [{ id: 'whisper-1', object: 'model', created: 0, owned_by: 'openai' }] })
+    const boundary = /boundary=([^;]+)/.exec(req.headers.get('content-type') ?? '')?.[1] ?? ''
+    const parser = new MultipartParser(boundary)
+    const hash = new Bun.CryptoHasher('sha256')
+    let inFile = false
     const reader = req.body.getReader()
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
       upstreamBytes += value.byteLength
+      for (const event of parser.push(value)) {
+        if (event.kind === 'file') inFile = event.name === 'file'
+        else if (event.kind === 'data' && inFile) hash.update(event.bytes)
+      }
     }
+    upstreamSha256 = hash.digest('hex')
     return Response.json({ text: 'discarded', usage: { type: 'duration', seconds: 1 } })
   },
 })
@@ -130,7 +143,7 @@ try {
     console.log(
       `round ${round}: ${fileBytes / 1024 / 1024} MiB upload → ${status}, upstream received ${(upstreamBytes / 1024 / 1024).toFixed(1)} MiB in ${seconds.toFixed(1)} s ` +
         `(${(fileBytes / 1024 / 1024 / seconds).toFixed(0)} MiB/s); peak RSS ${peak.toFixed(1)} MiB, growth over idle ${(peak - idle).toFixed(1)} MiB (target ≤ 32); ` +
-        `audit sha256 ${audited === sha256 ? 'matches' : `differs (${audited} vs ${sha256})`}`,
+        `audit sha256 ${audited === sha256 ? 'matches' : `differs (${audited} vs ${sha256})`}, upstream's ${upstreamSha256 === sha256 ? 'matches' : `differs (${upstreamSha256})`}`,
     )
   }
   const [l1, l5, l15] = loadavg()

@@ -86,3 +86,18 @@ test('malformed forms: no closing boundary, a part without a name, a header with
   })
   expect(malformed(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\nv\r\n--${BOUNDARY}--\r\n`)).toBeUndefined()
 })
+
+test('once push returns the parser keeps no view of the chunk: a chunk overwritten after its events were used changes nothing', async () => {
+  const body = await encoded(sampleForm())
+  const whole = summary(parse(body, []))
+  for (const size of [1, 7, 40, 333, 4096]) {
+    const parser = new MultipartParser(BOUNDARY)
+    const events: FormEvent[] = []
+    for (let from = 0; from < body.length; from += size) {
+      const chunk = body.slice(from, from + size)
+      for (const event of parser.push(chunk)) events.push(event.kind === 'data' ? { kind: 'data', bytes: new Uint8Array(event.bytes) } : event)
+      chunk.fill(0x2d)
+    }
+    expect(summary([...events, ...parser.end()])).toEqual(whole)
+  }
+})

@@ -38,12 +38,32 @@ export class MultipartParser {
     return this.state === 'done'
   }
 
+  /**
+   * A file's `data` events are views of `chunk` (rarely of a copy), valid as long as it is; once `push` returns the
+   * parser holds no view of it (what is left over, at most a part's headers, is copied), so the caller may release
+   * the chunk after using the events (src/http/release-bytes.ts).
+   */
   push(chunk: Uint8Array): FormEvent[] {
     if (this.state === 'done') return []
-    this.buffer = this.buffer.length === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([this.buffer, chunk])
     const events: FormEvent[] = []
+    this.buffer = this.joined(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), events)
     while (this.step(events));
+    if (this.buffer.length > 0) this.buffer = Buffer.from(this.buffer)
     return events
+  }
+
+  /**
+   * The new bytes after those left over. Inside a part the left-over is the tail that might start a delimiter: when
+   * it does not (nearly always), it is data and the chunk is taken as it is rather than copied behind it.
+   */
+  private joined(bytes: Buffer, events: FormEvent[]): Buffer {
+    if (this.buffer.length === 0) return bytes
+    // A delimiter starting in the tail ends within the chunk's first delimiter.length - 1 bytes, if it has them.
+    if ((this.state === 'file' || this.state === 'field') && bytes.length >= this.delimiter.length - 1) {
+      const probe = Buffer.concat([this.buffer, bytes.subarray(0, this.delimiter.length - 1)])
+      if (probe.indexOf(this.delimiter) < 0) return this.data(events, this.buffer) ? bytes : Buffer.alloc(0)
+    }
+    return Buffer.concat([this.buffer, bytes])
   }
 
   /** The body ended: anything but a closed form is malformed. */

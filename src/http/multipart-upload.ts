@@ -14,6 +14,7 @@
 import { GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import { clearDeadline, type Deadline, deadlines } from '../pipeline/deadlines.ts'
 import { type FormEvent, MultipartParser } from './multipart-parser.ts'
+import { SpentChunks } from './release-bytes.ts'
 
 /** File bytes held while the text fields are read: one per upload in progress, so bounded small. */
 export const READ_AHEAD_BYTES = 4 * 1024 * 1024
@@ -47,6 +48,8 @@ export class MultipartUpload {
   private heldBytes = 0
   private size = 0
   private current?: { part: UploadPart; hash: Bun.CryptoHasher }
+  /** The client's chunks read so far: once their events went upstream and the provider asks for more, they are freed. */
+  private readonly received = new SpentChunks()
   private readonly deadline: Deadline
 
   constructor(
@@ -108,39 +111,44 @@ export class MultipartUpload {
     const upload = this
     return {
       contentType: `multipart/form-data; boundary=${boundary}`,
-      body: new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          if (!opened) {
-            opened = true
-            controller.enqueue(encoder.encode(encodeFields(boundary, fields)))
-            for (const event of upload.held.splice(0)) upload.emit(controller, event, boundary)
-            if (upload.parser.finished) return upload.close(controller, boundary)
-            return
-          }
-          const events = await upload.next()
-          if (events === undefined) return controller.error(upload.failure)
-          for (const event of events) {
-            if (event.kind === 'field') {
-              // Too late to be checked: the pipeline has long decided on the fields it read.
-              upload.stop(
-                gatewayErrors.invalidRequest(
-                  `The form's text field '${event.name.slice(0, 100)}' comes after ${READ_AHEAD_BYTES / 1024 / 1024} MiB of files; send the text fields before the files.`,
-                  event.name.slice(0, 100),
-                  'field_after_file',
-                ),
-              )
-              return controller.error(upload.failure)
+      body: new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            if (!opened) {
+              opened = true
+              controller.enqueue(encoder.encode(encodeFields(boundary, fields)))
+              for (const event of upload.held.splice(0)) upload.emit(controller, event, boundary)
+              if (upload.parser.finished) return upload.close(controller, boundary)
+              return
             }
-            if (event.kind !== 'done') upload.track(event)
-            upload.emit(controller, event, boundary)
-          }
-          if (upload.failure) return controller.error(upload.failure)
-          if (upload.parser.finished) upload.close(controller, boundary)
+            // Asked for more (a high-water mark of 0: only when the fetch client reads), it has taken what it was given.
+            upload.received.release()
+            const events = await upload.next()
+            if (events === undefined) return controller.error(upload.failure)
+            for (const event of events) {
+              if (event.kind === 'field') {
+                // Too late to be checked: the pipeline has long decided on the fields it read.
+                upload.stop(
+                  gatewayErrors.invalidRequest(
+                    `The form's text field '${event.name.slice(0, 100)}' comes after ${READ_AHEAD_BYTES / 1024 / 1024} MiB of files; send the text fields before the files.`,
+                    event.name.slice(0, 100),
+                    'field_after_file',
+                  ),
+                )
+                return controller.error(upload.failure)
+              }
+              if (event.kind !== 'done') upload.track(event)
+              upload.emit(controller, event, boundary)
+            }
+            if (upload.failure) return controller.error(upload.failure)
+            if (upload.parser.finished) upload.close(controller, boundary)
+          },
+          cancel() {
+            upload.discard()
+          },
         },
-        cancel() {
-          upload.discard()
-        },
-      }),
+        { highWaterMark: 0 },
+      ),
     }
   }
 
@@ -196,6 +204,7 @@ export class MultipartUpload {
     if (this.failure) return undefined
     if (read.done) return this.checked(this.parser.end())
     this.size += read.value.byteLength
+    this.received.add(read.value)
     if (this.size > this.limits.maxBytes) return this.stop(gatewayErrors.bodyTooLarge(this.limits.maxBytes)) && undefined
     return this.checked(this.parser.push(read.value))
   }
