@@ -101,7 +101,9 @@ export class MultipartUpload {
 
   /**
    * The form for the provider, streamed: `fields` first (the pipeline's body: `model` is the upstream's id), then
-   * the files as they come from the client. An upload is sent once: a second attempt gets a 502 instead.
+   * the files as they come from the client. An upload is sent once: a second attempt gets a 502 instead. The body is
+   * for `fetch` (fetchUpstream), whose request writer is done with a chunk when it asks for the next: each client
+   * chunk is freed then (src/http/release-bytes.ts), so a consumer that collects the chunks would find them emptied.
    */
   forUpstream(fields: Record<string, unknown>): { body: ReadableStream<Uint8Array>; contentType: string } | GatewayError {
     if (this.sent) return gatewayErrors.invalidRequest('The upload was already sent to a provider; it cannot be sent again.', null, 'upload_already_sent')

@@ -48,3 +48,19 @@ test('a client that goes away ends it as aborted; an upstream that breaks off er
   expect(broken.seen.ends).toEqual([{ error: failure }])
   expect(broken.seen.bytes).toBe(5)
 })
+
+test('freeSpentChunks: the HTTP server gets every byte, and each chunk is freed once the server asked for the next', async () => {
+  const chunks = Array.from({ length: 40 }, (_, i) => new Uint8Array(50_000).fill(i))
+  const expected = new Bun.CryptoHasher('sha256')
+  for (const chunk of chunks) expected.update(chunk)
+  const { seen, flow } = recorder()
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(passBytes(source([...chunks]), flow, { freeSpentChunks: true })) })
+  try {
+    const body = await (await fetch(server.url)).arrayBuffer()
+    expect(new Bun.CryptoHasher('sha256').update(body).digest('hex')).toBe(expected.digest('hex'))
+    expect(seen.ends).toEqual([{}])
+    expect(chunks.every((chunk) => chunk.buffer.detached)).toBe(true)
+  } finally {
+    server.stop(true)
+  }
+})

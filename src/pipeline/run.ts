@@ -344,19 +344,24 @@ function pumpBytes(ctx: RequestContext, pipeline: BuiltPipeline, response: Respo
   outcome.answeredInBytes = true
   // Hashed on the way when bodies are logged: the audit entry says what the audio was, never holds it.
   const hash = ctx.capture.responseBody ? new Bun.CryptoHasher('sha256') : undefined
-  return passBytes(response.body!, {
-    chunk(bytes) {
-      outcome.ttfbMs ??= ctx.elapsedNs() / 1e6
-      outcome.bytesOut += bytes.byteLength
-      hash?.update(bytes)
+  // The answer's consumer is the HTTP server (deliver → Elysia → Bun), which is done with a chunk once it asks for the next.
+  return passBytes(
+    response.body!,
+    {
+      chunk(bytes) {
+        outcome.ttfbMs ??= ctx.elapsedNs() / 1e6
+        outcome.bytesOut += bytes.byteLength
+        hash?.update(bytes)
+      },
+      ended({ error, clientAborted }) {
+        if (hash) outcome.responseBinary = { content_type: headers.get('content-type') ?? '', bytes: outcome.bytesOut, sha256: hash.digest('hex') }
+        if (error) outcome.error = ctx.error = error
+        outcome.clientAborted = clientAborted === true
+        complete(ctx, pipeline, outcome, telemetry, false)?.catch((err) => ctx.log.error({ err }, 'completing the request failed'))
+      },
     },
-    ended({ error, clientAborted }) {
-      if (hash) outcome.responseBinary = { content_type: headers.get('content-type') ?? '', bytes: outcome.bytesOut, sha256: hash.digest('hex') }
-      if (error) outcome.error = ctx.error = error
-      outcome.clientAborted = clientAborted === true
-      complete(ctx, pipeline, outcome, telemetry, false)?.catch((err) => ctx.log.error({ err }, 'completing the request failed'))
-    },
-  })
+    { freeSpentChunks: true },
+  )
 }
 
 function baseOutcome(ctx: RequestContext, status: number, headers: Headers): Outcome {
