@@ -1,16 +1,16 @@
 /**
  * @module JSON-RPC 2.0 messages as MCP's Streamable HTTP transport carries them: reading one POSTed message
- * (a request, a notification, or a response to a request of the server's), and writing answers. The gateway sends
- * clients no requests of its own, so responses from a client are accepted and dropped.
+ * (a request, a notification, or a client's answer to a request the gateway relayed to it), and writing answers.
  */
-import { mcpErrors, type McpRequestError, type RpcErrorObject } from './errors.ts'
+import { mcpErrors, RPC, type McpRequestError, type RpcErrorObject } from './errors.ts'
+import type { RelayedAnswer } from './upstream/call-relay.ts'
 
 export type JsonRpcId = string | number
 
 export type IncomingMessage =
   | { kind: 'request'; id: JsonRpcId; method: string; params: Record<string, unknown> }
   | { kind: 'notification'; method: string; params: Record<string, unknown> }
-  | { kind: 'response' }
+  | { kind: 'response'; id: unknown; answer: RelayedAnswer }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -28,7 +28,13 @@ export function readMessage(value: unknown): IncomingMessage | McpRequestError {
     }
     return { kind: 'request', id, method: value.method, params }
   }
-  if ('result' in value || 'error' in value) return { kind: 'response' }
+  if (isObject(value.result)) return { kind: 'response', id: value.id, answer: { result: value.result } }
+  if (isObject(value.error)) {
+    const e = value.error
+    const error = { code: typeof e.code === 'number' ? e.code : RPC.internalError, message: typeof e.message === 'string' ? e.message.slice(0, 2000) : '', data: e.data }
+    return { kind: 'response', id: value.id, answer: { error } }
+  }
+  if ('result' in value) return mcpErrors.invalidMessage('Invalid Request: "result" must be an object.')
   return mcpErrors.invalidMessage('Invalid Request: expected "method" (a request or notification) or "result"/"error" (a response).')
 }
 

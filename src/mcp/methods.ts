@@ -17,6 +17,7 @@ import type { ArgumentRedactor } from './redact.ts'
 import type { Principal } from '../pipeline/context.ts'
 import type { ToolView } from './visibility.ts'
 import type { UpstreamResult } from './upstream/connection.ts'
+import type { CallRelay, ClientChannel } from './upstream/call-relay.ts'
 import type { CredentialOwner } from './oauth/credentials.ts'
 import type { OwnerConnections } from './oauth/owner-connections.ts'
 import type { UpstreamAuthorization } from './oauth/authorization.ts'
@@ -49,6 +50,8 @@ export interface MethodContext {
   origin: string
   /** The session's client declared URL-mode elicitation. */
   urlElicitation: boolean
+  /** Where the server's messages about the call reach the client; absent when the client takes no event stream. */
+  client?: ClientChannel
   signal: AbortSignal
   /** Filled in for the audit entry. */
   exchange: McpExchange
@@ -195,10 +198,11 @@ export class McpMethods {
   /** Sends one request on the server's shared connection, or on the caller's own for a per-user OAuth server. */
   private async send(c: MethodContext, entry: ServerEntry, method: string, params: Record<string, unknown>): Promise<UpstreamResult> {
     const forwarded = this.forwardParams(c, entry, params)
-    if (entry.connection) return entry.connection.request(method, forwarded, { signal: c.signal })
+    const options = { signal: c.signal, relay: relayFor(c) }
+    if (entry.connection) return entry.connection.request(method, forwarded, options)
     const owner = ownerOf(entry, c)
     const connection = await this.deps.owners.get(entry, owner)
-    const outcome = connection ? await connection.request(method, forwarded, { signal: c.signal }) : undefined
+    const outcome = connection ? await connection.request(method, forwarded, options) : undefined
     if (outcome && (outcome.ok || outcome.error.code !== 'mcp_authorization_required')) return outcome
     return { ok: false, error: this.authorizationNeeded(c, entry, owner) }
   }
@@ -227,7 +231,7 @@ export class McpMethods {
     const kept: Record<string, unknown> = {}
     if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
       for (const [key, value] of Object.entries(meta)) {
-        // Progress is not relayed: the server's notifications would name a token this connection never issued.
+        // The client's progress token is the gateway's to map: the connection sends the server its own (./upstream/).
         if (!key.startsWith(GATEWAY_META_PREFIX) && key !== 'progressToken') kept[key] = value
       }
     }
@@ -247,6 +251,22 @@ export class McpMethods {
     c.exchange.result = renamed
     c.exchange.resultBytes = Buffer.byteLength(text)
     return { ok: true, json: resultJson(c.id, text) }
+  }
+}
+
+/**
+ * The call's relay to its client: the server's progress under the client's own progress token (only when it sent
+ * one), its log messages, and its requests (sampling, elicitation), which the client answers.
+ */
+function relayFor(c: MethodContext): CallRelay | undefined {
+  const client = c.client
+  if (!client) return undefined
+  const token = (c.params._meta as { progressToken?: unknown } | undefined)?.progressToken
+  const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined
+  return {
+    progress: progressToken === undefined ? undefined : (progress) => client.notify('notifications/progress', { ...progress, progressToken }),
+    notify: (method, params) => client.notify(method, params),
+    ask: (method, params, signal) => client.ask(method, params, signal),
   }
 }
 

@@ -16,6 +16,14 @@ describe('McpSessions', () => {
     expect(await elsewhere.check(s.id, 'key_1', 'github')).toEqual({ ok: false, reason: 'other_endpoint' })
   })
 
+  test('what the client supports is part of the record', async () => {
+    const sessions = new McpSessions(secrets, new MemoryCounters(), 3600)
+    const s = sessions.open({ principalId: 'p', scope: '', protocolVersion: 'v', urlElicitation: false, formElicitation: true, sampling: true })
+    expect(await sessions.check(s.id, 'p', '')).toMatchObject({ ok: true, session: { urlElicitation: false, formElicitation: true, sampling: true } })
+    const none = sessions.open({ principalId: 'p', scope: '', protocolVersion: 'v', urlElicitation: true })
+    expect(await sessions.check(none.id, 'p', '')).toMatchObject({ ok: true, session: { urlElicitation: true, formElicitation: false, sampling: false } })
+  })
+
   test('another secret, an altered payload or garbage is refused', async () => {
     const counters = new MemoryCounters()
     const s = new McpSessions(secrets, counters, 3600).open({ principalId: 'key_1', scope: '', protocolVersion: 'v', urlElicitation: false })

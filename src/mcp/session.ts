@@ -1,7 +1,7 @@
 /**
  * @module MCP sessions (`Mcp-Session-Id`) that need no state on any replica: the id is a signed record of who
  * opened it (principal id), on which endpoint (all servers or one), the protocol version agreed at initialize,
- * what the client said it supports, when it began, and a random nonce. Any replica checks the signature and
+ * what the client said it supports (URL and form elicitation, sampling: what may be relayed to it), when it began, and a random nonce. Any replica checks the signature and
  * the binding; a session ends at `session_ttl_seconds` or when the client deletes it, which is remembered in the
  * shared counters store (Redis with several replicas) until the session would have expired anyway.
  *
@@ -24,8 +24,17 @@ export interface McpSession {
   createdAt: number
   /** The client declared URL-mode elicitation (it can be sent a link to authorise an upstream server). */
   urlElicitation: boolean
+  /** The client declared form-mode elicitation (an upstream's `elicitation/create` may be relayed to it). */
+  formElicitation: boolean
+  /** The client declared sampling (an upstream's `sampling/createMessage` may be relayed to it). */
+  sampling: boolean
   nonce: string
 }
+
+type SessionInit = Pick<McpSession, 'principalId' | 'scope' | 'protocolVersion' | 'urlElicitation'> & Partial<Pick<McpSession, 'formElicitation' | 'sampling'>>
+
+/** What the client supports, as bits of the record's flags field. */
+const FLAG = { urlElicitation: 1, formElicitation: 2, sampling: 4 } as const
 
 export type SessionCheck = { ok: true; session: McpSession } | { ok: false; reason: 'malformed' | 'forged' | 'expired' | 'ended' | 'other_principal' | 'other_endpoint' }
 
@@ -39,11 +48,13 @@ export class McpSessions {
     private readonly now: () => number = Date.now,
   ) {}
 
-  open(init: { principalId: string; scope: string; protocolVersion: string; urlElicitation: boolean }): McpSession {
+  open(init: SessionInit): McpSession {
     const createdAt = Math.floor(this.now() / 1000)
     const nonce = randomBytes(16).toString('base64url')
-    const payload = Buffer.from(JSON.stringify([init.principalId, init.scope, init.protocolVersion, createdAt, init.urlElicitation ? 1 : 0, nonce])).toString('base64url')
-    return { ...init, createdAt, nonce, id: `${payload}.${this.secrets.sign(payload)}` }
+    const session = { formElicitation: false, sampling: false, ...init }
+    const flags = (session.urlElicitation ? FLAG.urlElicitation : 0) | (session.formElicitation ? FLAG.formElicitation : 0) | (session.sampling ? FLAG.sampling : 0)
+    const payload = Buffer.from(JSON.stringify([init.principalId, init.scope, init.protocolVersion, createdAt, flags, nonce])).toString('base64url')
+    return { ...session, createdAt, nonce, id: `${payload}.${this.secrets.sign(payload)}` }
   }
 
   /** Checks the id's signature, age, binding and whether it was ended. */
@@ -77,10 +88,31 @@ export class McpSessions {
     }
     if (!Array.isArray(fields) || fields.length !== 6) return { ok: false, reason: 'malformed' }
     const [principalId, scope, protocolVersion, createdAt, flags, nonce] = fields
-    if (typeof principalId !== 'string' || typeof scope !== 'string' || typeof protocolVersion !== 'string' || typeof createdAt !== 'number' || typeof nonce !== 'string') {
+    if (
+      typeof principalId !== 'string' ||
+      typeof scope !== 'string' ||
+      typeof protocolVersion !== 'string' ||
+      typeof createdAt !== 'number' ||
+      typeof flags !== 'number' ||
+      typeof nonce !== 'string'
+    ) {
       return { ok: false, reason: 'malformed' }
     }
-    return { ok: true, session: { id, principalId, scope, protocolVersion, createdAt, urlElicitation: flags === 1, nonce } }
+    const has = (flag: number) => (flags & flag) !== 0
+    return {
+      ok: true,
+      session: {
+        id,
+        principalId,
+        scope,
+        protocolVersion,
+        createdAt,
+        urlElicitation: has(FLAG.urlElicitation),
+        formElicitation: has(FLAG.formElicitation),
+        sampling: has(FLAG.sampling),
+        nonce,
+      },
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * @module The gateway's side of MCP's Streamable HTTP transport (revision 2025-11-25, and the earlier revisions
- * it negotiates down to) on /mcp and /mcp/{server}: POST carries one JSON-RPC message (answered as JSON), GET opens
- * the session's notification stream, DELETE ends the session. Around every message, in this order: the Origin
+ * it negotiates down to) on /mcp and /mcp/{server}: POST carries one JSON-RPC message (answered as JSON, or as an
+ * event stream when the server has messages for the client before the result: ./post-answer.ts), GET opens the
+ * session's notification stream, DELETE ends the session. Around every message, in this order: the Origin
  * check (DNS rebinding), the gateway's key authentication (the same authenticator as /v1: a client's credential is
  * for the gateway only and never goes upstream), the user path, the body within its limit, the session (signed,
  * bound to the principal and the endpoint: ./session.ts), the protocol version; then the method (./methods.ts) and
@@ -25,9 +26,12 @@ import type { Principal } from '../pipeline/context.ts'
 import { mcpAuditEntry, type McpExchange } from './audit-entry.ts'
 import type { McpCatalog } from './catalog.ts'
 import type { McpConfig } from './config.ts'
-import { asMcpError, mcpErrors, type McpRequestError } from './errors.ts'
-import { errorJson, readMessage, resultJson, type JsonRpcId } from './jsonrpc.ts'
+import { asMcpError, mcpErrors, RPC, type McpRequestError } from './errors.ts'
+import { errorJson, notificationJson, readMessage, resultJson, type JsonRpcId } from './jsonrpc.ts'
 import type { McpMethods } from './methods.ts'
+import { ClientRequests } from './client-requests.ts'
+import { PostAnswer } from './post-answer.ts'
+import type { ClientChannel, RelayedAnswer } from './upstream/call-relay.ts'
 import type { EndpointScope } from './names.ts'
 import type { NotificationStreams } from './notifications.ts'
 import { principalRoles } from './principal-roles.ts'
@@ -75,6 +79,7 @@ const JSON_HEADERS = { 'content-type': 'application/json' }
 export class McpTransport {
   /** In-flight requests of this replica by session and JSON-RPC id, for `notifications/cancelled`. */
   private readonly inFlight = new Map<string, AbortController>()
+  private readonly clientRequests = new ClientRequests()
   private readonly allowedOrigins: Set<string>
 
   constructor(private readonly deps: McpTransportDeps) {
@@ -200,7 +205,7 @@ export class McpTransport {
     }
     const message = readMessage(value)
     if ('status' in message) return this.finish(x, this.httpError(message, x))
-    if (message.kind === 'response') return new Response(null, { status: 202 })
+    if (message.kind === 'response') return this.clientAnswer(request, caller, scope, message.id, message.answer)
     x.method = message.method
     if (message.kind === 'request') x.jsonrpcId = message.id
     const meta = message.params._meta
@@ -227,6 +232,10 @@ export class McpTransport {
     return this.request(request, x, scope, caller, session, message.id, message.method, message.params)
   }
 
+  /**
+   * One request, answered as JSON, or as an event stream once the server has something for the client before the
+   * result (./post-answer.ts): then the Response goes out at once and the result, and the audit entry, follow.
+   */
   private async request(
     request: Request,
     x: McpExchange,
@@ -240,36 +249,82 @@ export class McpTransport {
     const flightKey = `${session.nonce}:${typeof id}:${id}`
     const cancel = new AbortController()
     this.inFlight.set(flightKey, cancel)
-    try {
-      const answer = await this.deps.methods.answer({
-        id,
-        method,
-        params,
-        scope,
-        view: caller.view,
-        principal: caller.principal,
-        userPath: caller.userPath,
-        origin: publicOrigin(this.deps.config, request),
-        urlElicitation: session.urlElicitation,
-        signal: AbortSignal.any([request.signal, cancel.signal]),
-        exchange: x,
-      })
-      if (answer.ok) return this.finish(x, new Response(answer.json, { headers: JSON_HEADERS }), method === 'ping')
-      return this.finish(x, this.rpcError(id, answer.error, x), method === 'ping')
-    } finally {
+    const canStream = method !== 'ping' && /text\/event-stream|\*\/\*/i.test(request.headers.get('accept') ?? '*/*')
+    const stream = new PostAnswer(canStream, { 'x-request-id': x.requestId }, () => cancel.abort())
+    const signal = AbortSignal.any([request.signal, cancel.signal])
+    const answering = this.deps.methods.answer({
+      id,
+      method,
+      params,
+      scope,
+      view: caller.view,
+      principal: caller.principal,
+      userPath: caller.userPath,
+      origin: publicOrigin(this.deps.config, request),
+      urlElicitation: session.urlElicitation,
+      client: canStream ? this.clientChannel(session, stream) : undefined,
+      signal,
+      exchange: x,
+    })
+    const done = () => {
       if (this.inFlight.get(flightKey) === cancel) this.inFlight.delete(flightKey)
     }
+    const first = canStream ? await Promise.race([answering, stream.streamed]) : await answering.finally(done)
+    if (!(first instanceof Response)) {
+      done()
+      if (first.ok) return this.finish(x, new Response(first.json, { headers: JSON_HEADERS }), method === 'ping')
+      return this.finish(x, this.rpcError(id, first.error, x), method === 'ping')
+    }
+    x.stream = true
+    void answering
+      .then((answer) => {
+        if (answer.ok) stream.end(answer.json)
+        else {
+          x.error = answer.error
+          x.status = answer.error.status
+          stream.end(errorJson(id, answer.error.toRpcError()))
+        }
+        this.record(x, first)
+      })
+      .finally(done)
+    return first
+  }
+
+  /** What an upstream's messages about a call may reach the client through: its stream, within what the client supports. */
+  private clientChannel(session: McpSession, stream: PostAnswer): ClientChannel {
+    return {
+      notify: (method, params) => void stream.send(notificationJson(method, params)),
+      ask: async (method, params, signal) => {
+        const refusal = unsupportedBy(session, method, params)
+        if (refusal) return { error: { code: RPC.methodNotFound, message: refusal } }
+        return this.clientRequests.ask(stream, session.nonce, method, params, signal)
+      },
+    }
+  }
+
+  /** A client's answer to a request relayed to it: routed to the call that waits for it, on this replica. */
+  private async clientAnswer(request: Request, caller: Caller, scope: EndpointScope, id: unknown, answer: RelayedAnswer): Promise<Response> {
+    const sessionId = request.headers.get('mcp-session-id')
+    if (sessionId === null) return new Response(null, { status: 202 })
+    const checked = await this.deps.sessions.check(sessionId, caller.principal.id, scope.kind === 'all' ? '' : scope.server)
+    if (checked.ok) this.clientRequests.answered(checked.session.nonce, id, answer)
+    return new Response(null, { status: 202 })
   }
 
   private initialize(x: McpExchange, scope: EndpointScope, caller: Caller, id: JsonRpcId, params: Record<string, unknown>): Response {
     const asked = typeof params.protocolVersion === 'string' ? params.protocolVersion : ''
     const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(asked) ? asked : LATEST_PROTOCOL_VERSION
-    const elicitation = (params.capabilities as { elicitation?: { url?: unknown } } | undefined)?.elicitation
+    const capabilities = params.capabilities as { elicitation?: { url?: unknown; form?: unknown }; sampling?: unknown } | undefined
+    const elicitation = capabilities?.elicitation
+    const declared = (v: unknown) => typeof v === 'object' && v !== null
     const session = this.deps.sessions.open({
       principalId: caller.principal.id,
       scope: scope.kind === 'all' ? '' : scope.server,
       protocolVersion,
-      urlElicitation: typeof elicitation?.url === 'object' && elicitation.url !== null,
+      urlElicitation: declared(elicitation?.url),
+      // An empty elicitation capability is form mode (the revisions before modes existed).
+      formElicitation: declared(elicitation) && (declared(elicitation?.form) || !declared(elicitation?.url)),
+      sampling: declared(capabilities?.sampling),
     })
     x.mcpSessionId = session.id
     x.protocolVersion = protocolVersion
@@ -344,10 +399,15 @@ export class McpTransport {
   /** Records the audit entry (unless `quiet`: pings and notifications) and tags the response. */
   private finish(x: McpExchange, response: Response, quiet = false): Response {
     response.headers.set('x-request-id', x.requestId)
-    if (quiet || !this.deps.auditEnabled) return response
+    if (!quiet) this.record(x, response)
+    return response
+  }
+
+  private record(x: McpExchange, response: Response): void {
+    if (!this.deps.auditEnabled) return
     if (x.suppressed) {
       this.deps.audit.recordSuppressed()
-      return response
+      return
     }
     x.responseHeaders = response.headers
     try {
@@ -355,8 +415,14 @@ export class McpTransport {
     } catch (error) {
       this.deps.log.error({ err: error, request_id: x.requestId }, 'MCP audit entry could not be built')
     }
-    return response
   }
+}
+
+/** Why a server's request about a call cannot go to this client (it did not declare the capability); undefined when it can. */
+function unsupportedBy(session: McpSession, method: string, params: Record<string, unknown>): string | undefined {
+  const supported =
+    method === 'sampling/createMessage' ? session.sampling : method === 'elicitation/create' ? (params.mode === 'url' ? session.urlElicitation : session.formElicitation) : false
+  return supported ? undefined : `The caller's client does not support ${method}${method === 'elicitation/create' ? ` (${params.mode === 'url' ? 'url' : 'form'} mode)` : ''}.`
 }
 
 function presentedKeyHash(headers: Headers): string | undefined {

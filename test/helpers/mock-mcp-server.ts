@@ -6,6 +6,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 
 export interface MockTool {
@@ -17,6 +18,12 @@ export interface MockTool {
   fails?: boolean
   /** Wait this long before answering. */
   delayMs?: number
+  /** Send this many `notifications/progress` (and one log message) before answering, when the call has a progress token. */
+  progress?: number
+  /** Ask the client for sampling (`sampling/createMessage` with this prompt) and answer with the text it returns. */
+  sample?: string
+  /** Ask the client for a form elicitation with this message and answer with its action and content. */
+  elicit?: string
 }
 
 export interface RecordedRequest {
@@ -68,6 +75,31 @@ export async function startMockMcpServer(options: MockMcpOptions): Promise<MockM
       async (args, extra) => {
         if (keep) calls.push({ tool: tool.name, arguments: args as Record<string, unknown>, meta: extra._meta as Record<string, unknown> | undefined })
         if (tool.delayMs) await Bun.sleep(tool.delayMs)
+        const progressToken = extra._meta?.progressToken
+        if (tool.progress && progressToken !== undefined) {
+          await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: `${tool.name} starts` } })
+          for (let i = 1; i <= tool.progress; i++) {
+            await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: i, total: tool.progress, message: `step ${i}` } })
+            await Bun.sleep(5)
+          }
+        }
+        if (tool.sample) {
+          const sampled = await extra.sendRequest(
+            { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: tool.sample } }], maxTokens: 50 } },
+            CreateMessageResultSchema,
+          )
+          return { content: [{ type: 'text' as const, text: `sampled: ${sampled.content.type === 'text' ? sampled.content.text : sampled.content.type}` }] }
+        }
+        if (tool.elicit) {
+          const elicited = await extra.sendRequest(
+            {
+              method: 'elicitation/create',
+              params: { mode: 'form', message: tool.elicit, requestedSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } },
+            },
+            ElicitResultSchema,
+          )
+          return { content: [{ type: 'text' as const, text: `elicited: ${elicited.action} ${JSON.stringify(elicited.content ?? null)}` }] }
+        }
         const text = tool.answer ? tool.answer(args as Record<string, unknown>) : `${tool.name}: ${JSON.stringify(args)}`
         return { content: [{ type: 'text' as const, text }], ...(tool.fails ? { isError: true } : {}) }
       },
@@ -75,7 +107,7 @@ export async function startMockMcpServer(options: MockMcpOptions): Promise<MockM
   }
 
   function newServer(): McpServer {
-    const server = new McpServer({ name: options.name ?? 'mock-mcp', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
+    const server = new McpServer({ name: options.name ?? 'mock-mcp', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } })
     for (const tool of tools) register(server, tool)
     return server
   }

@@ -45,7 +45,7 @@ export function boundedFetch(maxResponseBytes: number, baseFetch: Fetch = fetch)
 
 const LF = 10
 
-async function readWithin(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array<ArrayBuffer>> {
+export async function readWithin(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array<ArrayBuffer>> {
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0

@@ -9,6 +9,10 @@
  *   reset once a connection has stayed up for a minute);
  * - while it reconnects the last known lists stay offered and calls wait up to a few seconds for it;
  * - a call answered 404 by an HTTP server (its session is gone: it restarted) reconnects and is sent once more.
+ * Calls to a Streamable HTTP server (without per-user OAuth) go straight over HTTP on the client's session
+ * (./http-caller.ts), not through the SDK's request path; they relay the server's progress, log messages, sampling
+ * and elicitation requests about the call to the call's relay (./call-relay.ts). Other calls relay progress only:
+ * a server's requests on stdio or the old SSE transport carry nothing that ties them to one call.
  * A stdio server's stderr is kept as a bounded tail (and logged at a bounded rate); `stop()` ends the process
  * (stdin closed, then SIGTERM, then SIGKILL).
  */
@@ -19,6 +23,9 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
   McpError as SdkMcpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
@@ -30,6 +37,8 @@ import { isStdioServer, type McpServerConfig } from '../config.ts'
 import { mcpErrors, type McpRequestError } from '../errors.ts'
 import { boundedFetch, UpstreamRedirected, UpstreamResponseTooLarge } from './bounded-fetch.ts'
 import { OutputTail } from './output-tail.ts'
+import type { CallRelay } from './call-relay.ts'
+import { StreamableHttpCaller } from './http-caller.ts'
 import { AuthorizationRequired } from '../oauth/token-provider.ts'
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 
@@ -85,6 +94,11 @@ const BACKOFF_MIN_MS = 1_000
 const BACKOFF_MAX_MS = 60_000
 const STABLE_AFTER_MS = 60_000
 const CLIENT_INFO = { name: 'ai-gateway', version: '1.0' }
+/**
+ * Declared upstream so servers may ask; each request is relayed to the caller whose call it is about, which
+ * answers it (or the gateway does, with an error, when that caller's client does not support it).
+ */
+const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} } }
 
 export class UpstreamConnection {
   lists: UpstreamLists = EMPTY_LISTS
@@ -96,6 +110,8 @@ export class UpstreamConnection {
   private listsFetchedAt: number | null = null
   private client: Client | undefined
   private transport: Transport | undefined
+  /** The direct path of calls on a Streamable HTTP server's session; undefined for other transports. */
+  private http: StreamableHttpCaller | undefined
   private connecting: Promise<void> | undefined
   private failures = 0
   private readyAt = 0
@@ -155,14 +171,27 @@ export class UpstreamConnection {
    * Sends one request (tools/call, prompts/get, resources/read, completion/complete) and returns its result, or
    * the failure as an McpRequestError (never throws for an upstream's failure).
    */
-  async request(method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<UpstreamResult> {
+  async request(method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number; relay?: CallRelay } = {}): Promise<UpstreamResult> {
     const timeoutMs = options.timeoutMs ?? this.options.callTimeoutMs
     for (let attempt = 0; ; attempt++) {
       const client = await this.readyClient()
       if (!client && this.needsAuthorization) return { ok: false, error: mcpErrors.authorizationRequired(this.server) }
       if (!client) return { ok: false, error: mcpErrors.serverUnavailable(this.server, this.lastError ?? 'not connected') }
+      const http = this.http
+      if (http) {
+        const outcome = await this.callDirect(http, method, params, timeoutMs, options)
+        if (outcome !== 'session_gone') return outcome
+        if (attempt > 0) return { ok: false, error: mcpErrors.upstreamFailed(this.server, 'the server forgot the session again') }
+        this.lost(client, 'the server no longer knows the session (restarted?)')
+        continue
+      }
+      const progress = options.relay?.progress
       try {
-        const result = await client.request({ method, params } as never, LOOSE_RESULT, { signal: options.signal, timeout: timeoutMs })
+        const result = await client.request({ method, params } as never, LOOSE_RESULT, {
+          signal: options.signal,
+          timeout: timeoutMs,
+          onprogress: progress ? (p) => progress(p as Record<string, unknown>) : undefined,
+        })
         return { ok: true, result: result as Record<string, unknown> }
       } catch (error) {
         // The server forgot our session (it restarted): nothing ran; reconnect and send it once more.
@@ -175,6 +204,35 @@ export class UpstreamConnection {
     }
   }
 
+  private async callDirect(
+    http: StreamableHttpCaller,
+    method: string,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+    options: { signal?: AbortSignal; relay?: CallRelay },
+  ): Promise<UpstreamResult | 'session_gone'> {
+    const deadline = new AbortController()
+    const timer = setTimeout(() => deadline.abort(), timeoutMs)
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal
+    try {
+      const outcome = await http.call(method, params, signal, options.relay)
+      switch (outcome.kind) {
+        case 'result':
+          return { ok: true, result: outcome.result }
+        case 'rpc_error':
+          return { ok: false, error: mcpErrors.fromUpstream(this.server, outcome.error.code, outcome.error.message, outcome.error.data) }
+        case 'session_gone':
+          return 'session_gone'
+        case 'failed':
+          if (deadline.signal.aborted) return { ok: false, error: mcpErrors.upstreamTimeout(this.server, Math.round(timeoutMs / 1000)) }
+          if (options.signal?.aborted) return { ok: false, error: mcpErrors.cancelled() }
+          return { ok: false, error: this.failure(outcome.error, timeoutMs) }
+      }
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
   async stop(): Promise<void> {
     this.state = 'stopped'
     clearInterval(this.healthTimer)
@@ -182,6 +240,7 @@ export class UpstreamConnection {
     clearTimeout(this.retryTimer)
     const client = this.client
     this.client = undefined
+    this.http = undefined
     await client?.close().catch(() => {})
   }
 
@@ -236,6 +295,19 @@ export class UpstreamConnection {
       }
       this.client = client
       this.transport = transport
+      this.http =
+        transport instanceof StreamableHTTPClientTransport && !this.options.authProvider && !isStdioServer(this.config)
+          ? new StreamableHttpCaller({
+              url: this.config.url,
+              headers: this.config.headers,
+              sessionId: transport.sessionId,
+              protocolVersion: transport.protocolVersion,
+              maxResponseBytes: this.maxResponseBytes(),
+              onNotification: (method) => {
+                if (method.endsWith('/list_changed')) void this.refreshLists()
+              },
+            })
+          : undefined
       if (this.connectedOnce) this.reconnects++
       this.connectedOnce = true
       this.readyAt = Date.now()
@@ -309,7 +381,14 @@ export class UpstreamConnection {
   }
 
   private async connectTransport(transport: Transport): Promise<{ client: Client; transport: Transport }> {
-    const client = new Client(CLIENT_INFO, { capabilities: {} })
+    const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES })
+    // Requests that reach the SDK's client came on no call's stream (stdio, the old SSE transport, the GET
+    // stream): there is no caller to ask.
+    const notRelayed = (method: string) => () => {
+      throw new SdkMcpError(ErrorCode.MethodNotFound, `The AI gateway relays ${method} only on the event stream of the call it is about (Streamable HTTP).`)
+    }
+    client.setRequestHandler(CreateMessageRequestSchema, notRelayed('sampling/createMessage'))
+    client.setRequestHandler(ElicitRequestSchema, notRelayed('elicitation/create'))
     client.onclose = () => this.lost(client, this.transportKind === 'stdio' ? 'the process exited' : 'the connection closed')
     client.onerror = (error) => this.options.log.debug({ mcp_server: this.server, err: describe(error) }, 'MCP transport error')
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refreshLists())
@@ -329,6 +408,7 @@ export class UpstreamConnection {
   private lost(client: Client, why: string): void {
     if (this.client !== client || this.state === 'stopped') return
     this.client = undefined
+    this.http = undefined
     client.onclose = undefined
     void client.close().catch(() => {})
     if (Date.now() - this.readyAt >= STABLE_AFTER_MS) this.failures = 0
