@@ -9,6 +9,7 @@ import type { ProviderType } from '../../config/provider-catalog.ts'
 import type { ChatTranslation } from '../../providers/types.ts'
 import type { ProviderBatchApi } from '../provider-batch-api.ts'
 import { anthropicBatchApi } from './anthropic/batch-api.ts'
+import { geminiBatchApi } from './gemini/batch-api.ts'
 import { openaiBatchApi } from './openai/batch-api.ts'
 import { azureDialect, groqDialect, openaiDialect } from './openai/dialects.ts'
 
@@ -23,6 +24,7 @@ const FAMILIES: Partial<Record<ProviderType, () => ProviderBatchApi>> = {
   groq: () => openaiBatchApi(groqDialect),
   azure: () => openaiBatchApi(azureDialect),
   anthropic: () => anthropicBatchApi(translationOf('anthropic')),
+  gemini: () => geminiBatchApi(translationOf('gemini')),
 }
 
 const made = new Map<ProviderType, ProviderBatchApi | undefined>()

@@ -4,8 +4,9 @@
  * could not be translated (a `response_format` the model cannot follow), answered in the results as the 400 a live
  * call would have had. Only what differs from the lines is kept.
  */
-import type { GatewayErrorBody } from '../../errors/gateway-error.ts'
-import type { BatchResultLine, PreparedBatchLine, ProviderBatchJob } from '../provider-batch-api.ts'
+import { GatewayError, type GatewayErrorBody } from '../../errors/gateway-error.ts'
+import type { ProviderInstance } from '../../providers/types.ts'
+import type { BatchResultLine, PreparedBatchLine, ProviderBatchJob, ProviderBatchStatus } from '../provider-batch-api.ts'
 
 export class LineIds {
   /** `callers`: the caller's ids by index when the provider gets `line-<index>` instead; undefined when it gets them as they are. */
@@ -54,4 +55,22 @@ export const rejectedLines = {
 
 export function rejectedResult(line: RejectedLine): BatchResultLine {
   return { customId: line.customId, response: { statusCode: line.error.status_code, body: { error: line.error } }, error: null }
+}
+
+/** The job's status with its rejected lines counted as failed lines. */
+export function countingRejected(status: ProviderBatchStatus, job: ProviderBatchJob): ProviderBatchStatus {
+  const rejected = rejectedLines.of(job).length
+  return rejected === 0 ? status : { ...status, counts: { ...status.counts, total: status.counts.total + rejected, failed: status.counts.failed + rejected } }
+}
+
+/** When no line could be translated there is no job: the first line's refusal says why. */
+export function nothingToSubmit(provider: ProviderInstance, providerLabel: string, rejected: readonly RejectedLine[]): GatewayError {
+  const first = rejected[0]?.error
+  return new GatewayError({
+    status: first?.status_code ?? 400,
+    type: 'invalid_request_error',
+    code: first?.code ?? 'empty_batch',
+    message: first ? `No line of the batch can be sent to ${providerLabel}: ${first.message}` : 'A batch needs at least one line.',
+    provider: provider.name,
+  })
 }

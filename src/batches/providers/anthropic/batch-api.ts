@@ -15,7 +15,7 @@ import { upstreamUrl } from '../../../providers/upstream-url.ts'
 import type { BatchResultLine, ProviderBatchApi, ProviderBatchStatus } from '../../provider-batch-api.ts'
 import { boundedGroups, combinedStatus, type JobPart, jobOfParts, partsOfJob } from '../job-parts.ts'
 import { callJson, fetchBatchUpstream, jsonLines } from '../provider-http.ts'
-import { LineIds, type RejectedLine, rejectedLines, rejectedResult } from '../line-ids.ts'
+import { countingRejected, LineIds, nothingToSubmit, type RejectedLine, rejectedLines, rejectedResult } from '../line-ids.ts'
 
 type Json = Record<string, unknown>
 
@@ -78,14 +78,7 @@ export function anthropicBatchApi(translation: ChatTranslation): ProviderBatchAp
         else requests.push({ custom_id: ids.providerId(i), params })
       })
       if (requests.length === 0) {
-        const first = rejected[0]?.error
-        return new GatewayError({
-          status: first?.status_code ?? 400,
-          type: 'invalid_request_error',
-          code: first?.code ?? 'empty_batch',
-          message: first ? `No line of the batch can be sent to Anthropic: ${first.message}` : 'A batch needs at least one line.',
-          provider: provider.name,
-        })
+        return nothingToSubmit(provider, 'Anthropic', rejected)
       }
       const parts: JobPart[] = []
       for (const group of boundedGroups(requests, (r) => Buffer.byteLength(JSON.stringify(r)), MAX_REQUESTS, MAX_BYTES)) {
@@ -118,9 +111,7 @@ export function anthropicBatchApi(translation: ChatTranslation): ProviderBatchAp
         if (!status) return upstreamFailures.unexpectedShape(provider.name, `batch ${part.id} has no known processing_status`)
         statuses.push(status)
       }
-      const rejected = rejectedLines.of(job).length
-      const combined = combinedStatus(statuses)
-      return { ...combined, counts: { ...combined.counts, total: combined.counts.total + rejected, failed: combined.counts.failed + rejected } }
+      return countingRejected(combinedStatus(statuses), job)
     },
 
     async *results(provider, job, signal) {
