@@ -75,12 +75,12 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
     return response
   }
 
-  const jsonBody = (schema: z.ZodType, description: string, kind: BodyKind = 'json') => ({
+  const jsonBody = (schema: z.ZodType, description: string, kind: BodyKind = 'json', files: readonly UploadFile[] = DEFAULT_UPLOAD_FILES) => ({
     description,
     required: true,
     content:
       kind === 'multipart' || kind === 'stream'
-        ? { 'multipart/form-data': { schema: uploadSchema(openApiSchema(schema)) } }
+        ? { 'multipart/form-data': { schema: uploadSchema(openApiSchema(schema), files) } }
         : { 'application/json': { schema: openApiSchema(schema) } },
   })
 
@@ -229,7 +229,7 @@ function binaryContent(e: Endpoint) {
 type V1Handler = (request: Request, server: BunServer, endpoint: EndpointId, rawPathParam?: string) => Promise<Response>
 
 /** One route per row of the endpoint table; the body is read by ingress, never parsed by Elysia. */
-function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schema: z.ZodType, description: string, kind: BodyKind) => unknown) {
+function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schema: z.ZodType, description: string, kind: BodyKind, files?: readonly UploadFile[]) => unknown) {
   const app = new Elysia({ name: `gateway/v1/${rows.map((e) => e.id).join(',')}` })
   for (const e of rows) {
     const id = e.id as EndpointId
@@ -239,7 +239,7 @@ function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schem
       summary: e.openapi.summary,
       tags: [e.openapi.tag],
       ...(e.openapi.hide ? { hide: true } : {}),
-      ...(e.request ? { requestBody: jsonBody(e.request, e.openapi.bodyDescription ?? '', e.body) } : {}),
+      ...(e.request ? { requestBody: jsonBody(e.request, e.openapi.bodyDescription ?? '', e.body, e.openapi.files) } : {}),
       responses: v1Responses(e),
     }
     type Context = { request: Request; server: BunServer; params: Record<string, string> }
@@ -259,9 +259,13 @@ function v1Routes(rows: readonly Endpoint[], handle: V1Handler, jsonBody: (schem
   return app
 }
 
-/** A multipart row's form: its text fields as the request schema says, and the `file` it uploads. */
-function uploadSchema(fields: Record<string, unknown>): Record<string, unknown> {
-  const properties = { ...((fields.properties as Record<string, unknown> | undefined) ?? {}), file: { type: 'string', format: 'binary' } }
-  const required = [...((fields.required as string[] | undefined) ?? []), 'file']
+type UploadFile = { name: string; required: boolean }
+const DEFAULT_UPLOAD_FILES: readonly UploadFile[] = [{ name: 'file', required: true }]
+
+/** A multipart row's form: its text fields as the request schema says, and the files it uploads (`openapi.files`). */
+function uploadSchema(fields: Record<string, unknown>, files: readonly UploadFile[]): Record<string, unknown> {
+  const fileProperties = Object.fromEntries(files.map((file) => [file.name, { type: 'string', format: 'binary' }]))
+  const properties = { ...((fields.properties as Record<string, unknown> | undefined) ?? {}), ...fileProperties }
+  const required = [...((fields.required as string[] | undefined) ?? []), ...files.filter((file) => file.required).map((file) => file.name)]
   return { ...fields, properties, required }
 }

@@ -44,6 +44,7 @@ test('the capture selections read the rows', () => {
     'embeddings',
     'passthrough',
     'images.generations',
+    'images.edits',
     'audio.speech',
     'moderations',
     'rerank',

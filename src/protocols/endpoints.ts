@@ -22,7 +22,7 @@ import { chatApi } from './chat/shape.ts'
 import { completionsApi } from './completions/shape.ts'
 import { countTokensApi } from './count-tokens/shape.ts'
 import { embeddingsApi } from './embeddings/shape.ts'
-import { imagesApi } from './images/shape.ts'
+import { imageEditsApi, imagesApi } from './images/shape.ts'
 import { localApi } from './local/shape.ts'
 import { passthroughApi } from './passthrough/shape.ts'
 import { rerankApi } from './rerank/shape.ts'
@@ -31,6 +31,7 @@ import {
   completionRequest,
   countTokensRequest,
   embeddingsRequest,
+  imageEditRequest,
   imageGenerationRequest,
   messagesRequest,
   moderationRequest,
@@ -128,8 +129,18 @@ export interface Endpoint {
   request?: z.ZodType
   /** The success body (not streamed), for the OpenAPI document. */
   response?: z.ZodType
-  /** `binaryTypes`: the media types of a `'binary'` answer (default `application/octet-stream`). */
-  openapi: { summary: string; tag: string; bodyDescription?: string; hide?: boolean; binaryTypes?: readonly string[] }
+  /**
+   * `binaryTypes`: the media types of a `'binary'` answer (default `application/octet-stream`); `files`: the file
+   * parts of a `'multipart'` body (default one required `file`).
+   */
+  openapi: {
+    summary: string
+    tag: string
+    bodyDescription?: string
+    hide?: boolean
+    binaryTypes?: readonly string[]
+    files?: readonly { name: string; required: boolean }[]
+  }
 }
 
 /** A model generates the answer: every step applies. */
@@ -367,6 +378,29 @@ export const ENDPOINTS = [
       summary: 'Image generation (b64_json or url; partial images streamed with stream: true)',
       tag: 'openai',
       bodyDescription: 'OpenAI image generation request; unknown fields pass through.',
+    },
+  },
+  {
+    id: 'images.edits',
+    method: 'POST',
+    path: '/v1/images/edits',
+    body: 'multipart',
+    answers: ['json', 'sse'],
+    api: imageEditsApi,
+    // The upload streams to one provider as it arrives: it cannot be sent again to another target.
+    governance: { ...INFERENCE, failover: false },
+    local: null,
+    verbatim: false,
+    request: imageEditRequest,
+    response: imagesResponse,
+    openapi: {
+      summary: 'Image edits (multipart upload of the images and an optional mask, streamed through; b64_json or url; partial images streamed with stream=true)',
+      tag: 'openai',
+      bodyDescription: "OpenAI image edit form: the `image` (or several `image[]`) and optional `mask` files and text fields; 'model' before the files.",
+      files: [
+        { name: 'image', required: true },
+        { name: 'mask', required: false },
+      ],
     },
   },
   {

@@ -188,6 +188,31 @@ export const imageGenerationRequest = z.looseObject({
   partial_images: z.number().int().min(0).max(3).nullish(),
 })
 
+/** A form field that holds a whole number within bounds (`n`, `partial_images`). */
+const formInteger = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,3}$/, 'expected a whole number')
+    .refine((v) => Number(v) >= min && Number(v) <= max, `expected a whole number from ${min} to ${max}`)
+
+/**
+ * OpenAI image edits, the text fields of its multipart form (the `image` or `image[]` files and the optional `mask`
+ * stream through and are not here); `partial_images` streams partial images with `stream=true`.
+ */
+export const imageEditRequest = z.looseObject({
+  model: requiredModel,
+  prompt: z.string({ error: 'expected a string prompt' }).min(1, 'expected a non-empty prompt'),
+  n: formInteger(1, MAX_IMAGES).nullish(),
+  size: z.string().nullish(),
+  quality: z.string().nullish(),
+  background: z.string().nullish(),
+  input_fidelity: z.string().nullish(),
+  output_format: z.string().nullish(),
+  response_format: z.enum(['url', 'b64_json'], { error: "expected 'url' or 'b64_json'" }).nullish(),
+  stream: formBoolean.nullish(),
+  partial_images: formInteger(0, 3).nullish(),
+})
+
 /** OpenAI text to speech: the audio of `input` in `response_format`, or an event stream with `stream_format: "sse"`. */
 export const speechRequest = z.looseObject({
   model: requiredModel,

@@ -87,6 +87,8 @@ export interface ProviderAdapter {
   countMessageTokens?(call: AdapterCall): Promise<UpstreamResult>
   /** OpenAI image generation (`/images/generations`), JSON or its event stream as the upstream sent it. */
   imagesGenerations?(call: AdapterCall): Promise<UpstreamResult>
+  /** OpenAI image edits (`/images/edits`): the client's multipart upload (images, mask) streamed through (`call.ctx.upload`). */
+  imagesEdits?(call: AdapterCall): Promise<UpstreamResult>
   /** OpenAI speech to text (`/audio/transcriptions`): the client's multipart upload streamed through (`call.ctx.upload`). */
   audioTranscriptions?(call: AdapterCall): Promise<UpstreamResult>
   /** OpenAI speech translation into English (`/audio/translations`), an upload like transcriptions. */

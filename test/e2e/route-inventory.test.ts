@@ -68,6 +68,14 @@ function audioForm(selector: string, text: string): FormData {
   return form
 }
 
+function imageEditForm(selector: string, text: string): FormData {
+  const form = new FormData()
+  form.append('model', selector)
+  form.append('prompt', text)
+  form.append('image', new File([new Uint8Array(2048).fill(9)], 'probe.png', { type: 'image/png' }))
+  return form
+}
+
 const chatBody = (selector: string, text: string) => ({ model: selector, messages: [{ role: 'user', content: text }] })
 
 /** One probe per routed row: the type requires every one (rows answered by the gateway itself have no model). */
@@ -102,6 +110,11 @@ const PROBES: Record<RoutedId, RowProbe> = {
   embeddings: { request: (s, text) => ({ method: 'POST', path: '/v1/embeddings', body: { model: s, input: text } }), ok: 'openai/text-embedding-3-small', failing: 'down/embed' },
   'images.generations': {
     request: (s, text) => ({ method: 'POST', path: '/v1/images/generations', body: { model: s, prompt: text } }),
+    ok: 'openai/gpt-image-1',
+    failing: 'down/image',
+  },
+  'images.edits': {
+    request: (s, text) => ({ method: 'POST', path: '/v1/images/edits', body: imageEditForm(s, text) }),
     ok: 'openai/gpt-image-1',
     failing: 'down/image',
   },

@@ -65,6 +65,15 @@ function audioForm(marker: string): FormData {
   return form
 }
 
+/** An image edit upload (a multipart form: the body is sent as it is). */
+function imageEditForm(marker: string): FormData {
+  const form = new FormData()
+  form.append('model', 'openai/gpt-image-1')
+  form.append('prompt', marker)
+  form.append('image', new File([`image:${marker}`], 'probe.png', { type: 'image/png' }))
+  return form
+}
+
 /** A request to each /v1 row that a tenant may legitimately send; `cached` when the answer may come from the response cache. */
 const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
   'models.list': () => ({ method: 'GET', path: '/v1/models' }),
@@ -102,6 +111,7 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
   'audio.speech': (marker) => ({ method: 'POST', path: '/v1/audio/speech', body: { model: 'openai/tts-1', input: `echo:${marker}`, voice: 'alloy' } }),
   moderations: (marker) => ({ method: 'POST', path: '/v1/moderations', body: { model: 'openai/omni-moderation-latest', input: `echo:${marker}` } }),
   rerank: (marker) => ({ method: 'POST', path: '/v1/rerank', body: { model: 'openai/rerank-mini', query: `echo:${marker}`, documents: ['a', 'b'] } }),
+  'images.edits': (marker) => ({ method: 'POST', path: '/v1/images/edits', body: imageEditForm(marker) }),
   'audio.transcriptions': (marker) => ({ method: 'POST', path: '/v1/audio/transcriptions', body: audioForm(marker) }),
   'audio.translations': (marker) => ({ method: 'POST', path: '/v1/audio/translations', body: audioForm(marker) }),
   'files.create': (marker) => ({ method: 'POST', path: '/v1/files', body: fileForm(marker) }),

@@ -1,7 +1,8 @@
 /**
  * @module The media endpoints of the mock OpenAI upstream (mock-openai-upstream.ts), in OpenAI's wire format:
- * image generation (JSON with `b64_json` or `url`, the GPT image models' event stream of partial images and their
- * token usage), text to speech (audio bytes in chunks, or `stream_format: "sse"` events), moderations of text and
+ * image generation and edits (JSON with `b64_json` or `url`, the GPT image models' event stream of partial images
+ * and their token usage; an edit's form parsed as OpenAI reads it), speech to text (json, verbose_json, text, srt,
+ * vtt, the transcript stream), text to speech (audio bytes in chunks, or `stream_format: "sse"` events), moderations of text and
  * images (an input is flagged for violence when its text says "kill", for sexual content when it is an image), and
  * rerank as Jina answers it (documents scored by the share of the query's words they hold; errors as `{"detail"}`). The model name picks the behaviour, as in the chat mock.
  */
@@ -22,6 +23,7 @@ function openaiError(status: number, message: string, type: string, code: string
 /** The answer to a media request, or undefined when `path` is none of the media endpoints. */
 export function mediaAnswer(method: string, path: string, body: Json | undefined): Response | undefined {
   if (method === 'POST' && path === '/images/generations') return imageGeneration(body ?? {})
+  if (method === 'POST' && path === '/images/edits') return imageEdit(body ?? {})
   if (method === 'POST' && path === '/audio/speech') return speech(body ?? {})
   if (method === 'POST' && path === '/moderations') return moderation(body ?? {})
   if (method === 'POST' && path === '/rerank') return rerank(body ?? {})
@@ -55,17 +57,35 @@ function imageGeneration(body: Json): Response {
   )
 }
 
+/**
+ * An edit as OpenAI reads its form: one `image` or several `image[]` (the GPT image models; DALL·E 2 edits one), an
+ * optional `mask`; the answer as a generation's, its stream's events named `image_edit.*`.
+ */
+function imageEdit(body: Json): Response {
+  const form = body as ReceivedForm
+  if (!form.form || form.malformed) return openaiError(400, 'Could not parse multipart form', 'invalid_request_error', null)
+  const model = String(form.fields.model ?? '')
+  const images = form.files.filter((f) => f.name === 'image' || f.name === 'image[]')
+  if (images.length === 0) return openaiError(400, "Missing required parameter: 'image'.", 'invalid_request_error', 'missing_required_parameter', 'image')
+  const gptImage = model.startsWith('gpt-image')
+  if (!gptImage && images.length > 1) return openaiError(400, `Invalid 'image': ${model} edits one image at a time.`, 'invalid_request_error', 'invalid_value', 'image')
+  const fields = { ...form.fields, n: form.fields.n === undefined ? undefined : Number(form.fields.n), stream: form.fields.stream === 'true' }
+  if (gptImage && fields.stream) {
+    const partials = form.fields.partial_images === undefined ? undefined : Number(form.fields.partial_images)
+    return imageStream({ ...fields, partial_images: partials }, fields.n ?? 1, model === 'gpt-image-broken', 'image_edit')
+  }
+  return imageGeneration(fields)
+}
+
 /** OpenAI's image stream: `partial_images` partial events per image, then its completed event with the usage. */
-function imageStream(body: Json, n: number, breaksOff: boolean): Response {
+function imageStream(body: Json, n: number, breaksOff: boolean, kind: 'image_generation' | 'image_edit' = 'image_generation'): Response {
   const partials = typeof body.partial_images === 'number' ? body.partial_images : 0
   const common = { background: 'opaque', created_at: IMAGE_CREATED, output_format: 'png', quality: 'low', size: '1024x1024' }
   const frames: string[] = []
   for (let image = 0; image < n; image++) {
     for (let i = 0; i < partials; i++)
-      frames.push(
-        `event: image_generation.partial_image\ndata: ${JSON.stringify({ type: 'image_generation.partial_image', b64_json: MOCK_IMAGE_B64, partial_image_index: i, ...common })}\n\n`,
-      )
-    frames.push(`event: image_generation.completed\ndata: ${JSON.stringify({ type: 'image_generation.completed', b64_json: MOCK_IMAGE_B64, usage: IMAGE_USAGE, ...common })}\n\n`)
+      frames.push(`event: ${kind}.partial_image\ndata: ${JSON.stringify({ type: `${kind}.partial_image`, b64_json: MOCK_IMAGE_B64, partial_image_index: i, ...common })}\n\n`)
+    frames.push(`event: ${kind}.completed\ndata: ${JSON.stringify({ type: `${kind}.completed`, b64_json: MOCK_IMAGE_B64, usage: IMAGE_USAGE, ...common })}\n\n`)
   }
   const encoder = new TextEncoder()
   const sent = breaksOff ? frames.slice(0, 1) : frames

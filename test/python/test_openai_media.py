@@ -1,5 +1,5 @@
 """openai-python against the gateway's media endpoints (mock OpenAI upstream): image generation as base64 and as
-URLs, the GPT image models' streamed partial images, speech in several formats (whole and streamed), and the upstream's
+URLs, the GPT image models' streamed partial images, image edits (several images and a mask uploaded, streamed), speech in several formats (whole and streamed), and the upstream's
 refusals as the SDK's own errors; moderations of text and images, and rerank through the SDK's generic post."""
 import base64
 
@@ -31,6 +31,25 @@ def test_image_stream(client):
     assert [e.type for e in events] == ["image_generation.partial_image", "image_generation.partial_image", "image_generation.completed"]
     assert base64.b64decode(events[-1].b64_json) == MOCK_IMAGE
     assert events[-1].usage.output_tokens == 4160
+
+
+def test_image_edit_several_images_and_mask(client):
+    images = [("a.png", b"\x89PNG first" * 1000, "image/png"), ("b.png", b"\x89PNG second" * 3000, "image/png")]
+    answer = client.images.edit(model="openai/gpt-image-1", prompt="both in one", image=images, mask=("mask.png", b"\x89PNG mask", "image/png"), n=2, input_fidelity="high")
+    assert [base64.b64decode(d.b64_json) for d in answer.data] == [MOCK_IMAGE, MOCK_IMAGE]
+    assert answer.usage.output_tokens == 4160 * 2
+
+
+def test_image_edit_stream(client):
+    events = list(client.images.edit(model="openai/gpt-image-1", prompt="a hat", image=("cat.png", b"\x89PNG cat", "image/png"), stream=True, partial_images=1))
+    assert [e.type for e in events] == ["image_edit.partial_image", "image_edit.completed"]
+    assert base64.b64decode(events[-1].b64_json) == MOCK_IMAGE
+
+
+def test_image_edit_refused(client):
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.images.edit(model="openai/dall-e-2", prompt="x", image=[("a.png", b"a", "image/png"), ("b.png", b"b", "image/png")])
+    assert refused.value.code == "invalid_value"
 
 
 def test_image_refused(client):

@@ -72,6 +72,7 @@ export const openaiCompatibleAdapter: ProviderAdapter = {
   chatCompletions: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/chat/completions`),
   responses: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/responses`),
   imagesGenerations: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/images/generations`),
+  imagesEdits: (call) => postUpload(call, upstreamUrl(call.provider.baseUrl)`/images/edits`),
   embeddings: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/embeddings`),
   completions: (call) => post(call, upstreamUrl(call.provider.baseUrl)`/completions`),
   audioTranscriptions: (call) => postUpload(call, upstreamUrl(call.provider.baseUrl)`/audio/transcriptions`),
