@@ -50,7 +50,7 @@ export function mcpRoutes(gateway: Gateway, credentials: KeyAuthenticator) {
   const mcp = gateway.mcp
   const bodyDeadlineMs = gateway.config.server.body_timeout_seconds * 1000
 
-  async function handle({ request, server }: Context, serverName?: string): Promise<Response> {
+  async function handle(request: Request, server: BunServer, serverName?: string): Promise<Response> {
     // Calls may take as long as their server's deadline and notification streams stay open, so the idle timeout
     // is lifted, but only once a POST's body is in: a body that stops arriving is still cut.
     if (request.method !== 'POST') server?.timeout(request, 0)
@@ -69,8 +69,10 @@ export function mcpRoutes(gateway: Gateway, credentials: KeyAuthenticator) {
       },
     })
   }
-  const one = (context: Context) => handle(context, context.params.server)
-  const all = (context: Context) => handle(context)
+  // Destructured in the handler itself: Elysia compiles a route from what its handler reads, and a handler that
+  // takes the whole context gets every part made for it (cookies parsed, then its Response copied to add them).
+  const one = ({ request, server, params }: Context) => handle(request, server, params.server)
+  const all = ({ request, server }: Context) => handle(request, server)
 
   const post = (summary: string) => ({
     parse: 'none' as const,

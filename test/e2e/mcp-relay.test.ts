@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
 import { startGateway, writeGatewayYaml, type RunningGateway } from '../helpers/gateway.ts'
+import { createHttpApp } from '../../src/http/server.ts'
 import { rawMcpPost, toolText } from '../helpers/mcp-client.ts'
 import { startMockMcpServer, type MockMcpServer } from '../helpers/mock-mcp-server.ts'
 import { everythingStdio, startEverythingHttp, type EverythingHttp } from '../helpers/everything-server.ts'
@@ -129,6 +130,35 @@ describe('progress and log messages', () => {
     const details = await Promise.all(page.entries.map((row) => audit.detail(row.id)))
     expect(details.map((d) => d.data.mcp?.result_bytes).every((n) => (n ?? 0) > 0)).toBe(true)
     expect(details.map((d) => d.stream).sort()).toEqual([false, true])
+  })
+})
+
+describe('the HTTP shell', () => {
+  test.each(['/mcp', '/mcp/work'])('%s: the MCP answer is the Response sent, not a copy the router re-streams', async (path) => {
+    const app = createHttpApp(gw.gateway)
+    const mcp = gw.gateway.mcp
+    const original = mcp.handle.bind(mcp)
+    const answered: Response[] = []
+    mcp.handle = async (input) => {
+      const response = await original(input)
+      answered.push(response)
+      return response
+    }
+    try {
+      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
+      const sent = await app.handle(
+        new Request(`http://127.0.0.1${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', cookie: 'a=b' },
+          body: JSON.stringify(init),
+        }),
+      )
+      expect(answered).toHaveLength(1)
+      expect(sent).toBe(answered[0]!)
+      expect(sent.headers.get('set-cookie')).toBeNull()
+    } finally {
+      mcp.handle = original
+    }
   })
 })
 
