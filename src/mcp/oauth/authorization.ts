@@ -11,7 +11,7 @@
  *    sealed, for that owner only.
  * The link binds whoever completes it to the ticket's owner: it is handed only to that caller, and expires.
  */
-import { discoverAuthorizationServerMetadata, discoverOAuthServerInfo, exchangeAuthorization, registerClient, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js'
+import { loadMcpSdk } from '../upstream/sdk.ts'
 import type { Logger } from '../../log/logger.ts'
 import type { McpHttpServerConfig } from '../config.ts'
 import type { McpSecrets } from '../secrets.ts'
@@ -67,6 +67,7 @@ export class UpstreamAuthorization {
     if (!config?.oauth) return page(404, 'Unknown server', `The MCP server '${ticket.server}' does not take per-user authorization.`)
     try {
       const redirectUrl = `${origin}${CALLBACK_PATH}`
+      const { discoverOAuthServerInfo, registerClient, startAuthorization } = await loadMcpSdk()
       const info = await discoverOAuthServerInfo(config.url)
       let client = await clientInformationFor(ticket.server, config, this.deps.credentials)
       if (!client) {
@@ -103,6 +104,7 @@ export class UpstreamAuthorization {
     try {
       const client = await clientInformationFor(state.server, config, this.deps.credentials)
       if (!client) return page(400, 'Authorization failed', 'The gateway is not registered at this server any more; start again.')
+      const { discoverAuthorizationServerMetadata, exchangeAuthorization } = await loadMcpSdk()
       const metadata = await discoverAuthorizationServerMetadata(state.authorizationServer)
       const tokens = await exchangeAuthorization(state.authorizationServer, {
         metadata,

@@ -16,21 +16,10 @@
  * A stdio server's stderr is kept as a bounded tail (and logged at a bounded rate); `stop()` ends the process
  * (stdin closed, then SIGTERM, then SIGKILL).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  McpError as SdkMcpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Logger } from '../../log/logger.ts'
 import { isStdioServer, type McpServerConfig } from '../config.ts'
@@ -40,7 +29,7 @@ import { OutputTail } from './output-tail.ts'
 import type { CallRelay } from './call-relay.ts'
 import { StreamableHttpCaller } from './http-caller.ts'
 import { AuthorizationRequired } from '../oauth/token-provider.ts'
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { loadedMcpSdk, loadMcpSdk } from './sdk.ts'
 
 export type UpstreamState = 'connecting' | 'ready' | 'down' | 'stopped'
 
@@ -162,7 +151,7 @@ export class UpstreamConnection {
       server_info: version ? { name: version.name, version: version.version } : null,
       protocol_version: (this.transport as { protocolVersion?: string } | undefined)?.protocolVersion ?? null,
       lists_fetched_at: this.listsFetchedAt ? new Date(this.listsFetchedAt).toISOString() : null,
-      pid: this.transport instanceof StdioClientTransport ? this.transport.pid : null,
+      pid: this.transportKind === 'stdio' ? ((this.transport as StdioClientTransport | undefined)?.pid ?? null) : null,
       stderr_tail: this.transportKind === 'stdio' ? this.stderr.text() : null,
     }
   }
@@ -195,7 +184,7 @@ export class UpstreamConnection {
         return { ok: true, result: result as Record<string, unknown> }
       } catch (error) {
         // The server forgot our session (it restarted): nothing ran; reconnect and send it once more.
-        if (attempt === 0 && error instanceof StreamableHTTPError && error.code === 404) {
+        if (attempt === 0 && isStreamableHttpError(error) && error.code === 404) {
           this.lost(client, 'the server no longer knows the session (restarted?)')
           continue
         }
@@ -246,7 +235,8 @@ export class UpstreamConnection {
 
   private failure(error: unknown, timeoutMs: number): McpRequestError {
     if (isAuthorizationFailure(error)) return mcpErrors.authorizationRequired(this.server)
-    if (error instanceof SdkMcpError) {
+    const SdkMcpError = loadedMcpSdk()?.McpError
+    if (SdkMcpError && error instanceof SdkMcpError) {
       if (error.code === -32001) return mcpErrors.upstreamTimeout(this.server, Math.round(timeoutMs / 1000))
       if (error.code === -32000 && /connection closed/i.test(error.message)) return mcpErrors.upstreamFailed(this.server, 'the connection closed during the call')
       return mcpErrors.fromUpstream(this.server, error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data)
@@ -334,7 +324,8 @@ export class UpstreamConnection {
 
   private async openClient(): Promise<{ client: Client; transport: Transport }> {
     const config = this.config
-    if (isStdioServer(config)) return this.connectTransport(this.stdioTransport(config))
+    const { StreamableHTTPClientTransport, SSEClientTransport } = await loadMcpSdk()
+    if (isStdioServer(config)) return this.connectTransport(await this.stdioTransport(config))
     const url = new URL(config.url)
     const init: RequestInit = { headers: config.headers }
     const fetchBounded = boundedFetch(this.maxResponseBytes())
@@ -358,13 +349,14 @@ export class UpstreamConnection {
       return await this.connectTransport(streamable())
     } catch (error) {
       // The spec's fallback for servers of the 2024-11-05 revision: a 4xx to the initialize POST means HTTP+SSE.
-      if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500 || error.code === 401) throw error
+      if (!isStreamableHttpError(error) || error.code === undefined || error.code < 400 || error.code >= 500 || error.code === 401) throw error
       this.transportKind = 'sse'
       return this.connectTransport(sse())
     }
   }
 
-  private stdioTransport(config: Extract<McpServerConfig, { command: string }>): StdioClientTransport {
+  private async stdioTransport(config: Extract<McpServerConfig, { command: string }>): Promise<StdioClientTransport> {
+    const { StdioClientTransport } = await loadMcpSdk()
     const transport = new StdioClientTransport({
       command: config.command,
       args: config.args,
@@ -381,6 +373,16 @@ export class UpstreamConnection {
   }
 
   private async connectTransport(transport: Transport): Promise<{ client: Client; transport: Transport }> {
+    const {
+      Client,
+      CreateMessageRequestSchema,
+      ElicitRequestSchema,
+      ErrorCode,
+      McpError: SdkMcpError,
+      ToolListChangedNotificationSchema,
+      PromptListChangedNotificationSchema,
+      ResourceListChangedNotificationSchema,
+    } = await loadMcpSdk()
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES })
     // Requests that reach the SDK's client came on no call's stream (stdio, the old SSE transport, the GET
     // stream): there is no caller to ask.
@@ -484,7 +486,14 @@ async function listAll(client: Client, method: string, field: string): Promise<R
 
 function isAuthorizationFailure(error: unknown): boolean {
   const cause = (error as { cause?: unknown } | undefined)?.cause
-  return error instanceof AuthorizationRequired || error instanceof UnauthorizedError || cause instanceof AuthorizationRequired || cause instanceof UnauthorizedError
+  if (error instanceof AuthorizationRequired || cause instanceof AuthorizationRequired) return true
+  const UnauthorizedError = loadedMcpSdk()?.UnauthorizedError
+  return UnauthorizedError !== undefined && (error instanceof UnauthorizedError || cause instanceof UnauthorizedError)
+}
+
+function isStreamableHttpError(error: unknown): error is { code: number | undefined } {
+  const StreamableHTTPError = loadedMcpSdk()?.StreamableHTTPError
+  return StreamableHTTPError !== undefined && error instanceof StreamableHTTPError
 }
 
 function describe(error: unknown): string {
