@@ -279,6 +279,7 @@ export class UpstreamConnection {
     this.setState('connecting')
     try {
       const { client, transport } = await this.openClient()
+      const { StreamableHTTPClientTransport } = await loadMcpSdk()
       if ((this.state as UpstreamState) === 'stopped') {
         await client.close().catch(() => {})
         return
