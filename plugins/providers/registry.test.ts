@@ -10,6 +10,7 @@ import { PROVIDER_TYPES } from '../../src/config/provider-catalog.ts'
 import { DEFAULT_OUTPUT_LIMITS } from '../../src/models/catalog.ts'
 import { DEFAULT_PRICES } from '../../src/usage/default-prices.ts'
 import { modelPriceSchema } from '../../src/usage/pricing.ts'
+import type { ProviderTypeRow } from '../../src/providers/manifest.ts'
 import { providerAdapters } from '../index.ts'
 import { providerManifests } from './index.ts'
 
@@ -62,14 +63,17 @@ describe('the central tables are derived from the rows', () => {
     expect(PROVIDER_TYPES.groq.adapter).toBe('openai-compatible')
   })
 
-  test('default prices and output limits are the union of the rows', () => {
+  test("default prices and output limits are the union of the rows, each price with its row's batch discount", () => {
     for (const manifest of providerManifests) {
-      for (const row of Object.values(manifest.types)) {
-        for (const [model, price] of Object.entries(row.prices)) expect(DEFAULT_PRICES[model]).toEqual(price)
+      for (const row of Object.values(manifest.types) as ProviderTypeRow[]) {
+        for (const [model, price] of Object.entries(row.prices))
+          expect(DEFAULT_PRICES[model]).toEqual(row.batchPriceMultiplier === undefined ? price : { ...price, batch_multiplier: price.batch_multiplier ?? row.batchPriceMultiplier })
         for (const [model, limit] of Object.entries(row.outputLimits)) expect(DEFAULT_OUTPUT_LIMITS[model]).toBe(limit)
       }
     }
     expect(DEFAULT_PRICES['claude-sonnet-4']?.input).toBe(3)
+    expect(DEFAULT_PRICES['claude-sonnet-4']?.batch_multiplier).toBe(0.5)
+    expect(DEFAULT_PRICES['deepseek-chat']?.batch_multiplier).toBeUndefined()
     expect(DEFAULT_OUTPUT_LIMITS['gpt-4o']).toBe(16_384)
   })
 })

@@ -17,6 +17,8 @@ export interface TokenCounts {
 export interface CostModel {
   /** USD for these tokens on the target; undefined when the model has no price. */
   costUsd(target: ResolvedTarget, tokens: TokenCounts): number | undefined
+  /** USD for these tokens done through the provider's batch API (its batch discount); undefined when unpriced. */
+  batchCostUsd?(target: ResolvedTarget, tokens: TokenCounts): number | undefined
 }
 
 export const unpricedCostModel: CostModel = { costUsd: () => undefined }

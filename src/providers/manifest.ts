@@ -81,6 +81,11 @@ export interface ProviderTypeRow {
    * public pricing page; empty where the models are the operator's own. Overridable in YAML and the admin API.
    */
   prices: Readonly<Record<string, ModelPrice>>
+  /**
+   * The provider's batch API price as a fraction of its list price (0.5 for a 50 % batch discount), from its pricing
+   * page; becomes the `batch_multiplier` of every bundled price of the row that states none.
+   */
+  batchPriceMultiplier?: number
   /** Most output tokens one answer may have, by model id (a prefix matches longer ids), from the model pages. */
   outputLimits: Readonly<Record<string, number>>
   /** The inference paths the governed pass-through forwards; none when absent. */

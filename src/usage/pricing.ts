@@ -33,6 +33,11 @@ export const modelPriceSchema = z.strictObject({
   output: z.number().min(0),
   /** USD per unit of non-token work (images, characters, search units), added to the tokens' price. */
   per_unit: unitPriceSchema.optional(),
+  /**
+   * The price of work done through the provider's own batch API, as a fraction of this price (0.5: half price, the
+   * batch discount of OpenAI, Anthropic and Gemini); the full price when absent.
+   */
+  batch_multiplier: z.number().gt(0).max(1).optional(),
 })
 export type ModelPrice = z.infer<typeof modelPriceSchema>
 
@@ -103,6 +108,17 @@ export class PriceTable implements CostModel {
 
   costUsd(target: ResolvedTarget, tokens: TokenCounts): number | undefined {
     const c = this.cost(target, tokens)
+    return c.priced ? c.costUsd : undefined
+  }
+
+  /** The cost of the same work done through the provider's batch API (its `batch_multiplier` of the price). */
+  batchCost(target: Pick<ResolvedTarget, 'selector' | 'model'>, tokens: TokenCounts): PricedCost {
+    const c = this.cost(target, tokens)
+    return c.priced ? { costUsd: c.costUsd * (this.priceFor(target)?.batch_multiplier ?? 1), priced: true } : c
+  }
+
+  batchCostUsd(target: ResolvedTarget, tokens: TokenCounts): number | undefined {
+    const c = this.batchCost(target, tokens)
     return c.priced ? c.costUsd : undefined
   }
 }

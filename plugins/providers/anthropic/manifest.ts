@@ -16,6 +16,8 @@ export const anthropicManifest = defineProvider({
           { method: 'POST', path: 'messages/count_tokens', model: 'body' },
         ],
       },
+      // Message Batches: 50 % of every price, cache reads and writes included (Anthropic's pricing page).
+      batchPriceMultiplier: 0.5,
       prices: {
         'claude-opus-4': { input: 15, cached_input: 1.5, cache_write: 18.75, output: 75 },
         'claude-sonnet-4': { input: 3, cached_input: 0.3, cache_write: 3.75, output: 15 },

@@ -18,6 +18,8 @@ export const geminiManifest = defineProvider({
           model: 'path' as const,
         })),
       },
+      // Batch mode: 50 % of the interactive price (Gemini API pricing page).
+      batchPriceMultiplier: 0.5,
       prices: {
         'gemini-2.5-pro': { input: 1.25, cached_input: 0.31, output: 10 },
         'gemini-2.5-flash': { input: 0.3, cached_input: 0.075, output: 2.5 },

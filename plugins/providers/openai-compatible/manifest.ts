@@ -14,7 +14,7 @@ function compatible(envPrefix: string, extra: Partial<ProviderTypeRow>): Provide
 
 /**
  * OpenAI and every OpenAI-compatible API. Adding such a provider is one row here. Prices and limits from each
- * provider's public pricing and model pages as of 2026-11 (standard tier, no batch discounts).
+ * provider's public pricing and model pages as of 2026-11 (standard tier; OpenAI's batch discount as its row's batchPriceMultiplier).
  */
 export const openaiCompatibleManifest = defineProvider({
   id: 'openai-compatible',
@@ -26,6 +26,8 @@ export const openaiCompatibleManifest = defineProvider({
       nativeResponses: true,
       parameters: { style: 'openai' },
       passthrough: openaiPassthrough('/v1'),
+      // The Batch API: 50 % of these prices (OpenAI's pricing page).
+      batchPriceMultiplier: 0.5,
       prices: {
         'gpt-4o': { input: 2.5, cached_input: 1.25, output: 10 },
         'gpt-4o-mini': { input: 0.15, cached_input: 0.075, output: 0.6 },
