@@ -44,6 +44,8 @@ export class MultipartUpload {
   /** Why the upload could not be read to its end (413, 408, 400), once it could not; the answer to give instead of the upstream's. */
   failure?: GatewayError
   private sent = false
+  /** Given up on purpose (the upstream answered first, or no upstream call): the client's body ending now is no failure of the client's. */
+  private discarded = false
   private readonly held: FormEvent[] = []
   private heldBytes = 0
   private size = 0
@@ -126,7 +128,7 @@ export class MultipartUpload {
             // Asked for more (a high-water mark of 0: only when the fetch client reads), it has taken what it was given.
             upload.received.release()
             const events = await upload.next()
-            if (events === undefined) return controller.error(upload.failure)
+            if (events === undefined) return controller.error(upload.failure ?? new Error('The upload was discarded.'))
             for (const event of events) {
               if (event.kind === 'field') {
                 // Too late to be checked: the pipeline has long decided on the fields it read.
@@ -156,6 +158,7 @@ export class MultipartUpload {
 
   /** Stops reading the client's body (an answer given without sending the upload, or a failed upstream call). */
   discard(): void {
+    this.discarded = true
     clearDeadline(this.deadline)
     if (!this.parser.finished) this.reader.cancel().catch(() => {})
   }
@@ -195,15 +198,17 @@ export class MultipartUpload {
 
   /** The next events from the client's body; undefined once it failed (`failure` says why). */
   private async next(): Promise<FormEvent[] | undefined> {
-    if (this.failure) return undefined
+    if (this.failure || this.discarded) return undefined
     if (this.parser.finished) return [{ kind: 'done' }]
     let read: Awaited<ReturnType<typeof this.reader.read>>
     try {
       read = await this.reader.read()
     } catch {
-      return this.failure ? undefined : this.stop(gatewayErrors.invalidRequest('The request body could not be read to its end.', null, 'request_body_incomplete')) && undefined
+      if (this.failure || this.discarded) return undefined
+      return this.stop(gatewayErrors.invalidRequest('The request body could not be read to its end.', null, 'request_body_incomplete')) && undefined
     }
-    if (this.failure) return undefined
+    // A read that ended because the upload was discarded meanwhile (the upstream answered) is not the client's doing.
+    if (this.failure || this.discarded) return undefined
     if (read.done) return this.checked(this.parser.end())
     this.size += read.value.byteLength
     this.received.add(read.value)
