@@ -34,6 +34,9 @@ import { McpGateway } from './mcp/gateway.ts'
 import { JwtVerifier } from './keys/jwt/verifier.ts'
 import { DashboardSso } from './sso/dashboard-sso.ts'
 import { FileService } from './files/file-service.ts'
+import { BatchService } from './batches/batch-service.ts'
+import { BatchExecutor } from './batches/executor.ts'
+import { batchEndpointId, gatewayLineRunner } from './batches/line-runner.ts'
 import type { BlobStore } from './stores/blobs/blob-store.ts'
 import { openBlobStore } from './stores/blobs/open.ts'
 
@@ -86,6 +89,10 @@ export class Gateway {
   readonly files: FileService
   /** Deletes expired files (their bytes and records). */
   readonly fileExpiry: Retention
+  /** The Batches API (/v1/batches). */
+  readonly batches: BatchService
+  /** Runs the lines of batches on this replica (src/batches/executor.ts). */
+  readonly batchExecutor: BatchExecutor
   /** The MCP gateway (/mcp): upstream MCP servers, their tools for the keys that may see them. */
   readonly mcp: McpGateway
   /** Prometheus metrics (undefined when switched off). */
@@ -184,6 +191,23 @@ export class Gateway {
       usage: this.usage,
     })
     this.deps.onShutdown(() => this.mcp.stop())
+    this.batchExecutor = new BatchExecutor({
+      store: stores.batches,
+      lease: stores.lease,
+      files: () => this.files,
+      runLine: gatewayLineRunner({ keys: this.keys, run: (ctx) => this.runBatchLine(ctx), log: this.log, requestsEnd: this.endRequests }),
+      concurrency: this.config.batches.concurrency,
+      pollMs: this.config.batches.poll_seconds * 1000,
+      replicaId: Bun.randomUUIDv7(),
+      log: this.log.child({ component: 'batches' }),
+    })
+    this.batches = new BatchService({
+      store: stores.batches,
+      files: () => this.files,
+      maxLines: this.config.batches.max_lines,
+      endpointIdOf: batchEndpointId,
+      ready: () => this.batchExecutor.kick(),
+    })
     this.metrics?.watchSnapshots(() => this.snapshotStatuses())
   }
 
@@ -214,6 +238,8 @@ export class Gateway {
     await this.mcp.start()
     await this.identityTokens.start()
     await Promise.all([this.catalog.start(this.config.upstream.models_refresh_seconds), this.keysLoaded])
+    // After the keys are loaded: a line's credential is checked against them.
+    this.batchExecutor.start()
   }
 
   private snapshotStatuses() {
@@ -249,13 +275,23 @@ export class Gateway {
 
   handle(ctx: RequestContext): Promise<Response> {
     applyRequestLabels(ctx, this.config.labels)
-    return runPipeline(ctx, this.workflows, {
+    return runPipeline(ctx, this.workflows, this.runOptions)
+  }
+
+  /** A batch line's request (src/batches/line-runner.ts): its labels are the batch's, set on the context. */
+  private runBatchLine(ctx: RequestContext): Promise<Response> {
+    return runPipeline(ctx, this.workflows, this.runOptions)
+  }
+
+  private get runOptions() {
+    return {
       catalog: this.catalog,
       files: this.files,
       filesConfig: this.config.files,
+      batches: this.batches,
       keepaliveMs: this.config.upstream.keepalive_seconds * 1000,
       telemetry: this.telemetry,
-    })
+    }
   }
 
   private requestTelemetry(): RequestTelemetry | undefined {
@@ -276,6 +312,8 @@ export class Gateway {
   /** Runs the shutdown tasks (queue drains) and closes the stores; call after the HTTP server stopped. */
   async shutdown(): Promise<void> {
     // Requests that ended just now may still wait for a token count (at most ~1 s) before their audit entry exists.
+    // Lines running now finish (the drain deadline ends their requests); no new line starts.
+    await this.batchExecutor.stop()
     await completionsSettled()
     this.catalog.stop()
     this.keys.stop()

@@ -66,6 +66,7 @@ export function captureRequest(ctx: RequestContext, outcome: Outcome, knownSecre
   if (ctx.revisions.length > 0) data.request_revisions = ctx.revisions.slice()
   data.workflow_features = { ...ctx.features }
   if (ctx.traceId) data.trace_id = ctx.traceId
+  if (ctx.batchLine) data.batch = { id: ctx.batchLine.batchId, custom_id: ctx.batchLine.customId }
 
   const entry: AuditLogEntry = {
     id: ctx.id,

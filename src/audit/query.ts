@@ -31,6 +31,7 @@ export const LIST_PARAMS = [
   'status_code',
   'stream',
   'label',
+  'batch_id',
   'search',
   'limit',
   'offset',
@@ -160,6 +161,12 @@ export function parseAuditLogQuery(search: URLSearchParams, now = Date.now()): A
   if (stream !== undefined) query.stream = stream
   const label = text(params, 'label', 256)
   if (label !== undefined) query.label = label
+  // A batch's lines carry the label `batch:<id>` (src/batches/line-runner.ts): the same index serves this filter.
+  const batchId = text(params, 'batch_id', 200)
+  if (batchId !== undefined) {
+    if (label !== undefined) throw invalid('batch_id', 'batch_id and label cannot be combined; give one of them.')
+    query.label = `batch:${batchId}`
+  }
   const term = text(params, 'search')
   if (term !== undefined) query.search = term
   if (!flag(params, 'exact_total')) query.countUpTo = AUDIT_LIST_DEFAULTS.countUpTo

@@ -102,6 +102,10 @@ export const logDataSchema = z.object({
   workflow_features: workflowFeaturesSnapshotSchema.optional(),
   trace_id: z.string().optional().describe('OpenTelemetry trace id (32 hex characters), when the request was traced.'),
   mcp: mcpRequestSnapshotSchema.optional().describe('Set on MCP requests only (docs/mcp.md).'),
+  batch: z
+    .object({ id: z.string(), custom_id: z.string() })
+    .optional()
+    .describe('Set on the requests the gateway ran as lines of a batch (docs/batches.md): the batch and the line.'),
 })
 
 export const requestUsageSummarySchema = z.object({

@@ -10,7 +10,7 @@ import type { ProviderInstance } from '../providers/types.ts'
 /** One line ready for the provider: its endpoint row, and the OpenAI-shaped body with `model` the upstream model id. */
 export interface PreparedBatchLine {
   customId: string
-  /** The endpoint row id the line's `url` named (`chat.completions`, `responses`, `embeddings`, `completions`). */
+  /** The endpoint row id the line's `url` named (the rows of /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/completions). */
   endpointId: string
   body: Record<string, unknown>
 }

@@ -187,6 +187,19 @@ export const gatewayConfigSchema = z.strictObject({
     .prefault({}),
   /** The Files API's byte store and limits (docs/files.md). */
   files: filesConfigSchema.prefault({}),
+  /** The Batches API (docs/batches.md): how the gateway runs the lines no provider batch API takes. */
+  batches: z
+    .strictObject({
+      /** Lines of one batch the gateway runs at the same time (each still under the key's rate limits). */
+      concurrency: integer(1, 256).default(4),
+      /** How often each replica looks for batches to work on (a batch whose replica died is taken over then). */
+      poll_seconds: integer(1, 3600).default(5),
+      /** Most lines in one input file (OpenAI's limit is 50,000). */
+      max_lines: integer(1, 1_000_000).default(50_000),
+      /** The gateway runs every line itself, also for providers that have a batch API. */
+      gateway_run_all: booleanFromEnv.default(false),
+    })
+    .prefault({}),
   /** Budgets (`{scope, window, limit_usd}`) and rate limits (`{scope, requests_per_minute, …}`); see docs/limits.md. */
   budgets: z.array(budgetInputSchema).default([]),
   rate_limits: z.array(rateLimitInputSchema).default([]),

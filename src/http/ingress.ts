@@ -199,7 +199,8 @@ async function readJsonBody(ctx: RequestContext, request: Request, maxBodyBytes:
   return true
 }
 
-function parseJsonBody(ctx: RequestContext, text: string, size: number): void {
+/** Reads a JSON body text into the context as ingress does for a request (batch lines come this way too). */
+export function parseJsonBody(ctx: RequestContext, text: string, size: number): void {
   ctx.originalBodyText = text
   ctx.requestBodyTooBig = size > BODY_CAPTURE_LIMIT_BYTES
   if (!text.trim()) {

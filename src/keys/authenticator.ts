@@ -135,7 +135,7 @@ export class KeyAuthenticator {
   }
 }
 
-function principalOf(key: ApiKeyRecord, keyHash: string): Principal {
+export function principalOf(key: ApiKeyRecord, keyHash: string): Principal {
   return {
     method: 'managed_key',
     id: key.id,

@@ -13,7 +13,7 @@ import type { StreamedBody } from '../http/streamed-body.ts'
 import type { PassthroughRoute } from '../providers/passthrough-route.ts'
 import type { ResolvedTarget } from '../providers/types.ts'
 import type { EndpointId } from '../protocols/endpoints.ts'
-import type { Capture } from './types.ts'
+import type { Capture, Outcome } from './types.ts'
 import type { StreamFilter } from './sse.ts'
 import type { TargetAdaptation } from './target-adaptation.ts'
 import { abortListener, type AbortListener, type RequestsEnd } from './context-abort.ts'
@@ -157,6 +157,11 @@ export class RequestContext {
   streamStillAllowed?: () => GatewayError | undefined
   /** From the tagging headers (src/labels), set before the pipeline runs. */
   labels: string[] = []
+  /**
+   * Set when the request is a line of a batch the gateway runs: its audit entry names the batch and the line, and
+   * the runner is told the outcome (its cost). The batch line runner (src/batches/line-runner.ts).
+   */
+  batchLine?: { batchId: string; customId: string; finished(outcome: Outcome): void }
 
   /** Where the request goes: the resolver; the route stage replaces it with the target that answered. */
   target?: ResolvedTarget

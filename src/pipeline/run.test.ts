@@ -1,3 +1,4 @@
+import type { BatchService } from '../batches/batch-service.ts'
 import { describe, expect, test } from 'bun:test'
 import { GatewayError } from '../errors/gateway-error.ts'
 import { createLogger } from '../log/logger.ts'
@@ -36,7 +37,11 @@ function pipelines(plugins: PluginInstance[]) {
 }
 
 function run(ctx: RequestContext, fallback: BuiltPipeline, selected: BuiltPipeline = fallback) {
-  return runPipeline(ctx, { fallback, select: () => selected }, { catalog: deps.catalog, files: undefined as never, filesConfig: undefined as never, keepaliveMs: 60_000 })
+  return runPipeline(
+    ctx,
+    { fallback, select: () => selected },
+    { catalog: deps.catalog, files: undefined as never, filesConfig: undefined as never, batches: undefined as never, keepaliveMs: 60_000 },
+  )
 }
 
 const route = (journal: string[], answer: (ctx: RequestContext) => Promise<Response>) =>

@@ -410,6 +410,7 @@ function finish(ctx: RequestContext, pipeline: BuiltPipeline, outcome: Outcome, 
   } catch (err) {
     ctx.log.error({ err }, 'request telemetry failed')
   }
+  ctx.batchLine?.finished(outcome)
 }
 
 function errorFromStream(raw: unknown, ctx: RequestContext): GatewayError {

@@ -12,6 +12,9 @@ import type { FilesConfig } from '../files/config.ts'
 import { createFile, deleteFile, fileContent, listFiles, retrieveFile } from '../files/file-endpoints.ts'
 import { fileDeleted, fileList, fileObject, uploadFields } from '../files/schemas.ts'
 import type { ModelCatalog } from '../models/catalog.ts'
+import type { BatchService } from '../batches/batch-service.ts'
+import { cancelBatch, createBatch, listBatches, retrieveBatch } from '../batches/routes.ts'
+import { batchCreateRequest, batchList, batchObject } from '../batches/schemas.ts'
 import { listModels, oneModel, unknownRoute } from '../models/local-endpoints.ts'
 import type { RequestContext } from '../pipeline/context.ts'
 import { messagesApi } from './anthropic-messages/shape.ts'
@@ -99,6 +102,7 @@ export interface LocalServices {
   catalog: ModelCatalog
   files: FileService
   filesConfig: FilesConfig
+  batches: BatchService
 }
 
 /**
@@ -560,6 +564,64 @@ export const ENDPOINTS = [
     verbatim: false,
     response: fileDeleted,
     openapi: { summary: "Deletes one of this key's files", tag: 'openai' },
+  },
+  {
+    id: 'batches.create',
+    method: 'POST',
+    path: '/v1/batches',
+    body: 'json',
+    answers: ['json'],
+    api: localApi,
+    // The batch's lines are governed one by one when they run (model access, limits, budgets, usage, guardrails).
+    governance: LOCAL,
+    local: createBatch,
+    verbatim: false,
+    request: batchCreateRequest,
+    response: batchObject,
+    openapi: {
+      summary: 'Creates a batch from an uploaded JSONL file (purpose batch); its lines run as live requests of this key',
+      tag: 'openai',
+      bodyDescription: 'input_file_id, endpoint (/v1/chat/completions, /v1/responses, /v1/embeddings, /v1/completions), completion_window 24h, metadata.',
+    },
+  },
+  {
+    id: 'batches.list',
+    method: 'GET',
+    path: '/v1/batches',
+    body: 'none',
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: listBatches,
+    verbatim: false,
+    response: batchList,
+    openapi: { summary: "This key's batches, newest first (after, limit)", tag: 'openai' },
+  },
+  {
+    id: 'batches.retrieve',
+    method: 'GET',
+    path: '/v1/batches/:id',
+    body: 'none',
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: retrieveBatch,
+    verbatim: false,
+    response: batchObject,
+    openapi: { summary: "One of this key's batches", tag: 'openai' },
+  },
+  {
+    id: 'batches.cancel',
+    method: 'POST',
+    path: '/v1/batches/:id/cancel',
+    body: 'none',
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: cancelBatch,
+    verbatim: false,
+    response: batchObject,
+    openapi: { summary: "Cancels one of this key's batches: lines not yet run are not run", tag: 'openai' },
   },
   // Any other path under /v1: still authenticated and audited, then a clear 404. Registered last.
   {

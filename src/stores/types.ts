@@ -9,6 +9,7 @@ import type { AdminRole } from '../admin/roles.ts'
 import type { AuditLogEntry, AuditLogPage, AuditLogQuery, AuditStatsQuery } from '../audit/entry.ts'
 import type { AuditRecorder } from '../audit/recorder.ts'
 import type { AuditWriterStats } from './write-path/audit-writer.ts'
+import type { BatchLine, BatchLineResult, BatchListQuery, BatchRecord, BatchStatus } from '../batches/batch-record.ts'
 import type { UsageWriterStats } from './write-path/usage-writer.ts'
 import type { Budget, RateLimit } from '../limits/definitions.ts'
 import type { ModelPrice } from '../usage/pricing.ts'
@@ -35,6 +36,8 @@ export interface Stores {
   usage: UsageReader
   /** Stored Responses threads, for `previous_response_id` on any provider. */
   responseThreads: ResponseThreadStore
+  /** Batches and their lines' progress (src/batches). */
+  batches: BatchStore
   /** MCP servers and visibility rules added through the admin API, and upstream OAuth credentials (src/mcp/). */
   mcp: McpStore
   /** The Files API's records (their bytes are in the byte store, src/stores/blobs). */
@@ -460,4 +463,34 @@ export interface McpStore {
   credentials(query: McpCredentialQuery): Promise<StoredMcpCredential[]>
   /** Deletes one by id; returns what was deleted. */
   deleteCredential(id: string): Promise<StoredMcpCredential | undefined>
+}
+
+/** What a finished line leaves: its outcome, its audit entry, its cost; the batch's counts and cost follow. */
+export interface FinishedBatchLine {
+  state: 'succeeded' | 'failed'
+  result: BatchLineResult
+  auditId: string | null
+  costUsd: number
+}
+
+/** Batches and their lines (src/batches). Every change of a line is one transaction with the batch's counts. */
+export interface BatchStore {
+  /** Stores a new batch and all its lines together. */
+  insert(batch: BatchRecord, lines: readonly BatchLine[]): Promise<void>
+  /** The batch when `principalId` (if given) owns it; undefined otherwise (not told apart). */
+  get(id: string, principalId?: string): Promise<BatchRecord | undefined>
+  /** Newest first. */
+  list(query: BatchListQuery): Promise<BatchRecord[]>
+  /** Batches in one of `statuses`, oldest first: what the executors work on. */
+  withStatus(statuses: readonly BatchStatus[], limit: number): Promise<BatchRecord[]>
+  /** Applies `changes` when the batch is in one of `from` (a compare-and-set); the batch after, or undefined. */
+  transition(id: string, from: readonly BatchStatus[], changes: Partial<Omit<BatchRecord, 'id' | 'owner' | 'requestCounts'>>): Promise<BatchRecord | undefined>
+  /** Lines of the batch in file order from `fromIndex`, only those in `states` when given. */
+  lines(batchId: string, query: { states?: readonly BatchLine['state'][]; fromIndex?: number; limit: number }): Promise<BatchLine[]>
+  /** Marks a pending line claimed by replica `by`; false when it was not pending any more. */
+  claimLine(batchId: string, index: number, by: string, atMs: number): Promise<boolean>
+  /** A line claimed by `by` finishes; false (nothing changed) when it is not claimed by `by`. */
+  finishLine(batchId: string, index: number, by: string, finished: FinishedBatchLine): Promise<boolean>
+  /** Every line in one of `states` fails with `result` (counted as failed); resolves to how many. */
+  failLines(batchId: string, states: readonly ('pending' | 'claimed')[], result: BatchLineResult): Promise<number>
 }

@@ -120,6 +120,11 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
   'files.retrieve': (marker) => ({ method: 'GET', path: `/v1/files/file-${marker}` }),
   'files.content': (marker) => ({ method: 'GET', path: `/v1/files/file-${marker}/content` }),
   'files.delete': (marker) => ({ method: 'DELETE', path: `/v1/files/file-${marker}` }),
+  // A batch names an input file and a batch by id; ones nobody made here are the 404 another tenant's ids get.
+  'batches.create': (marker) => ({ method: 'POST', path: '/v1/batches', body: { input_file_id: `file-${marker}`, endpoint: '/v1/chat/completions', completion_window: '24h' } }),
+  'batches.list': () => ({ method: 'GET', path: '/v1/batches' }),
+  'batches.retrieve': (marker) => ({ method: 'GET', path: `/v1/batches/batch_${marker}` }),
+  'batches.cancel': (marker) => ({ method: 'POST', path: `/v1/batches/batch_${marker}/cancel` }),
   not_found: () => ({ method: 'GET', path: '/v1/no-such-api' }),
 }
 

@@ -50,6 +50,7 @@ const LIST_PARAMS: Param[] = [
   { name: 'status_code', type: 'integer', minimum: 100, maximum: 599, description: 'HTTP status code (100–599).' },
   { name: 'stream', type: 'boolean', description: 'true or false.' },
   { name: 'label', type: 'string', description: 'Entries carrying this request label (exact), e.g. checkout or team:payments (docs/labels.md).' },
+  { name: 'batch_id', type: 'string', description: 'The lines of this batch the gateway ran (docs/batches.md); not together with label.' },
   {
     name: 'search',
     type: 'string',

@@ -23,6 +23,7 @@ import { type BatchWrites, startWriteThread, WriteThreadError } from '../write-p
 import type { WriteThreadTarget } from '../write-thread-worker.ts'
 import { PostgresKeyStore } from './api-keys.ts'
 import { PostgresAuditStore } from './audit-log.ts'
+import { postgresBatchStore } from './batches.ts'
 import { PostgresChanges } from './changes.ts'
 import { applyPgMigrations, connectPostgres, drizzleOn, isConnectionError, type PostgresSettings, tlsFailureMessage } from './client.ts'
 import { PostgresLease } from './lease.ts'
@@ -130,6 +131,7 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, opt
     responseThreads: guarded(postgresResponseThreadStore(db)),
     files: guarded(postgresFileStore(db)),
     mcp: guarded(postgresMcpStore(db)),
+    batches: guarded(postgresBatchStore(db)),
     counters: caches.counters,
     responseCache: caches.responseCache,
     changes,

@@ -9,7 +9,7 @@
  * bigint where ranges are queried (audit, usage).
  */
 import { sql } from 'drizzle-orm'
-import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, text, unique } from 'drizzle-orm/pg-core'
+import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core'
 
 export const apiKeys = pgTable(
   'api_keys',
@@ -177,4 +177,61 @@ export const mcpCredentials = pgTable(
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [unique('mcp_credentials_owner').on(t.server, t.ownerKind, t.ownerId), check('mcp_credentials_owner_kind_check', sql`${t.ownerKind} IN ('key', 'user_path', 'client')`)],
+)
+
+/** Batches (src/batches/batch-record.ts): the batch object, its owner and its counts. Times in epoch seconds. */
+export const batches = pgTable(
+  'batches',
+  {
+    id: text('id').primaryKey(),
+    principalId: text('principal_id').notNull(),
+    authMethod: text('auth_method').notNull(),
+    keyId: text('key_id'),
+    keyHash: text('key_hash'),
+    userPath: text('user_path').notNull(),
+    labels: jsonb('labels').notNull().$type<string[]>(),
+    endpoint: text('endpoint').notNull(),
+    inputFileId: text('input_file_id').notNull(),
+    completionWindow: text('completion_window').notNull(),
+    status: text('status').notNull(),
+    outputFileId: text('output_file_id'),
+    errorFileId: text('error_file_id'),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    inProgressAt: bigint('in_progress_at', { mode: 'number' }),
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+    finalizingAt: bigint('finalizing_at', { mode: 'number' }),
+    completedAt: bigint('completed_at', { mode: 'number' }),
+    failedAt: bigint('failed_at', { mode: 'number' }),
+    expiredAt: bigint('expired_at', { mode: 'number' }),
+    cancellingAt: bigint('cancelling_at', { mode: 'number' }),
+    cancelledAt: bigint('cancelled_at', { mode: 'number' }),
+    total: integer('total').notNull(),
+    completed: integer('completed').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    metadata: jsonb('metadata').$type<Record<string, string>>(),
+    errors: jsonb('errors').$type<unknown[]>(),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+  },
+  (t) => [index('batches_principal_created').on(t.principalId, t.createdAt), index('batches_status').on(t.status)],
+)
+
+/** A batch's lines and each one's progress: who claimed it, what became of it. */
+export const batchLines = pgTable(
+  'batch_lines',
+  {
+    batchId: text('batch_id').notNull(),
+    lineIndex: integer('line_index').notNull(),
+    customId: text('custom_id').notNull(),
+    endpointId: text('endpoint_id').notNull(),
+    body: jsonb('body').notNull().$type<Record<string, unknown>>(),
+    state: text('state').notNull(),
+    target: text('target'),
+    providerJob: text('provider_job'),
+    claimedBy: text('claimed_by'),
+    claimedAt: bigint('claimed_at', { mode: 'number' }),
+    auditId: text('audit_id'),
+    result: jsonb('result').$type<unknown>(),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.batchId, t.lineIndex], name: 'batch_lines_pkey' }), index('batch_lines_state').on(t.batchId, t.state, t.lineIndex)],
 )

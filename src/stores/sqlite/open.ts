@@ -18,6 +18,7 @@ import type { StoreOptions } from '../open.ts'
 import type { Stores } from '../types.ts'
 import { SqliteKeyStore } from './api-keys.ts'
 import { SqliteAuditStore } from './audit-log.ts'
+import { sqliteBatchStore } from './batches.ts'
 import { openSqlite } from './client.ts'
 import { sqliteLimitStore } from './limits.ts'
 import { sqliteMcpStore } from './mcp.ts'
@@ -63,6 +64,7 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
     responseThreads: sqliteResponseThreadStore(db),
     files: sqliteFileStore(db),
     mcp: sqliteMcpStore(db),
+    batches: sqliteBatchStore(db),
     counters: caches.counters,
     responseCache: caches.responseCache,
     changes: caches.changes,

@@ -244,3 +244,60 @@ export const mcpCredentials = sqliteTable(
   },
   (t) => [unique('mcp_credentials_owner').on(t.server, t.ownerKind, t.ownerId), check('mcp_credentials_owner_kind', sql`${t.ownerKind} IN ('key', 'user_path', 'client')`)],
 )
+
+/** Batches (src/batches/batch-record.ts): the batch object, its owner and its counts. Times in epoch seconds. */
+export const batches = sqliteTable(
+  'batches',
+  {
+    id: text('id').primaryKey(),
+    principalId: text('principal_id').notNull(),
+    authMethod: text('auth_method').notNull(),
+    keyId: text('key_id'),
+    keyHash: text('key_hash'),
+    userPath: text('user_path').notNull(),
+    labels: text('labels', { mode: 'json' }).notNull().$type<string[]>(),
+    endpoint: text('endpoint').notNull(),
+    inputFileId: text('input_file_id').notNull(),
+    completionWindow: text('completion_window').notNull(),
+    status: text('status').notNull(),
+    outputFileId: text('output_file_id'),
+    errorFileId: text('error_file_id'),
+    createdAt: integer('created_at').notNull(),
+    inProgressAt: integer('in_progress_at'),
+    expiresAt: integer('expires_at').notNull(),
+    finalizingAt: integer('finalizing_at'),
+    completedAt: integer('completed_at'),
+    failedAt: integer('failed_at'),
+    expiredAt: integer('expired_at'),
+    cancellingAt: integer('cancelling_at'),
+    cancelledAt: integer('cancelled_at'),
+    total: integer('total').notNull(),
+    completed: integer('completed').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, string>>(),
+    errors: text('errors', { mode: 'json' }).$type<unknown[]>(),
+    costUsd: real('cost_usd').notNull().default(0),
+  },
+  (t) => [index('batches_principal_created').on(t.principalId, t.createdAt), index('batches_status').on(t.status)],
+)
+
+/** A batch's lines and each one's progress: who claimed it, what became of it. */
+export const batchLines = sqliteTable(
+  'batch_lines',
+  {
+    batchId: text('batch_id').notNull(),
+    lineIndex: integer('line_index').notNull(),
+    customId: text('custom_id').notNull(),
+    endpointId: text('endpoint_id').notNull(),
+    body: text('body', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
+    state: text('state').notNull(),
+    target: text('target'),
+    providerJob: text('provider_job'),
+    claimedBy: text('claimed_by'),
+    claimedAt: integer('claimed_at'),
+    auditId: text('audit_id'),
+    result: text('result', { mode: 'json' }).$type<unknown>(),
+    costUsd: real('cost_usd').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.batchId, t.lineIndex] }), index('batch_lines_state').on(t.batchId, t.state, t.lineIndex)],
+)

@@ -14,6 +14,7 @@ import mcpGateway from './0006_mcp_gateway.sql' with { type: 'text' }
 import storedResponses from './0007_stored_responses.sql' with { type: 'text' }
 import usageUnits from './0008_usage_units.sql' with { type: 'text' }
 import files from './0009_files.sql' with { type: 'text' }
+import batches from './0010_batches.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -29,4 +30,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0007_stored_responses': storedResponses,
   '0008_usage_units': usageUnits,
   '0009_files': files,
+  '0010_batches': batches,
 }

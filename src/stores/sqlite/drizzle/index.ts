@@ -12,6 +12,7 @@ import mcpGateway from './0005_mcp_gateway.sql' with { type: 'text' }
 import storedResponses from './0006_stored_responses.sql' with { type: 'text' }
 import usageUnits from './0007_usage_units.sql' with { type: 'text' }
 import files from './0008_files.sql' with { type: 'text' }
+import batches from './0009_batches.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -26,4 +27,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0006_stored_responses': storedResponses,
   '0007_usage_units': usageUnits,
   '0008_files': files,
+  '0009_batches': batches,
 }

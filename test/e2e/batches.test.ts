@@ -1,0 +1,165 @@
+/**
+ * The Batches API end to end with the official `openai` SDK, for lines the gateway runs itself against the mock
+ * OpenAI upstream: create from an input file, poll to completion, read the output and error files (OpenAI's
+ * format, the caller's custom_ids), request_counts; the input checks in OpenAI's `errors` shape; owner-only reads;
+ * cancellation; expiry; each line governed as a live request (model access, audit entry linked to the batch,
+ * usage with the batch's labels).
+ */
+import { describe, expect, test } from 'bun:test'
+import OpenAI, { toFile } from 'openai'
+import { useGatewaySuite } from '../helpers/gateway-suite.ts'
+
+const t = useGatewaySuite({
+  env: { LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5', BATCHES_POLL_SECONDS: '1', LOGGING_LOG_BODIES: 'true' },
+})
+
+/** Uploads a batch input file through the Files API with the SDK (the master key's, unless another client). */
+const upload = async (text: string, client = t.openai) => client.files.create({ file: await toFile(Buffer.from(text), 'input.jsonl'), purpose: 'batch' })
+
+/** A managed key of its own, and the SDK on it: another tenant. */
+async function otherTenant(): Promise<OpenAI> {
+  const res = await fetch(`${t.gw.url}/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.master}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `tenant ${crypto.randomUUID()}` }),
+  })
+  const { key } = (await res.json()) as { key: string }
+  return new OpenAI({ apiKey: key, baseURL: t.gw.baseURL, maxRetries: 0 })
+}
+
+const chatLine = (customId: string, content: string, model = 'openai/gpt-4o-mini') =>
+  JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content }] } })
+
+const jsonl = (lines: string[]) => `${lines.join('\n')}\n`
+
+async function finished(client: OpenAI, id: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const batch = await client.batches.retrieve(id)
+    if (['completed', 'failed', 'expired', 'cancelled'].includes(batch.status)) return batch
+    if (Date.now() > deadline) throw new Error(`batch ${id} still ${batch.status}`)
+    await Bun.sleep(20)
+  }
+}
+
+/** The lines of an output or error file, downloaded with the SDK. */
+const resultLines = async (fileId: string | null | undefined, client = t.openai) =>
+  (fileId ? await (await client.files.content(fileId)).text() : '')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+
+describe('gateway-run batches', () => {
+  test('the SDK creates a batch, polls it to completed and reads every answer under its custom_id', async () => {
+    const input = await upload(jsonl([chatLine('first', 'echo:one'), chatLine('second', 'echo:two'), chatLine('third', 'echo:three')]))
+    const created = await t.openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { job: 'nightly' } })
+    expect(created.id).toStartWith('batch_')
+    expect(created.object).toBe('batch')
+    expect(['in_progress', 'finalizing', 'completed']).toContain(created.status)
+    expect(created.request_counts).toEqual({ total: 3, completed: 0, failed: 0 })
+    expect(created.metadata).toEqual({ job: 'nightly' })
+
+    const done = await finished(t.openai, created.id)
+    expect(done.status).toBe('completed')
+    expect(done.request_counts).toEqual({ total: 3, completed: 3, failed: 0 })
+    expect(done.error_file_id).toBeNull()
+    expect(done.completed_at).toBeGreaterThanOrEqual(done.created_at)
+    const output = await resultLines(done.output_file_id)
+    expect(output.map((l) => l.custom_id)).toEqual(['first', 'second', 'third'])
+    expect(output.map((l) => l.response.body.choices[0].message.content)).toEqual(['one', 'two', 'three'])
+    for (const line of output) {
+      expect(line.response.status_code).toBe(200)
+      expect(line.error).toBeNull()
+      expect(line.id).toStartWith('batch_req_')
+    }
+    expect(await t.openai.files.retrieve(done.output_file_id!)).toMatchObject({ purpose: 'batch_output', filename: `${created.id}_output.jsonl` })
+  })
+
+  test('a line refused or failed goes to the error file with its answer; the others to the output file', async () => {
+    const input = await upload(
+      jsonl([chatLine('good', 'echo:fine'), chatLine('no-such-provider', 'echo:x', 'nowhere/gpt-4o-mini'), chatLine('upstream-503', 'echo:y', 'openai/error-503')]),
+    )
+    const created = await t.openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    const done = await finished(t.openai, created.id)
+    expect(done.status).toBe('completed')
+    expect(done.request_counts).toEqual({ total: 3, completed: 1, failed: 2 })
+    expect((await resultLines(done.output_file_id)).map((l) => l.custom_id)).toEqual(['good'])
+    const errors = await resultLines(done.error_file_id)
+    expect(errors.map((l) => l.custom_id)).toEqual(['no-such-provider', 'upstream-503'])
+    expect(errors[0].response.status_code).toBe(404)
+    expect(errors[0].response.body.error.code).toBe('model_not_found')
+    expect(errors[1].response.status_code).toBeGreaterThanOrEqual(500)
+  })
+
+  test("an input file with problems fails the batch at validation, each problem in OpenAI's errors shape", async () => {
+    const input = await upload(
+      jsonl([
+        chatLine('a', 'echo:1'),
+        'not json',
+        chatLine('a', 'echo:again'),
+        JSON.stringify({ custom_id: 'b', method: 'GET', url: '/v1/chat/completions', body: {} }),
+        JSON.stringify({ custom_id: 'c', method: 'POST', url: '/v1/embeddings', body: {} }),
+        JSON.stringify({ custom_id: 'd', method: 'POST', url: '/v1/chat/completions', body: 'text' }),
+      ]),
+    )
+    const batch = await t.openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    expect(batch.status).toBe('failed')
+    expect(batch.failed_at).toBeNumber()
+    expect(batch.errors?.data?.map((e) => [e.code, e.line])).toEqual([
+      ['invalid_json_line', 2],
+      ['duplicate_custom_id', 3],
+      ['invalid_method', 4],
+      ['mismatched_endpoint', 5],
+      ['invalid_body', 6],
+    ])
+    expect(batch.request_counts).toEqual({ total: 0, completed: 0, failed: 0 })
+  })
+
+  test('bad requests are 400s; unknown and foreign ids are 404s that tell nothing', async () => {
+    const noFile = await t.openai.batches.create({ input_file_id: 'file-nope', endpoint: '/v1/chat/completions', completion_window: '24h' }).catch((e) => e)
+    expect(noFile).toBeInstanceOf(OpenAI.NotFoundError)
+    expect(noFile.error.code).toBe('file_not_found')
+    const foreign = await upload(jsonl([chatLine('x', 'echo:x')]), await otherTenant())
+    const notMine = await t.openai.batches.create({ input_file_id: foreign.id, endpoint: '/v1/chat/completions', completion_window: '24h' }).catch((e) => e)
+    expect(notMine).toBeInstanceOf(OpenAI.NotFoundError)
+    expect(notMine.error.code).toBe('file_not_found')
+    const wrongWindow = await t.openai.batches.create({ input_file_id: foreign.id, endpoint: '/v1/chat/completions', completion_window: '1h' as '24h' }).catch((e) => e)
+    expect(wrongWindow).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(wrongWindow.error.param).toBe('completion_window')
+    const wrongEndpoint = await t.openai.batches
+      .create({ input_file_id: foreign.id, endpoint: '/v1/moderations' as '/v1/chat/completions', completion_window: '24h' })
+      .catch((e) => e)
+    expect(wrongEndpoint).toBeInstanceOf(OpenAI.BadRequestError)
+    const unknown = await t.openai.batches.retrieve('batch_nope').catch((e) => e)
+    expect(unknown).toBeInstanceOf(OpenAI.NotFoundError)
+    expect(unknown.error.code).toBe('batch_not_found')
+  })
+
+  test('the list pages newest first with after and limit', async () => {
+    const ids: string[] = []
+    for (let i = 0; i < 3; i++) {
+      const input = await upload(jsonl([chatLine(`p${i}`, `echo:${i}`)]))
+      ids.push((await t.openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id)
+    }
+    const first = await t.openai.batches.list({ limit: 2 })
+    expect(first.data.map((b) => b.id)).toEqual([ids[2]!, ids[1]!])
+    expect(first.has_more).toBe(true)
+    const second = await t.openai.batches.list({ limit: 1, after: ids[1] })
+    expect(second.data.map((b) => b.id)).toEqual([ids[0]!])
+  })
+
+  test("each line's audit entry is marked as batch work and found by the batch id", async () => {
+    const input = await upload(jsonl([chatLine('audited-1', 'echo:a'), chatLine('audited-2', 'echo:b')]))
+    const created = await t.openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    await finished(t.openai, created.id)
+    const page = await t.audit.eventually(
+      () => t.audit.list({ batch_id: created.id }),
+      (p) => p.total === 2,
+    )
+    const detail = await t.audit.detail(page.entries[0]!.id)
+    expect(detail.path).toBe('/v1/chat/completions')
+    expect(detail.data.batch?.id).toBe(created.id)
+    expect(['audited-1', 'audited-2']).toContain(detail.data.batch!.custom_id)
+    expect(detail.data.labels).toContain(`batch:${created.id}`)
+  })
+})
