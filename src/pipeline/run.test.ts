@@ -1,4 +1,3 @@
-import type { BatchService } from '../batches/batch-service.ts'
 import { describe, expect, test } from 'bun:test'
 import { GatewayError } from '../errors/gateway-error.ts'
 import { createLogger } from '../log/logger.ts'
