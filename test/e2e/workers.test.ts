@@ -180,6 +180,26 @@ describe('GATEWAY_WORKERS=2', () => {
     }
   }, 30_000)
 
+  test('a file uploaded through either worker is served by every worker (one database, one files directory)', async () => {
+    const uploads = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const form = new FormData()
+        form.append('purpose', 'user_data')
+        form.append('file', new File([`file number ${i}`], `${i}.txt`))
+        const res = await fetch(`${url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, connection: 'close' }, body: form })
+        expect(res.status).toBe(200)
+        return ((await res.json()) as { id: string }).id
+      }),
+    )
+    // Each file read on fresh connections, which the kernel spreads over both workers.
+    const reads = await Promise.all(
+      uploads.flatMap((id, i) => Array.from({ length: 4 }, async () => ({ i, status: (await call(`/v1/files/${id}/content`)).status, id }))),
+    )
+    expect(reads.filter((r) => r.status !== 200)).toEqual([])
+    const texts = await Promise.all(uploads.map(async (id) => (await call(`/v1/files/${id}/content`)).text()))
+    expect(texts).toEqual(uploads.map((_, i) => `file number ${i}`))
+  })
+
   test('a killed worker is replaced, and no request is lost meanwhile', async () => {
     // What was answered so far is stored first: a killed process loses the entries still in its queue.
     const answered = chats
