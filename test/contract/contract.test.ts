@@ -19,6 +19,8 @@ import { countersContract, responseCacheContract } from './caches.contract.ts'
 import { storesContract } from './stores.contract.ts'
 import { filesContract } from './files.contract.ts'
 import { LocalBlobStore } from '../../src/stores/blobs/local/local-blob-store.ts'
+import { S3BlobStore } from '../../src/stores/blobs/s3/s3-blob-store.ts'
+import { type RunningS3, S3_TEST_CREDENTIALS, s3ServerAvailable, startS3Server } from '../helpers/s3-server.ts'
 
 const dirs: string[] = []
 const cleanups: (() => Promise<void> | void)[] = []
@@ -65,6 +67,16 @@ async function localBlobs() {
 filesContract('sqlite file, local bytes', () => storesFrom({ GATEWAY_DB_PATH: tempDatabase() }), localBlobs)
 filesContract('sqlite in memory, local bytes', () => storesFrom({ GATEWAY_DB_PATH: ':memory:' }), localBlobs)
 if (postgresAvailable()) filesContract('postgres, local bytes', async () => storesFrom({ DATABASE_URL: await (await sharedPostgres()).freshDatabase() }), localBlobs)
+let s3: Promise<RunningS3> | undefined
+/** A fresh bucket on the S3-compatible test server (moto), through Bun's S3 client. */
+async function s3Blobs() {
+  s3 ??= startS3Server().then((r) => (cleanups.push(() => r.stop()), r))
+  const server = await s3
+  const store = new S3BlobStore({ bucket: await server.createBucket(), endpoint: server.endpoint, prefix: 'files/', ...S3_TEST_CREDENTIALS })
+  await store.check()
+  return store
+}
+if (s3ServerAvailable()) filesContract('sqlite file, S3 bytes', () => storesFrom({ GATEWAY_DB_PATH: tempDatabase() }), s3Blobs)
 
 countersContract('memory', () => new MemoryCounters())
 responseCacheContract('memory', () => new MemoryResponseCache(1024 * 1024))

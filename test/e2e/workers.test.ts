@@ -192,9 +192,7 @@ describe('GATEWAY_WORKERS=2', () => {
       }),
     )
     // Each file read on fresh connections, which the kernel spreads over both workers.
-    const reads = await Promise.all(
-      uploads.flatMap((id, i) => Array.from({ length: 4 }, async () => ({ i, status: (await call(`/v1/files/${id}/content`)).status, id }))),
-    )
+    const reads = await Promise.all(uploads.flatMap((id, i) => Array.from({ length: 4 }, async () => ({ i, status: (await call(`/v1/files/${id}/content`)).status, id }))))
     expect(reads.filter((r) => r.status !== 200)).toEqual([])
     const texts = await Promise.all(uploads.map(async (id) => (await call(`/v1/files/${id}/content`)).text()))
     expect(texts).toEqual(uploads.map((_, i) => `file number ${i}`))
