@@ -24,6 +24,8 @@ export interface MockBatchesOptions {
   linesPerStep?: number
   /** The endpoints a batch may name. */
   endpoints?: readonly string[]
+  /** Whether an expired or cancelled batch lists the lines it did not run in its error file (default true). */
+  listsLinesNotRun?: boolean
 }
 
 export interface MockBatchCall {
@@ -142,7 +144,7 @@ export function mockOpenAIBatches(options: MockBatchesOptions): MockOpenAIBatche
 
   /** The lines not run become error lines with `code`; the files are written; the batch ends in `status`. */
   function finish(b: MockBatch, status: string, code?: string) {
-    if (code) {
+    if (code && options.listsLinesNotRun !== false) {
       for (const line of b.lines.slice(b.next)) {
         b.errors.push(JSON.stringify({ id: newId('batch_req_'), custom_id: line.custom_id, response: null, error: { code, message: `The line did not run (${code}).` } }))
       }

@@ -96,7 +96,7 @@ describe('Gemini batch mode', () => {
     expect((await allResults(p, job)).map((r) => r.customId)).toEqual(['a'])
   })
 
-  test('an expired batch gives back the answers it has', async () => {
+  test('an expired batch gives back the answers it has, and the lines it has none for as batch_expired', async () => {
     mock = mockGeminiBatches({ apiKey: KEY, requestsPerStep: 1 })
     const p = provider(mock.url)
     const job = await submitted(p, [chatLine('a', 'one'), chatLine('b', 'two')])
@@ -105,7 +105,10 @@ describe('Gemini batch mode', () => {
     mock.expire(job.id)
     mock.advance()
     expect(await batchApi.status(p, job, signal)).toEqual({ state: 'expired', counts: { total: 2, completed: 1, failed: 0 } })
-    expect((await allResults(p, job)).map((r) => r.customId)).toEqual(['a'])
+    expect((await allResults(p, job)).map((r) => [r.customId, r.response?.statusCode ?? r.error?.code])).toEqual([
+      ['a', 200],
+      ['b', 'batch_expired'],
+    ])
   })
 
   test('cancel cancels each running batch once; a final one is left alone', async () => {
@@ -117,6 +120,10 @@ describe('Gemini batch mode', () => {
     expect(cancels).toHaveLength(2)
     mock.advance()
     expect(await batchApi.status(p, job, signal)).toMatchObject({ state: 'cancelled' })
+    expect((await allResults(p, job)).map((r) => [r.customId, r.error?.code])).toEqual([
+      ['a', 'batch_cancelled'],
+      ['b', 'batch_cancelled'],
+    ])
     expect(await batchApi.cancel(p, job, signal)).toBeUndefined()
     expect(mock.calls.filter((c) => c.path.endsWith(':cancel'))).toHaveLength(2)
   })

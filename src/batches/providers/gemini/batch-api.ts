@@ -14,6 +14,7 @@ import { type UpstreamUrl, upstreamUrl } from '../../../providers/upstream-url.t
 import type { BatchResultLine, ProviderBatchApi, ProviderBatchState, ProviderBatchStatus } from '../../provider-batch-api.ts'
 import { boundedGroups, combinedStatus, type JobPart, jobOfParts, partsOfJob } from '../job-parts.ts'
 import { countingRejected, nothingToSubmit, type RejectedLine, rejectedLines, rejectedResult } from '../line-ids.ts'
+import { missingLineResult } from '../missing-lines.ts'
 import { callJson } from '../provider-http.ts'
 
 type Json = Record<string, unknown>
@@ -108,7 +109,8 @@ export function geminiBatchApi(translation: ChatTranslation): ProviderBatchApi {
             await cancelParts(provider, parts, signal)
             return created instanceof GatewayError ? created : upstreamFailures.unexpectedShape(provider.name, 'its batch operation has no batches/ name')
           }
-          parts.push({ id: name, model })
+          // The keys, for the lines a batch that ends early returns no answer for.
+          parts.push({ id: name, model, keys: JSON.stringify(group.map((r) => r.metadata.key)) })
         }
       }
       if (parts.length === 0) {
@@ -137,11 +139,15 @@ export function geminiBatchApi(translation: ChatTranslation): ProviderBatchApi {
           yield op
           return
         }
+        const seen = new Set<string>()
         for (const item of inlinedResponses(op)) {
           const result = resultOf(provider, item, part.model ?? '')
           yield result
           if (result instanceof GatewayError) return
+          seen.add(result.customId)
         }
+        const status = statusOf(op)
+        for (const key of part.keys ? (JSON.parse(part.keys) as string[]) : []) if (!seen.has(key)) yield missingLineResult(key, status?.state, status?.error)
       }
     },
 

@@ -110,7 +110,12 @@ describe('OpenAI batches', () => {
     mock.advance()
     const status = await batchApi.status(provider, job, signal)
     expect(status).toEqual({ state: 'failed', counts: { total: 2, completed: 0, failed: 0 }, error: 'line 2: custom_id same is not unique' })
-    expect(await allResults(batchApi, provider, job)).toEqual([])
+    // No files: every line of the input file comes back failed, with the reason.
+    const error = { code: 'batch_failed', message: 'The provider failed the batch before this line ran: line 2: custom_id same is not unique' }
+    expect(await allResults(batchApi, provider, job)).toEqual([
+      { customId: 'same', response: null, error },
+      { customId: 'same', response: null, error },
+    ])
   })
 
   test('an expired batch returns what ran and the rest as batch_expired errors', async () => {
@@ -129,6 +134,24 @@ describe('OpenAI batches', () => {
       ['b', null, 'batch_expired'],
       ['c', null, 'batch_expired'],
     ])
+  })
+
+  test('a provider that leaves the lines not run out of its files: they come back from the input file as batch_expired', async () => {
+    mock = mockOpenAIBatches({ apiKey: KEY, linesPerStep: 1, listsLinesNotRun: false })
+    const provider = instance('openai', mock.url)
+    const batchApi = api('openai')
+    const job = await submitted(batchApi, provider, [chatLine('a', 'one'), chatLine('b', 'two'), chatLine('c', 'three')])
+    mock.advance()
+    mock.advance()
+    mock.expire(job.id)
+    mock.advance()
+    const results = await allResults(batchApi, provider, job)
+    expect(results.map((r) => [r.customId, r.response?.statusCode ?? null, r.error?.code ?? null])).toEqual([
+      ['a', 200, null],
+      ['b', null, 'batch_expired'],
+      ['c', null, 'batch_expired'],
+    ])
+    expect(mock.calls.filter((c) => c.path === `/v1/files/${mock!.batches.get(job.id)!.input_file_id}/content`)).toHaveLength(1)
   })
 
   test('cancel cancels a running batch; the lines not run come back as batch_cancelled; a final batch is left alone', async () => {

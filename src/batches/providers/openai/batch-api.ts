@@ -11,6 +11,7 @@ import { upstreamFailures } from '../../../providers/upstream-errors.ts'
 import { upstreamUrl } from '../../../providers/upstream-url.ts'
 import type { BatchResultLine, PreparedBatchLine, ProviderBatchApi, ProviderBatchJob, ProviderBatchState, ProviderBatchStatus } from '../../provider-batch-api.ts'
 import { boundedGroups, combinedStatus, type JobPart, jobOfParts, partsOfJob } from '../job-parts.ts'
+import { missingLineResult } from '../missing-lines.ts'
 import { callJson, fetchBatchUpstream, jsonLines } from '../provider-http.ts'
 import { ENDPOINT_PATHS, MAX_BYTES_PER_FILE, MAX_REQUESTS_PER_FILE, type OpenAIBatchDialect } from './dialects.ts'
 import { jsonlUpload } from './jsonl-upload.ts'
@@ -72,6 +73,23 @@ export function openaiBatchApi(dialect: OpenAIBatchDialect): ProviderBatchApi {
     }
   }
 
+  /** The custom_ids of a part's input file, as they download. */
+  async function* inputLines(provider: ProviderInstance, fileId: string | undefined, signal: AbortSignal): AsyncGenerator<string | GatewayError> {
+    if (!fileId) return
+    const response = await fetchBatchUpstream(provider, { url: under(provider)`/files/${fileId}/content`, method: 'GET', headers: dialect.credentialHeaders(provider) }, signal)
+    if (response instanceof GatewayError) {
+      yield response
+      return
+    }
+    for await (const line of jsonLines(provider, response.body)) {
+      if (line instanceof GatewayError) {
+        yield line
+        return
+      }
+      if (typeof line.custom_id === 'string') yield line.custom_id
+    }
+  }
+
   return {
     supports: (endpointId) => dialect.endpoints.has(endpointId),
 
@@ -122,12 +140,24 @@ export function openaiBatchApi(dialect: OpenAIBatchDialect): ProviderBatchApi {
           yield batch
           return
         }
+        const seen = new Set<string>()
         for (const fileId of [batch.output_file_id, batch.error_file_id]) {
           if (typeof fileId !== 'string' || fileId === '') continue
           for await (const line of fileLines(provider, fileId, signal)) {
             yield line
             if (line instanceof GatewayError) return
+            seen.add(line.customId)
           }
+        }
+        const status = statusOf(batch)
+        if (status?.state === 'completed' && seen.size >= status.counts.total) continue
+        // A batch that failed validation has no files, and one cut short may leave lines out: the input file names them all.
+        for await (const line of inputLines(provider, part.inputFileId, signal)) {
+          if (line instanceof GatewayError) {
+            yield line
+            return
+          }
+          if (!seen.has(line)) yield missingLineResult(line, status?.state, status?.error)
         }
       }
     },
