@@ -6,7 +6,11 @@
  * `{"error":{code,message,status,details}}` (on a stream: served as `text/event-stream` without `data:`), an
  * error event inside a stream, and blocked prompts. It also checks what Gemini checks: the API key, alternating
  * roles, a `functionResponse` naming the call it answers, and (for `gemini-3*` models) the signature on a
- * replayed function call. The model name picks a behaviour; every request is recorded.
+ * replayed function call. Image models as the reference shows them: Imagen's `:predict` (`predictions[]` with
+ * `bytesBase64Encoded`; `sampleCount` 1-4; `imagen-filtered` filters every image) and the Gemini image models'
+ * `generateContent` (`inlineData` parts, a text part unless `responseModalities` is `["IMAGE"]`, image tokens in
+ * `usageMetadata`; `gemini-image-unsafe` stops with `IMAGE_SAFETY`). The model name picks a behaviour; every
+ * request is recorded.
  */
 import { type RecordedRequest, serveRecording } from './mock-openai-upstream.ts'
 import { AGENT_MODEL, resultText, scriptedTurn } from './scripted-agent.ts'
@@ -163,6 +167,8 @@ export function startMockGemini(apiKey = 'gemini-test-key'): MockGemini {
         ],
       })
     }
+    const predict = /^\/v1beta\/models\/(imagen-[^:]+):predict$/.exec(url.pathname)
+    if (req.method === 'POST' && predict) return imagenAnswer(predict[1]!, body)
     const embed = /^\/v1beta\/models\/([^:]+):(embedContent|batchEmbedContents)$/.exec(url.pathname)
     if (req.method === 'POST' && embed) return embedAnswer(embed[1]!, embed[2] === 'batchEmbedContents', body)
     const route = /^\/v1beta\/models\/([^:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname)
@@ -194,6 +200,7 @@ export function generateContentAnswer(model: string, stream: boolean, body: Json
   if (model === 'unavailable') return googleError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.')
   const invalid = invalidRequest(body, model)
   if (invalid) return googleError(400, 'INVALID_ARGUMENT', invalid)
+  if (model.includes('-image') && !stream) return geminiImageAnswer(model, body)
   if (model === 'blocked')
     return Response.json({
       promptFeedback: { blockReason: 'PROHIBITED_CONTENT' },
@@ -251,4 +258,41 @@ function embedAnswer(model: string, batch: boolean, body: Json): Response {
   // A broken upstream: one embedding short.
   if (model === 'embed-one-short') vectors.pop()
   return Response.json(batch ? { embeddings: vectors.map((values) => ({ values })) } : { embedding: { values: vectors[0] } })
+}
+
+/** The bytes of every mock Google image: a PNG signature and a marker, so a client can check what it decoded. */
+export const GOOGLE_IMAGE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 7, 7, 7])
+const GOOGLE_IMAGE_B64 = Buffer.from(GOOGLE_IMAGE).toString('base64')
+/** What a Gemini image model reports for one image: the prompt's tokens in, 1,290 image tokens out. */
+export const GEMINI_IMAGE_USAGE = {
+  promptTokenCount: 9,
+  candidatesTokenCount: 1290,
+  totalTokenCount: 1299,
+  promptTokensDetails: [{ modality: 'TEXT', tokenCount: 9 }],
+  candidatesTokensDetails: [{ modality: 'IMAGE', tokenCount: 1290 }],
+}
+
+/** Imagen's `:predict`: `sampleCount` images (1 to 4) of `instances[0].prompt`. */
+function imagenAnswer(model: string, body: Json): Response {
+  const prompt = body?.instances?.[0]?.prompt
+  if (typeof prompt !== 'string' || prompt.length === 0) return googleError(400, 'INVALID_ARGUMENT', 'Prompt is required.')
+  const count = body?.parameters?.sampleCount ?? 4
+  if (!Number.isInteger(count) || count < 1 || count > 4) return googleError(400, 'INVALID_ARGUMENT', `sampleCount must be between 1 and 4, got ${count}.`)
+  const ratio = body?.parameters?.aspectRatio
+  if (ratio !== undefined && !['1:1', '3:4', '4:3', '9:16', '16:9'].includes(ratio)) return googleError(400, 'INVALID_ARGUMENT', `Unsupported aspect ratio: ${ratio}.`)
+  // Every image filtered by the safety checks: Imagen answers without predictions.
+  if (model === 'imagen-filtered') return Response.json({})
+  return Response.json({ predictions: Array.from({ length: count }, () => ({ mimeType: 'image/png', bytesBase64Encoded: GOOGLE_IMAGE_B64 })) })
+}
+
+/** A Gemini image model's `generateContent`: the image as an `inlineData` part, with a text part unless only images were asked for. */
+function geminiImageAnswer(model: string, body: Json): Response {
+  if (model === 'gemini-image-unsafe')
+    return Response.json({ candidates: [{ finishReason: 'IMAGE_SAFETY', index: 0 }], usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 }, modelVersion: model })
+  const modalities: string[] = body?.generationConfig?.responseModalities ?? ['TEXT', 'IMAGE']
+  const parts: Part[] = [
+    ...(modalities.includes('TEXT') ? [{ text: 'Here is the picture you asked for.' }] : []),
+    { inlineData: { mimeType: 'image/png', data: GOOGLE_IMAGE_B64 } },
+  ]
+  return Response.json(answer(model, [candidate(parts, 'STOP')], GEMINI_IMAGE_USAGE))
 }

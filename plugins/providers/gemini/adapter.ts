@@ -16,6 +16,7 @@ import { blockedPromptError, geminiToChatCompletion } from './response.ts'
 import { GeminiStreamTranslator, geminiStreamToChat } from './stream.ts'
 import { toolCallMemory } from './tool-call-memory.ts'
 import { type EmbedMethod, geminiEmbeddings, geminiResourceName } from './embeddings.ts'
+import { googleImageGeneration } from './images.ts'
 import { isEventStream } from '../../../src/pipeline/sse.ts'
 import { asksForUsageChunk, replayCompletion } from '../../../src/protocols/chat-wire.ts'
 
@@ -124,10 +125,19 @@ function embeddings(call: AdapterCall): Promise<UpstreamResult> {
   return geminiEmbeddings(call, url, headers(call.provider))
 }
 
+/** Imagen's `:predict`, the Gemini image models' `:generateContent` (./images.ts). */
+function imagesGenerations(call: AdapterCall): Promise<UpstreamResult> {
+  const name = geminiResourceName(call.target.model)
+  const slash = name.indexOf('/')
+  const url = (method: 'predict' | 'generateContent') => upstreamUrl(call.provider.baseUrl)`/${name.slice(0, slash)}/${name.slice(slash + 1)}:${method}`
+  return googleImageGeneration(call, url, headers(call.provider), geminiUpstreamError(call))
+}
+
 export const geminiAdapter: ProviderAdapter = {
   id: 'gemini',
   chatCompletions,
   embeddings,
+  imagesGenerations,
   chatTranslation: {
     request: (body, model) => chatToGeminiRequest(body, model, toolCallMemory),
     answer: (response, model, providerName) => blockedPromptError(response, providerName) ?? geminiToChatCompletion(response, model, toolCallMemory),

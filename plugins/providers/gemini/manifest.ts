@@ -25,6 +25,11 @@ export const geminiManifest = defineProvider({
         'gemini-2.5-flash': { input: 0.3, cached_input: 0.075, output: 2.5 },
         'gemini-2.5-flash-lite': { input: 0.1, cached_input: 0.025, output: 0.4 },
         'gemini-embedding-001': { input: 0.15, output: 0 },
+        // Images: the Gemini image model by tokens (an image is 1,290 output tokens), Imagen per image.
+        'gemini-2.5-flash-image': { input: 0.3, output: 30 },
+        'imagen-4.0-generate-001': { input: 0, output: 0, per_unit: { unit: 'image', usd: 0.04 } },
+        'imagen-4.0-fast-generate-001': { input: 0, output: 0, per_unit: { unit: 'image', usd: 0.02 } },
+        'imagen-4.0-ultra-generate-001': { input: 0, output: 0, per_unit: { unit: 'image', usd: 0.06 } },
       },
       outputLimits: {
         'gemini-2.5-pro': 65_536,
