@@ -163,3 +163,81 @@ describe('gateway-run batches', () => {
     expect(detail.data.labels).toContain(`batch:${created.id}`)
   })
 })
+
+describe('cancellation and expiry', () => {
+  /** Lines the mock answers after `delayMs`, so a batch is still running when the test acts on it. */
+  const slowLines = (prefix: string, count: number, delayMs = 250) =>
+    jsonl(
+      Array.from({ length: count }, (_, i) =>
+        JSON.stringify({
+          custom_id: `${prefix}-${i}`,
+          method: 'POST',
+          url: '/v1/chat/completions',
+          body: { model: 'openai/slow-first-byte', metadata: { delay_ms: String(delayMs) }, messages: [{ role: 'user', content: 'hi' }] },
+        }),
+      ),
+    )
+
+  test('a cancelled batch runs no further line; what ran is in the output file, the rest in the error file as batch_cancelled', async () => {
+    const input = await upload(slowLines('cancel', 16))
+    const created = await t.openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    await t.audit.eventually(
+      () => t.openai.batches.retrieve(created.id),
+      (b) => b.request_counts!.completed > 0,
+    )
+    const cancelling = await t.openai.batches.cancel(created.id)
+    expect(['cancelling', 'cancelled']).toContain(cancelling.status)
+    const before = t.openaiMock.requests.length
+    const done = await finished(t.openai, created.id)
+    expect(done.status).toBe('cancelled')
+    expect(done.cancelled_at).toBeNumber()
+    const { completed, failed, total } = done.request_counts!
+    expect(total).toBe(16)
+    expect(completed + failed).toBe(16)
+    expect(failed).toBeGreaterThan(0)
+    const output = await resultLines(done.output_file_id)
+    const errors = await resultLines(done.error_file_id)
+    expect(output.length).toBe(completed)
+    expect(errors.length).toBe(failed)
+    expect(new Set(errors.map((l) => l.error.code))).toEqual(new Set(['batch_cancelled']))
+    // Only the lines running when the cancel came reached the upstream afterwards.
+    expect(t.openaiMock.requests.length - before).toBeLessThanOrEqual(4)
+    expect([...output, ...errors].map((l) => l.custom_id).sort()).toEqual(Array.from({ length: 16 }, (_, i) => `cancel-${i}`).sort())
+    // Cancelling again answers the batch as it is.
+    expect((await t.openai.batches.cancel(created.id)).status).toBe('cancelled')
+  })
+
+  test('a batch past its window expires: lines not run go to the error file as batch_expired', async () => {
+    const input = await upload(slowLines('expire', 16))
+    const created = await t.openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    await t.audit.eventually(
+      () => t.openai.batches.retrieve(created.id),
+      (b) => b.request_counts!.completed > 0,
+    )
+    // Time travel: the batch's 24 hours are over.
+    await t.gw.gateway.stores.batches.transition(created.id, ['in_progress'], { expiresAt: Math.floor(Date.now() / 1000) - 1 })
+    const done = await finished(t.openai, created.id)
+    expect(done.status).toBe('expired')
+    expect(done.expired_at).toBeNumber()
+    const errors = await resultLines(done.error_file_id)
+    expect(errors.length).toBe(done.request_counts!.failed)
+    expect(errors.length).toBeGreaterThan(0)
+    expect(new Set(errors.map((l) => l.error.code))).toEqual(new Set(['batch_expired']))
+    expect((await resultLines(done.output_file_id)).length).toBe(done.request_counts!.completed)
+  })
+
+  test('another key cannot read, list or cancel a batch; it is told the id does not exist', async () => {
+    const input = await upload(jsonl([chatLine('mine', 'echo:mine')]))
+    const created = await t.openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    const other = await otherTenant()
+    const read = await other.batches.retrieve(created.id).catch((e) => e)
+    expect(read).toBeInstanceOf(OpenAI.NotFoundError)
+    expect(read.error.code).toBe('batch_not_found')
+    const cancel = await other.batches.cancel(created.id).catch((e) => e)
+    expect(cancel).toBeInstanceOf(OpenAI.NotFoundError)
+    expect((await other.batches.list()).data).toEqual([])
+    const done = await finished(t.openai, created.id)
+    const file = await other.files.content(done.output_file_id!).catch((e) => e)
+    expect(file).toBeInstanceOf(OpenAI.NotFoundError)
+  })
+})
