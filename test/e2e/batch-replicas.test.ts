@@ -85,7 +85,7 @@ describe.skipIf(!postgresAvailable())('a batch survives the replica running it',
     expect(completed + failed).toBe(LINES)
     expect(completed).toBeGreaterThan(before.completed)
 
-    const read = async (id: string | null) =>
+    const read = async (id: string | null | undefined) =>
       id
         ? (await (await sdk(b).files.content(id)).text())
             .split('\n')
