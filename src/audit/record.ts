@@ -157,6 +157,29 @@ export function auditRowBytes(row: AuditRow): number {
   return ROW_OVERHEAD_BYTES + (row[DATA] as string).length + (auditRowPayload(row)?.length ?? 0)
 }
 
+/** Estimated bytes of the light LogData's JSON and of a set of logged headers, before the entry is encoded. */
+const LIGHT_DATA_BYTES = 256
+const HEADERS_BYTES = 1024
+/** A body known only as a parsed value (a folded stream): guessed, until encoding the row measures it. */
+const UNMEASURED_BODY_BYTES = 8 * 1024
+
+const bodyBytes = (body: unknown, text: string | undefined): number =>
+  body === undefined ? 0 : text !== undefined ? text.length : typeof body === 'string' ? body.length : UNMEASURED_BODY_BYTES
+
+/**
+ * The row's size estimated from the entry before it is encoded (the writer queue's byte budget holds entries
+ * waiting to be encoded in a batch): what the texts say, guesses for the rest; the row's own size replaces it once
+ * encoded.
+ */
+export function auditEntryBytes(entry: AuditLogEntry, texts: BodyTexts = {}): number {
+  const data = entry.data
+  let bytes = ROW_OVERHEAD_BYTES + LIGHT_DATA_BYTES + bodyBytes(data.request_body, texts.request) + bodyBytes(data.response_body, texts.response)
+  if (data.request_headers) bytes += HEADERS_BYTES
+  if (data.response_headers) bytes += HEADERS_BYTES
+  if (data.attempts) for (const attempt of data.attempts) bytes += bodyBytes(attempt.response_body, undefined)
+  return bytes
+}
+
 /** The row's fields in tuple order: the columns, then the heavy payload and the search text. */
 export const AUDIT_ROW_FIELDS: readonly string[] = [...AUDIT_ROW_COLUMNS, 'payload', 'search_text']
 

@@ -82,6 +82,32 @@ describe('queue and batches', () => {
     await until(() => store.rows.size === 1)
   })
 
+  test('entries wait unencoded only while their batch fills: behind a full batch they are encoded as they come', async () => {
+    const store = new FakeStore()
+    let release!: () => void
+    store.gate = new Promise((r) => (release = r))
+    const { writer, dir } = setup({ batchSize: 3, flushIntervalMs: 60_000 }, store)
+    const unencodable = (i: number) => {
+      const e = entry(i)
+      ;(e.data as Record<string, unknown>).labels = [10n]
+      return e
+    }
+    writer.record(unencodable(0))
+    // Still waiting for its batch: nothing has encoded it yet.
+    expect(writer.stats()).toMatchObject({ queue_depth: 1, failed: 0 })
+    const stored = [entry(1), entry(2), entry(3)]
+    for (const e of stored) writer.record(e)
+    writer.record(unencodable(4))
+    // A batch is queued: the entry behind it was encoded on arrival and set aside at once.
+    expect(writer.stats()).toMatchObject({ queue_depth: 4, failed: 1 })
+    release()
+    store.gate = undefined
+    await writer.drain()
+    expect([...store.rows.keys()].sort()).toEqual(stored.map((e) => e.id).sort())
+    expect(writer.stats()).toMatchObject({ recorded: 5, written: 3, failed: 2, queue_depth: 0, queue_bytes: 0 })
+    expect(readFileSync(join(dir, 'audit-dead-letter.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2)
+  })
+
   test('suppressed entries are counted, not stored', async () => {
     const { writer, store } = setup()
     writer.recordSuppressed()

@@ -1,15 +1,17 @@
 /**
- * @module The audit writer: requests hand over entries (`record`, never waits, never throws); each is encoded at
- * once into its storage row (the audit domain's codec, src/audit/record.ts) and handed to the queue (queue.ts:
- * batched transactions off the hot path, spill files, memory bound, poison entries dead-lettered, drain at
- * shutdown). Each backend puts it in front of its batch inserts (`createAuditWriter`).
+ * @module The audit writer: requests hand over entries (`record`, never waits, never throws); each becomes its
+ * storage row (the audit domain's codec, src/audit/record.ts) in the queue (queue.ts: batched transactions off
+ * the hot path, spill files, memory bound, poison entries dead-lettered, drain at shutdown). Each backend puts it
+ * in front of its batch inserts (`createAuditWriter`).
  *
- * Encoded at once: `record` turns the entry into its storage row on the spot, while its objects are fresh, so the
- * queue holds a few strings per entry rather than object graphs the garbage collector must carry, and a batch
- * crosses to the write thread packed (packed-rows.ts), with no JSON step.
+ * Encoded by the batch: `record` queues the captured entry as it is (references), and the queue's loop encodes a
+ * whole batch in one go just before storing it (bench/audit-cost.ts: about 2.5 µs less on the request thread per
+ * entry than encoding each inside its request). Only the batch being filled waits unencoded: once a batch is
+ * queued, further entries are encoded at once, so a writer that falls behind holds a few strings per entry, not
+ * object graphs, and a batch crosses to the write thread packed (packed-rows.ts), with no JSON step.
  */
 import type { AuditLogEntry } from '../../audit/entry.ts'
-import { auditRowBytes, auditRowId, encodeAuditEntry, type AuditRow, type BodyTexts } from '../../audit/record.ts'
+import { auditEntryBytes, auditRowBytes, auditRowId, encodeAuditEntry, type AuditRow, type BodyTexts } from '../../audit/record.ts'
 import type { GatewayConfig } from '../../config/schema.ts'
 import type { Logger } from '../../log/logger.ts'
 import type { AuditSink } from '../types.ts'
@@ -28,7 +30,15 @@ export type AuditBatchWriter = RowBatchWriter<AuditRow>
 
 const AUDIT_ROWS = { name: 'audit', noun: 'audit entries', id: auditRowId, bytes: auditRowBytes }
 
-export class AuditWriter extends SpillingWriter<AuditRow> implements AuditSink {
+/** An entry as the request captured it, queued until its batch is encoded. */
+class CapturedAuditEntry {
+  constructor(
+    readonly entry: AuditLogEntry,
+    readonly bodyTexts: BodyTexts | undefined,
+  ) {}
+}
+
+export class AuditWriter extends SpillingWriter<AuditRow, CapturedAuditEntry> implements AuditSink {
   private suppressed = 0
   private readonly deadLetters: SpillFiles
 
@@ -39,9 +49,20 @@ export class AuditWriter extends SpillingWriter<AuditRow> implements AuditSink {
 
   record(entry: AuditLogEntry, bodyTexts?: BodyTexts): void {
     this.counters.recorded++
-    let row: AuditRow
+    this.enqueue(new CapturedAuditEntry(entry, bodyTexts))
+  }
+
+  protected override isItem(value: AuditRow | CapturedAuditEntry): value is CapturedAuditEntry {
+    return value instanceof CapturedAuditEntry
+  }
+
+  protected override itemBytes({ entry, bodyTexts }: CapturedAuditEntry): number {
+    return auditEntryBytes(entry, bodyTexts)
+  }
+
+  protected override encodeItem({ entry, bodyTexts }: CapturedAuditEntry): AuditRow | undefined {
     try {
-      row = encodeAuditEntry(entry, bodyTexts)
+      return encodeAuditEntry(entry, bodyTexts)
     } catch (err) {
       // Only an entry JSON cannot serialise gets here (a cycle, a BigInt): keep what can be kept, for a person.
       this.counters.failed++
@@ -51,9 +72,8 @@ export class AuditWriter extends SpillingWriter<AuditRow> implements AuditSink {
       } catch (deadLetterError) {
         this.log.error({ err: deadLetterError, audit_entry_id: entry.id }, 'audit entry could not be encoded nor dead-lettered')
       }
-      return
+      return undefined
     }
-    this.enqueue(row)
   }
 
   recordSuppressed(): void {

@@ -19,6 +19,10 @@
  *   counted (`lost`), logged at once with its id, and shown by `/ready` and the metrics.
  * - Drained: `drain()` (registered as a shutdown task) writes the queue and replays the spill files; whatever
  *   cannot be written before the deadline is spilled, so the next start stores it.
+ * - Encoded late: a kind may queue items (what the request captured, by reference) instead of rows; the loop
+ *   encodes a whole batch of them just before storing it (`encodeItem`), off the request's path and in one tight
+ *   loop, which costs the thread less per row than encoding each on its own among the request's work. An item
+ *   is encoded at once only when it is spilled.
  */
 import type { Logger } from '../../log/logger.ts'
 import { isTransientWriteError } from '../errors.ts'
@@ -94,8 +98,9 @@ export interface RowBatchWriter<Row> {
 /** How long `state` says `losing` after the last lost row. */
 const LOSING_SHOWN_MS = 60_000
 
-export class SpillingWriter<Row> {
-  private queue: Row[] = []
+/** `Item`: what a kind may queue instead of a row, encoded by the loop (`encodeItem`); rows only by default. */
+export class SpillingWriter<Row, Item = never> {
+  private queue: (Row | Item)[] = []
   private weights: number[] = []
   private queueBytes = 0
   private held: Row[] = []
@@ -137,12 +142,15 @@ export class SpillingWriter<Row> {
     this.reportTimer.unref?.()
   }
 
-  /** Queues a row (or spills it when the queue is full); returns at once. */
-  protected enqueue(row: Row): void {
-    const approxBytes = this.kind.bytes(row)
+  /** Queues a row or an item (or spills it when the queue is full); returns at once. */
+  protected enqueue(value: Row | Item): void {
+    // Only the batch being filled waits unencoded: behind it the queue holds rows (a few strings, not object graphs).
+    const row = this.isItem(value) && this.queue.length >= this.options.batchSize ? this.encodeItem(value) : value
+    if (row === undefined) return
+    const approxBytes = this.isItem(row) ? this.itemBytes(row) : this.kind.bytes(row as Row)
     const full = this.queue.length >= this.options.capacity || (this.queue.length > 0 && this.queueBytes + approxBytes > this.options.maxBytes)
     if (full) {
-      this.spillRows([row])
+      this.spillRows(this.rowsOf([row]))
       this.requestReplay()
       return
     }
@@ -150,6 +158,21 @@ export class SpillingWriter<Row> {
     this.weights.push(approxBytes)
     this.queueBytes += approxBytes
     this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs)
+  }
+
+  /** True for a queued item not yet encoded (a kind that queues items overrides the three hooks). */
+  protected isItem(_value: Row | Item): _value is Item {
+    return false
+  }
+
+  /** An item's row size, estimated before it is encoded. */
+  protected itemBytes(_item: Item): number {
+    return 0
+  }
+
+  /** The item's row; undefined when it cannot be encoded (the kind has counted it and set it aside). */
+  protected encodeItem(_item: Item): Row | undefined {
+    return undefined
   }
 
   writerStats(): SpillingWriterStats {
@@ -183,7 +206,7 @@ export class SpillingWriter<Row> {
       await this.writeAll(Date.now() + deadlineMs)
       if (this.queue.length > 0) {
         this.log.error({ entries: this.queue.length }, `${this.kind.noun}: drain deadline passed; the rest is spilled and stored at the next start`)
-        this.spillRows(this.take(this.queue.length))
+        this.spillRows(this.rowsOf(this.take(this.queue.length)))
       }
       if (this.held.length > 0 && !this.spillHeld()) {
         // The process is stopping and neither the store nor the disk takes them: say exactly which.
@@ -266,7 +289,7 @@ export class SpillingWriter<Row> {
   }
 
   private async writeQueued(): Promise<boolean> {
-    const batch = this.queue.slice(0, this.options.batchSize)
+    const batch = this.encodeHead(this.options.batchSize)
     if (await this.write(batch)) {
       this.take(batch.length)
       return true
@@ -375,13 +398,54 @@ export class SpillingWriter<Row> {
     return true
   }
 
-  private take(n: number): Row[] {
+  /**
+   * The first `n` queued rows, encoding the items among them in place (so a batch retried later is not encoded
+   * again); an item that cannot be encoded leaves the queue.
+   */
+  private encodeHead(n: number): Row[] {
+    const rows: Row[] = []
+    let i = 0
+    while (i < this.queue.length && rows.length < n) {
+      const value = this.queue[i]!
+      if (!this.isItem(value)) {
+        rows.push(value as Row)
+        i++
+        continue
+      }
+      const row = this.encodeItem(value)
+      if (row === undefined) {
+        this.queue.splice(i, 1)
+        this.queueBytes -= this.weights.splice(i, 1)[0]!
+        continue
+      }
+      const weight = this.kind.bytes(row)
+      this.queueBytes += weight - this.weights[i]!
+      this.queue[i] = row
+      this.weights[i] = weight
+      rows.push(row)
+      i++
+    }
+    return rows
+  }
+
+  /** Rows of queued values, items encoded (those that cannot be are left out). */
+  private rowsOf(values: readonly (Row | Item)[]): Row[] {
+    const rows: Row[] = []
+    for (const value of values) {
+      const row = this.isItem(value) ? this.encodeItem(value) : (value as Row)
+      if (row !== undefined) rows.push(row)
+    }
+    return rows
+  }
+
+  private take(n: number): (Row | Item)[] {
     const taken = this.queue.splice(0, n)
     for (const w of this.weights.splice(0, n)) this.queueBytes -= w
     return taken
   }
 
   private spillRows(rows: Row[]): void {
+    if (rows.length === 0) return
     // While memory holds entries the spill folder refused, new overflow joins them (order kept; one retry per pass).
     if (this.held.length === 0) {
       try {
