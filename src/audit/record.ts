@@ -1,5 +1,6 @@
 /**
- * @module An audit entry encoded for storage, once, on the thread that captured it: the filterable fields as
+ * @module An audit entry encoded for storage, once, on the thread that captured it (by the writer's loop, a batch
+ * at a time: src/stores/write-path/audit-writer.ts): the filterable fields as
  * column values, LogData as two JSON texts (light and heavy, see projection.ts) and the text the search indexes.
  * Bodies that arrived as JSON text are spliced in as that text instead of being serialised again.
  *
