@@ -18,6 +18,8 @@ import { bedrockAdapter } from './providers/bedrock/adapter.ts'
 import { geminiAdapter } from './providers/gemini/adapter.ts'
 import { vertexAdapter } from './providers/vertex/adapter.ts'
 import { openaiCompatibleAdapter } from './providers/openai-compatible/adapter.ts'
+import { cohereAdapter } from './providers/cohere/adapter.ts'
+import { voyageAdapter } from './providers/voyage/adapter.ts'
 import { requestValidator } from './request-validator/plugin.ts'
 import { parameterNormaliser } from './parameter-normaliser/plugin.ts'
 import { passthrough } from './passthrough/plugin.ts'
@@ -63,4 +65,6 @@ export const providerAdapters: Readonly<Record<string, ProviderAdapter>> = {
   gemini: geminiAdapter,
   bedrock: bedrockAdapter,
   vertex: vertexAdapter,
+  cohere: cohereAdapter,
+  voyage: voyageAdapter,
 }

@@ -9,5 +9,16 @@ import { bedrockManifest } from './bedrock/manifest.ts'
 import { geminiManifest } from './gemini/manifest.ts'
 import { vertexManifest } from './vertex/manifest.ts'
 import { openaiCompatibleManifest } from './openai-compatible/manifest.ts'
+import { cohereManifest } from './cohere/manifest.ts'
+import { voyageManifest } from './voyage/manifest.ts'
 
-export const providerManifests = [openaiCompatibleManifest, azureOpenaiManifest, anthropicManifest, geminiManifest, bedrockManifest, vertexManifest] as const
+export const providerManifests = [
+  openaiCompatibleManifest,
+  azureOpenaiManifest,
+  anthropicManifest,
+  geminiManifest,
+  bedrockManifest,
+  vertexManifest,
+  cohereManifest,
+  voyageManifest,
+] as const

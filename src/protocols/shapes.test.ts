@@ -108,7 +108,10 @@ test('rerank: the query and every document are counted; the reported total is in
   const api = endpoint('rerank').api
   expect(await api.promptTokens!({ query: 'q', documents: [story, { text: 'Calm.' }] })).toBe(await countTextsTokens(['q', story, 'Calm.']))
   expect(api.usage!.read({ total_tokens: 42 }, {})).toMatchObject({ prompt_tokens: 42, completion_tokens: 0, total_tokens: 42, estimated: false })
+  expect(api.usage!.read({ total_tokens: 42 }, {})).not.toHaveProperty('unit')
   expect(api.usage!.read(undefined, {})).toBeUndefined()
+  // Cohere bills search units (a query with up to 100 documents), priced per unit.
+  expect(api.usage!.read({ search_units: 2 }, {})).toMatchObject({ prompt_tokens: 0, unit: 'search_unit', units: 2, unit_variant: '' })
 })
 
 test('speech to text: per audio second from the reported duration or verbose_json, by tokens when reported; the prompt counted', async () => {

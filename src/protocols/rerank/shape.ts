@@ -2,7 +2,9 @@
  * @module Rerank (`/v1/rerank`), in the shape Cohere, Jina and Voyage share: `query`, `documents` (strings, or
  * objects with `text`), `top_n`, `return_documents`; the answer `{model, results: [{index, relevance_score,
  * document?}], usage}`. Served by providers that offer it natively (Jina, vLLM: `{base}/rerank`). The query and the
- * documents are counted; the usage the provider reports (`usage.total_tokens`, what Jina bills) is the input's.
+ * documents are counted; the usage the provider reports (`usage.total_tokens`, what Jina and Voyage bill) is the
+ * input's, and `usage.search_units` (what Cohere bills: a query with up to 100 documents) is priced per unit.
+ * Cohere and Voyage are translated by their adapters (src/protocols/rerank/answer.ts).
  */
 import type { TokenUsage } from '../../pipeline/snapshots.ts'
 import { countTextsTokens } from '../../tokens/count.ts'
@@ -19,12 +21,14 @@ export function rerankTexts(body: Json): string[] {
   return [text(body.query), ...documents.map(text)]
 }
 
-/** Rerank usage: every token is input (`total_tokens`, or `prompt_tokens` where an upstream names it so). */
+/** Rerank usage: every token is input (`total_tokens`, or `prompt_tokens` where an upstream names it so); search units when billed so. */
 function rerankUsage(reported: unknown): TokenUsage | undefined {
   if (typeof reported !== 'object' || reported === null) return undefined
   const u = reported as Json
   const prompt = num(u.prompt_tokens ?? u.input_tokens) || num(u.total_tokens)
-  return { prompt_tokens: prompt, completion_tokens: 0, total_tokens: prompt, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated: false }
+  const tokens: TokenUsage = { prompt_tokens: prompt, completion_tokens: 0, total_tokens: prompt, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated: false }
+  const searchUnits = num(u.search_units)
+  return searchUnits > 0 ? { ...tokens, unit: 'search_unit', units: searchUnits, unit_variant: '' } : tokens
 }
 
 export const rerankApi: ApiShape = {
@@ -41,5 +45,5 @@ export const rerankApi: ApiShape = {
   promptTokens: (body) => countTextsTokens(rerankTexts(body)),
   parameters: null,
   cache: null,
-  usage: { units: [], streamUsageOnRequest: false, read: rerankUsage, countOutputTokens: async () => 0, requestedUnits: null },
+  usage: { units: ['search_unit'], streamUsageOnRequest: false, read: rerankUsage, countOutputTokens: async () => 0, requestedUnits: null },
 }
