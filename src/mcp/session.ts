@@ -39,8 +39,13 @@ const FLAG = { urlElicitation: 1, formElicitation: 2, sampling: 4 } as const
 export type SessionCheck = { ok: true; session: McpSession } | { ok: false; reason: 'malformed' | 'forged' | 'expired' | 'ended' | 'other_principal' | 'other_endpoint' }
 
 const MAX_ID_LENGTH = 1024
+/** Session ids whose signature was checked and record decoded, kept so a session's next request skips both. */
+const DECODED_CACHE_SIZE = 10_000
 
 export class McpSessions {
+  /** id -> its decoded record: an id's signature and contents never change, so checking it once is enough. */
+  private readonly decoded = new Map<string, McpSession>()
+
   constructor(
     private readonly secrets: McpSecrets,
     private readonly counters: Counters,
@@ -59,7 +64,7 @@ export class McpSessions {
 
   /** Checks the id's signature, age, binding and whether it was ended. */
   async check(id: string, principalId: string, scope: string): Promise<SessionCheck> {
-    const session = this.decode(id)
+    const session = this.decodeOnce(id)
     if (!session.ok) return session
     const s = session.session
     if (this.now() / 1000 - s.createdAt >= this.ttlSeconds) return { ok: false, reason: 'expired' }
@@ -72,6 +77,17 @@ export class McpSessions {
   async end(session: McpSession): Promise<void> {
     const remainingMs = (session.createdAt + this.ttlSeconds) * 1000 - this.now()
     if (remainingMs > 0) await this.counters.add(endedKey(session.nonce), 1, remainingMs + 1000)
+  }
+
+  private decodeOnce(id: string): SessionCheck {
+    const known = this.decoded.get(id)
+    if (known) return { ok: true, session: known }
+    const decoded = this.decode(id)
+    if (decoded.ok) {
+      if (this.decoded.size >= DECODED_CACHE_SIZE) this.decoded.delete(this.decoded.keys().next().value!)
+      this.decoded.set(id, decoded.session)
+    }
+    return decoded
   }
 
   private decode(id: string): SessionCheck {

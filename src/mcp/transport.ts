@@ -249,9 +249,11 @@ export class McpTransport {
     const flightKey = `${session.nonce}:${typeof id}:${id}`
     const cancel = new AbortController()
     this.inFlight.set(flightKey, cancel)
+    // One signal for the call: the client going away aborts it as `notifications/cancelled` does.
+    const clientGone = () => cancel.abort()
+    request.signal.addEventListener('abort', clientGone, { once: true })
     const canStream = method !== 'ping' && /text\/event-stream|\*\/\*/i.test(request.headers.get('accept') ?? '*/*')
-    const stream = new PostAnswer(canStream, { 'x-request-id': x.requestId }, () => cancel.abort())
-    const signal = AbortSignal.any([request.signal, cancel.signal])
+    const stream = new PostAnswer(canStream, { 'x-request-id': x.requestId }, clientGone)
     const answering = this.deps.methods.answer({
       id,
       method,
@@ -263,10 +265,11 @@ export class McpTransport {
       origin: publicOrigin(this.deps.config, request),
       urlElicitation: session.urlElicitation,
       client: canStream ? this.clientChannel(session, stream) : undefined,
-      signal,
+      signal: cancel.signal,
       exchange: x,
     })
     const done = () => {
+      request.signal.removeEventListener('abort', clientGone)
       if (this.inFlight.get(flightKey) === cancel) this.inFlight.delete(flightKey)
     }
     const first = canStream ? await Promise.race([answering, stream.streamed]) : await answering.finally(done)

@@ -200,11 +200,18 @@ export class UpstreamConnection {
     timeoutMs: number,
     options: { signal?: AbortSignal; relay?: CallRelay },
   ): Promise<UpstreamResult | 'session_gone'> {
-    const deadline = new AbortController()
-    const timer = setTimeout(() => deadline.abort(), timeoutMs)
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal
+    // One controller for the call, aborted by its deadline or by the caller's signal (which one: `timedOut`).
+    const call = new AbortController()
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      call.abort()
+    }, timeoutMs)
+    const cancelled = () => call.abort()
+    options.signal?.addEventListener('abort', cancelled, { once: true })
+    if (options.signal?.aborted) call.abort()
     try {
-      const outcome = await http.call(method, params, signal, options.relay)
+      const outcome = await http.call(method, params, call.signal, options.relay)
       switch (outcome.kind) {
         case 'result':
           return { ok: true, result: outcome.result }
@@ -212,13 +219,14 @@ export class UpstreamConnection {
           return { ok: false, error: mcpErrors.fromUpstream(this.server, outcome.error.code, outcome.error.message, outcome.error.data) }
         case 'session_gone':
           return 'session_gone'
-        case 'failed':
-          if (deadline.signal.aborted) return { ok: false, error: mcpErrors.upstreamTimeout(this.server, Math.round(timeoutMs / 1000)) }
-          if (options.signal?.aborted) return { ok: false, error: mcpErrors.cancelled() }
+        default:
+          if (timedOut) return { ok: false, error: mcpErrors.upstreamTimeout(this.server, Math.round(timeoutMs / 1000)) }
+          if (call.signal.aborted) return { ok: false, error: mcpErrors.cancelled() }
           return { ok: false, error: this.failure(outcome.error, timeoutMs) }
       }
     } finally {
       clearTimeout(timer)
+      options.signal?.removeEventListener('abort', cancelled)
     }
   }
 
