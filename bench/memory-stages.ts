@@ -1,6 +1,8 @@
 // Where a gateway's idle memory goes: the RSS (anonymous and file-backed), the JavaScript heap and the number of
-// modules after each start-up stage of src/main.ts, in one process, a full collection before each reading.
-// Usage: GATEWAY_DB_PATH=/tmp/x.db GATEWAY_MASTER_KEY=... bun bench/memory-stages.ts
+// modules after each start-up stage of src/main.ts, in one process, a full collection before each reading. The
+// third-party packages the gateway loads at start are imported first, one at a time, so each row is what that
+// package adds to those above it; the rows after them are the gateway's own code, its stores and its threads.
+// Usage: GATEWAY_DB_PATH=/tmp/x.db GATEWAY_MASTER_KEY=... OPENAI_API_KEY=sk-x bun bench/memory-stages.ts
 import { heapStats } from 'bun:jsc'
 import { readFileSync } from 'node:fs'
 
@@ -23,6 +25,10 @@ async function stage(name: string) {
 }
 
 await stage('bun, this script')
+for (const name of ['zod', 'pino', 'drizzle-orm', 'drizzle-orm/sqlite-core', 'jose', 'prom-client/lib/registry.js', 'elysia', '@elysiajs/openapi']) {
+  await import(name)
+  await stage(`package ${name}`)
+}
 const { loadConfig } = await import('../src/config/load.ts')
 const { createLogger, stdoutDestination } = await import('../src/log/logger.ts')
 await stage('config and logger loaded')
