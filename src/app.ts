@@ -34,6 +34,7 @@ import { McpGateway } from './mcp/gateway.ts'
 import { JwtVerifier } from './keys/jwt/verifier.ts'
 import { DashboardSso } from './sso/dashboard-sso.ts'
 import { FileService } from './files/file-service.ts'
+import { UploadService } from './files/upload-service.ts'
 import { BatchService } from './batches/batch-service.ts'
 import { BatchExecutor } from './batches/executor.ts'
 import { batchEndpointId, gatewayLineRunner } from './batches/line-runner.ts'
@@ -89,6 +90,10 @@ export class Gateway {
   readonly files: FileService
   /** Deletes expired files (their bytes and records). */
   readonly fileExpiry: Retention
+  /** The Uploads API: large files in parts, completed into files. */
+  readonly uploads: UploadService
+  /** Deletes uploads an hour after their creation, with any part still held. */
+  readonly uploadExpiry: Retention
   /** The Batches API (/v1/batches). */
   readonly batches: BatchService
   /** Runs the lines of batches on this replica (src/batches/executor.ts). */
@@ -148,6 +153,15 @@ export class Gateway {
       { job: 'file-expiry', rows: 'files', retentionDays: 0, ownExpiry: true, lease: stores.lease, intervalMs: 60_000, batchSize: 100 },
       this.log,
     )
+    this.uploads = new UploadService(stores.uploads, this.files, this.log, {
+      maxFileBytes: this.config.files.max_file_bytes,
+      uploadTimeoutMs: this.config.files.upload_timeout_seconds * 1000,
+    })
+    this.uploadExpiry = new Retention(
+      this.uploads.expiredUploads(),
+      { job: 'upload-expiry', rows: 'uploads', retentionDays: 0, ownExpiry: true, lease: stores.lease, intervalMs: 60_000, batchSize: 100 },
+      this.log,
+    )
     this.keys = new KeyDirectory(stores.keys, this.log, { changes: stores.changes })
     // Loading starts here, not in start(): a request must never find the snapshot missing without cause.
     this.keysLoaded = this.keys.start()
@@ -171,6 +185,7 @@ export class Gateway {
     this.deps.onShutdown(() => this.auditLog.close())
     this.deps.onShutdown(() => this.threadRetention.stop())
     this.deps.onShutdown(() => this.fileExpiry.stop())
+    this.deps.onShutdown(() => this.uploadExpiry.stop())
     this.adminAuth = keyAdminAuthenticator(this.config.master_key, this.keys, this.authFailures.throttle)
     this.securityEvents = auditSecurityEventRecorder(this.auditLog.writer, this.log)
     this.sso = DashboardSso.fromConfig(this.config.auth.oidc, { counters: stores.counters, securityEvents: this.securityEvents, authFailures: this.authFailures, log: this.log })
@@ -234,6 +249,7 @@ export class Gateway {
     this.auditLog.start()
     this.threadRetention.start()
     this.fileExpiry.start()
+    this.uploadExpiry.start()
     this.usage.startWriter()
     await this.mcp.start()
     await this.identityTokens.start()
@@ -288,6 +304,7 @@ export class Gateway {
       catalog: this.catalog,
       files: this.files,
       filesConfig: this.config.files,
+      uploads: this.uploads,
       batches: this.batches,
       keepaliveMs: this.config.upstream.keepalive_seconds * 1000,
       telemetry: this.telemetry,

@@ -41,6 +41,7 @@ export async function createFile(ctx: RequestContext, { files, filesConfig }: Lo
   const id = newFileId()
   ctx.receivedParts = []
   const received = await receiveUploadForm(body, {
+    fileField: 'file',
     maxFileBytes: filesConfig.max_file_bytes,
     deadlineMs: filesConfig.upload_timeout_seconds * 1000,
     startWriter: () => files.blobs.writer(id),

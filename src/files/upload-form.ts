@@ -25,6 +25,8 @@ export interface ReceivedUpload {
 }
 
 export interface UploadFormOptions {
+  /** The name of the form's one file part (`file`; an upload part's is `data`). */
+  fileField: string
   maxFileBytes: number
   deadlineMs: number
   /** Where the file's bytes go; called once, at the file part. */
@@ -117,8 +119,8 @@ class FormReading {
             break
           }
           case 'file': {
-            if (event.name !== 'file' || this.file)
-              return gatewayErrors.invalidRequest("The form must carry exactly one file, in its 'file' part.", event.name.slice(0, 100), 'unexpected_file')
+            if (event.name !== this.options.fileField || this.file)
+              return gatewayErrors.invalidRequest(`The form must carry exactly one file, in its '${this.options.fileField}' part.`, event.name.slice(0, 100), 'unexpected_file')
             const part: UploadPart = { name: event.name, filename: event.filename, content_type: event.contentType, bytes: 0, sha256: '' }
             this.options.parts.push(part)
             this.file = { part, hash: new Bun.CryptoHasher('sha256') }
@@ -145,7 +147,8 @@ class FormReading {
   }
 
   result(): ReceivedUpload | GatewayError {
-    if (!this.file || !this.fileDone || !this.writer) return gatewayErrors.invalidRequest("The form has no 'file' part.", 'file', 'missing_file')
+    const field = this.options.fileField
+    if (!this.file || !this.fileDone || !this.writer) return gatewayErrors.invalidRequest(`The form has no '${field}' part.`, field, 'missing_file')
     const { part } = this.file
     return { fields: this.fields, filename: part.filename ?? 'file', bytes: part.bytes, sha256: part.sha256, parts: this.options.parts, writer: this.writer }
   }

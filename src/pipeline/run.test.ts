@@ -39,7 +39,7 @@ function run(ctx: RequestContext, fallback: BuiltPipeline, selected: BuiltPipeli
   return runPipeline(
     ctx,
     { fallback, select: () => selected },
-    { catalog: deps.catalog, files: undefined as never, filesConfig: undefined as never, batches: undefined as never, keepaliveMs: 60_000 },
+    { catalog: deps.catalog, files: undefined as never, filesConfig: undefined as never, uploads: undefined as never, batches: undefined as never, keepaliveMs: 60_000 },
   )
 }
 

@@ -11,6 +11,9 @@ import type { FileService } from '../files/file-service.ts'
 import type { FilesConfig } from '../files/config.ts'
 import { createFile, deleteFile, fileContent, listFiles, retrieveFile } from '../files/file-endpoints.ts'
 import { fileDeleted, fileList, fileObject, uploadFields } from '../files/schemas.ts'
+import { addUploadPart, cancelUpload, completeUpload, createUpload } from '../files/upload-endpoints.ts'
+import { completeUploadRequest, createUploadRequest, uploadObject, uploadPartFields, uploadPartObject } from '../files/upload-schemas.ts'
+import type { UploadService } from '../files/upload-service.ts'
 import type { ModelCatalog } from '../models/catalog.ts'
 import type { BatchService } from '../batches/batch-service.ts'
 import { cancelBatch, createBatch, listBatches, retrieveBatch } from '../batches/routes.ts'
@@ -103,6 +106,7 @@ export interface LocalServices {
   files: FileService
   filesConfig: FilesConfig
   batches: BatchService
+  uploads: UploadService
 }
 
 /**
@@ -622,6 +626,74 @@ export const ENDPOINTS = [
     verbatim: false,
     response: batchObject,
     openapi: { summary: "Cancels one of this key's batches: lines not yet run are not run", tag: 'openai' },
+  },
+  {
+    id: 'uploads.create',
+    method: 'POST',
+    path: '/v1/uploads',
+    body: 'json',
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: createUpload,
+    verbatim: false,
+    request: createUploadRequest,
+    response: uploadObject,
+    openapi: {
+      summary: 'Starts an upload of a large file in parts (bytes, filename, mime_type, purpose, expires_after)',
+      tag: 'openai',
+      bodyDescription: 'OpenAI upload request.',
+    },
+  },
+  {
+    id: 'uploads.parts',
+    method: 'POST',
+    path: '/v1/uploads/:id/parts',
+    body: 'stream',
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: addUploadPart,
+    verbatim: false,
+    request: uploadPartFields,
+    response: uploadPartObject,
+    openapi: {
+      summary: "Adds a part (up to 64 MiB, streamed to the byte store) to one of this key's pending uploads",
+      tag: 'openai',
+      bodyDescription: 'Multipart form with one file part, `data`.',
+      files: [{ name: 'data', required: true }],
+    },
+  },
+  {
+    id: 'uploads.complete',
+    method: 'POST',
+    path: '/v1/uploads/:id/complete',
+    body: 'json',
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: completeUpload,
+    verbatim: false,
+    request: completeUploadRequest,
+    response: uploadObject,
+    openapi: {
+      summary: "Completes one of this key's uploads into a file, from its parts in the order given (md5 checked when given)",
+      tag: 'openai',
+      bodyDescription: 'part_ids, md5.',
+    },
+  },
+  {
+    id: 'uploads.cancel',
+    method: 'POST',
+    path: '/v1/uploads/:id/cancel',
+    body: 'none',
+    answers: ['json'],
+    api: localApi,
+    governance: LOCAL,
+    local: cancelUpload,
+    verbatim: false,
+    response: uploadObject,
+    openapi: { summary: "Cancels one of this key's pending uploads; its parts are deleted", tag: 'openai' },
   },
   // Any other path under /v1: still authenticated and audited, then a clear 404. Registered last.
   {

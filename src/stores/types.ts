@@ -42,6 +42,8 @@ export interface Stores {
   mcp: McpStore
   /** The Files API's records (their bytes are in the byte store, src/stores/blobs). */
   files: FileStore
+  /** The Uploads API's uploads and their parts (the parts' bytes are in the byte store until the upload ends). */
+  uploads: UploadStore
   /** Rate-limit and budget counters (in-process for one replica; Redis for several). */
   counters: Counters
   /** Cached responses, shared by every workflow (in-process LRU for one replica; Redis for several). */
@@ -401,6 +403,51 @@ export interface FileStore {
   forget(id: string): Promise<void>
   /** Admin reads (the dashboard's Files page). */
   adminList(query: FileAdminQuery): Promise<StoredFileInfo[]>
+}
+
+/** An upload in progress (OpenAI's Uploads API): parts are added, then it is completed into a file or cancelled. */
+export interface StoredUpload {
+  /** `upload_` followed by an opaque, time-ordered id. */
+  id: string
+  owner: string
+  userPath: string
+  filename: string
+  purpose: string
+  /** The size the file must have. */
+  bytes: number
+  mimeType: string
+  /** Epoch seconds. */
+  createdAt: number
+  /** Epoch seconds: an hour after creation, as at OpenAI; its parts go then. */
+  expiresAt: number
+  /** The file's own `expires_after[seconds]`, when asked for. */
+  fileExpiresAfter: number | null
+  status: 'pending' | 'completed' | 'cancelled'
+  /** The file it became. */
+  fileId: string | null
+}
+
+export interface StoredUploadPart {
+  /** `part_` followed by an opaque id; also the key of its bytes. */
+  id: string
+  uploadId: string
+  bytes: number
+  /** Epoch seconds. */
+  createdAt: number
+}
+
+/** The Uploads API's records. Reads name the owner, as for files. One writer: the upload service. */
+export interface UploadStore {
+  create(upload: StoredUpload): Promise<void>
+  get(id: string, owner: string): Promise<StoredUpload | undefined>
+  addPart(part: StoredUploadPart): Promise<void>
+  parts(uploadId: string): Promise<StoredUploadPart[]>
+  /** Moves a pending upload of `owner` to `status`; false when it was not pending (or not theirs). */
+  finish(id: string, owner: string, status: 'completed' | 'cancelled', fileId: string | null): Promise<boolean>
+  /** Up to `batch` uploads whose `expiresAt` is at or before `now`. */
+  expired(now: number, batch: number): Promise<StoredUpload[]>
+  /** Deletes the upload's record and its parts' records. */
+  forget(id: string): Promise<void>
 }
 
 /** An MCP server added through the admin API; its configuration is sealed (it may hold headers and environment with secrets). */

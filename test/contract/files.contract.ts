@@ -6,6 +6,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import type { StoredFileInfo } from '../../src/files/file-access.ts'
 import { FileService } from '../../src/files/file-service.ts'
+import { UploadService } from '../../src/files/upload-service.ts'
+import { StreamedBody } from '../../src/http/streamed-body.ts'
 import { silentLogger } from '../../src/log/logger.ts'
 import type { BlobStore } from '../../src/stores/blobs/blob-store.ts'
 import type { Stores } from '../../src/stores/types.ts'
@@ -141,6 +143,43 @@ export function filesContract(backend: string, openStores: () => Promise<Stores>
       await abandoned.abort()
       expect(await blobs.read('file-abandoned')).toBeUndefined()
     }, 60_000)
+
+    test('an upload: parts streamed to the store, completed in the order named, parts gone after; another owner sees none; swept an hour on', async () => {
+      const { files, stores, blobs, clock } = await fresh()
+      const uploads = new UploadService(stores.uploads, files, silentLogger, { maxFileBytes: 1024 * 1024, uploadTimeoutMs: 10_000 })
+      const partBody = (text: string) => {
+        const form = new FormData()
+        form.append('data', new File([text], 'blob'))
+        const request = new Request('http://gateway/v1/uploads/x/parts', { method: 'POST', body: form })
+        return new StreamedBody(request.body, request.headers.get('content-type'), undefined)
+      }
+      const made = await uploads.create({ owner: 'key_a', userPath: '/acme', bytes: 11, filename: 'u.txt', mimeType: 'text/plain', purpose: 'user_data', fileExpiresAfter: null })
+      if (made instanceof Error) throw made
+      expect(await uploads.get(made.id, 'key_b')).toBeUndefined()
+      expect(await uploads.addPart(made.id, 'key_b', partBody('no'))).toMatchObject({ status: 404, code: 'upload_not_found' })
+      const world = await uploads.addPart(made.id, 'key_a', partBody('world'))
+      const hello = await uploads.addPart(made.id, 'key_a', partBody('hello '))
+      if (world instanceof Error || hello instanceof Error) throw world
+      expect(await textOf(await blobs.read(hello.id))).toBe('hello ')
+      const done = await uploads.complete(made.id, 'key_a', [hello.id, world.id], undefined)
+      if (done instanceof Error) throw done
+      expect(await textOf((await files.open(done.file.id, 'key_a'))?.body)).toBe('hello world')
+      expect(await blobs.read(hello.id)).toBeUndefined()
+      expect((await uploads.get(made.id, 'key_a'))?.status).toBe('completed')
+
+      const pending = await uploads.create({ owner: 'key_a', userPath: '/acme', bytes: 3, filename: 'p.txt', mimeType: 'text/plain', purpose: 'user_data', fileExpiresAfter: null })
+      if (pending instanceof Error) throw pending
+      const part = await uploads.addPart(pending.id, 'key_a', partBody('abc'))
+      if (part instanceof Error) throw part
+      clock.now = T0 + 3600
+      expect(await uploads.get(pending.id, 'key_a')).toBeUndefined()
+      expect(await uploads.expiredUploads().deleteOlderThan(0, 100)).toBe(2)
+      expect(await blobs.read(part.id)).toBeUndefined()
+      expect(await stores.uploads.get(pending.id, 'key_a')).toBeUndefined()
+      expect(await stores.uploads.parts(pending.id)).toEqual([])
+      // The file it became stays.
+      expect(await textOf((await files.open(done.file.id, 'key_a'))?.body)).toBe('hello world')
+    })
 
     test('delete removes the record and the bytes', async () => {
       const { files, blobs } = await fresh()

@@ -265,6 +265,46 @@ function filesSuite(store: 'local' | 's3') {
       expect(listed.data.filter((f) => ['a.txt', 'b.txt', 'big.bin'].includes(f.filename))).toEqual([])
     })
 
+    test('an upload in parts (sent in parallel) completes into one file, in the order named; the md5 is checked', async () => {
+      const client = await keyClient('uploads-owner')
+      const pieces = [bytesOf(1024 * 1024), bytesOf(700_000), bytesOf(33)]
+      const whole = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0))
+      pieces.reduce((at, p) => (whole.set(p, at), at + p.length), 0)
+      const upload = await client.uploads.create({ bytes: whole.length, filename: 'big.jsonl', mime_type: 'application/jsonl', purpose: 'batch' })
+      expect(upload).toMatchObject({ object: 'upload', bytes: whole.length, filename: 'big.jsonl', purpose: 'batch', status: 'pending', file: null })
+      expect(upload.expires_at).toBe(upload.created_at + 3600)
+      const parts = await Promise.all(pieces.map((p, i) => client.uploads.parts.create(upload.id, { data: new File([p], `part${i}`) })))
+      for (const part of parts) expect(part).toMatchObject({ object: 'upload.part', upload_id: upload.id })
+      const md5 = new Bun.CryptoHasher('md5').update(whole).digest('hex')
+      const done = await client.uploads.complete(upload.id, { part_ids: parts.map((p) => p.id), md5 })
+      expect(done).toMatchObject({ id: upload.id, status: 'completed', file: { object: 'file', bytes: whole.length, filename: 'big.jsonl', purpose: 'batch' } })
+      const back = new Uint8Array(await (await client.files.content(done.file!.id)).arrayBuffer())
+      expect(sha256(back)).toBe(sha256(whole))
+      // Completed: no more parts, no second completion.
+      const late = await failure(client.uploads.parts.create(upload.id, { data: new File([pieces[2]!], 'again') }))
+      expect(late).toMatchObject({ status: 400, code: 'upload_not_pending' })
+    })
+
+    test('a completion whose parts do not add up, or whose md5 differs, is refused and makes no file; a cancelled upload takes no part', async () => {
+      const client = await keyClient('uploads-refused')
+      const upload = await client.uploads.create({ bytes: 10, filename: 'ten.txt', mime_type: 'text/plain', purpose: 'user_data' })
+      const five = await client.uploads.parts.create(upload.id, { data: new File(['12345'], 'a') })
+      expect(await failure(client.uploads.complete(upload.id, { part_ids: [five.id] }))).toMatchObject({ status: 400, code: 'upload_size_mismatch' })
+      const other = await client.uploads.parts.create(upload.id, { data: new File(['67890'], 'b') })
+      expect(await failure(client.uploads.complete(upload.id, { part_ids: [five.id, five.id] }))).toMatchObject({ status: 400, param: 'part_ids.1' })
+      expect(await failure(client.uploads.complete(upload.id, { part_ids: [five.id, 'part_nope'] }))).toMatchObject({ status: 400, param: 'part_ids.1' })
+      expect(await failure(client.uploads.complete(upload.id, { part_ids: [five.id, other.id], md5: '0'.repeat(32) }))).toMatchObject({ status: 400, code: 'md5_mismatch' })
+      expect((await client.files.list()).data).toEqual([])
+      // A part larger than the upload is refused as it arrives.
+      expect(await failure(client.uploads.parts.create(upload.id, { data: new File([new Uint8Array(11)], 'c') }))).toMatchObject({ status: 413 })
+      expect(await client.uploads.cancel(upload.id)).toMatchObject({ id: upload.id, status: 'cancelled', file: null })
+      expect(await failure(client.uploads.parts.create(upload.id, { data: new File(['x'], 'd') }))).toMatchObject({ status: 400, code: 'upload_not_pending' })
+      expect(await failure(client.uploads.complete(upload.id, { part_ids: [five.id, other.id] }))).toMatchObject({ status: 400, code: 'upload_not_pending' })
+      // The cancelled upload's parts are gone from the byte store.
+      expect(await t.gw.gateway.files.blobs.read(five.id)).toBeUndefined()
+      expect(await failure(client.uploads.create({ bytes: MAX_FILE + 1, filename: 'x', mime_type: 'text/plain', purpose: 'batch' }))).toMatchObject({ status: 400, param: 'bytes' })
+    })
+
     test("the audit entry records the parts' names, sizes and SHA-256, never the bytes", async () => {
       const bytes = new TextEncoder().encode('{"custom_id":"zanzibar-secret"}\n')
       const { data, response } = await t.openai.files.create({ file: await toFile(bytes, 'lines.jsonl'), purpose: 'batch' }).withResponse()

@@ -125,7 +125,19 @@ const V1_PROBES: Record<EndpointId, (marker: string) => Probe> = {
   'batches.list': () => ({ method: 'GET', path: '/v1/batches' }),
   'batches.retrieve': (marker) => ({ method: 'GET', path: `/v1/batches/batch_${marker}` }),
   'batches.cancel': (marker) => ({ method: 'POST', path: `/v1/batches/batch_${marker}/cancel` }),
+  'uploads.create': () => ({ method: 'POST', path: '/v1/uploads', body: { bytes: 4, filename: 'a.txt', mime_type: 'text/plain', purpose: 'user_data' } }),
+  // An upload's routes name an id; one nobody made here is the 404 another tenant's id gets.
+  'uploads.parts': (marker) => ({ method: 'POST', path: `/v1/uploads/upload_${marker}/parts`, body: partForm(marker) }),
+  'uploads.complete': (marker) => ({ method: 'POST', path: `/v1/uploads/upload_${marker}/complete`, body: { part_ids: ['part_x'] } }),
+  'uploads.cancel': (marker) => ({ method: 'POST', path: `/v1/uploads/upload_${marker}/cancel` }),
   not_found: () => ({ method: 'GET', path: '/v1/no-such-api' }),
+}
+
+/** One part of an upload (POST /v1/uploads/{id}/parts). */
+function partForm(marker: string): FormData {
+  const form = new FormData()
+  form.append('data', new File([`part:${marker}`], 'blob'))
+  return form
 }
 
 /** A file upload (POST /v1/files). */
@@ -295,6 +307,21 @@ describe('one tenant against another on /v1', () => {
       expect({ row, status: bobs.status, error: { ...bobs.body.error, message: undefined } }).toEqual({ row, status: 404, error: { ...unknown.body.error, message: undefined } })
     }
     expect((await send(V1_PROBES['files.list']('x'), bearer(bob.api.key))).body.data.map((f: { id: string }) => f.id)).not.toContain(made.body.id)
+    // Nor another tenant's upload: its parts, completion and cancellation are the 404 of an id never made.
+    const upload = await send(V1_PROBES['uploads.create']('x'), bearer(alice.api.key))
+    expect(upload.status).toBe(200)
+    const unknownUpload = await send(V1_PROBES['uploads.cancel']('never_made'), bearer(bob.api.key))
+    expect(unknownUpload.status).toBe(404)
+    for (const row of ['uploads.parts', 'uploads.complete', 'uploads.cancel'] as const) {
+      const probe = { ...V1_PROBES[row]('x'), path: V1_PROBES[row]('x').path.replace('upload_x', upload.body.id) }
+      const bobs = await send(probe, bearer(bob.api.key))
+      expect({ row, status: bobs.status, error: { ...bobs.body.error, message: undefined } }).toEqual({
+        row,
+        status: 404,
+        error: { ...unknownUpload.body.error, message: undefined },
+      })
+    }
+    expect((await send({ method: 'POST', path: `/v1/uploads/${upload.body.id}/cancel` }, bearer(alice.api.key))).body.status).toBe('cancelled')
     // Alice's is still there, whole.
     const content = await send({ method: 'GET', path: `/v1/files/${made.body.id}/content` }, bearer(alice.api.key))
     expect({ status: content.status, body: content.body }).toEqual({ status: 200, body: 'secret:file-secret' })

@@ -70,3 +70,16 @@ def test_bad_purpose_is_a_400(alice):
     with pytest.raises(openai.BadRequestError) as refused:
         alice.files.create(file=("x.txt", b"x"), purpose="nonsense")
     assert refused.value.param == "purpose"
+
+
+def test_upload_file_chunked(alice, bob, tmp_path):
+    data = os.urandom(3 * 1024 * 1024 + 11)
+    path = tmp_path / "chunked.jsonl"
+    path.write_bytes(data)
+    upload = alice.uploads.upload_file_chunked(file=path, mime_type="application/jsonl", purpose="batch", part_size=1024 * 1024, md5=hashlib.md5(data).hexdigest())
+    assert (upload.status, upload.file.bytes, upload.file.filename) == ("completed", len(data), "chunked.jsonl")
+    assert hashlib.sha256(alice.files.content(upload.file.id).read()).hexdigest() == hashlib.sha256(data).hexdigest()
+    with pytest.raises(openai.NotFoundError):
+        bob.uploads.cancel(upload.id)
+    pending = alice.uploads.create(bytes=4, filename="x.txt", mime_type="text/plain", purpose="user_data")
+    assert alice.uploads.cancel(pending.id).status == "cancelled"

@@ -33,6 +33,7 @@ import { postgresMigrations } from './migrations.ts'
 import { ensurePartitions } from './partitions.ts'
 import { postgresResponseThreadStore } from './response-threads.ts'
 import { postgresFileStore } from './files.ts'
+import { postgresUploadStore } from './uploads.ts'
 import { postgresPriceStore, postgresUsageStore } from './usage.ts'
 import { postgresWorkflowStore } from './workflows.ts'
 
@@ -130,6 +131,7 @@ export async function openPostgresStores(config: GatewayConfig, log: Logger, opt
     usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'postgres', () => reaching(() => writes.writeUsage(records))) }, log),
     responseThreads: guarded(postgresResponseThreadStore(db)),
     files: guarded(postgresFileStore(db)),
+    uploads: guarded(postgresUploadStore(db)),
     mcp: guarded(postgresMcpStore(db)),
     batches: guarded(postgresBatchStore(db)),
     counters: caches.counters,

@@ -113,6 +113,38 @@ export const files = pgTable(
   (t) => [index('files_owner').on(t.owner, t.id), index('files_expires_at').on(t.expiresAt), index('files_user_path').on(t.userPath, t.id)],
 )
 
+/** The Uploads API's uploads (src/files/uploads); their parts below, whose bytes are in the byte store until the upload ends. */
+export const uploads = pgTable(
+  'uploads',
+  {
+    id: text('id').primaryKey(),
+    owner: text('owner').notNull(),
+    userPath: text('user_path').notNull(),
+    filename: text('filename').notNull(),
+    purpose: text('purpose').notNull(),
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    mimeType: text('mime_type').notNull(),
+    /** Epoch seconds. */
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+    fileExpiresAfter: bigint('file_expires_after', { mode: 'number' }),
+    status: text('status', { enum: ['pending', 'completed', 'cancelled'] }).notNull(),
+    fileId: text('file_id'),
+  },
+  (t) => [index('uploads_expires_at').on(t.expiresAt)],
+)
+
+export const uploadParts = pgTable(
+  'upload_parts',
+  {
+    id: text('id').primaryKey(),
+    uploadId: text('upload_id').notNull(),
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('upload_parts_upload').on(t.uploadId)],
+)
+
 export const usageRecords = pgTable(
   'usage_records',
   {

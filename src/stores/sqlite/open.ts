@@ -25,6 +25,7 @@ import { sqliteMcpStore } from './mcp.ts'
 import { migrateSqlite } from './migrate.ts'
 import { sqliteResponseThreadStore } from './response-threads.ts'
 import { sqliteFileStore } from './files.ts'
+import { sqliteUploadStore } from './uploads.ts'
 import { sqlitePriceStore, sqliteUsageStore } from './usage.ts'
 import { sqliteWorkflowStore } from './workflows.ts'
 import { startWriteThread, type BatchWrites } from '../write-path/write-thread.ts'
@@ -63,6 +64,7 @@ export async function openSqliteStores(config: GatewayConfig, log: Logger, optio
     usageSink: createUsageWriter(config, { writeBatch: (records) => events.time('usage', 'sqlite', () => writes.writeUsage(records)) }, log),
     responseThreads: sqliteResponseThreadStore(db),
     files: sqliteFileStore(db),
+    uploads: sqliteUploadStore(db),
     mcp: sqliteMcpStore(db),
     batches: sqliteBatchStore(db),
     counters: caches.counters,

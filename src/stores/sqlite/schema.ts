@@ -141,6 +141,38 @@ export const files = sqliteTable(
   (t) => [index('files_owner').on(t.owner, t.id), index('files_expires_at').on(t.expiresAt), index('files_user_path').on(t.userPath, t.id)],
 )
 
+/** The Uploads API's uploads (src/files/uploads); their parts below, whose bytes are in the byte store until the upload ends. */
+export const uploads = sqliteTable(
+  'uploads',
+  {
+    id: text('id').primaryKey(),
+    owner: text('owner').notNull(),
+    userPath: text('user_path').notNull(),
+    filename: text('filename').notNull(),
+    purpose: text('purpose').notNull(),
+    bytes: integer('bytes').notNull(),
+    mimeType: text('mime_type').notNull(),
+    /** Epoch seconds. */
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    fileExpiresAfter: integer('file_expires_after'),
+    status: text('status', { enum: ['pending', 'completed', 'cancelled'] }).notNull(),
+    fileId: text('file_id'),
+  },
+  (t) => [index('uploads_expires_at').on(t.expiresAt)],
+)
+
+export const uploadParts = sqliteTable(
+  'upload_parts',
+  {
+    id: text('id').primaryKey(),
+    uploadId: text('upload_id').notNull(),
+    bytes: integer('bytes').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('upload_parts_upload').on(t.uploadId)],
+)
+
 export const workflowVersions = sqliteTable(
   'workflow_versions',
   {

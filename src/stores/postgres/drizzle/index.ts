@@ -15,6 +15,7 @@ import storedResponses from './0007_stored_responses.sql' with { type: 'text' }
 import usageUnits from './0008_usage_units.sql' with { type: 'text' }
 import files from './0009_files.sql' with { type: 'text' }
 import batches from './0010_batches.sql' with { type: 'text' }
+import uploads from './0011_uploads.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -31,4 +32,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0008_usage_units': usageUnits,
   '0009_files': files,
   '0010_batches': batches,
+  '0011_uploads': uploads,
 }

@@ -13,6 +13,7 @@ import storedResponses from './0006_stored_responses.sql' with { type: 'text' }
 import usageUnits from './0007_usage_units.sql' with { type: 'text' }
 import files from './0008_files.sql' with { type: 'text' }
 import batches from './0009_batches.sql' with { type: 'text' }
+import uploads from './0010_uploads.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -28,4 +29,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0007_usage_units': usageUnits,
   '0008_files': files,
   '0009_batches': batches,
+  '0010_uploads': uploads,
 }
