@@ -38,6 +38,7 @@ import { UploadService } from './files/upload-service.ts'
 import { BatchService } from './batches/batch-service.ts'
 import { BatchExecutor } from './batches/executor.ts'
 import { batchEndpointId, gatewayLineRunner } from './batches/line-runner.ts'
+import { providerBatchApi } from './batches/providers/index.ts'
 import type { BlobStore } from './stores/blobs/blob-store.ts'
 import { openBlobStore } from './stores/blobs/open.ts'
 
@@ -211,6 +212,12 @@ export class Gateway {
       lease: stores.lease,
       files: () => this.files,
       runLine: gatewayLineRunner({ keys: this.keys, run: (ctx) => this.runBatchLine(ctx), log: this.log, requestsEnd: this.endRequests }),
+      providerBatches: (providerName, endpointId) => {
+        if (this.config.batches.gateway_run_all) return undefined
+        const provider = this.providers.get(providerName)?.instance
+        const api = provider && providerBatchApi(provider.type)
+        return provider && api?.supports(endpointId) ? { provider, api } : undefined
+      },
       concurrency: this.config.batches.concurrency,
       pollMs: this.config.batches.poll_seconds * 1000,
       replicaId: Bun.randomUUIDv7(),

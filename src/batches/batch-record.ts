@@ -55,8 +55,12 @@ export interface BatchRecord {
   costUsd: number
 }
 
-/** Where a line is: waiting, claimed by a replica that is running it, or done one way or the other. */
-export type BatchLineState = 'pending' | 'claimed' | 'succeeded' | 'failed'
+/**
+ * Where a line is: waiting; claimed by a replica that is running it (or handing it to a provider's batch API, or
+ * recording the provider's answer); submitted to a provider's batch API and waiting for its answer; done one way or
+ * the other.
+ */
+export type BatchLineState = 'pending' | 'claimed' | 'submitted' | 'succeeded' | 'failed'
 
 /** One line's outcome, what its output or error file line says. */
 export type BatchLineResult = { kind: 'response'; statusCode: number; requestId: string; body: unknown } | { kind: 'error'; code: string; message: string }
@@ -72,7 +76,7 @@ export interface BatchLine {
   state: BatchLineState
   /** The provider instance a provider batch API took it to; null: the gateway runs it. */
   target: string | null
-  /** The provider's job id when a provider batch API runs it. */
+  /** The provider batch API's job that runs it (a `ProviderBatchJob` as JSON); null: the gateway runs it. */
   providerJob: string | null
   /** The replica that claimed it, and when (epoch ms). */
   claimedBy: string | null

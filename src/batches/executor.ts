@@ -13,15 +13,35 @@ import type { BatchStore, FinishedBatchLine, Lease } from '../stores/types.ts'
 import { LINE_FAILURES } from './batch-errors.ts'
 import type { BatchLine, BatchRecord, BatchStatus } from './batch-record.ts'
 import { writeResultFiles } from './result-files.ts'
+import type { ProviderInstance } from '../providers/types.ts'
+import { GatewayError } from '../errors/gateway-error.ts'
+import type { ProviderBatchApi, ProviderBatchJob } from './provider-batch-api.ts'
 
-/** Runs one line as a live request of the batch's owner; every outcome (a refusal too) is a finished line. */
-export type LineRunner = (batch: BatchRecord, line: BatchLine) => Promise<FinishedBatchLine>
+/**
+ * How a line runs: as a live request, handed to a provider batch API instead when `handOver` says its target's
+ * provider takes it; or with a provider batch API's answer replayed in the route stage's place.
+ */
+export type LineMode = { kind: 'run'; handOver?: (providerName: string, endpointId: string) => boolean } | { kind: 'replay'; answer: { statusCode: number; body: unknown } }
+
+/** A line's run: finished (every outcome, a refusal too), or resolved and rewritten for a provider batch API to run. */
+export type LineRun = { kind: 'finished'; finished: FinishedBatchLine } | { kind: 'handedOver'; providerName: string; body: Record<string, unknown> }
+
+/** Runs one line as a live request of the batch's owner (line-runner.ts). */
+export type LineRunner = (batch: BatchRecord, line: BatchLine, mode: LineMode) => Promise<LineRun>
+
+/** A provider instance and its batch API, for lines whose target it is. */
+export interface ProviderBatchTarget {
+  provider: ProviderInstance
+  api: ProviderBatchApi
+}
 
 export interface BatchExecutorDeps {
   store: BatchStore
   lease: Lease
   files: () => FileAccess | undefined
   runLine: LineRunner
+  /** The batch API that takes lines of `endpointId` for this provider instance; undefined: the gateway runs them. */
+  providerBatches: (providerName: string, endpointId: string) => ProviderBatchTarget | undefined
   /** Lines of one batch running at the same time. */
   concurrency: number
   pollMs: number
@@ -38,6 +58,11 @@ const BATCHES_AT_ONCE = 2
 const PAGE = 100
 /** How often a running batch re-reads its status (a cancel made on another replica). */
 const STATUS_CHECK_MS = 250
+/** A provider batch API's answer to one call (status, submit, cancel), and to its results read whole. */
+const PROVIDER_CALL_MS = 60_000
+const PROVIDER_RESULTS_MS = 15 * 60_000
+/** Lines handed to one provider job at most; more make several jobs. */
+const LINES_PER_JOB = 10_000
 
 export class BatchExecutor {
   private readonly now: () => number
@@ -46,6 +71,7 @@ export class BatchExecutor {
   private ticking = false
   private tickAgain = false
   private stopping = false
+  private readonly cancelledJobs = new Set<string>()
 
   constructor(private readonly deps: BatchExecutorDeps) {
     this.now = deps.now ?? Date.now
@@ -110,13 +136,79 @@ export class BatchExecutor {
     const batch = await store.get(id)
     if (!batch || !UNFINISHED.includes(batch.status)) return
     // Claimed by a replica that no longer holds the lease: it died (or lost its database connection) mid-line.
-    const interrupted = await store.failLines(id, ['claimed'], { kind: 'error', ...LINE_FAILURES.interrupted })
+    const interrupted = await store.recoverClaimed(id, { kind: 'error', ...LINE_FAILURES.interrupted })
     if (interrupted > 0) this.deps.log.warn({ batch_id: id, lines: interrupted }, 'batch lines interrupted by a replica that stopped; reported failed, not run again')
+    if (batch.status === 'cancelling') await this.cancelJobs(batch)
+    await this.collect(batch)
     if (batch.status === 'in_progress' && !this.expired(batch)) {
       const finishedAll = await this.runLines(batch)
       if (!finishedAll) return
     }
     await this.end(id)
+  }
+
+  /** The provider jobs of the batch's submitted lines, by job. */
+  private async submittedJobs(batchId: string): Promise<Map<string, BatchLine[]>> {
+    const jobs = new Map<string, BatchLine[]>()
+    for (let from = 0; ; ) {
+      const page = await this.deps.store.lines(batchId, { states: ['submitted'], fromIndex: from, limit: 1000 })
+      for (const line of page) {
+        const key = `${line.target}\n${line.providerJob}`
+        jobs.set(key, [...(jobs.get(key) ?? []), line])
+      }
+      if (page.length < 1000) return jobs
+      from = page.at(-1)!.index + 1
+    }
+  }
+
+  /** Reads the answers of provider jobs that ended: each line's answer goes through the pipeline as a live one's would. */
+  private async collect(batch: BatchRecord): Promise<void> {
+    for (const lines of (await this.submittedJobs(batch.id)).values()) {
+      const first = lines[0]!
+      const target = this.deps.providerBatches(first.target!, first.endpointId)
+      if (!target) continue
+      const job = JSON.parse(first.providerJob!) as ProviderBatchJob
+      const status = await target.api.status(target.provider, job, AbortSignal.timeout(PROVIDER_CALL_MS))
+      if (status instanceof GatewayError) {
+        this.deps.log.warn({ batch_id: batch.id, provider: first.target, job: job.id, err: status.message }, 'could not read a provider batch job; trying again later')
+        continue
+      }
+      if (status.state === 'in_progress') continue
+      const byCustomId = new Map(lines.map((line) => [line.customId, line]))
+      for await (const result of target.api.results(target.provider, job, AbortSignal.timeout(PROVIDER_RESULTS_MS))) {
+        if (result instanceof GatewayError) {
+          this.deps.log.warn({ batch_id: batch.id, provider: first.target, job: job.id, err: result.message }, "could not read a provider batch job's results; trying again later")
+          break
+        }
+        const line = byCustomId.get(result.customId)
+        if (!line || !(await this.deps.store.claimLine(batch.id, line.index, this.deps.replicaId, this.now(), 'submitted'))) continue
+        const finished: FinishedBatchLine = result.response
+          ? await this.finishedRun(batch, line, { kind: 'replay', answer: result.response })
+          : { state: 'failed', result: { kind: 'error', ...result.error! }, auditId: null, costUsd: 0 }
+        await this.deps.store.finishLine(batch.id, line.index, this.deps.replicaId, finished)
+      }
+    }
+  }
+
+  private async finishedRun(batch: BatchRecord, line: BatchLine, mode: LineMode): Promise<FinishedBatchLine> {
+    const ran = await this.deps.runLine(batch, line, mode)
+    // A replayed answer is never handed over; the guard keeps the types honest.
+    return ran.kind === 'finished'
+      ? ran.finished
+      : { state: 'failed', result: { kind: 'error', code: 'batch_line_unanswered', message: 'The line was not answered.' }, auditId: null, costUsd: 0 }
+  }
+
+  /** A cancelled batch's provider jobs are cancelled (once per job here); their answers are still collected. */
+  private async cancelJobs(batch: BatchRecord): Promise<void> {
+    for (const [key, lines] of await this.submittedJobs(batch.id)) {
+      if (this.cancelledJobs.has(key)) continue
+      const first = lines[0]!
+      const target = this.deps.providerBatches(first.target!, first.endpointId)
+      if (!target) continue
+      const cancelled = await target.api.cancel(target.provider, JSON.parse(first.providerJob!) as ProviderBatchJob, AbortSignal.timeout(PROVIDER_CALL_MS))
+      if (cancelled instanceof GatewayError) this.deps.log.warn({ batch_id: batch.id, provider: first.target, err: cancelled.message }, 'could not cancel a provider batch job')
+      else this.cancelledJobs.add(key)
+    }
   }
 
   private expired(batch: BatchRecord): boolean {
@@ -154,16 +246,52 @@ export class BatchExecutor {
       turn = taken.catch(() => {})
       return taken
     }
+    // Lines whose target's provider has a batch API, resolved and rewritten by the pipeline, by provider.
+    const handedOver = new Map<string, { line: BatchLine; body: Record<string, unknown> }[]>()
+    const mode: LineMode = { kind: 'run', handOver: (providerName, endpointId) => this.deps.providerBatches(providerName, endpointId) !== undefined }
     const worker = async () => {
       for (let line = await next(); line; line = await next()) {
         if (!(await store.claimLine(batch.id, line.index, this.deps.replicaId, this.now()))) continue
-        const finished = await this.deps.runLine(batch, line)
-        await store.finishLine(batch.id, line.index, this.deps.replicaId, finished)
+        const ran = await this.deps.runLine(batch, line, mode)
+        if (ran.kind === 'finished') {
+          await store.finishLine(batch.id, line.index, this.deps.replicaId, ran.finished)
+          continue
+        }
+        const group = handedOver.get(ran.providerName) ?? []
+        group.push({ line, body: ran.body })
+        handedOver.set(ran.providerName, group)
+        if (group.length >= LINES_PER_JOB) {
+          handedOver.delete(ran.providerName)
+          await this.submit(batch, ran.providerName, group)
+        }
       }
     }
     await Promise.all(Array.from({ length: this.deps.concurrency }, worker))
+    for (const [providerName, group] of handedOver) await this.submit(batch, providerName, group)
     if (halted || this.stopping) return false
     return (await store.lines(batch.id, { states: ['pending', 'claimed'], limit: 1 })).length === 0
+  }
+
+  /** Hands lines (claimed here) to their provider's batch API as one job; a refused job fails its lines with the refusal. */
+  private async submit(batch: BatchRecord, providerName: string, group: { line: BatchLine; body: Record<string, unknown> }[]): Promise<void> {
+    const target = this.deps.providerBatches(providerName, group[0]!.line.endpointId)!
+    const prepared = group.map(({ line, body }) => ({ customId: line.customId, endpointId: line.endpointId, body }))
+    const job = await target.api.submit(target.provider, prepared, AbortSignal.timeout(PROVIDER_RESULTS_MS))
+    if (job instanceof GatewayError) {
+      this.deps.log.warn({ batch_id: batch.id, provider: providerName, err: job.message }, 'a provider refused a batch job; its lines failed')
+      for (const { line } of group) {
+        const result = { kind: 'response' as const, statusCode: job.status, requestId: '', body: job.toJSON() }
+        await this.deps.store.finishLine(batch.id, line.index, this.deps.replicaId, { state: 'failed', result, auditId: null, costUsd: 0 })
+      }
+      return
+    }
+    await this.deps.store.submitLines(
+      batch.id,
+      group.map(({ line }) => line.index),
+      this.deps.replicaId,
+      providerName,
+      JSON.stringify(job),
+    )
   }
 
   /** Gives the batch its final status: the lines left fail with the reason, the result files are written. */
@@ -185,8 +313,10 @@ export class BatchExecutor {
     } else {
       final = 'completed'
       from = ['finalizing']
-      if (batch.status !== 'finalizing' && !(await store.transition(id, ['in_progress'], { status: 'finalizing', finalizingAt: now() }))) return
     }
+    // Lines a provider still runs: the batch ends when their answers are in.
+    if ((await store.lines(id, { states: ['pending', 'submitted', 'claimed'], limit: 1 })).length > 0) return
+    if (final === 'completed' && batch.status !== 'finalizing' && !(await store.transition(id, ['in_progress'], { status: 'finalizing', finalizingAt: now() }))) return
     const files = this.deps.files()
     if (!files) {
       this.deps.log.error({ batch_id: id }, 'batch finished but the Files API is not available to write its results')

@@ -17,7 +17,7 @@ import type { Outcome } from '../pipeline/types.ts'
 import { endpoint, ENDPOINTS } from '../protocols/endpoints.ts'
 import type { FinishedBatchLine } from '../stores/types.ts'
 import type { BatchLine, BatchOwner, BatchRecord } from './batch-record.ts'
-import type { LineRunner } from './executor.ts'
+import type { LineMode, LineRunner } from './executor.ts'
 
 export interface LineRunnerDeps {
   keys: KeyDirectory
@@ -34,17 +34,42 @@ const MAX_RATE_WAITS = 100
 const OUTCOME_WAIT_MS = 10_000
 
 export function gatewayLineRunner(deps: LineRunnerDeps): LineRunner {
-  return async (batch, line) => {
+  return async (batch, line, mode) => {
     for (let waits = 0; ; waits++) {
-      const ran = await runOnce(deps, batch, line)
+      const ran = await runOnce(deps, batch, line, mode)
       const retryAfter = ran.refusedByLimiter
-      if (retryAfter === undefined || waits >= MAX_RATE_WAITS) return ran.finished
+      if (ran.handedOver) return { kind: 'handedOver', ...ran.handedOver }
+      if (retryAfter === undefined || waits >= MAX_RATE_WAITS) return { kind: 'finished', finished: ran.finished }
       await Bun.sleep(Math.min(retryAfter, MAX_RATE_WAIT_S) * 1000)
     }
   }
 }
 
-async function runOnce(deps: LineRunnerDeps, batch: BatchRecord, line: BatchLine): Promise<{ finished: FinishedBatchLine; refusedByLimiter?: number }> {
+interface RanOnce {
+  finished: FinishedBatchLine
+  refusedByLimiter?: number
+  handedOver?: { providerName: string; body: Record<string, unknown> }
+}
+
+/**
+ * In the route stage's place: a provider batch API's answer (replayed, so the answer goes through the same
+ * answer hooks, usage, budgets and audit as a live one), or, when the target's provider has a batch API, the line
+ * as the provider would get it, kept to be handed over (nothing is metered and no audit entry is made for it: the
+ * provider's answer gets that).
+ */
+function routeOf(mode: LineMode, handedOver: (line: { providerName: string; body: Record<string, unknown> }) => void) {
+  return (ctx: RequestContext): Response | undefined => {
+    if (mode.kind === 'replay') return new Response(JSON.stringify(mode.answer.body), { status: mode.answer.statusCode, headers: { 'content-type': 'application/json' } })
+    const target = ctx.target
+    if (!target || !mode.handOver?.(target.providerName, ctx.endpoint)) return undefined
+    ctx.batchLine!.handedOver = true
+    ctx.auditSuppressed = true
+    handedOver({ providerName: target.providerName, body: { ...ctx.body, model: target.model } })
+    return new Response('{}', { headers: { 'content-type': 'application/json' } })
+  }
+}
+
+async function runOnce(deps: LineRunnerDeps, batch: BatchRecord, line: BatchLine, mode: LineMode): Promise<RanOnce> {
   const row = endpoint(line.endpointId as EndpointId)
   const headers = new Headers({ 'content-type': 'application/json', 'x-request-id': `${batch.id}:${line.index}` })
   if (batch.owner.userPath) headers.set(USER_PATH_HEADER, batch.owner.userPath)
@@ -62,7 +87,8 @@ async function runOnce(deps: LineRunnerDeps, batch: BatchRecord, line: BatchLine
     authentication: authenticationOf(batch.owner, deps.keys),
   })
   ctx.labels = [...batch.labels, `batch:${batch.id}`]
-  ctx.batchLine = { batchId: batch.id, customId: line.customId, finished: outcome }
+  let handedOver: RanOnce['handedOver']
+  ctx.batchLine = { batchId: batch.id, customId: line.customId, finished: outcome, route: routeOf(mode, (kept) => (handedOver = kept)), batchPriced: mode.kind === 'replay' }
   const text = JSON.stringify(line.body)
   parseJsonBody(ctx, text, Buffer.byteLength(text))
   const response = await deps.run(ctx)
@@ -83,7 +109,7 @@ async function runOnce(deps: LineRunnerDeps, batch: BatchRecord, line: BatchLine
   }
   // The gateway's own limiter answered (no upstream was called): the line may wait and go again.
   const limited = response.status === 429 && ctx.attempts.length === 0 && ctx.error?.code === 'rate_limit_exceeded'
-  return { finished: result, refusedByLimiter: limited ? Number(response.headers.get('retry-after') ?? 1) || 1 : undefined }
+  return { finished: result, handedOver, refusedByLimiter: limited ? Number(response.headers.get('retry-after') ?? 1) || 1 : undefined }
 }
 
 /** The owner's credential as it stands now: a managed key from the key snapshot (revoked or expired: refused). */

@@ -84,6 +84,23 @@ export interface RequestContextInit {
   authentication?: Authentication
 }
 
+/** What a batch line's request carries besides a live request's (src/batches/line-runner.ts). */
+export interface BatchLineRequest {
+  batchId: string
+  customId: string
+  /** Told the outcome once the request is complete. */
+  finished(outcome: Outcome): void
+  /**
+   * In the route stage's place: the answer (a provider batch API's answer to this line), or undefined to let the
+   * route stage call the provider. Read by src/pipeline/run.ts.
+   */
+  route?(ctx: RequestContext): Response | undefined
+  /** The line was handed to a provider's batch API, not answered: nothing to meter (src/usage/meter.ts). */
+  handedOver?: boolean
+  /** The answer came from a provider's batch API: priced at its batch price (src/usage/meter.ts). */
+  batchPriced?: boolean
+}
+
 export class RequestContext {
   /**
    * The gateway's own id for this request; the audit entry's `id`. Time-ordered (UUIDv7): the audit log indexes
@@ -161,7 +178,7 @@ export class RequestContext {
    * Set when the request is a line of a batch the gateway runs: its audit entry names the batch and the line, and
    * the runner is told the outcome (its cost). The batch line runner (src/batches/line-runner.ts).
    */
-  batchLine?: { batchId: string; customId: string; finished(outcome: Outcome): void }
+  batchLine?: BatchLineRequest
 
   /** Where the request goes: the resolver; the route stage replaces it with the target that answered. */
   target?: ResolvedTarget

@@ -63,7 +63,7 @@ export async function runPipeline(ctx: RequestContext, selector: PipelineSelecto
     // A routed row left without a target (a stored response the caller may not see, or whose provider is gone) is
     // the gateway's answer, given only now that rate limits and budgets have counted the call.
     const fallback = ctx.target ? undefined : endpoint(ctx.endpoint).api.upstream?.fallback
-    const dispatched = fallback ? await fallback(ctx.body, ctx) : await dispatch()
+    const dispatched = fallback ? await fallback(ctx.body, ctx) : (ctx.batchLine?.route?.(ctx) ?? (await dispatch()))
     if (dispatched instanceof GatewayError) return failWith(ctx, dispatched)
     return ctx.capture.routeAnswer ? answered(ctx, pipeline, dispatched) : throughOnResponse(ctx, pipeline, dispatched)
   }

@@ -534,8 +534,16 @@ export interface BatchStore {
   transition(id: string, from: readonly BatchStatus[], changes: Partial<Omit<BatchRecord, 'id' | 'owner' | 'requestCounts'>>): Promise<BatchRecord | undefined>
   /** Lines of the batch in file order from `fromIndex`, only those in `states` when given. */
   lines(batchId: string, query: { states?: readonly BatchLine['state'][]; fromIndex?: number; limit: number }): Promise<BatchLine[]>
-  /** Marks a pending line claimed by replica `by`; false when it was not pending any more. */
-  claimLine(batchId: string, index: number, by: string, atMs: number): Promise<boolean>
+  /** Marks a line in state `from` (default pending) claimed by replica `by`; false when it was not in that state any more. */
+  claimLine(batchId: string, index: number, by: string, atMs: number, from?: 'pending' | 'submitted'): Promise<boolean>
+  /** Lines claimed by `by` were taken by the provider batch API `target` as `job` (JSON). */
+  submitLines(batchId: string, indexes: readonly number[], by: string, target: string, job: string): Promise<void>
+  /**
+   * Lines claimed by a replica that stopped: one with a provider job goes back to submitted (its answer is the
+   * provider's, read again); one without fails with `result` (it may have reached the provider: never sent twice).
+   * Resolves to how many failed.
+   */
+  recoverClaimed(batchId: string, result: BatchLineResult): Promise<number>
   /** A line claimed by `by` finishes; false (nothing changed) when it is not claimed by `by`. */
   finishLine(batchId: string, index: number, by: string, finished: FinishedBatchLine): Promise<boolean>
   /** Every line in one of `states` fails with `result` (counted as failed); resolves to how many. */

@@ -15,7 +15,7 @@ import { unitUsageOf } from './units.ts'
 
 /** Whether the request's usage must be counted by the gateway: billable, and the upstream reported none. */
 export function needsEstimatedUsage(ctx: RequestContext, outcome: Outcome): boolean {
-  return !outcome.usage && !!ctx.target && outcome.status < 400 && !outcome.clientAborted
+  return !outcome.usage && !!ctx.target && outcome.status < 400 && !outcome.clientAborted && !ctx.batchLine?.handedOver
 }
 
 /**
@@ -47,7 +47,7 @@ export async function estimateUsage(ctx: RequestContext, outcome: Outcome): Prom
  * {@link estimateUsage}'s answer, needed when {@link needsEstimatedUsage} says so.
  */
 export function meterUsage(ctx: RequestContext, outcome: Outcome, prices: PriceTable, estimated?: TokenUsage): UsageRecord | undefined {
-  if (!ctx.target || outcome.status >= 400 || (outcome.clientAborted && !outcome.usage)) return undefined
+  if (!ctx.target || outcome.status >= 400 || (outcome.clientAborted && !outcome.usage) || ctx.batchLine?.handedOver) return undefined
   const tokens = outcome.usage ?? estimated
   if (!tokens) throw new Error('meterUsage: the upstream reported no usage and no estimate was given')
   const counts = {
@@ -57,7 +57,7 @@ export function meterUsage(ctx: RequestContext, outcome: Outcome, prices: PriceT
     completion: tokens.completion_tokens,
     unitUsage: unitUsageOf(tokens),
   }
-  const priced = prices.cost(ctx.target, counts)
+  const priced = ctx.batchLine?.batchPriced ? prices.batchCost(ctx.target, counts) : prices.cost(ctx.target, counts)
   const rewriteTokensSaved = ctx.revisions.reduce((sum, r) => sum + (r.tokens_saved || 0), 0)
   const inputPrice = prices.priceFor(ctx.target)?.input ?? 0
   const cacheHit = ctx.cacheType !== ''

@@ -49,6 +49,7 @@ describe.skipIf(!postgresAvailable())('a batch survives the replica running it',
       FILES_DIRECTORY: mkdtempSync(join(tmpdir(), 'gw-batch-files-')),
       BATCHES_CONCURRENCY: String(CONCURRENCY),
       BATCHES_POLL_SECONDS: '1',
+      BATCHES_GATEWAY_RUN_ALL: 'true',
     }
     const a = await spawnGateway(env)
     running.push(a)

@@ -10,7 +10,8 @@ import OpenAI, { toFile } from 'openai'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
 const t = useGatewaySuite({
-  env: { LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5', BATCHES_POLL_SECONDS: '1', LOGGING_LOG_BODIES: 'true' },
+  // The mock OpenAI serves live calls only: every line is run by the gateway (BATCHES_GATEWAY_RUN_ALL).
+  env: { LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5', BATCHES_POLL_SECONDS: '1', LOGGING_LOG_BODIES: 'true', BATCHES_GATEWAY_RUN_ALL: 'true' },
 })
 
 /** Uploads a batch input file through the Files API with the SDK (the master key's, unless another client). */

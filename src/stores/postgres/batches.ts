@@ -3,7 +3,7 @@
  * statement guarded by the line's state (and, for the end, by the claiming replica), and a line's end updates the
  * batch's counts in the same transaction, so two replicas can never both finish one line.
  */
-import { and, asc, desc, eq, gte, inArray, like, lt, or, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, gte, inArray, isNotNull, like, lt, or, sql } from 'drizzle-orm'
 import type { BatchLine, BatchLineResult, BatchRecord, BatchStatus } from '../../batches/batch-record.ts'
 import type { BatchStore } from '../types.ts'
 import type { PgDb } from './client.ts'
@@ -73,13 +73,38 @@ export function postgresBatchStore(db: PgDb): BatchStore {
         .limit(query.limit)
       return rows.map(batchLine)
     },
-    async claimLine(batchId, index, by, atMs) {
+    async claimLine(batchId, index, by, atMs, from = 'pending') {
       const claimed = await db
         .update(l)
         .set({ state: 'claimed', claimedBy: by, claimedAt: atMs })
-        .where(and(eq(l.batchId, batchId), eq(l.lineIndex, index), eq(l.state, 'pending')))
+        .where(and(eq(l.batchId, batchId), eq(l.lineIndex, index), eq(l.state, from)))
         .returning({ index: l.lineIndex })
       return claimed.length > 0
+    },
+    async submitLines(batchId, indexes, by, target, job) {
+      await db
+        .update(l)
+        .set({ state: 'submitted', target, providerJob: job })
+        .where(and(eq(l.batchId, batchId), inArray(l.lineIndex, [...indexes]), eq(l.state, 'claimed'), eq(l.claimedBy, by)))
+    },
+    async recoverClaimed(batchId, result) {
+      return db.transaction(async (tx) => {
+        await tx
+          .update(l)
+          .set({ state: 'submitted' })
+          .where(and(eq(l.batchId, batchId), eq(l.state, 'claimed'), isNotNull(l.providerJob)))
+        const failed = await tx
+          .update(l)
+          .set({ state: 'failed', result })
+          .where(and(eq(l.batchId, batchId), eq(l.state, 'claimed')))
+          .returning({ index: l.lineIndex })
+        if (failed.length > 0)
+          await tx
+            .update(b)
+            .set({ failed: sql`${b.failed} + ${failed.length}` })
+            .where(eq(b.id, batchId))
+        return failed.length
+      })
     },
     async finishLine(batchId, index, by, finished) {
       return db.transaction(async (tx) => {

@@ -3,7 +3,7 @@
  * line's state, and a line's end updates the batch's counts in the same transaction, so the counts are the lines'.
  */
 import type { Database } from 'bun:sqlite'
-import { and, asc, desc, eq, gte, inArray, like, lt, or, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, gte, inArray, isNotNull, like, lt, or, sql } from 'drizzle-orm'
 import type { BatchLine, BatchLineResult, BatchRecord, BatchStatus } from '../../batches/batch-record.ts'
 import type { BatchStore } from '../types.ts'
 import { orm } from './client.ts'
@@ -83,14 +83,40 @@ export function sqliteBatchStore(db: Database): BatchStore {
         .all()
         .map(batchLine)
     },
-    async claimLine(batchId, index, by, atMs) {
+    async claimLine(batchId, index, by, atMs, from = 'pending') {
       const claimed = o
         .update(l)
         .set({ state: 'claimed', claimedBy: by, claimedAt: atMs })
-        .where(and(eq(l.batchId, batchId), eq(l.lineIndex, index), eq(l.state, 'pending')))
+        .where(and(eq(l.batchId, batchId), eq(l.lineIndex, index), eq(l.state, from)))
         .returning({ index: l.lineIndex })
         .all()
       return claimed.length > 0
+    },
+    async submitLines(batchId, indexes, by, target, job) {
+      o.update(l)
+        .set({ state: 'submitted', target, providerJob: job })
+        .where(and(eq(l.batchId, batchId), inArray(l.lineIndex, [...indexes]), eq(l.state, 'claimed'), eq(l.claimedBy, by)))
+        .run()
+    },
+    async recoverClaimed(batchId, result) {
+      return o.transaction((tx) => {
+        tx.update(l)
+          .set({ state: 'submitted' })
+          .where(and(eq(l.batchId, batchId), eq(l.state, 'claimed'), isNotNull(l.providerJob)))
+          .run()
+        const failed = tx
+          .update(l)
+          .set({ state: 'failed', result })
+          .where(and(eq(l.batchId, batchId), eq(l.state, 'claimed')))
+          .returning({ index: l.lineIndex })
+          .all()
+        if (failed.length > 0)
+          tx.update(b)
+            .set({ failed: sql`${b.failed} + ${failed.length}` })
+            .where(eq(b.id, batchId))
+            .run()
+        return failed.length
+      })
     },
     async finishLine(batchId, index, by, finished) {
       return o.transaction((tx) => {

@@ -1,0 +1,122 @@
+/**
+ * A batch whose lines target several providers, with the official `openai` SDK: the gateway resolves each line as a
+ * live request (selectors, model access, rewriters, guardrails), hands the lines of providers with a batch API to
+ * that API in the provider's format (OpenAI's Files + Batches, Anthropic Message Batches, against mocks written
+ * from their references), runs the others itself, and merges every answer into one output file and one error file
+ * under the caller's custom_ids. Each provider answer goes through the pipeline as a live one: audit entry linked
+ * to the batch, usage priced at the provider's batch price.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import OpenAI, { toFile } from 'openai'
+import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
+import { type RunningGateway, startGateway, writeGatewayYaml } from '../helpers/gateway.ts'
+import { type MockAnthropicBatches, mockAnthropicBatches } from '../helpers/mock-anthropic-batches.ts'
+import { type MockOpenAIBatches, mockOpenAIBatches } from '../helpers/mock-openai-batches.ts'
+import { type MockUpstream, startMockOpenAI } from '../helpers/mock-openai-upstream.ts'
+
+const MASTER = 'master-key-for-native-batches-0123456789'
+let openaiBatches: MockOpenAIBatches
+let anthropicBatches: MockAnthropicBatches
+let chat: MockUpstream
+let gw: RunningGateway
+let client: OpenAI
+let audit: AuditAdmin
+
+beforeAll(async () => {
+  openaiBatches = mockOpenAIBatches({ apiKey: 'sk-openai-batch' })
+  anthropicBatches = mockAnthropicBatches({ apiKey: 'sk-ant-batch' })
+  chat = startMockOpenAI()
+  const yaml = writeGatewayYaml(`providers:
+  oai: { type: openai, api_key: sk-openai-batch, base_url: "${openaiBatches.url}" }
+  claude: { type: anthropic, api_key: sk-ant-batch, base_url: "${anthropicBatches.url}" }
+  ds: { type: deepseek, api_key: sk-openai-test, base_url: "${chat.url}" }
+workflows:
+  - name: default
+    features: { usage: true }
+`)
+  gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, GATEWAY_CONFIG: yaml, BATCHES_POLL_SECONDS: '1', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' })
+  client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
+  audit = auditAdmin(gw.url, MASTER)
+}, 30_000)
+afterAll(async () => {
+  await gw?.stop()
+  openaiBatches?.stop()
+  anthropicBatches?.stop()
+  chat?.stop()
+})
+
+const line = (customId: string, model: string, content: string) =>
+  JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, max_tokens: 50, messages: [{ role: 'user', content }] } })
+
+async function read(fileId: string | null | undefined) {
+  if (!fileId) return []
+  const text = await (await client.files.content(fileId)).text()
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+}
+
+describe('a batch split across provider batch APIs and the gateway', () => {
+  test('each provider gets its lines in its own format; the answers come back merged under the caller’s custom_ids', async () => {
+    const text = `${[
+      line('oai-ok', 'oai/gpt-4o-mini', 'hello openai'),
+      line('oai-fail', 'oai/gpt-4o-mini', 'please FAIL'),
+      line('claude-ok', 'claude/claude-sonnet-4-5', 'hello claude'),
+      line('ds-ok', 'ds/deepseek-chat', 'echo:from the gateway'),
+    ].join('\n')}\n`
+    const input = await client.files.create({ file: await toFile(Buffer.from(text), 'mixed.jsonl'), purpose: 'batch' })
+    const created = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    let done = created
+    const deadline = Date.now() + 20_000
+    while (!['completed', 'failed', 'expired', 'cancelled'].includes(done.status)) {
+      if (Date.now() > deadline) throw new Error(`batch still ${done.status}: ${JSON.stringify(done.request_counts)}`)
+      openaiBatches.finishAll()
+      anthropicBatches.finishAll()
+      await Bun.sleep(50)
+      done = await client.batches.retrieve(created.id)
+    }
+    expect(done.status).toBe('completed')
+    expect(done.request_counts).toEqual({ total: 4, completed: 3, failed: 1 })
+
+    // OpenAI got its two lines as a JSONL file and one batch, the model its own id.
+    const uploads = openaiBatches.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/files'))
+    expect(uploads.length).toBe(1)
+    const uploaded = String(uploads[0]!.body)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+    expect(uploaded.map((l) => l.body.model)).toEqual(['gpt-4o-mini', 'gpt-4o-mini'])
+    expect(openaiBatches.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/batches')).length).toBe(1)
+    // Anthropic got one Message Batch; DeepSeek (no batch API) was called live by the gateway.
+    expect(anthropicBatches.batches.size).toBe(1)
+    expect(chat.requests.filter((r) => r.path.endsWith('/chat/completions')).length).toBe(1)
+
+    const output = await read(done.output_file_id)
+    expect(output.map((l) => l.custom_id).sort()).toEqual(['claude-ok', 'ds-ok', 'oai-ok'])
+    const claude = output.find((l) => l.custom_id === 'claude-ok')
+    expect(claude.response.status_code).toBe(200)
+    expect(claude.response.body.object).toBe('chat.completion')
+    expect(output.find((l) => l.custom_id === 'ds-ok').response.body.choices[0].message.content).toBe('from the gateway')
+    const errors = await read(done.error_file_id)
+    expect(errors.map((l) => l.custom_id)).toEqual(['oai-fail'])
+    expect(errors[0].response.status_code).toBe(400)
+
+    // One audit entry per answered line, linked to the batch; the provider's answers priced at the batch price.
+    const page = await audit.eventually(
+      () => audit.list({ batch_id: created.id }),
+      (p) => p.total === 4,
+    )
+    const paths = new Set(page.entries.map((e) => e.path))
+    expect(paths).toEqual(new Set(['/v1/chat/completions']))
+    const oai = page.entries.find((e) => e.provider_name === 'oai' && e.status_code === 200)!
+    const detail = await audit.detail(oai.id)
+    expect(detail.data.batch).toEqual({ id: created.id, custom_id: 'oai-ok' })
+    const price = gw.gateway.usage.prices.priceFor({ selector: 'oai/gpt-4o-mini', model: 'gpt-4o-mini' })!
+    const u = detail.usage!
+    const listCost =
+      ((u.input_tokens - u.cached_input_tokens) * price.input + u.cached_input_tokens * (price.cached_input ?? price.input) + u.output_tokens * price.output) / 1_000_000
+    expect(price.batch_multiplier).toBe(0.5)
+    expect(detail.usage?.cost_usd).toBeCloseTo(listCost * 0.5, 12)
+  }, 40_000)
+})
