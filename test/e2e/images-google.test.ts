@@ -2,12 +2,13 @@
  * `POST /v1/images/generations` through Google's image models with the official `openai` SDK, against the mock
  * Gemini API speaking Google's wire format: Imagen through `:predict` (priced per image), the Gemini image model
  * through `generateContent` with `responseModalities: ["IMAGE"]` (its `inlineData` as `b64_json`, priced by its
- * tokens), `stream: true` answered with the completed images, and what Google cannot do refused before anything is
- * sent. Image edits are not translated for Google: a clear 400.
+ * tokens), `stream: true` answered with the completed images, image edits through the Gemini image model (the
+ * uploaded images inline), and what Google cannot do refused before anything is sent.
  */
 import { describe, expect, test } from 'bun:test'
 import OpenAI, { toFile } from 'openai'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
+import { INLINE_FILE_BYTES } from '../../plugins/providers/gemini/image-edits.ts'
 import { GEMINI_IMAGE_USAGE, GOOGLE_IMAGE } from '../helpers/mock-gemini-upstream.ts'
 
 const t = useGatewaySuite({ families: ['openai', 'gemini'] })
@@ -74,8 +75,55 @@ describe('Gemini image models: generateContent with responseModalities IMAGE', (
   })
 })
 
-describe('what Google cannot do: a clear 400 before anything is sent, audited', () => {
-  test('url answers, several images from a Gemini image model, image edits', async () => {
+describe('image edits: a Gemini image model with the images inline', () => {
+  test('every uploaded image as an inlineData part after the prompt; the edited image as b64_json, priced by tokens', async () => {
+    const first = new Uint8Array(30_000).fill(1)
+    first.set([0x89, 0x50, 0x4e, 0x47])
+    const second = new Uint8Array(50_001).fill(2)
+    second.set([0xff, 0xd8, 0xff])
+    const { data, response } = await t.openai.images
+      .edit({
+        model: 'gemini/gemini-2.5-flash-image',
+        prompt: 'both in one picture',
+        size: '1024x1024',
+        // The second part's type is not given: its first bytes say JPEG.
+        image: [await toFile(first, 'a.png', { type: 'image/png' }), await toFile(second, 'b.jpg', { type: 'application/octet-stream' })],
+      })
+      .withResponse()
+    expect(lastGemini().path).toBe('/v1beta/models/gemini-2.5-flash-image:generateContent')
+    expect(lastGemini().body).toEqual({
+      contents: [
+        {
+          role: 'user',
+          parts: [
+            { text: 'both in one picture' },
+            { inlineData: { mimeType: 'image/png', data: Buffer.from(first).toString('base64') } },
+            { inlineData: { mimeType: 'image/jpeg', data: Buffer.from(second).toString('base64') } },
+          ],
+        },
+      ],
+      generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '1:1' } },
+    })
+    expect(Buffer.from(data.data![0]!.b64_json!, 'base64')).toEqual(Buffer.from(GOOGLE_IMAGE))
+    const usage = await usageOf(response.headers.get('x-request-id'))
+    expect(usage).toMatchObject({ input_tokens: 9, output_tokens: 1290, unit: 'image', units: 1 })
+  })
+
+  test('stream=true: one image_edit.completed event', async () => {
+    const stream = await t.openai.images.edit({
+      model: 'gemini/gemini-2.5-flash-image',
+      prompt: 'a hat',
+      image: await toFile(new Uint8Array(64).fill(3), 'a.png', { type: 'image/png' }),
+      stream: true,
+    })
+    const events: OpenAI.ImageEditStreamEvent[] = []
+    for await (const event of stream) events.push(event)
+    expect(events.map((e) => e.type)).toEqual(['image_edit.completed'])
+  })
+})
+
+describe('what Google cannot do: a clear 400 (or 413) before anything is sent, audited', () => {
+  test('url answers, several images from a Gemini image model, a mask, an Imagen edit, an edit past the inline limit', async () => {
     const before = t.geminiMock.requests.length
     const url = await t.openai.images.generate({ model: 'gemini/imagen-4.0-generate-001', prompt: 'x', response_format: 'url' }).catch((e) => e)
     expect(url).toBeInstanceOf(OpenAI.BadRequestError)
@@ -83,12 +131,21 @@ describe('what Google cannot do: a clear 400 before anything is sent, audited', 
     const several = await t.openai.images.generate({ model: 'gemini/gemini-2.5-flash-image', prompt: 'x', n: 2 }).catch((e) => e)
     expect(several).toBeInstanceOf(OpenAI.BadRequestError)
     expect(several.error).toMatchObject({ param: 'n', code: 'unsupported_value' })
-    const edit = await t.openai.images
-      .edit({ model: 'gemini/gemini-2.5-flash-image', prompt: 'x', image: await toFile(new Uint8Array(64), 'a.png', { type: 'image/png' }) })
+    const image = await toFile(new Uint8Array(64), 'a.png', { type: 'image/png' })
+    const mask = await t.openai.images
+      .edit({ model: 'gemini/gemini-2.5-flash-image', prompt: 'x', image, mask: await toFile(new Uint8Array(64), 'm.png', { type: 'image/png' }) })
       .catch((e) => e)
-    expect(edit).toBeInstanceOf(OpenAI.BadRequestError)
-    expect(edit.error).toMatchObject({ code: 'unsupported_endpoint' })
+    expect(mask).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(mask.error).toMatchObject({ param: 'mask', code: 'unsupported_value' })
+    const imagen = await t.openai.images.edit({ model: 'gemini/imagen-4.0-generate-001', prompt: 'x', image }).catch((e) => e)
+    expect(imagen).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(imagen.error).toMatchObject({ param: 'model', code: 'unsupported_endpoint' })
+    const large = await t.openai.images
+      .edit({ model: 'gemini/gemini-2.5-flash-image', prompt: 'x', image: await toFile(new Uint8Array(INLINE_FILE_BYTES + 1), 'big.png', { type: 'image/png' }) })
+      .catch((e) => e)
+    expect(large.status).toBe(413)
+    expect(large.error).toMatchObject({ code: 'request_too_large', provider: 'gemini' })
     expect(t.geminiMock.requests.length).toBe(before)
-    for (const error of [url, several, edit]) expect((await t.audit.entryFor(error.headers.get('x-request-id'))).status_code).toBe(400)
+    for (const error of [url, several, mask, imagen, large]) expect((await t.audit.entryFor(error.headers.get('x-request-id'))).status_code).toBe(error.status)
   })
 })

@@ -289,6 +289,9 @@ function imagenAnswer(model: string, body: Json): Response {
 function geminiImageAnswer(model: string, body: Json): Response {
   if (model === 'gemini-image-unsafe')
     return Response.json({ candidates: [{ finishReason: 'IMAGE_SAFETY', index: 0 }], usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 }, modelVersion: model })
+  const inline = (body.contents as Json[]).flatMap((c) => c.parts as Part[]).filter((p) => p.inlineData)
+  const badImage = inline.find((p) => !/^image\/(png|jpeg|webp|heic|heif)$/.test(p.inlineData.mimeType) || typeof p.inlineData.data !== 'string')
+  if (badImage) return googleError(400, 'INVALID_ARGUMENT', `Unsupported MIME type: ${badImage.inlineData.mimeType}`)
   const modalities: string[] = body?.generationConfig?.responseModalities ?? ['TEXT', 'IMAGE']
   const parts: Part[] = [
     ...(modalities.includes('TEXT') ? [{ text: 'Here is the picture you asked for.' }] : []),

@@ -17,6 +17,7 @@ import { GeminiStreamTranslator, geminiStreamToChat } from './stream.ts'
 import { toolCallMemory } from './tool-call-memory.ts'
 import { type EmbedMethod, geminiEmbeddings, geminiResourceName } from './embeddings.ts'
 import { googleImageGeneration } from './images.ts'
+import { geminiImageEdit } from './image-edits.ts'
 import { isEventStream } from '../../../src/pipeline/sse.ts'
 import { asksForUsageChunk, replayCompletion } from '../../../src/protocols/chat-wire.ts'
 
@@ -125,12 +126,21 @@ function embeddings(call: AdapterCall): Promise<UpstreamResult> {
   return geminiEmbeddings(call, url, headers(call.provider))
 }
 
-/** Imagen's `:predict`, the Gemini image models' `:generateContent` (./images.ts). */
-function imagesGenerations(call: AdapterCall): Promise<UpstreamResult> {
+/** The target model's method (`:predict`, `:generateContent`) for the image routes. */
+function imageMethodUrl(call: AdapterCall): (method: 'predict' | 'generateContent') => UpstreamUrl {
   const name = geminiResourceName(call.target.model)
   const slash = name.indexOf('/')
-  const url = (method: 'predict' | 'generateContent') => upstreamUrl(call.provider.baseUrl)`/${name.slice(0, slash)}/${name.slice(slash + 1)}:${method}`
-  return googleImageGeneration(call, url, headers(call.provider), geminiUpstreamError(call))
+  return (method) => upstreamUrl(call.provider.baseUrl)`/${name.slice(0, slash)}/${name.slice(slash + 1)}:${method}`
+}
+
+/** Imagen's `:predict`, the Gemini image models' `:generateContent` (./images.ts). */
+function imagesGenerations(call: AdapterCall): Promise<UpstreamResult> {
+  return googleImageGeneration(call, imageMethodUrl(call), headers(call.provider), geminiUpstreamError(call))
+}
+
+/** A Gemini image model's `:generateContent` with the uploaded images inline (./image-edits.ts). */
+function imagesEdits(call: AdapterCall): Promise<UpstreamResult> {
+  return geminiImageEdit(call, imageMethodUrl(call), headers(call.provider), geminiUpstreamError(call))
 }
 
 export const geminiAdapter: ProviderAdapter = {
@@ -138,6 +148,7 @@ export const geminiAdapter: ProviderAdapter = {
   chatCompletions,
   embeddings,
   imagesGenerations,
+  imagesEdits,
   chatTranslation: {
     request: (body, model) => chatToGeminiRequest(body, model, toolCallMemory),
     answer: (response, model, providerName) => blockedPromptError(response, providerName) ?? geminiToChatCompletion(response, model, toolCallMemory),

@@ -63,10 +63,11 @@ function imagenRequest(body: Json): Json {
   return { instances: [{ prompt: body.prompt }], parameters: { sampleCount: imageCount(body.n), ...(aspectRatio ? { aspectRatio } : {}) } }
 }
 
-function geminiImageRequest(body: Json): Json {
+/** A Gemini image model's request: the prompt, then any images it works from (`inlineData` parts: an edit's). */
+export function geminiImageRequest(body: Json, images: readonly Json[] = []): Json {
   const aspectRatio = aspectRatioOf(body.size)
   return {
-    contents: [{ role: 'user', parts: [{ text: body.prompt }] }],
+    contents: [{ role: 'user', parts: [{ text: body.prompt }, ...images] }],
     generationConfig: { responseModalities: ['IMAGE'], ...(aspectRatio ? { imageConfig: { aspectRatio } } : {}) },
   }
 }
@@ -109,11 +110,14 @@ function openaiImageUsage(answer: Json): Json | undefined {
   return { input_tokens: tokens.prompt_tokens, output_tokens: tokens.completion_tokens, total_tokens: tokens.total_tokens }
 }
 
-/** One `image_generation.completed` event per image, the usage on the last, as OpenAI's image stream ends. */
-function completedEvents(images: string[], created: number, usage: Json | undefined): ReadableStream<Uint8Array> {
+/** The events of OpenAI's image streams: `image_generation.*` for generations, `image_edit.*` for edits. */
+export type ImageEventKind = 'image_generation' | 'image_edit'
+
+/** One `<kind>.completed` event per image, the usage on the last, as OpenAI's image stream ends. */
+function completedEvents(kind: ImageEventKind, images: string[], created: number, usage: Json | undefined): ReadableStream<Uint8Array> {
   const frames = images.map((b64, i) => {
     const last = i === images.length - 1
-    return namedEventFrame('image_generation.completed', { type: 'image_generation.completed', b64_json: b64, created_at: created, ...(last && usage ? { usage } : {}) })
+    return namedEventFrame(`${kind}.completed`, { type: `${kind}.completed`, b64_json: b64, created_at: created, ...(last && usage ? { usage } : {}) })
   })
   return new ReadableStream({
     start(controller) {
@@ -133,12 +137,16 @@ export async function googleImageGeneration(
   const imagen = isImagenModel(call.target.model)
   const refused = unsupported(call, imagen)
   if (refused) return refused
-  const res = await fetchUpstream(call, {
-    url: url(imagen ? 'predict' : 'generateContent'),
-    headers,
-    body: JSON.stringify(imagen ? imagenRequest(call.body) : geminiImageRequest(call.body)),
-    toError,
-  })
+  const request = { url: url(imagen ? 'predict' : 'generateContent'), headers, body: JSON.stringify(imagen ? imagenRequest(call.body) : geminiImageRequest(call.body)), toError }
+  return answerWithImages(call, request, imagen, call.body.stream === true ? 'image_generation' : undefined)
+}
+
+/**
+ * Sends `request` to Google and answers OpenAI's images response, or its event stream of `streamAs` events; the
+ * answer of an Imagen model (`imagen`) or of a Gemini image model.
+ */
+export async function answerWithImages(call: AdapterCall, request: UpstreamHttpRequest, imagen: boolean, streamAs: ImageEventKind | undefined): Promise<UpstreamResult> {
+  const res = await fetchUpstream(call, request)
   if (res instanceof GatewayError) return res
   let answer: Json
   try {
@@ -152,6 +160,6 @@ export async function googleImageGeneration(
   if (images.length === 0) return noImage(call, answer, imagen)
   const created = Math.floor(Date.now() / 1000)
   const usage = imagen ? undefined : openaiImageUsage(answer)
-  if (call.body.stream === true) return new Response(completedEvents(images, created, usage), { headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
+  if (streamAs) return new Response(completedEvents(streamAs, images, created, usage), { headers: { 'content-type': 'text/event-stream; charset=utf-8' } })
   return Response.json({ created, data: images.map((b64_json) => ({ b64_json })), ...(usage ? { usage } : {}) })
 }
