@@ -3,7 +3,7 @@
  * cancel one. Every batch belongs to the principal that made it; another principal is told it does not exist.
  * Running the lines is the executor's job (executor.ts); this only records the batch and hands it over.
  */
-import { GatewayError } from '../errors/gateway-error.ts'
+import type { GatewayError } from '../errors/gateway-error.ts'
 import type { FileAccess } from '../files/file-access.ts'
 import type { Principal } from '../pipeline/context.ts'
 import type { BatchStore } from '../stores/types.ts'

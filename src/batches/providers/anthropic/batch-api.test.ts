@@ -125,6 +125,52 @@ describe('Anthropic Message Batches', () => {
     expect((results[0]!.response!.body as { error: { code: string; param: string } }).error).toMatchObject({ code: 'unsupported_parameter', param: 'response_format' })
   })
 
+  test('responses lines go over chat: translated as a live Responses request is, answered as Response documents', async () => {
+    mock = mockAnthropicBatches({ apiKey: KEY })
+    const p = provider(mock.url)
+    const tools = [{ type: 'function', name: 'lookup', description: 'Looks up', parameters: { type: 'object', properties: { q: { type: 'string' } } } }]
+    const responsesLine = (customId: string, input: string, extra: Record<string, unknown> = {}): PreparedBatchLine => ({
+      customId,
+      endpointId: 'responses',
+      body: { model: 'claude-sonnet-4-5', instructions: 'Answer in French.', input, max_output_tokens: 30, tools, ...extra },
+    })
+    const job = await submitted(p, [
+      responsesLine('r-1', 'hello'),
+      responsesLine('r-2', 'search the web', { tools: [...tools, { type: 'web_search' }] }),
+      chatLine('c-1', 'plain chat'),
+      responsesLine('r-3', 'again'),
+    ])
+    const requests = (mock.calls[0]!.body as { requests: { custom_id: string; params: Record<string, unknown> }[] }).requests
+    expect(requests.map((r) => r.custom_id)).toEqual(['r-1', 'c-1', 'r-3'])
+    expect(requests[0]!.params).toMatchObject({
+      system: 'Answer in French.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }],
+      max_tokens: 30,
+      tools: [{ name: 'lookup', description: 'Looks up', input_schema: tools[0]!.parameters }],
+    })
+    // The two responses lines share one request envelope.
+    expect(JSON.parse(job.detail.responsesEnvelopes!)).toHaveLength(1)
+    mock.finishAll()
+    const results = await allResults(p, job)
+    expect(results.map((r) => [r.customId, r.response?.statusCode])).toEqual([
+      ['r-2', 400],
+      ['r-1', 200],
+      ['c-1', 200],
+      ['r-3', 200],
+    ])
+    expect((results[0]!.response!.body as any).error).toMatchObject({ code: 'unsupported_tool', param: 'tools' })
+    const response = results[1]!.response!.body as Record<string, any>
+    expect(response.object).toBe('response')
+    expect(response.status).toBe('completed')
+    expect(response.instructions).toBe('Answer in French.')
+    expect(response.max_output_tokens).toBe(30)
+    expect(response.tools).toEqual(tools)
+    expect(response.output[0].content[0].text).toBe('answer to r-1')
+    expect(response.usage).toMatchObject({ input_tokens: 10, output_tokens: 4, total_tokens: 14 })
+    expect((results[2]!.response!.body as any).object).toBe('chat.completion')
+    expect(batchApi.supports('responses')).toBe(true)
+  })
+
   test('an overloaded line is a 503, as a live call reports it', async () => {
     mock = mockAnthropicBatches({ apiKey: KEY })
     const p = provider(mock.url)

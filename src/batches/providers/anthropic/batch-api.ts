@@ -1,5 +1,5 @@
 /**
- * @module Anthropic Message Batches: each chat line is translated to Messages params with the adapter's own chat
+ * @module Anthropic Message Batches: each chat line (a responses line over chat, line-bodies.ts) is translated to Messages params with the adapter's own chat
  * translation and submitted as `{custom_id, params}` to `POST /messages/batches` (at most 100,000 requests and
  * 256 MB a batch, so a long list is several batches); `GET /messages/batches/{id}` is polled for
  * `processing_status` and `request_counts`; the results JSONL (`…/results`, built from the base URL rather than the
@@ -14,6 +14,7 @@ import { upstreamError, upstreamFailures } from '../../../providers/upstream-err
 import { upstreamUrl } from '../../../providers/upstream-url.ts'
 import type { BatchResultLine, ProviderBatchApi, ProviderBatchStatus } from '../../provider-batch-api.ts'
 import { boundedGroups, combinedStatus, type JobPart, jobOfParts, partsOfJob } from '../job-parts.ts'
+import { LineBodies, TRANSLATED_ENDPOINTS } from '../line-bodies.ts'
 import { callJson, fetchBatchUpstream, jsonLines } from '../provider-http.ts'
 import { countingRejected, LineIds, nothingToSubmit, type RejectedLine, rejectedLines, rejectedResult } from '../line-ids.ts'
 
@@ -64,16 +65,16 @@ export function anthropicBatchApi(translation: ChatTranslation): ProviderBatchAp
   }
 
   return {
-    supports: (endpointId) => endpointId === 'chat.completions',
+    supports: (endpointId) => TRANSLATED_ENDPOINTS.has(endpointId),
 
     async submit(provider, lines, signal) {
       const ids = LineIds.forLines(lines, CUSTOM_ID)
       const requests: { custom_id: string; params: Json }[] = []
       const rejected: RejectedLine[] = []
+      const bodies = LineBodies.forSubmit()
       lines.forEach((line, i) => {
-        if (line.endpointId !== 'chat.completions') throw new Error(`the Anthropic batch API was given a ${line.endpointId} line, which it does not support`)
-        const { stream: _stream, stream_options: _options, ...body } = line.body
-        const params = translation.request(body, String(body.model ?? ''))
+        const chat = bodies.chatBody(line)
+        const params = chat instanceof GatewayError ? chat : translation.request(chat, String(chat.model ?? ''))
         if (params instanceof GatewayError) rejected.push({ customId: line.customId, error: params.toJSON().error })
         else requests.push({ custom_id: ids.providerId(i), params })
       })
@@ -99,7 +100,7 @@ export function anthropicBatchApi(translation: ChatTranslation): ProviderBatchAp
         }
         parts.push({ id: (batch as Json).id as string })
       }
-      return jobOfParts(parts, { ...ids.detail(), ...rejectedLines.detail(rejected) })
+      return jobOfParts(parts, { ...ids.detail(), ...rejectedLines.detail(rejected), ...bodies.detail() })
     },
 
     async status(provider, job, signal) {
@@ -117,6 +118,7 @@ export function anthropicBatchApi(translation: ChatTranslation): ProviderBatchAp
     async *results(provider, job, signal) {
       for (const line of rejectedLines.of(job)) yield rejectedResult(line)
       const ids = LineIds.ofJob(job)
+      const bodies = LineBodies.ofJob(job)
       for (const part of partsOfJob(job)) {
         const response = await fetchBatchUpstream(
           provider,
@@ -129,7 +131,7 @@ export function anthropicBatchApi(translation: ChatTranslation): ProviderBatchAp
         }
         for await (const line of jsonLines(provider, response.body)) {
           const result = line instanceof GatewayError ? line : resultOf(provider, line, ids)
-          yield result
+          yield result instanceof GatewayError ? result : bodies.answer(result, '')
           if (result instanceof GatewayError) return
         }
       }

@@ -86,6 +86,25 @@ describe('Gemini batch mode', () => {
     expect((results[2]!.response!.body as any).error).toMatchObject({ code: 'content_filter', provider: 'google' })
   })
 
+  test('a responses line goes over chat and comes back as a Response document', async () => {
+    mock = mockGeminiBatches({ apiKey: KEY })
+    const p = provider(mock.url)
+    const job = await submitted(p, [
+      { customId: 'r', endpointId: 'responses', body: { model: 'gemini-2.5-flash', instructions: 'Be brief.', input: 'hello', max_output_tokens: 20 } },
+    ])
+    const [request] = (mock.calls[0]!.body as any).batch.inputConfig.requests.requests
+    expect(request.request).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'hello' }] }],
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+      generationConfig: { maxOutputTokens: 20 },
+    })
+    mock.finishAll()
+    const [line] = await allResults(p, job)
+    const response = line!.response!.body as Record<string, any>
+    expect(response).toMatchObject({ object: 'response', status: 'completed', instructions: 'Be brief.', model: 'gemini-2.5-flash' })
+    expect(response.output[0].content[0].text).toBe('answer to r')
+  })
+
   test("the guide's JOB_STATE_ names read the same as the reference's BATCH_STATE_ ones", async () => {
     mock = mockGeminiBatches({ apiKey: KEY, statePrefix: 'JOB_STATE_' })
     const p = provider(mock.url)

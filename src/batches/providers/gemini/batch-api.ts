@@ -1,5 +1,5 @@
 /**
- * @module Gemini batch mode: the chat lines of each model (a batch names one) are translated with the live
+ * @module Gemini batch mode: the chat lines (and responses lines over chat, line-bodies.ts) of each model (a batch names one) are translated with the live
  * adapter's chat translation and submitted inline to `models/{model}:batchGenerateContent` (`inputConfig.requests`,
  * each request with `metadata.key` the caller's custom_id; inline requests are bounded at 20 MB a batch, so a long
  * list is several batches); the long-running operation `batches/{id}` is polled for its state (`BATCH_STATE_*`, or
@@ -14,6 +14,7 @@ import { type UpstreamUrl, upstreamUrl } from '../../../providers/upstream-url.t
 import type { BatchResultLine, ProviderBatchApi, ProviderBatchState, ProviderBatchStatus } from '../../provider-batch-api.ts'
 import { boundedGroups, combinedStatus, type JobPart, jobOfParts, partsOfJob } from '../job-parts.ts'
 import { countingRejected, nothingToSubmit, type RejectedLine, rejectedLines, rejectedResult } from '../line-ids.ts'
+import { LineBodies, TRANSLATED_ENDPOINTS } from '../line-bodies.ts'
 import { missingLineResult } from '../missing-lines.ts'
 import { callJson } from '../provider-http.ts'
 
@@ -81,16 +82,16 @@ export function geminiBatchApi(translation: ChatTranslation): ProviderBatchApi {
   }
 
   return {
-    supports: (endpointId) => endpointId === 'chat.completions',
+    supports: (endpointId) => TRANSLATED_ENDPOINTS.has(endpointId),
 
     async submit(provider, lines, signal) {
       const byModel = new Map<string, { request: Json; metadata: { key: string } }[]>()
       const rejected: RejectedLine[] = []
+      const bodies = LineBodies.forSubmit()
       for (const line of lines) {
-        if (line.endpointId !== 'chat.completions') throw new Error(`the Gemini batch API was given a ${line.endpointId} line, which it does not support`)
-        const { stream: _stream, stream_options: _options, ...body } = line.body
-        const model = String(body.model ?? '')
-        const request = translation.request(body, model)
+        const body = bodies.chatBody(line)
+        const model = String(line.body.model ?? '')
+        const request = body instanceof GatewayError ? body : translation.request(body, model)
         if (request instanceof GatewayError) {
           rejected.push({ customId: line.customId, error: request.toJSON().error })
           continue
@@ -116,7 +117,7 @@ export function geminiBatchApi(translation: ChatTranslation): ProviderBatchApi {
       if (parts.length === 0) {
         return nothingToSubmit(provider, 'Gemini', rejected)
       }
-      return jobOfParts(parts, rejectedLines.detail(rejected))
+      return jobOfParts(parts, { ...rejectedLines.detail(rejected), ...bodies.detail() })
     },
 
     async status(provider, job, signal) {
@@ -133,6 +134,7 @@ export function geminiBatchApi(translation: ChatTranslation): ProviderBatchApi {
 
     async *results(provider, job, signal) {
       for (const line of rejectedLines.of(job)) yield rejectedResult(line)
+      const bodies = LineBodies.ofJob(job)
       for (const part of partsOfJob(job)) {
         const op = await operation(provider, part, signal)
         if (op instanceof GatewayError) {
@@ -142,8 +144,11 @@ export function geminiBatchApi(translation: ChatTranslation): ProviderBatchApi {
         const seen = new Set<string>()
         for (const item of inlinedResponses(op)) {
           const result = resultOf(provider, item, part.model ?? '')
-          yield result
-          if (result instanceof GatewayError) return
+          if (result instanceof GatewayError) {
+            yield result
+            return
+          }
+          yield bodies.answer(result, part.model ?? '')
           seen.add(result.customId)
         }
         const status = statusOf(op)
