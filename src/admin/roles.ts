@@ -54,6 +54,7 @@ export const PERMISSIONS = {
   'mcp.write': { roles: ['admin'], global: true, action: 'add, change or remove MCP servers and visibility rules' },
   'mcp.credentials.read': { roles: EVERY_ROLE, action: "read callers' upstream MCP credentials (never their secrets)" },
   'mcp.credentials.revoke': { roles: ['key_manager', 'admin'], action: "revoke callers' upstream MCP credentials" },
+  'batches.read': { roles: EVERY_ROLE, action: "read batches and their lines' progress" },
 } as const satisfies Record<string, PermissionRule>
 
 export type AdminPermission = keyof typeof PERMISSIONS

@@ -16,6 +16,7 @@ import { AuditEntryView } from './views/audit-entry-view.tsx'
 import { AuditLogView } from './views/audit-log-view.tsx'
 import { KeysView } from './views/keys-view.tsx'
 import { McpView } from './views/mcp-view.tsx'
+import { BatchesView } from './views/batches-view.tsx'
 import { SignInView } from './views/sign-in-view.tsx'
 import { UsageView } from './views/usage-view.tsx'
 import { WorkflowsView } from './views/workflows-view.tsx'
@@ -111,5 +112,7 @@ function viewFor(view: ViewId, route: Route) {
       return <WorkflowsView />
     case 'mcp':
       return <McpView server={route.path[1]} />
+    case 'batches':
+      return <BatchesView key={route.path[1] ?? ''} id={route.path[1]} />
   }
 }

@@ -242,3 +242,53 @@ describe('cancellation and expiry', () => {
     expect(file).toBeInstanceOf(OpenAI.NotFoundError)
   })
 })
+
+describe('/admin/batches', () => {
+  const admin = async (path: string, key = t.master) => {
+    const res = await fetch(`${t.gw.url}/admin${path}`, { headers: { authorization: `Bearer ${key}` } })
+    return { status: res.status, body: (await res.json()) as any }
+  }
+  const key = async (fields: Record<string, unknown>) => {
+    const res = await fetch(`${t.gw.url}/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.master}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `k ${crypto.randomUUID()}`, ...fields }),
+    })
+    return (await res.json()) as { id: string; key: string }
+  }
+
+  test("lists the subtree's batches with counts, cost and owner; one batch shows each line with its audit entry", async () => {
+    const teamKey = await key({ user_path: '/team-a' })
+    const team = new OpenAI({ apiKey: teamKey.key, baseURL: t.gw.baseURL, maxRetries: 0 })
+    const input = await upload(jsonl([chatLine('a1', 'echo:x'), chatLine('a2', 'echo:y', 'nowhere/gpt-4o-mini')]), team)
+    const created = await team.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    await finished(team, created.id)
+
+    const listed = await admin('/batches?limit=100')
+    expect(listed.status).toBe(200)
+    const row = listed.body.data.find((b: { id: string }) => b.id === created.id)
+    expect(row).toMatchObject({ owner: teamKey.id, user_path: '/team-a', status: 'completed', request_counts: { total: 2, completed: 1, failed: 1 } })
+    expect(row.cost_usd).toBeGreaterThanOrEqual(0)
+
+    const detail = await admin(`/batches/${created.id}`)
+    expect(detail.status).toBe(200)
+    expect(detail.body.lines.map((l: { custom_id: string; state: string }) => [l.custom_id, l.state])).toEqual([
+      ['a1', 'succeeded'],
+      ['a2', 'failed'],
+    ])
+    expect(detail.body.lines[1]).toMatchObject({ status_code: 404, error_code: 'model_not_found' })
+    const auditId = detail.body.lines[0].audit_id
+    const entry = await t.audit.eventually(
+      () => admin(`/audit/detail?log_id=${auditId}`),
+      (r) => r.status === 200,
+    )
+    expect(entry.body.data.batch).toEqual({ id: created.id, custom_id: 'a1' })
+
+    // A viewer scoped to another subtree sees none of it.
+    const other = await key({ user_path: '/team-b', role: 'viewer' })
+    expect((await admin('/batches?limit=100', other.key)).body.data.map((b: { id: string }) => b.id)).not.toContain(created.id)
+    expect((await admin(`/batches/${created.id}`, other.key)).status).toBe(404)
+    const viewer = await key({ user_path: '/team-a', role: 'viewer' })
+    expect((await admin(`/batches/${created.id}`, viewer.key)).status).toBe(200)
+  })
+})

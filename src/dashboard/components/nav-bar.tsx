@@ -9,6 +9,7 @@ export const VIEWS = [
   { id: 'usage', label: 'Usage' },
   { id: 'workflows', label: 'Workflows' },
   { id: 'mcp', label: 'MCP' },
+  { id: 'batches', label: 'Batches' },
 ] as const
 export type ViewId = (typeof VIEWS)[number]['id']
 

@@ -16,6 +16,7 @@ import { keyRoutes } from './keys.ts'
 import { workflowRoutes } from './workflows.ts'
 import { limitRoutes } from './limits.ts'
 import { usageRoutes } from './usage.ts'
+import { batchAdminRoutes } from './batches.ts'
 import { sessionRoutes } from './session.ts'
 import { adminPermission } from './permission.ts'
 import { adminPrincipalView, describeAdminPrincipal } from './principal-view.ts'
@@ -65,5 +66,6 @@ export function adminRoutes(gateway: Gateway) {
       .use(usageRoutes(gateway))
       .use(auditRoutes(gateway))
       .use(mcpAdminRoutes(gateway))
+      .use(batchAdminRoutes(gateway))
   )
 }
