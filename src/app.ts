@@ -56,6 +56,9 @@ export interface GatewayOptions {
   primary?: PrimaryLink
 }
 
+/** The least time the audit and usage writers get at a stop, even when the in-flight requests took all of it. */
+const WRITERS_MIN_DRAIN_MS = 2000
+
 export class Gateway {
   readonly config: GatewayConfig
   readonly log: Logger
@@ -107,6 +110,8 @@ export class Gateway {
   /** What the request path reports to metrics, traces and the access log; undefined when all are off. */
   readonly telemetry?: RequestTelemetry
   private readonly shutdownTasks: (() => Promise<void> | void)[] = []
+  /** When the stop must be done (set by `shutdown`). */
+  private stopBy = Number.POSITIVE_INFINITY
   private readonly keysLoaded: Promise<void>
 
   /** Opens the stores (the backend the config names, migrated), then builds the gateway on them. */
@@ -182,8 +187,13 @@ export class Gateway {
       metrics: this.metrics,
       onShutdown: (task) => this.shutdownTasks.push(task),
     }
-    this.deps.onShutdown(() => this.usage.drain())
-    this.deps.onShutdown(() => this.auditLog.close())
+    // Both writers drain at once, within what is left of the stop's deadline (`shutdown(stopBy)`), but at least
+    // WRITERS_MIN_DRAIN_MS, so the entries of requests the deadline ended are stored too (a queue of 10,000 takes
+    // well under a second); what they cannot store by then is spilled and stored at the next start.
+    this.deps.onShutdown(async () => {
+      const left = Math.max(WRITERS_MIN_DRAIN_MS, this.stopBy - Date.now())
+      await Promise.all([this.usage.drain(left), this.auditLog.close(left)])
+    })
     this.deps.onShutdown(() => this.threadRetention.stop())
     this.deps.onShutdown(() => this.fileExpiry.stop())
     this.deps.onShutdown(() => this.uploadExpiry.stop())
@@ -282,6 +292,10 @@ export class Gateway {
     // Holding entries in memory (the disk refuses writes) or losing them is degraded: an operator must act.
     const audit = {
       state: w.state,
+      // How far the writers are behind (saturated, or the database refusing writes): the oldest waiting row's age.
+      lag_ms: w.lag_ms,
+      queue_depth: w.queue_depth,
+      spill_bytes: w.spill_bytes,
       held: w.held,
       held_bytes: w.held_bytes,
       held_max_bytes: w.held_max_bytes,
@@ -291,6 +305,7 @@ export class Gateway {
       usage_held: u.held,
       usage_spilled: u.spilled,
       usage_lost: u.lost,
+      usage_lag_ms: u.lag_ms,
     }
     const auditDegraded = w.state === 'holding' || w.state === 'losing' || u.state === 'holding' || u.losing
     return { degraded: !store.reachable || snapshots.some((s) => !s.fresh) || auditDegraded, store, snapshots, audit }
@@ -333,8 +348,13 @@ export class Gateway {
     })
   }
 
-  /** Runs the shutdown tasks (queue drains) and closes the stores; call after the HTTP server stopped. */
-  async shutdown(): Promise<void> {
+  /**
+   * Runs the shutdown tasks (queue drains) and closes the stores; call after the HTTP server stopped. `stopBy`:
+   * when the whole stop must be done (epoch ms; by default the drain timeout from now): the writers drain until
+   * then and spill the rest.
+   */
+  async shutdown(stopBy = Date.now() + this.config.server.drain_timeout_seconds * 1000): Promise<void> {
+    this.stopBy = stopBy
     // Requests that ended just now may still wait for a token count (at most ~1 s) before their audit entry exists.
     // Lines running now finish (the drain deadline ends their requests); no new line starts.
     await this.batchExecutor.stop()

@@ -125,6 +125,9 @@ let stopping = false
 async function stop(signal: string) {
   if (stopping) return
   stopping = true
+  // In-flight requests and then the audit and usage writers share the drain timeout; what the writers cannot
+  // store by then is spilled and stored at the next start.
+  const stopBy = Date.now() + drainSeconds * 1000
   announce(log, { signal, drain_timeout_seconds: drainSeconds }, 'shutting down: finishing in-flight requests')
   // Requests still running at the drain deadline end with a 503 (streams with their error frame) and are audited
   // like any other; the queues are flushed below. A hung upstream cannot hold the process past the grace period.
@@ -135,7 +138,7 @@ async function stop(signal: string) {
   }, drainSeconds * 1000)
   await app.server?.stop(false)
   clearTimeout(deadline)
-  await gateway.shutdown()
+  await gateway.shutdown(stopBy)
   log.info('stopped')
   flushLog(log)
   process.exit(0)

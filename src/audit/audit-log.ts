@@ -19,8 +19,8 @@ export interface AuditLog {
   stats(query: AuditStatsQuery): Promise<AuditStats>
   /** Replays spill files left by an earlier process and starts retention. */
   start(): void
-  /** Stops retention and drains the writer (queue and spill files). */
-  close(): Promise<void>
+  /** Stops retention and drains the writer (queue and spill files) for at most `deadlineMs`; the rest is spilled. */
+  close(deadlineMs?: number): Promise<void>
 }
 
 export function createAuditLog(config: GatewayConfig, stores: Pick<Stores, 'audit' | 'auditSink' | 'auditExpiry' | 'lease'>, log: Logger): AuditLog {
@@ -37,9 +37,10 @@ export function createAuditLog(config: GatewayConfig, stores: Pick<Stores, 'audi
       writer.start()
       retention.start()
     },
-    async close() {
+    async close(deadlineMs) {
+      const stopBy = deadlineMs === undefined ? undefined : Date.now() + deadlineMs
       await retention.stop()
-      await writer.drain()
+      await writer.drain(stopBy === undefined ? undefined : Math.max(0, stopBy - Date.now()))
     },
   }
 }

@@ -208,6 +208,7 @@ export const auditWriterStatsSchema = z.object({
   held_bytes: z.number().int(),
   held_max_bytes: z.number().int(),
   lost: z.number().int(),
+  lag_ms: z.number().int().describe('How long the oldest entry not yet stored has waited (queue, memory or spill files); 0 when none waits'),
   state: z.enum(['ok', 'spilling', 'holding', 'losing']),
   last_error: z.string().nullable(),
 })

@@ -172,6 +172,13 @@ function registerAuditWriterMetrics(registry: Registry, stats: () => AuditWriter
   scrapedGauge(registry, 'gateway_audit_queue_depth', 'Audit entries waiting in the writer queue.', () => stats().queue_depth)
   scrapedGauge(registry, 'gateway_audit_queue_bytes', 'Estimated bytes held by the audit writer queue.', () => stats().queue_bytes)
   scrapedGauge(registry, 'gateway_audit_spill_files', 'Audit spill files waiting to be replayed.', () => stats().spill_files)
+  scrapedGauge(registry, 'gateway_audit_spill_bytes', 'Bytes of audit spill files waiting to be replayed.', () => stats().spill_bytes)
+  scrapedGauge(
+    registry,
+    'gateway_audit_lag_seconds',
+    'How long the oldest audit entry not yet stored has waited (queue, memory or spill files); 0 when none waits.',
+    () => stats().lag_ms / 1000,
+  )
   scrapedGauge(registry, 'gateway_audit_held_entries', 'Audit entries held in memory because neither the database nor the spill folder takes writes.', () => stats().held)
   scrapedGauge(registry, 'gateway_audit_held_bytes', 'Estimated bytes of audit entries held in memory (bound: logging.audit_memory_max_bytes).', () => stats().held_bytes)
   scrapedCounter(
@@ -199,6 +206,12 @@ function registerAuditWriterMetrics(registry: Registry, stats: () => AuditWriter
 /** The usage writer's counters (src/stores/write-path/usage-writer.ts `stats()`), read when scraped. */
 function registerUsageWriterMetrics(registry: Registry, stats: () => UsageWriterStats): void {
   scrapedGauge(registry, 'gateway_usage_queue_depth', 'Usage records waiting to be written (bound: logging.usage_queue_size).', () => stats().queued)
+  scrapedGauge(
+    registry,
+    'gateway_usage_lag_seconds',
+    'How long the oldest usage record not yet stored has waited (queue, memory or spill files); 0 when none waits.',
+    () => stats().lag_ms / 1000,
+  )
   scrapedCounter(
     registry,
     'gateway_usage_records_total',

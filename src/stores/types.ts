@@ -144,7 +144,7 @@ export interface UsageSink {
   /** Resolves when every record handed over so far is stored (admin reads call it first). */
   flush(): Promise<void>
   /** Writes what is queued, then stops. */
-  drain(): Promise<void>
+  drain(deadlineMs?: number): Promise<void>
   /** Queue depth, written, lost (src/stores/write-path/usage-writer.ts), for /ready and the metrics. */
   stats(): UsageWriterStats
 }

@@ -73,7 +73,8 @@ export class UsageService {
     this.stores.usageSink.start()
   }
 
-  drain(): Promise<void> {
-    return this.stores.usageSink.drain()
+  /** Writes what is queued and replays spill files for at most `deadlineMs`; the rest is spilled for the next start. */
+  drain(deadlineMs?: number): Promise<void> {
+    return this.stores.usageSink.drain(deadlineMs)
   }
 }

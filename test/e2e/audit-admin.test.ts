@@ -197,7 +197,12 @@ describe('conversation, stats and writer counters', () => {
   })
 
   test('writer-stats: the counters', async () => {
-    expect(auditWriterStatsSchema.parse(await audit.writerStats())).toMatchObject({ queue_capacity: 10_000, failed: 0 })
+    expect(auditWriterStatsSchema.parse(await audit.writerStats())).toMatchObject({ queue_capacity: 10_000, failed: 0, spill_bytes: 0 })
+  })
+
+  test('/ready shows how far the writers are behind: the lag, the queue and the spill files', async () => {
+    const ready = (await (await fetch(`${gw.url}/ready`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as { audit: Record<string, unknown> }
+    expect(ready.audit).toMatchObject({ lag_ms: expect.any(Number), queue_depth: expect.any(Number), spill_bytes: 0, spill_files: 0, usage_lag_ms: expect.any(Number) })
   })
 
   test('the OpenAPI document describes every audit endpoint with its parameters and schemas', async () => {

@@ -168,6 +168,10 @@ describe('/metrics after a few requests', () => {
     expect(value(later, 'gateway_audit_entries_total', { state: 'written' })).toBeGreaterThanOrEqual(6)
     expect(value(later, 'gateway_audit_entries_total', { state: 'spilled' })).toBe(0)
     expect(value(later, 'gateway_audit_queue_depth')).toBe(0)
+    // Nothing waits, so neither writer lags, and no spill file holds anything.
+    expect(value(later, 'gateway_audit_lag_seconds')).toBe(0)
+    expect(value(later, 'gateway_usage_lag_seconds')).toBe(0)
+    expect(value(later, 'gateway_audit_spill_bytes')).toBe(0)
     expect(value(later, 'gateway_audit_batch_failures_total')).toBe(0)
     // Every written entry went through a timed batch; usage records too (the workflow meters usage).
     const auditBatches = value(later, 'gateway_store_batch_duration_seconds_count', { store: 'audit', backend: 'sqlite' })

@@ -83,6 +83,12 @@ export interface SpillingWriterStats {
   held_max_bytes: number
   /** Rows lost: past the memory bound while the store and the spill folder both refused (each logged by id). */
   lost: number
+  /**
+   * How far the writer is behind: the time the oldest row not yet stored has waited (in the queue, held in
+   * memory, or in the spill files: those count from when the folder last held nothing, or from start-up for files
+   * an earlier process left). 0 when nothing waits.
+   */
+  lag_ms: number
   state: SpillingWriterState
   last_error: string | null
 }
@@ -102,6 +108,11 @@ const LOSING_SHOWN_MS = 60_000
 export class SpillingWriter<Row, Item = never> {
   private queue: (Row | Item)[] = []
   private weights: number[] = []
+  /** When each queued row was handed over (Date.now()), for `lag_ms`. */
+  private enqueuedAt: number[] = []
+  /** Since when rows are held in memory, and since when the spill files hold rows; undefined: none. */
+  private heldSince: number | undefined
+  private spillingSince: number | undefined
   private queueBytes = 0
   private held: Row[] = []
   private heldWeights: number[] = []
@@ -116,6 +127,8 @@ export class SpillingWriter<Row, Item = never> {
   private replay: SpillReader<Row> | undefined
   private replayWanted = false
   private draining = false
+  /** When a drain or flush must end (the loop stops taking batches after it); unbounded otherwise. */
+  private stopBy = Number.POSITIVE_INFINITY
   protected readonly counters = { recorded: 0, written: 0, spilled: 0, replayed: 0, failed: 0, batch_failures: 0, duplicates: 0, lost: 0 }
   protected lastError: string | null = null
   private reported = ''
@@ -137,7 +150,10 @@ export class SpillingWriter<Row, Item = never> {
 
   /** Replays spill files left by an earlier process and starts the periodic report. */
   start(): void {
-    if (this.spill.hasPending()) this.requestReplay()
+    if (this.spill.hasPending()) {
+      this.spillingSince ??= Date.now()
+      this.requestReplay()
+    }
     this.reportTimer ??= setInterval(() => this.report(), this.options.reportIntervalMs ?? 60_000)
     this.reportTimer.unref?.()
   }
@@ -156,6 +172,7 @@ export class SpillingWriter<Row, Item = never> {
     }
     this.queue.push(row)
     this.weights.push(approxBytes)
+    this.enqueuedAt.push(Date.now())
     this.queueBytes += approxBytes
     this.schedule(this.queue.length >= this.options.batchSize ? 0 : this.options.flushIntervalMs)
   }
@@ -188,9 +205,18 @@ export class SpillingWriter<Row, Item = never> {
       held: this.held.length,
       held_bytes: this.heldBytes,
       held_max_bytes: this.memoryMaxBytes,
+      lag_ms: this.lagMs(pending.files > 0),
       state: Date.now() - this.lastLoss < LOSING_SHOWN_MS ? 'losing' : this.held.length > 0 ? 'holding' : pending.files > 0 ? 'spilling' : 'ok',
       last_error: this.lastError,
     }
+  }
+
+  private lagMs(spilling: boolean): number {
+    const now = Date.now()
+    let oldest = this.enqueuedAt[0] ?? now
+    if (this.held.length > 0 && this.heldSince !== undefined) oldest = Math.min(oldest, this.heldSince)
+    if (spilling && this.spillingSince !== undefined) oldest = Math.min(oldest, this.spillingSince)
+    return now - oldest
   }
 
   /**
@@ -213,6 +239,7 @@ export class SpillingWriter<Row, Item = never> {
         const rows = this.held.splice(0)
         this.heldWeights = []
         this.heldBytes = 0
+        this.heldSince = undefined
         this.lose(rows, `${this.kind.noun} lost at shutdown: neither the database nor the spill folder took writes`)
       }
     } finally {
@@ -232,14 +259,20 @@ export class SpillingWriter<Row, Item = never> {
   }
 
   private async writeAll(deadline: number): Promise<void> {
-    while (Date.now() < deadline) {
+    // The loop checks it between batches: past the deadline only the batch in progress is waited for.
+    this.stopBy = deadline
+    try {
+      while (Date.now() < deadline) {
+        await this.running
+        if (this.queue.length === 0 && this.held.length === 0 && !this.replayWanted && !this.replay) break
+        const wait = this.retryAt - Date.now()
+        if (wait > 0) await Bun.sleep(Math.min(wait, deadline - Date.now()))
+        await this.run()
+      }
       await this.running
-      if (this.queue.length === 0 && this.held.length === 0 && !this.replayWanted && !this.replay) break
-      const wait = this.retryAt - Date.now()
-      if (wait > 0) await Bun.sleep(Math.min(wait, deadline - Date.now()))
-      await this.run()
+    } finally {
+      this.stopBy = Number.POSITIVE_INFINITY
     }
-    await this.running
   }
 
   private requestReplay(): void {
@@ -272,7 +305,7 @@ export class SpillingWriter<Row, Item = never> {
   }
 
   private async loop(): Promise<void> {
-    while (Date.now() >= this.retryAt) {
+    while (Date.now() >= this.retryAt && Date.now() < this.stopBy) {
       this.refillFromHeld()
       if (this.queue.length > 0) {
         if (!(await this.writeQueued())) {
@@ -330,6 +363,7 @@ export class SpillingWriter<Row, Item = never> {
       this.replay.finish()
       this.replay = undefined
       this.replayWanted = this.spill.hasPending()
+      if (!this.replayWanted) this.spillingSince = undefined
     }
     return true
   }
@@ -415,6 +449,7 @@ export class SpillingWriter<Row, Item = never> {
       const row = this.encodeItem(value)
       if (row === undefined) {
         this.queue.splice(i, 1)
+        this.enqueuedAt.splice(i, 1)
         this.queueBytes -= this.weights.splice(i, 1)[0]!
         continue
       }
@@ -441,6 +476,7 @@ export class SpillingWriter<Row, Item = never> {
   private take(n: number): (Row | Item)[] {
     const taken = this.queue.splice(0, n)
     for (const w of this.weights.splice(0, n)) this.queueBytes -= w
+    this.enqueuedAt.splice(0, n)
     return taken
   }
 
@@ -451,6 +487,7 @@ export class SpillingWriter<Row, Item = never> {
       try {
         this.spill.append(rows)
         this.counters.spilled += rows.length
+        this.spillingSince ??= Date.now()
         return
       } catch (err) {
         this.lastError = err instanceof Error ? err.message : String(err)
@@ -469,6 +506,7 @@ export class SpillingWriter<Row, Item = never> {
         lost.push(row)
         continue
       }
+      this.heldSince ??= Date.now()
       this.held.push(row)
       this.heldWeights.push(weight)
       this.heldBytes += weight
@@ -499,6 +537,9 @@ export class SpillingWriter<Row, Item = never> {
     const weights = this.heldWeights.splice(0, n)
     this.weights.push(...weights)
     for (const w of weights) this.heldBytes -= w
+    const since = this.heldSince ?? Date.now()
+    for (let i = 0; i < n; i++) this.enqueuedAt.push(since)
+    if (this.held.length === 0) this.heldSince = undefined
   }
 
   /** Tries to move every held entry to the spill folder; true when memory holds nothing any more. */
@@ -511,9 +552,11 @@ export class SpillingWriter<Row, Item = never> {
       return false
     }
     this.counters.spilled += this.held.length
+    this.spillingSince = Math.min(this.spillingSince ?? Date.now(), this.heldSince ?? Date.now())
     this.held = []
     this.heldWeights = []
     this.heldBytes = 0
+    this.heldSince = undefined
     this.replayWanted = true
     return true
   }

@@ -201,6 +201,8 @@ export class SpillReader<Row = AuditRow> {
   private readonly fd: number
   private position = 0
   private carry = ''
+  /** Whole lines read from the file but not yet handed out (a read takes whole buffers, a chunk is bounded). */
+  private lines: string[] = []
   private eof = false
   /** Field names of the file's rows: its header's, else format 1's. */
   private fields: readonly string[] | undefined
@@ -214,8 +216,9 @@ export class SpillReader<Row = AuditRow> {
     this.fd = openSync(path, 'r')
   }
 
+  /** The next lines, at most `maxEntries`: a replayed chunk is one batch, however many lines a buffer held. */
   read(maxEntries: number): SpillChunk<Row> {
-    const lines: string[] = []
+    const lines = this.lines
     while (lines.length < maxEntries && !this.eof) {
       const n = readSync(this.fd, this.buffer, 0, this.buffer.length, this.position)
       if (n === 0) {
@@ -230,8 +233,9 @@ export class SpillReader<Row = AuditRow> {
       this.carry = parts.pop() ?? ''
       for (const p of parts) if (p.trim()) lines.push(p)
     }
-    const chunk: SpillChunk<Row> = { rows: [], corrupt: [], done: this.eof && this.carry === '' }
-    for (const line of lines) {
+    const taken = lines.splice(0, maxEntries)
+    const chunk: SpillChunk<Row> = { rows: [], corrupt: [], done: this.eof && this.carry === '' && lines.length === 0 }
+    for (const line of taken) {
       if (this.fields === undefined) {
         const declared = this.format.headerFields(line)
         this.fields = declared ?? this.format.defaultFields

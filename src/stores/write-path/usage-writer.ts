@@ -45,6 +45,8 @@ export interface UsageWriterStats {
   lost: number
   /** True for a minute after a record was lost. */
   losing: boolean
+  /** How long the oldest record not yet stored has waited (queue, memory or spill files); 0 when none waits. */
+  lag_ms: number
   state: SpillingWriterState
 }
 
@@ -100,6 +102,7 @@ export class UsageWriter extends SpillingWriter<UsageRecord> implements UsageSin
       held: s.held,
       lost: s.lost,
       losing: s.state === 'losing',
+      lag_ms: s.lag_ms,
       state: s.state,
     }
   }
