@@ -9,7 +9,12 @@ import { GEMINI_TEXT } from '../helpers/mock-gemini-upstream.ts'
 import { RESPONSES_TEXT, TRICKY_TEXT } from '../helpers/mock-openai-upstream.ts'
 
 const MASTER = 'master-key-for-python-tests-0123456789'
-const servers = await startGatewayWithMocks({ master: MASTER, families: ['openai', 'anthropic', 'gemini'] })
+// The mocks serve live calls, not the providers' batch APIs: batch lines are run by the gateway.
+const servers = await startGatewayWithMocks({
+  master: MASTER,
+  families: ['openai', 'anthropic', 'gemini'],
+  env: { BATCHES_GATEWAY_RUN_ALL: 'true', BATCHES_POLL_SECONDS: '1' },
+})
 const { gw } = servers
 
 async function stop() {
