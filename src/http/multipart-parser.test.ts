@@ -101,3 +101,16 @@ test('once push returns the parser keeps no view of the chunk: a chunk overwritt
     expect(summary([...events, ...parser.end()])).toEqual(whole)
   }
 })
+
+test("a file full of a delimiter's beginnings (CRs, CRLF-dashes, all but its last byte) stays data, cut anywhere", async () => {
+  const tricky = new TextEncoder().encode(`\r\r\r\n\r\n-\r\n--\r\n--${BOUNDARY.slice(0, -1)}\r\n--${BOUNDARY.slice(0, 3)}\r`)
+  const form = new FormData()
+  form.append('file', new File([tricky], 'f.bin'))
+  form.append('purpose', 'batch')
+  const body = await encoded(form)
+  const whole = summary(parse(body, []))
+  expect(whole[1]).toEqual({ kind: 'data', bytes: Buffer.from(tricky).toString('hex') })
+  const everyByte = Array.from({ length: body.length - 1 }, (_, i) => i + 1)
+  expect(summary(parse(body, everyByte))).toEqual(whole)
+  for (let cut = 1; cut < body.length; cut++) expect(summary(parse(body, [cut]))).toEqual(whole)
+})

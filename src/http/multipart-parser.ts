@@ -122,8 +122,9 @@ export class MultipartParser {
       case 'field':
       case 'file': {
         const at = this.buffer.indexOf(this.delimiter)
-        // Without a delimiter, all but its possible start at the end is data.
-        const dataEnd = at < 0 ? Math.max(0, this.buffer.length - this.delimiter.length + 1) : at
+        // Without a delimiter, all but a possible start of one at the end is data. Only a tail that could begin a
+        // delimiter is kept: most chunks end without one, so the next is used as it is, not copied onto a tail.
+        const dataEnd = at < 0 ? this.buffer.length - this.delimiterStartAtEnd() : at
         if (dataEnd > 0 && !this.data(events, this.buffer.subarray(0, dataEnd))) return false
         this.buffer = this.buffer.subarray(at < 0 ? dataEnd : at + this.delimiter.length)
         if (at < 0) return false
@@ -139,6 +140,18 @@ export class MultipartParser {
       default:
         return false
     }
+  }
+
+  /** How many bytes at the end of the buffer could be the start of a delimiter (0 when none). */
+  private delimiterStartAtEnd(): number {
+    const { buffer, delimiter } = this
+    const from = Math.max(0, buffer.length - delimiter.length + 1)
+    // A delimiter starts with CR: only a tail from a CR can be one.
+    for (let at = buffer.indexOf(0x0d, from); at >= 0; at = buffer.indexOf(0x0d, at + 1)) {
+      const tail = buffer.subarray(at)
+      if (tail.equals(delimiter.subarray(0, tail.length))) return tail.length
+    }
+    return 0
   }
 
   private data(events: FormEvent[], bytes: Buffer): boolean {
