@@ -33,24 +33,26 @@ export async function fetchBatchUpstream(provider: ProviderInstance, request: Ba
     if (authorized instanceof GatewayError) return authorized
     headers = authorized
   }
-  const deadline = AbortSignal.timeout(HEADERS_DEADLINE_MS)
-  const abort = new AbortController()
-  const onAbort = () => abort.abort(signal.aborted ? signal.reason : deadline.reason)
-  signal.addEventListener('abort', onAbort, { once: true })
-  deadline.addEventListener('abort', onAbort, { once: true })
+  // The deadline bounds the wait for the headers only; the caller's signal bounds the whole call, body included
+  // (a result file that stalls mid-way ends when it fires).
+  const headersDeadline = new AbortController()
+  const timer = setTimeout(() => headersDeadline.abort(), HEADERS_DEADLINE_MS)
   let response: Response
   try {
     // Never followed: a redirect would carry the provider's credential wherever it points (upstreamFailures.redirected).
-    response = await fetch(request.url, { method: request.method, headers, body: request.body, signal: abort.signal, redirect: 'manual' })
+    response = await fetch(request.url, {
+      method: request.method,
+      headers,
+      body: request.body,
+      signal: AbortSignal.any([signal, headersDeadline.signal]),
+      redirect: 'manual',
+    })
   } catch (error) {
-    if (signal.aborted) return upstreamFailures.clientClosed()
-    if (deadline.aborted) return upstreamFailures.timeout(provider.name, `no answer within ${HEADERS_DEADLINE_MS} ms`)
+    if (signal.aborted) return stopped(provider, signal)
+    if (headersDeadline.signal.aborted) return upstreamFailures.timeout(provider.name, `no answer within ${HEADERS_DEADLINE_MS} ms`)
     return upstreamFailures.unreachable(provider.name, (error as Error)?.message ?? String(error))
   } finally {
-    // Only the wait for the headers is bounded here: a result file is read for as long as its reader wants it
-    // (jsonLines cancels the body when its reader stops).
-    deadline.removeEventListener('abort', onAbort)
-    signal.removeEventListener('abort', onAbort)
+    clearTimeout(timer)
   }
   if (response.status >= 300 && response.status < 400) {
     response.body?.cancel().catch(() => {})
@@ -61,6 +63,14 @@ export async function fetchBatchUpstream(provider: ProviderInstance, request: Ba
     return upstreamError({ provider: provider.name, status: response.status, body: parseJson(text), text, headers: response.headers, secrets: secretsOf(provider) })
   }
   return response
+}
+
+/** The caller stopped the call: its deadline passed, or the gateway is shutting down. */
+function stopped(provider: ProviderInstance, signal: AbortSignal): GatewayError {
+  const reason = signal.reason as Error | undefined
+  return reason?.name === 'TimeoutError'
+    ? upstreamFailures.timeout(provider.name, 'the call took longer than the gateway allows it')
+    : upstreamFailures.interrupted(provider.name, 'the gateway stopped the call')
 }
 
 /** A JSON answer read whole up to `maxBytes`; anything else is the provider's failure. */
