@@ -16,6 +16,7 @@ import { useRemote } from '../components/use-remote.ts'
 import { formatCount, formatDateTime, formatDurationNs, formatUnits, formatUsd } from '../format.ts'
 import { hrefOf } from '../router.ts'
 import { AttemptsTimeline } from './audit-attempts.tsx'
+import { AnswerImages, BinaryAnswer, UploadParts } from './audit-media.tsx'
 import { auditListHref, StatusBadge } from './audit-log-view.tsx'
 import { RevisionsList } from './audit-revisions.tsx'
 import { ConversationView } from './conversation-view.tsx'
@@ -96,7 +97,15 @@ function EntryDetails({ entry }: { entry: AuditLogEntry }) {
           {content ? (
             <>
               <Body title="Request body" value={data.request_body} tooBig={data.request_body_too_big_to_handle} />
-              <Body title="Response body" value={data.response_body} tooBig={data.response_body_too_big_to_handle} />
+              {data.request_parts && data.request_parts.length > 0 && <UploadParts parts={data.request_parts} />}
+              {data.response_binary ? (
+                <BinaryAnswer binary={data.response_binary} />
+              ) : (
+                <>
+                  <AnswerImages body={data.response_body} />
+                  <Body title="Response body" value={data.response_body} tooBig={data.response_body_too_big_to_handle} />
+                </>
+              )}
             </>
           ) : (
             hidden
