@@ -17,6 +17,7 @@ test('the table, role by role (unscoped)', () => {
     'mcp.read',
     'mcp.credentials.read',
     'batches.read',
+    'files.read',
   ]
   expect([...permissionsOf(grant('viewer'))].sort() as string[]).toEqual([...reads].sort())
   expect([...permissionsOf(grant('auditor'))].sort() as string[]).toEqual([...reads, 'audit.content', 'audit.security_events'].sort())

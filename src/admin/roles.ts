@@ -55,6 +55,7 @@ export const PERMISSIONS = {
   'mcp.credentials.read': { roles: EVERY_ROLE, action: "read callers' upstream MCP credentials (never their secrets)" },
   'mcp.credentials.revoke': { roles: ['key_manager', 'admin'], action: "revoke callers' upstream MCP credentials" },
   'batches.read': { roles: EVERY_ROLE, action: "read batches and their lines' progress" },
+  'files.read': { roles: EVERY_ROLE, action: "read the Files API's records (names, sizes, owners; never the bytes)" },
 } as const satisfies Record<string, PermissionRule>
 
 export type AdminPermission = keyof typeof PERMISSIONS

@@ -17,6 +17,7 @@ import { AuditLogView } from './views/audit-log-view.tsx'
 import { KeysView } from './views/keys-view.tsx'
 import { McpView } from './views/mcp-view.tsx'
 import { BatchesView } from './views/batches-view.tsx'
+import { FilesView } from './views/files-view.tsx'
 import { SignInView } from './views/sign-in-view.tsx'
 import { UsageView } from './views/usage-view.tsx'
 import { WorkflowsView } from './views/workflows-view.tsx'
@@ -114,5 +115,7 @@ function viewFor(view: ViewId, route: Route) {
       return <McpView server={route.path[1]} />
     case 'batches':
       return <BatchesView key={route.path[1] ?? ''} id={route.path[1]} />
+    case 'files':
+      return <FilesView />
   }
 }

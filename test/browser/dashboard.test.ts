@@ -440,6 +440,33 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
   )
 
   test(
+    "the Files page shows the subtree's files (name, purpose, size, owner), never another tenant's, and filters by purpose",
+    async () => {
+      const viewer = await adminPost('/keys', { name: 'files viewer', role: 'viewer', user_path: '/acme/files' })
+      const member = await adminPost('/keys', { name: 'files member', user_path: '/acme/files/ci' })
+      const outsider = await adminPost('/keys', { name: 'files outsider', user_path: '/globex' })
+      await sdk(member.key).files.create({ file: new File(['{"custom_id":"a"}\n'], 'team-input.jsonl'), purpose: 'batch' })
+      await sdk(member.key).files.create({ file: new File(['notes'], 'team-notes.txt'), purpose: 'user_data' })
+      await sdk(outsider.key).files.create({ file: new File(['theirs'], 'globex-secret.txt'), purpose: 'user_data' })
+      await signIn(page, viewer.key)
+      await openView('Files')
+      const row = page.getByRole('row', { name: /team-input\.jsonl/ })
+      await visible(row)
+      expect(await row.textContent()).toContain('batch')
+      expect(await row.textContent()).toContain('18 B')
+      expect(await row.textContent()).toContain(member.id)
+      await visible(page.getByRole('row', { name: /team-notes\.txt/ }))
+      expect(await page.getByText('globex-secret.txt').count()).toBe(0)
+      await page.getByLabel('Purpose').selectOption('batch')
+      await page.getByRole('row', { name: /team-notes\.txt/ }).waitFor({ state: 'detached', timeout: WAIT_MS })
+      await visible(page.getByRole('row', { name: /team-input\.jsonl/ }))
+      await screenshot(page, 'files')
+      await page.getByRole('button', { name: 'Sign out' }).click()
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test(
     'on a 390×844 phone the navigation folds behind a Menu button',
     async () => {
       const phone = await newPage({ width: 390, height: 844 })

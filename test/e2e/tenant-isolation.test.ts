@@ -325,6 +325,12 @@ describe('one tenant against another on /v1', () => {
     // Alice's is still there, whole.
     const content = await send({ method: 'GET', path: `/v1/files/${made.body.id}/content` }, bearer(alice.api.key))
     expect({ status: content.status, body: content.body }).toEqual({ status: 200, body: 'secret:file-secret' })
+    // On /admin/files, each tenant's auditor sees its own tenant's files only, and may not ask for the other's.
+    const bobsFile = await send(V1_PROBES['files.create']('bobs'), bearer(bob.api.key))
+    const alicesView = await send({ method: 'GET', path: '/admin/files?limit=100' }, bearer(alice.auditor.key))
+    const seen = alicesView.body.data.map((f: { id: string }) => f.id)
+    expect({ status: alicesView.status, alices: seen.includes(made.body.id), bobs: seen.includes(bobsFile.body.id) }).toEqual({ status: 200, alices: true, bobs: false })
+    expect((await send({ method: 'GET', path: `/admin/files?user_path=${encodeURIComponent(bob.path)}` }, bearer(alice.auditor.key))).status).toBe(403)
   })
 
   test('failover never answers a tenant with a model its key may not use', async () => {

@@ -49,6 +49,7 @@ export const ADMIN_ROUTE_ROLES: Record<string, { roles: readonly Role[]; unscope
   'DELETE /admin/mcp/credentials/:id': { roles: ['key_manager', 'admin'] },
   'GET /admin/batches': { roles: EVERY },
   'GET /admin/batches/:id': { roles: EVERY },
+  'GET /admin/files': { roles: EVERY },
 }
 /** A request to the route that changes nothing when allowed (unknown ids, invalid bodies). */
 export function adminRouteProbe(name: string): { method: string; path: string; body?: unknown } {

@@ -10,6 +10,7 @@ export const VIEWS = [
   { id: 'workflows', label: 'Workflows' },
   { id: 'mcp', label: 'MCP' },
   { id: 'batches', label: 'Batches' },
+  { id: 'files', label: 'Files' },
 ] as const
 export type ViewId = (typeof VIEWS)[number]['id']
 

@@ -17,6 +17,7 @@ import { workflowRoutes } from './workflows.ts'
 import { limitRoutes } from './limits.ts'
 import { usageRoutes } from './usage.ts'
 import { batchAdminRoutes } from './batches.ts'
+import { fileAdminRoutes } from './files.ts'
 import { sessionRoutes } from './session.ts'
 import { adminPermission } from './permission.ts'
 import { adminPrincipalView, describeAdminPrincipal } from './principal-view.ts'
@@ -67,5 +68,6 @@ export function adminRoutes(gateway: Gateway) {
       .use(auditRoutes(gateway))
       .use(mcpAdminRoutes(gateway))
       .use(batchAdminRoutes(gateway))
+      .use(fileAdminRoutes(gateway))
   )
 }
