@@ -292,3 +292,35 @@ describe('/admin/batches', () => {
     expect((await admin(`/batches/${created.id}`, viewer.key)).status).toBe(200)
   })
 })
+
+describe('every batchable endpoint', () => {
+  test('embeddings, completions and responses lines run as their live requests do', async () => {
+    const cases = [
+      { endpoint: '/v1/embeddings' as const, body: { model: 'openai/text-embedding-3-small', input: 'embed me' }, check: (b: any) => expect(b.object).toBe('list') },
+      {
+        endpoint: '/v1/completions' as const,
+        body: { model: 'openai/gpt-3.5-turbo-instruct', prompt: 'echo:completed' },
+        check: (b: any) => expect(b.choices[0].text).toBe('completed'),
+      },
+      { endpoint: '/v1/responses' as const, body: { model: 'openai/gpt-4o-mini', input: 'hello' }, check: (b: any) => expect(b.object).toBe('response') },
+    ]
+    for (const c of cases) {
+      const input = await upload(jsonl([JSON.stringify({ custom_id: 'only', method: 'POST', url: c.endpoint, body: c.body })]))
+      const created = await t.openai.batches.create({ input_file_id: input.id, endpoint: c.endpoint, completion_window: '24h' })
+      const done = await finished(t.openai, created.id)
+      expect({ endpoint: c.endpoint, status: done.status, counts: done.request_counts }).toEqual({
+        endpoint: c.endpoint,
+        status: 'completed',
+        counts: { total: 1, completed: 1, failed: 0 },
+      })
+      const [answer] = await resultLines(done.output_file_id)
+      expect(answer.response.status_code).toBe(200)
+      c.check(answer.response.body)
+      const entry = await t.audit.eventually(
+        () => t.audit.list({ batch_id: created.id }),
+        (p) => p.total === 1,
+      )
+      expect(entry.entries[0]!.path).toBe(c.endpoint)
+    }
+  })
+})
