@@ -37,6 +37,7 @@ import { FileService } from './files/file-service.ts'
 import { UploadService } from './files/upload-service.ts'
 import { BatchService } from './batches/batch-service.ts'
 import { BatchExecutor } from './batches/executor.ts'
+import { BatchBudget } from './batches/batch-budget.ts'
 import { batchEndpointId, gatewayLineRunner } from './batches/line-runner.ts'
 import { providerBatchApi } from './batches/providers/index.ts'
 import type { BlobStore } from './stores/blobs/blob-store.ts'
@@ -217,7 +218,9 @@ export class Gateway {
       usage: this.usage,
     })
     this.deps.onShutdown(() => this.mcp.stop())
+    const batchBudget = new BatchBudget({ limits: this.limits, counters: stores.counters, catalog: this.catalog, costModel: this.deps.costModel })
     this.batchExecutor = new BatchExecutor({
+      budget: batchBudget,
       store: stores.batches,
       lease: stores.lease,
       files: () => this.files,
@@ -237,6 +240,7 @@ export class Gateway {
       store: stores.batches,
       files: () => this.files,
       maxLines: this.config.batches.max_lines,
+      budget: batchBudget,
       endpointIdOf: batchEndpointId,
       ready: () => this.batchExecutor.kick(),
     })

@@ -7,7 +7,7 @@
  * amount their real cost exceeds their estimate. An exhausted budget is a 429 `budget_exceeded` saying when it
  * resets.
  */
-import { GatewayError } from '../../src/errors/gateway-error.ts'
+import { exhaustedBudget } from '../../src/limits/budget-exhausted.ts'
 import { budgetWindow, MICRO } from '../../src/limits/budget-spend.ts'
 import { inScope, type Budget } from '../../src/limits/definitions.ts'
 import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
@@ -22,17 +22,6 @@ interface Reservation {
 }
 
 const reservationSlot = requestSlot<Reservation>('budget')
-
-export function exhausted(budget: Budget, resetsAt: number, now: number): GatewayError {
-  const retryAfter = Math.max(1, Math.ceil((resetsAt - now) / 1000))
-  return new GatewayError({
-    status: 429,
-    type: 'rate_limit_error',
-    code: 'budget_exceeded',
-    headers: { 'retry-after': String(retryAfter), 'x-budget-reset': new Date(resetsAt).toISOString() },
-    message: `Budget exhausted: ${budget.limit_usd} USD per ${budget.window} for ${budget.scope.key_id ? `key ${budget.scope.key_id}` : `user path ${budget.scope.user_path}`}. It resets at ${new Date(resetsAt).toISOString()}.`,
-  })
-}
 
 export const budget = definePlugin({
   manifest: budgetManifest,
@@ -57,16 +46,17 @@ export const budget = definePlugin({
         const applicable = limits.budgets.filter((b) => inScope(b.scope, ctx.principal?.keyId, ctx.userPath))
         if (applicable.length === 0 || !endpoint(ctx.endpoint).governance.limits) return CONTINUE
         const now = Date.now()
-        const micro = await estimateMicro(ctx, config.default_output_tokens_estimate)
+        // A batch's line: the batch holds its estimate already (src/batches/batch-budget.ts); only its real cost is added.
+        const micro = ctx.batchLine?.budgetHeld ? 0 : await estimateMicro(ctx, config.default_output_tokens_estimate)
         const reservation: Reservation = { entries: [] }
         for (const b of applicable) {
           const w = budgetWindow(b, now)
           const limit = Math.round(b.limit_usd * MICRO)
           // An exhausted budget refuses even requests it cannot price; a priced one must fit.
-          const result = await counters.addWithin(w.key, Math.max(micro, 0), micro > 0 ? limit : limit - 1, w.ttlMs)
+          const result = ctx.batchLine?.budgetHeld ? { ok: true } : await counters.addWithin(w.key, Math.max(micro, 0), micro > 0 ? limit : limit - 1, w.ttlMs)
           if (!result.ok) {
             for (const e of reservation.entries) await counters.add(e.key, -e.micro, e.ttlMs)
-            return respondWithError(ctx, exhausted(b, w.end, now))
+            return respondWithError(ctx, exhaustedBudget(b, w.end, now))
           }
           reservation.entries.push({ key: w.key, micro, ttlMs: w.ttlMs })
         }
@@ -79,7 +69,8 @@ export const budget = definePlugin({
         const u = outcome.usage
         const actualUsd =
           u && ctx.target && !ctx.cacheType
-            ? costModel.costUsd(ctx.target, {
+            ? // A provider batch API's answer costs its batch price (src/batches).
+              (ctx.batchLine?.batchPriced && costModel.batchCostUsd ? costModel.batchCostUsd.bind(costModel) : costModel.costUsd.bind(costModel))(ctx.target, {
                 prompt: u.prompt_tokens,
                 cachedPrompt: u.cached_tokens,
                 cacheWrite: u.cache_write_tokens,

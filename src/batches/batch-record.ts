@@ -53,6 +53,8 @@ export interface BatchRecord {
   errors: BatchInputError[] | null
   /** USD charged so far by the lines that ran (the gateway's prices). */
   costUsd: number
+  /** The budget counters holding the batch's estimated cost, released line by line; null: no budget applies. */
+  budgetKeys: { key: string; ttlMs: number }[] | null
 }
 
 /**
@@ -85,6 +87,8 @@ export interface BatchLine {
   auditId: string | null
   result: BatchLineResult | null
   costUsd: number
+  /** Its estimated cost, held in the batch's budgets until it ends (micro-dollars). */
+  estimateMicro: number
 }
 
 /** What a page of `GET /v1/batches` asks for. */

@@ -3,13 +3,14 @@
  * cancel one. Every batch belongs to the principal that made it; another principal is told it does not exist.
  * Running the lines is the executor's job (executor.ts); this only records the batch and hands it over.
  */
-import type { GatewayError } from '../errors/gateway-error.ts'
+import { GatewayError } from '../errors/gateway-error.ts'
 import type { FileAccess } from '../files/file-access.ts'
 import type { Principal } from '../pipeline/context.ts'
 import type { BatchStore } from '../stores/types.ts'
 import { batchErrors } from './batch-errors.ts'
 import type { BatchLine, BatchRecord } from './batch-record.ts'
 import { readBatchInput } from './input-file.ts'
+import type { BatchBudget, BudgetHold } from './batch-budget.ts'
 import type { BatchCreateRequest } from './schemas.ts'
 
 const COMPLETION_WINDOW_SECONDS = 24 * 3600
@@ -19,6 +20,8 @@ export interface BatchCaller {
   principal: Principal
   userPath: string
   labels: readonly string[]
+  /** The budget feature is on for the caller's workflow: the batch's estimated cost is held in its budgets. */
+  budgeted: boolean
 }
 
 export interface BatchServiceDeps {
@@ -28,6 +31,7 @@ export interface BatchServiceDeps {
   maxLines: number
   /** The endpoint row id of a batchable url (`/v1/chat/completions`, …). */
   endpointIdOf: (url: string) => string
+  budget: BatchBudget
   /** Told when a batch is ready to run, so the executor can start without waiting for its next look. */
   ready: (batchId: string) => void
   now?: () => number
@@ -79,6 +83,7 @@ export class BatchService {
       metadata: request.metadata ?? null,
       errors: null,
       costUsd: 0,
+      budgetKeys: null,
     }
     const read = await readBatchInput(input.body, request.endpoint, this.deps.maxLines)
     if (!read.ok) {
@@ -102,9 +107,31 @@ export class BatchService {
       auditId: null,
       result: null,
       costUsd: 0,
+      estimateMicro: 0,
     }))
-    const stored = { ...batch, requestCounts: { total: lines.length, completed: 0, failed: 0 } }
-    await this.deps.store.insert(stored, lines)
+    const keyId = caller.principal.keyId
+    const userPath = caller.userPath || undefined
+    let budgetKeys: BudgetHold | null = null
+    if (caller.budgeted && this.deps.budget.applies(keyId, userPath)) {
+      for (const line of lines) line.estimateMicro = await this.deps.budget.estimate(endpointId, line.body)
+      const hold = await this.deps.budget.reserve(
+        keyId,
+        userPath,
+        lines.reduce((sum, line) => sum + line.estimateMicro, 0),
+      )
+      if (hold instanceof GatewayError) return hold
+      budgetKeys = hold
+    }
+    const stored: BatchRecord = { ...batch, budgetKeys, requestCounts: { total: lines.length, completed: 0, failed: 0 } }
+    try {
+      await this.deps.store.insert(stored, lines)
+    } catch (err) {
+      await this.deps.budget.release(
+        budgetKeys,
+        lines.reduce((sum, line) => sum + line.estimateMicro, 0),
+      )
+      throw err
+    }
     this.deps.ready(stored.id)
     return stored
   }

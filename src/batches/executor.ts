@@ -13,6 +13,7 @@ import type { BatchStore, FinishedBatchLine, Lease } from '../stores/types.ts'
 import { LINE_FAILURES } from './batch-errors.ts'
 import type { BatchLine, BatchRecord, BatchStatus } from './batch-record.ts'
 import { writeResultFiles } from './result-files.ts'
+import type { BatchBudget } from './batch-budget.ts'
 import type { ProviderInstance } from '../providers/types.ts'
 import { GatewayError } from '../errors/gateway-error.ts'
 import type { ProviderBatchApi, ProviderBatchJob } from './provider-batch-api.ts'
@@ -45,6 +46,8 @@ export interface BatchExecutorDeps {
   /** Lines of one batch running at the same time. */
   concurrency: number
   pollMs: number
+  /** Gives back ended lines' estimates held in the batch's budgets. */
+  budget: Pick<BatchBudget, 'release'>
   /** This replica's id, recorded on the lines it claims. */
   replicaId: string
   log: Logger
@@ -137,7 +140,8 @@ export class BatchExecutor {
     if (!batch || !UNFINISHED.includes(batch.status)) return
     // Claimed by a replica that no longer holds the lease: it died (or lost its database connection) mid-line.
     const interrupted = await store.recoverClaimed(id, { kind: 'error', ...LINE_FAILURES.interrupted })
-    if (interrupted > 0) this.deps.log.warn({ batch_id: id, lines: interrupted }, 'batch lines interrupted by a replica that stopped; reported failed, not run again')
+    await this.deps.budget.release(batch.budgetKeys, interrupted.estimateMicro)
+    if (interrupted.lines > 0) this.deps.log.warn({ batch_id: id, lines: interrupted.lines }, 'batch lines interrupted by a replica that stopped; reported failed, not run again')
     if (batch.status === 'cancelling') await this.cancelJobs(batch)
     await this.collect(batch)
     if (batch.status === 'in_progress' && !this.expired(batch)) {
@@ -185,7 +189,7 @@ export class BatchExecutor {
         const finished: FinishedBatchLine = result.response
           ? await this.finishedRun(batch, line, { kind: 'replay', answer: result.response })
           : { state: 'failed', result: { kind: 'error', ...result.error! }, auditId: null, costUsd: 0 }
-        await this.deps.store.finishLine(batch.id, line.index, this.deps.replicaId, finished)
+        await this.finish(batch, line, finished)
       }
     }
   }
@@ -209,6 +213,11 @@ export class BatchExecutor {
       if (cancelled instanceof GatewayError) this.deps.log.warn({ batch_id: batch.id, provider: first.target, err: cancelled.message }, 'could not cancel a provider batch job')
       else this.cancelledJobs.add(key)
     }
+  }
+
+  /** Records a line's end (only while this replica holds its claim) and gives back its estimate from the budgets. */
+  private async finish(batch: BatchRecord, line: BatchLine, finished: FinishedBatchLine): Promise<void> {
+    if (await this.deps.store.finishLine(batch.id, line.index, this.deps.replicaId, finished)) await this.deps.budget.release(batch.budgetKeys, line.estimateMicro)
   }
 
   private expired(batch: BatchRecord): boolean {
@@ -254,7 +263,7 @@ export class BatchExecutor {
         if (!(await store.claimLine(batch.id, line.index, this.deps.replicaId, this.now()))) continue
         const ran = await this.deps.runLine(batch, line, mode)
         if (ran.kind === 'finished') {
-          await store.finishLine(batch.id, line.index, this.deps.replicaId, ran.finished)
+          await this.finish(batch, line, ran.finished)
           continue
         }
         const group = handedOver.get(ran.providerName) ?? []
@@ -281,7 +290,7 @@ export class BatchExecutor {
       this.deps.log.warn({ batch_id: batch.id, provider: providerName, err: job.message }, 'a provider refused a batch job; its lines failed')
       for (const { line } of group) {
         const result = { kind: 'response' as const, statusCode: job.status, requestId: '', body: job.toJSON() }
-        await this.deps.store.finishLine(batch.id, line.index, this.deps.replicaId, { state: 'failed', result, auditId: null, costUsd: 0 })
+        await this.finish(batch, line, { state: 'failed', result, auditId: null, costUsd: 0 })
       }
       return
     }
@@ -303,11 +312,11 @@ export class BatchExecutor {
     let final: BatchStatus
     let from: BatchStatus[]
     if (batch.status === 'cancelling') {
-      await store.failLines(id, ['pending'], { kind: 'error', ...LINE_FAILURES.cancelled })
+      await this.deps.budget.release(batch.budgetKeys, (await store.failLines(id, ['pending'], { kind: 'error', ...LINE_FAILURES.cancelled })).estimateMicro)
       final = 'cancelled'
       from = ['cancelling']
     } else if (this.expired(batch)) {
-      await store.failLines(id, ['pending'], { kind: 'error', ...LINE_FAILURES.expired })
+      await this.deps.budget.release(batch.budgetKeys, (await store.failLines(id, ['pending'], { kind: 'error', ...LINE_FAILURES.expired })).estimateMicro)
       final = 'expired'
       from = ['in_progress', 'finalizing']
     } else {

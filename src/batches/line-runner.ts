@@ -88,7 +88,14 @@ async function runOnce(deps: LineRunnerDeps, batch: BatchRecord, line: BatchLine
   })
   ctx.labels = [...batch.labels, `batch:${batch.id}`]
   let handedOver: RanOnce['handedOver']
-  ctx.batchLine = { batchId: batch.id, customId: line.customId, finished: outcome, route: routeOf(mode, (kept) => (handedOver = kept)), batchPriced: mode.kind === 'replay' }
+  ctx.batchLine = {
+    batchId: batch.id,
+    customId: line.customId,
+    finished: outcome,
+    route: routeOf(mode, (kept) => (handedOver = kept)),
+    batchPriced: mode.kind === 'replay',
+    budgetHeld: batch.budgetKeys !== null,
+  }
   const text = JSON.stringify(line.body)
   parseJsonBody(ctx, text, Buffer.byteLength(text))
   const response = await deps.run(ctx)

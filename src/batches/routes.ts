@@ -25,7 +25,7 @@ export async function createBatch(ctx: RequestContext, { batches }: LocalService
       'batch_needs_api_key',
     )
   }
-  const created = await batches.create({ principal, userPath: ctx.userPath ?? '', labels: ctx.labels }, request.data)
+  const created = await batches.create({ principal, userPath: ctx.userPath ?? '', labels: ctx.labels, budgeted: ctx.features.budget }, request.data)
   return created instanceof GatewayError ? created : json(batchView(created), ctx)
 }
 

@@ -99,6 +99,8 @@ export interface BatchLineRequest {
   handedOver?: boolean
   /** The answer came from a provider's batch API: priced at its batch price (src/usage/meter.ts). */
   batchPriced?: boolean
+  /** The batch holds its estimated cost in the budgets: the budget plugin reserves nothing again, only adds the real cost. */
+  budgetHeld?: boolean
 }
 
 export class RequestContext {

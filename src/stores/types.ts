@@ -520,6 +520,12 @@ export interface FinishedBatchLine {
   costUsd: number
 }
 
+/** Lines a bulk change ended: how many, and their estimates to release from the batch's budgets. */
+export interface EndedBatchLines {
+  lines: number
+  estimateMicro: number
+}
+
 /** Batches and their lines (src/batches). Every change of a line is one transaction with the batch's counts. */
 export interface BatchStore {
   /** Stores a new batch and all its lines together. */
@@ -543,9 +549,9 @@ export interface BatchStore {
    * provider's, read again); one without fails with `result` (it may have reached the provider: never sent twice).
    * Resolves to how many failed.
    */
-  recoverClaimed(batchId: string, result: BatchLineResult): Promise<number>
+  recoverClaimed(batchId: string, result: BatchLineResult): Promise<EndedBatchLines>
   /** A line claimed by `by` finishes; false (nothing changed) when it is not claimed by `by`. */
   finishLine(batchId: string, index: number, by: string, finished: FinishedBatchLine): Promise<boolean>
-  /** Every line in one of `states` fails with `result` (counted as failed); resolves to how many. */
-  failLines(batchId: string, states: readonly ('pending' | 'claimed')[], result: BatchLineResult): Promise<number>
+  /** Every line in one of `states` fails with `result` (counted as failed). */
+  failLines(batchId: string, states: readonly ('pending' | 'claimed')[], result: BatchLineResult): Promise<EndedBatchLines>
 }

@@ -97,13 +97,13 @@ export function postgresBatchStore(db: PgDb): BatchStore {
           .update(l)
           .set({ state: 'failed', result })
           .where(and(eq(l.batchId, batchId), eq(l.state, 'claimed')))
-          .returning({ index: l.lineIndex })
+          .returning({ index: l.lineIndex, estimate: l.estimateMicro })
         if (failed.length > 0)
           await tx
             .update(b)
             .set({ failed: sql`${b.failed} + ${failed.length}` })
             .where(eq(b.id, batchId))
-        return failed.length
+        return ended(failed)
       })
     },
     async finishLine(batchId, index, by, finished) {
@@ -128,13 +128,13 @@ export function postgresBatchStore(db: PgDb): BatchStore {
           .update(l)
           .set({ state: 'failed', result })
           .where(and(eq(l.batchId, batchId), inArray(l.state, [...states])))
-          .returning({ index: l.lineIndex })
+          .returning({ index: l.lineIndex, estimate: l.estimateMicro })
         if (done.length > 0)
           await tx
             .update(b)
             .set({ failed: sql`${b.failed} + ${done.length}` })
             .where(eq(b.id, batchId))
-        return done.length
+        return ended(done)
       })
     },
   }
@@ -180,3 +180,5 @@ function batchLine(row: LineRow): BatchLine {
   const { lineIndex, state, result, ...rest } = row
   return { ...rest, index: lineIndex, state: state as BatchLine['state'], result: (result ?? null) as BatchLineResult | null }
 }
+
+const ended = (lines: { estimate: number }[]) => ({ lines: lines.length, estimateMicro: lines.reduce((sum, l) => sum + l.estimate, 0) })

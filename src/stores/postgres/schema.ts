@@ -243,6 +243,8 @@ export const batches = pgTable(
     metadata: jsonb('metadata').$type<Record<string, string>>(),
     errors: jsonb('errors').$type<unknown[]>(),
     costUsd: doublePrecision('cost_usd').notNull().default(0),
+    /** The budget counters holding the batch's estimated cost (src/batches/batch-budget.ts); null: none held. */
+    budgetKeys: jsonb('budget_keys').$type<{ key: string; ttlMs: number }[]>(),
   },
   (t) => [index('batches_principal_created').on(t.principalId, t.createdAt), index('batches_status').on(t.status)],
 )
@@ -261,6 +263,8 @@ export const batchLines = pgTable(
     providerJob: text('provider_job'),
     claimedBy: text('claimed_by'),
     claimedAt: bigint('claimed_at', { mode: 'number' }),
+    /** The line's estimated cost held in the batch's budgets until it ends, in micro-dollars. */
+    estimateMicro: bigint('estimate_micro', { mode: 'number' }).notNull().default(0),
     auditId: text('audit_id'),
     result: jsonb('result').$type<unknown>(),
     costUsd: doublePrecision('cost_usd').notNull().default(0),

@@ -108,14 +108,14 @@ export function sqliteBatchStore(db: Database): BatchStore {
           .update(l)
           .set({ state: 'failed', result })
           .where(and(eq(l.batchId, batchId), eq(l.state, 'claimed')))
-          .returning({ index: l.lineIndex })
+          .returning({ index: l.lineIndex, estimate: l.estimateMicro })
           .all()
         if (failed.length > 0)
           tx.update(b)
             .set({ failed: sql`${b.failed} + ${failed.length}` })
             .where(eq(b.id, batchId))
             .run()
-        return failed.length
+        return ended(failed)
       })
     },
     async finishLine(batchId, index, by, finished) {
@@ -141,14 +141,14 @@ export function sqliteBatchStore(db: Database): BatchStore {
           .update(l)
           .set({ state: 'failed', result })
           .where(and(eq(l.batchId, batchId), inArray(l.state, [...states])))
-          .returning({ index: l.lineIndex })
+          .returning({ index: l.lineIndex, estimate: l.estimateMicro })
           .all()
         if (done.length > 0)
           tx.update(b)
             .set({ failed: sql`${b.failed} + ${done.length}` })
             .where(eq(b.id, batchId))
             .run()
-        return done.length
+        return ended(done)
       })
     },
   }
@@ -195,3 +195,5 @@ function batchLine(row: LineRow): BatchLine {
   const { lineIndex, state, result, ...rest } = row
   return { ...rest, index: lineIndex, state: state as BatchLine['state'], result: (result ?? null) as BatchLineResult | null }
 }
+
+const ended = (lines: { estimate: number }[]) => ({ lines: lines.length, estimateMicro: lines.reduce((sum, l) => sum + l.estimate, 0) })

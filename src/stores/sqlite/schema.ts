@@ -309,6 +309,8 @@ export const batches = sqliteTable(
     metadata: text('metadata', { mode: 'json' }).$type<Record<string, string>>(),
     errors: text('errors', { mode: 'json' }).$type<unknown[]>(),
     costUsd: real('cost_usd').notNull().default(0),
+    /** The budget counters holding the batch's estimated cost (src/batches/batch-budget.ts); null: none held. */
+    budgetKeys: text('budget_keys', { mode: 'json' }).$type<{ key: string; ttlMs: number }[]>(),
   },
   (t) => [index('batches_principal_created').on(t.principalId, t.createdAt), index('batches_status').on(t.status)],
 )
@@ -327,6 +329,8 @@ export const batchLines = sqliteTable(
     providerJob: text('provider_job'),
     claimedBy: text('claimed_by'),
     claimedAt: integer('claimed_at'),
+    /** The line's estimated cost held in the batch's budgets until it ends, in micro-dollars. */
+    estimateMicro: integer('estimate_micro').notNull().default(0),
     auditId: text('audit_id'),
     result: text('result', { mode: 'json' }).$type<unknown>(),
     costUsd: real('cost_usd').notNull().default(0),
