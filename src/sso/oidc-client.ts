@@ -4,7 +4,8 @@
  * endpoint with the client secret, and the ID token verified with `jose` against the provider's JWKS (issuer,
  * audience = client id, nonce, expiry; asymmetric algorithms only).
  */
-import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose'
+import type { JWTPayload, JWTVerifyGetKey } from 'jose'
+import { loadJose } from '../keys/jwt/jose.ts'
 import { JWT_ALGORITHMS } from '../keys/jwt/config.ts'
 import type { OidcConfig } from './config.ts'
 
@@ -49,6 +50,7 @@ export class OidcClient {
       for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
         if (typeof doc[field] !== 'string' || !/^https?:\/\//.test(doc[field])) throw new Error(`${url} has no ${field}`)
       }
+      const { createRemoteJWKSet } = await loadJose()
       this.metadata = doc as ProviderMetadata
       this.keys = createRemoteJWKSet(new URL(this.metadata.jwks_uri), { timeoutDuration: FETCH_TIMEOUT_MS })
       return { ok: true, value: this.metadata }
@@ -99,6 +101,7 @@ export class OidcClient {
     }
     if (typeof idToken !== 'string') return { ok: false, reason: 'the token endpoint answered no id_token' }
     try {
+      const { jwtVerify } = await loadJose()
       const { payload } = await jwtVerify(idToken, this.keys!, {
         issuer: this.config.issuer,
         audience: this.config.client_id,

@@ -19,6 +19,7 @@ const LOADED_ON_DEMAND = [
   'node_modules/yaml/', // a config file
   'gpt-tokenizer', // the first token count, on its own thread
   'node_modules/postgres/', // DATABASE_URL
+  'node_modules/jose/', // identity-token issuers (auth.jwt) or dashboard SSO (auth.oidc)
 ]
 
 const dirs = tempDirs('gw-modules-')

@@ -7,7 +7,8 @@
  * `none` and never an HMAC keyed with a public key), issuer, audience and expiry (with `leeway_seconds`) are
  * checked before the claims become a principal (claims.ts).
  */
-import { createRemoteJWKSet, customFetch, decodeJwt, errors, jwtVerify, type JWTVerifyGetKey } from 'jose'
+import type { JWTVerifyGetKey } from 'jose'
+import { loadJose } from './jose.ts'
 import type { AuthFailure } from '../authenticator.ts'
 import type { Logger } from '../../log/logger.ts'
 import type { Principal } from '../../pipeline/context.ts'
@@ -59,9 +60,10 @@ export class JwtVerifier {
 
   async verify(token: string): Promise<TokenCheck> {
     if (token.length > MAX_TOKEN_LENGTH) return { kind: 'rejected', failure: 'malformed', reason: `the token is longer than ${MAX_TOKEN_LENGTH} characters` }
+    const jose = await loadJose()
     let iss: unknown
     try {
-      iss = decodeJwt(token).iss
+      iss = jose.decodeJwt(token).iss
     } catch (error) {
       return { kind: 'rejected', failure: 'malformed', reason: `not a readable JWT: ${(error as Error).message}` }
     }
@@ -71,7 +73,7 @@ export class JwtVerifier {
     const keys = await issuer.keySet()
     if (typeof keys === 'string') return { kind: 'unavailable', reason: keys }
     try {
-      const { payload } = await jwtVerify(token, keys, {
+      const { payload } = await jose.jwtVerify(token, keys, {
         issuer: issuer.config.issuer,
         audience: issuer.config.audience,
         algorithms: issuer.config.algorithms,
@@ -81,12 +83,12 @@ export class JwtVerifier {
       const mapped = principalFromClaims(issuer.config, payload)
       return mapped.ok ? { kind: 'verified', principal: mapped.principal } : { kind: 'rejected', failure: 'unknown', reason: mapped.reason }
     } catch (error) {
-      return refusalOf(error)
+      return refusalOf(error, jose.errors)
     }
   }
 }
 
-function refusalOf(error: unknown): TokenCheck {
+function refusalOf(error: unknown, errors: typeof import('jose').errors): TokenCheck {
   if (error instanceof errors.JWTExpired) return { kind: 'rejected', failure: 'expired', reason: `the token expired (${error.message})` }
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return { kind: 'unavailable', reason: `the issuer's key set cannot be read: ${error.message}` }
   if (error instanceof errors.JOSEError) return { kind: 'rejected', failure: 'unknown', reason: `the token was refused: ${error.message} (${error.code})` }
@@ -121,6 +123,7 @@ class TrustedIssuer {
   private async discover(): Promise<JWTVerifyGetKey | string> {
     try {
       const jwksUri = this.config.jwks_uri ?? (await this.jwksUriFromConfiguration())
+      const { createRemoteJWKSet, customFetch } = await loadJose()
       this.keys = createRemoteJWKSet(new URL(jwksUri), {
         timeoutDuration: this.settings.fetch_timeout_ms,
         cooldownDuration: this.settings.refetch_cooldown_seconds * 1000,
