@@ -79,7 +79,16 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
     spanSink = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({}) })
     const tracing = tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${spanSink.port}` })
     gw = await startGateway(
-      { GATEWAY_MASTER_KEY: MASTER, OPENAI_API_KEY: 'sk-upstream', OPENAI_BASE_URL: mock.url, LOGGING_LOG_BODIES: 'true', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' },
+      // The mock serves live calls only: batch lines are run by the gateway (BATCHES_GATEWAY_RUN_ALL).
+      {
+        GATEWAY_MASTER_KEY: MASTER,
+        OPENAI_API_KEY: 'sk-upstream',
+        OPENAI_BASE_URL: mock.url,
+        LOGGING_LOG_BODIES: 'true',
+        LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5',
+        BATCHES_GATEWAY_RUN_ALL: 'true',
+        BATCHES_POLL_SECONDS: '1',
+      },
       { tracing },
     )
     audit = auditAdmin(gw.url, MASTER)
@@ -461,6 +470,48 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard in Chromium
       await page.getByRole('row', { name: /team-notes\.txt/ }).waitFor({ state: 'detached', timeout: WAIT_MS })
       await visible(page.getByRole('row', { name: /team-input\.jsonl/ }))
       await screenshot(page, 'files')
+      await page.getByRole('button', { name: 'Sign out' }).click()
+    },
+    STEP_TIMEOUT_MS,
+  )
+
+  test(
+    "the Batches page shows the subtree's batches (status, counts, cost, owner); a batch's lines link to their audit entries",
+    async () => {
+      const viewer = await adminPost('/keys', { name: 'batches viewer', role: 'viewer', user_path: '/acme/batches' })
+      const member = await adminPost('/keys', { name: 'batches member', user_path: '/acme/batches/ci' })
+      const client = sdk(member.key)
+      const line = (customId: string, model: string) =>
+        JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: 'echo:batch line' }] } })
+      const input = await client.files.create({
+        file: new File([`${line('line-ok', 'openai/gpt-4o-mini')}\n${line('line-refused', 'nowhere/gpt-4o-mini')}\n`], 'lines.jsonl'),
+        purpose: 'batch',
+      })
+      const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+      await audit.eventually(
+        () => client.batches.retrieve(batch.id),
+        (b) => b.status === 'completed',
+        WAIT_MS,
+      )
+      await signIn(page, viewer.key)
+      await openView('Batches')
+      const row = page.getByRole('row', { name: new RegExp(batch.id) })
+      await visible(row)
+      expect(await row.textContent()).toContain('completed')
+      expect(await row.textContent()).toContain('1 / 1 / 2')
+      expect(await row.textContent()).toContain(member.id)
+      await screenshot(page, 'batches')
+      await row.getByRole('link', { name: batch.id }).click()
+      await visible(page.getByRole('heading', { level: 1, name: `Batch ${batch.id}` }))
+      const refused = page.getByRole('row', { name: /line-refused/ })
+      await visible(refused)
+      expect(await refused.textContent()).toContain('model_not_found')
+      const ok = page.getByRole('row', { name: /line-ok/ })
+      expect(await ok.textContent()).toContain('succeeded')
+      await screenshot(page, 'batch-lines')
+      await ok.getByRole('link', { name: 'open' }).click()
+      await page.waitForURL(/#\/audit\/[0-9a-f-]+$/, { timeout: WAIT_MS })
+      await visible(page.getByText('/v1/chat/completions').first())
       await page.getByRole('button', { name: 'Sign out' }).click()
     },
     STEP_TIMEOUT_MS,
