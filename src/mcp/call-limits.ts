@@ -37,6 +37,11 @@ export class ToolCallLimits {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Whether any rate limit counts tool calls (else an unpriced call has nothing to reserve). */
+  get limitsToolCalls(): boolean {
+    return this.enabled && this.limits.rateLimits.some((l) => l.tool_calls_per_minute !== undefined || l.tool_calls_per_day !== undefined)
+  }
+
   async reserve(keyId: string | undefined, userPath: string | undefined, priceUsd: number): Promise<Reserved> {
     if (!this.enabled) return { ok: true, reservation: NOTHING_RESERVED }
     const now = this.now()

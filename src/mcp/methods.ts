@@ -134,12 +134,13 @@ export class McpMethods {
       return this.relay(c, entry, { content: [{ type: 'text', text: `Open this link in a browser to connect your account at ${entry.name} (valid 10 minutes): ${link}` }] })
     }
     const price = entry.config.tool_prices_usd[target.name] ?? entry.config.price_per_call_usd ?? 0
-    const reserved = await this.limits.reserve(c.principal.keyId, c.userPath, price)
-    if (!reserved.ok) return { ok: false, error: asMcpError(reserved.error) }
+    // Without a tool-call limit or a price there is nothing to reserve, and no await for it.
+    const reserved = price > 0 || this.limits.limitsToolCalls ? await this.limits.reserve(c.principal.keyId, c.userPath, price) : undefined
+    if (reserved && !reserved.ok) return { ok: false, error: asMcpError(reserved.error) }
     if (price > 0) c.exchange.priceUsd = price
     const outcome = await this.send(c, entry, 'tools/call', { ...c.params, name: target.name })
     const reached = outcome.ok || outcome.error.code === 'mcp_upstream_rpc_error'
-    await reserved.reservation.settle(reached)
+    if (reserved?.ok) await reserved.reservation.settle(reached)
     if (reached && price > 0) this.deps.usage?.record(toolCallUsage(c.exchange, price))
     if (!outcome.ok) return { ok: false, error: outcome.error }
     c.exchange.isError = outcome.result.isError === true

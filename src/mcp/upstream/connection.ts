@@ -163,7 +163,8 @@ export class UpstreamConnection {
   async request(method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number; relay?: CallRelay } = {}): Promise<UpstreamResult> {
     const timeoutMs = options.timeoutMs ?? this.options.callTimeoutMs
     for (let attempt = 0; ; attempt++) {
-      const client = await this.readyClient()
+      // Connected: no wait (and no extra await on the hot path).
+      const client = this.state === 'ready' && this.client ? this.client : await this.readyClient()
       if (!client && this.needsAuthorization) return { ok: false, error: mcpErrors.authorizationRequired(this.server) }
       if (!client) return { ok: false, error: mcpErrors.serverUnavailable(this.server, this.lastError ?? 'not connected') }
       const http = this.http
