@@ -18,6 +18,7 @@ import { RedisResponseCache } from '../../src/stores/redis/response-cache.ts'
 import { countersContract, responseCacheContract } from './caches.contract.ts'
 import { storesContract } from './stores.contract.ts'
 import { filesContract } from './files.contract.ts'
+import { batchesContract } from './batches.contract.ts'
 import { LocalBlobStore } from '../../src/stores/blobs/local/local-blob-store.ts'
 import { S3BlobStore } from '../../src/stores/blobs/s3/s3-blob-store.ts'
 import { type RunningS3, S3_TEST_CREDENTIALS, s3ServerAvailable, startS3Server } from '../helpers/s3-server.ts'
@@ -55,6 +56,9 @@ beforeAll(async () => {
   if (postgresAvailable()) await sharedPostgres()
 }, 120_000)
 if (postgresAvailable()) storesContract('postgres', async () => storesFrom({ DATABASE_URL: await (await sharedPostgres()).freshDatabase() }))
+batchesContract('sqlite file', () => storesFrom({ GATEWAY_DB_PATH: tempDatabase() }))
+batchesContract('sqlite in memory', () => storesFrom({ GATEWAY_DB_PATH: ':memory:' }))
+if (postgresAvailable()) batchesContract('postgres', async () => storesFrom({ DATABASE_URL: await (await sharedPostgres()).freshDatabase() }))
 
 /** A fresh local byte store in a temporary directory. */
 async function localBlobs() {
