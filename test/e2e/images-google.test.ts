@@ -27,6 +27,12 @@ describe('Imagen: :predict', () => {
     expect(usage.cost_usd).toBeCloseTo(2 * 0.04, 10)
   })
 
+  test('an image Google filtered is not priced: the units are the images answered', async () => {
+    const { data, response } = await t.openai.images.generate({ model: 'gemini/imagen-one-filtered', prompt: 'a lighthouse', n: 3 }).withResponse()
+    expect(data.data).toHaveLength(2)
+    expect(await usageOf(response.headers.get('x-request-id'))).toMatchObject({ unit: 'image', units: 2 })
+  })
+
   test("every image filtered by Google's checks is a content_policy_violation; Google's own 400 passes as the SDK's error", async () => {
     const filtered = await t.openai.images.generate({ model: 'gemini/imagen-filtered', prompt: 'x' }).catch((e) => e)
     expect(filtered).toBeInstanceOf(OpenAI.BadRequestError)

@@ -7,7 +7,7 @@
  * error event inside a stream, and blocked prompts. It also checks what Gemini checks: the API key, alternating
  * roles, a `functionResponse` naming the call it answers, and (for `gemini-3*` models) the signature on a
  * replayed function call. Image models as the reference shows them: Imagen's `:predict` (`predictions[]` with
- * `bytesBase64Encoded`; `sampleCount` 1-4; `imagen-filtered` filters every image) and the Gemini image models'
+ * `bytesBase64Encoded`; `sampleCount` 1-4; `imagen-filtered` filters every image, `imagen-one-filtered` one) and the Gemini image models'
  * `generateContent` (`inlineData` parts, a text part unless `responseModalities` is `["IMAGE"]`, image tokens in
  * `usageMetadata`; `gemini-image-unsafe` stops with `IMAGE_SAFETY`). The model name picks a behaviour; every
  * request is recorded.
@@ -282,7 +282,9 @@ function imagenAnswer(model: string, body: Json): Response {
   if (ratio !== undefined && !['1:1', '3:4', '4:3', '9:16', '16:9'].includes(ratio)) return googleError(400, 'INVALID_ARGUMENT', `Unsupported aspect ratio: ${ratio}.`)
   // Every image filtered by the safety checks: Imagen answers without predictions.
   if (model === 'imagen-filtered') return Response.json({})
-  return Response.json({ predictions: Array.from({ length: count }, () => ({ mimeType: 'image/png', bytesBase64Encoded: GOOGLE_IMAGE_B64 })) })
+  // One image filtered: Imagen leaves it out of the predictions.
+  const made = model === 'imagen-one-filtered' ? count - 1 : count
+  return Response.json({ predictions: Array.from({ length: made }, () => ({ mimeType: 'image/png', bytesBase64Encoded: GOOGLE_IMAGE_B64 })) })
 }
 
 /** A Gemini image model's `generateContent`: the image as an `inlineData` part, with a text part unless only images were asked for. */

@@ -24,6 +24,15 @@ export function requestedImages(request: Json): UnitUsage {
   return { unit: 'image', units: imageCount(request.n), unit_variant: imageVariant(request.size, request.quality) }
 }
 
+/**
+ * The images of a JSON answer (`data`), which a provider may make fewer of than asked (Imagen leaves out the ones
+ * its checks filtered); undefined without an answer (a stream's fold), where the request's count stands.
+ */
+function answeredImages(answer: Json | string | undefined): Partial<UnitUsage> {
+  const data = typeof answer === 'object' ? answer.data : undefined
+  return Array.isArray(data) && data.length > 0 ? { units: data.length } : {}
+}
+
 const NO_TOKENS = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }
 
 export const imagesApi: ApiShape = {
@@ -42,8 +51,8 @@ export const imagesApi: ApiShape = {
   usage: {
     units: ['image'],
     streamUsageOnRequest: false,
-    // DALL·E answers carry no usage: the images asked for are the whole of it, known exactly.
-    read: (reported, request) => ({ ...(usageFromOpenAI(reported) ?? { ...NO_TOKENS, estimated: false }), ...requestedImages(request) }),
+    // DALL·E answers carry no usage: the images asked for, or answered when fewer came, are the whole of it.
+    read: (reported, request, answer) => ({ ...(usageFromOpenAI(reported) ?? { ...NO_TOKENS, estimated: false }), ...requestedImages(request), ...answeredImages(answer) }),
     countOutputTokens: async () => 0,
     requestedUnits: requestedImages,
   },
