@@ -9,15 +9,21 @@
  * were dropped.
  */
 import { GatewayError, gatewayErrors } from '../../errors/gateway-error.ts'
+import { chatApi } from '../../protocols/chat/shape.ts'
 import { translateResponsesRequest } from '../../protocols/responses/request.ts'
 import { chatCompletionToResponse } from '../../protocols/responses/response.ts'
+import { responsesApi } from '../../protocols/responses/shape.ts'
 import { translateTools } from '../../protocols/responses/tools.ts'
 import type { BatchResultLine, PreparedBatchLine, ProviderBatchJob } from '../provider-batch-api.ts'
+import { rowOf } from './line-row.ts'
 
 type Json = Record<string, unknown>
 
-/** The endpoint rows a translating adapter takes. */
-export const TRANSLATED_ENDPOINTS: ReadonlySet<string> = new Set(['chat.completions', 'responses'])
+/** Whether a translating adapter takes lines of this endpoint row: Chat Completions and Responses lines. */
+export function takesLinesOf(endpointId: string): boolean {
+  const api = rowOf(endpointId)?.api
+  return api === chatApi || api === responsesApi
+}
 
 export class LineBodies {
   private readonly envelopes: string[] = []
@@ -44,8 +50,9 @@ export class LineBodies {
   /** The chat request for the line (`model` kept), or the 400 a live call of it gets. */
   chatBody(line: PreparedBatchLine): Json | GatewayError {
     const { stream: _stream, stream_options: _options, ...body } = line.body
-    if (line.endpointId === 'chat.completions') return body
-    if (line.endpointId !== 'responses') throw new Error(`a translating batch API was given a ${line.endpointId} line, which it does not support`)
+    const api = rowOf(line.endpointId)?.api
+    if (api === chatApi) return body
+    if (api !== responsesApi) throw new Error(`a translating batch API was given a ${line.endpointId} line, which it does not support`)
     const translated = translateResponsesRequest(body)
     if (translated instanceof GatewayError) return translated
     if (translated.droppedTools.length > 0) {

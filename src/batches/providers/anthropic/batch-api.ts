@@ -14,7 +14,7 @@ import { upstreamError, upstreamFailures } from '../../../providers/upstream-err
 import { upstreamUrl } from '../../../providers/upstream-url.ts'
 import type { BatchResultLine, ProviderBatchApi, ProviderBatchStatus } from '../../provider-batch-api.ts'
 import { boundedGroups, combinedStatus, type JobPart, jobOfParts, partsOfJob } from '../job-parts.ts'
-import { LineBodies, TRANSLATED_ENDPOINTS } from '../line-bodies.ts'
+import { LineBodies, takesLinesOf } from '../line-bodies.ts'
 import { callJson, fetchBatchUpstream, jsonLines } from '../provider-http.ts'
 import { countingRejected, LineIds, nothingToSubmit, type RejectedLine, rejectedLines, rejectedResult } from '../line-ids.ts'
 
@@ -65,7 +65,7 @@ export function anthropicBatchApi(translation: ChatTranslation): ProviderBatchAp
   }
 
   return {
-    supports: (endpointId) => TRANSLATED_ENDPOINTS.has(endpointId),
+    supports: takesLinesOf,
 
     async submit(provider, lines, signal) {
       const ids = LineIds.forLines(lines, CUSTOM_ID)

@@ -14,7 +14,7 @@ import { type UpstreamUrl, upstreamUrl } from '../../../providers/upstream-url.t
 import type { BatchResultLine, ProviderBatchApi, ProviderBatchState, ProviderBatchStatus } from '../../provider-batch-api.ts'
 import { boundedGroups, combinedStatus, type JobPart, jobOfParts, partsOfJob } from '../job-parts.ts'
 import { countingRejected, nothingToSubmit, type RejectedLine, rejectedLines, rejectedResult } from '../line-ids.ts'
-import { LineBodies, TRANSLATED_ENDPOINTS } from '../line-bodies.ts'
+import { LineBodies, takesLinesOf } from '../line-bodies.ts'
 import { missingLineResult } from '../missing-lines.ts'
 import { callJson } from '../provider-http.ts'
 
@@ -82,7 +82,7 @@ export function geminiBatchApi(translation: ChatTranslation): ProviderBatchApi {
   }
 
   return {
-    supports: (endpointId) => TRANSLATED_ENDPOINTS.has(endpointId),
+    supports: takesLinesOf,
 
     async submit(provider, lines, signal) {
       const byModel = new Map<string, { request: Json; metadata: { key: string } }[]>()

@@ -11,9 +11,10 @@ import { upstreamFailures } from '../../../providers/upstream-errors.ts'
 import { upstreamUrl } from '../../../providers/upstream-url.ts'
 import type { BatchResultLine, PreparedBatchLine, ProviderBatchApi, ProviderBatchJob, ProviderBatchState, ProviderBatchStatus } from '../../provider-batch-api.ts'
 import { boundedGroups, combinedStatus, type JobPart, jobOfParts, partsOfJob } from '../job-parts.ts'
+import { rowOf } from '../line-row.ts'
 import { missingLineResult } from '../missing-lines.ts'
 import { callJson, fetchBatchUpstream, jsonLines } from '../provider-http.ts'
-import { ENDPOINT_PATHS, MAX_BYTES_PER_FILE, MAX_REQUESTS_PER_FILE, type OpenAIBatchDialect } from './dialects.ts'
+import { MAX_BYTES_PER_FILE, MAX_REQUESTS_PER_FILE, type OpenAIBatchDialect } from './dialects.ts'
 import { jsonlUpload } from './jsonl-upload.ts'
 
 type Json = Record<string, unknown>
@@ -91,16 +92,19 @@ export function openaiBatchApi(dialect: OpenAIBatchDialect): ProviderBatchApi {
   }
 
   return {
-    supports: (endpointId) => dialect.endpoints.has(endpointId),
+    supports(endpointId) {
+      const row = rowOf(endpointId)
+      return row !== undefined && dialect.apis.has(row.api)
+    },
 
     async submit(provider, lines, signal) {
       const unavailable = dialect.unavailable?.(provider)
       if (unavailable) return gatewayErrors.invalidRequest(unavailable, null, 'batch_unsupported')
       const byEndpoint = new Map<string, string[]>()
       for (const line of lines) {
-        const path = ENDPOINT_PATHS[line.endpointId]
-        if (!path || !dialect.endpoints.has(line.endpointId)) throw new Error(`the ${provider.type} batch API was given a ${line.endpointId} line, which it does not support`)
-        const endpoint = dialect.linePath(provider, path)
+        const row = rowOf(line.endpointId)
+        if (!row || !dialect.apis.has(row.api)) throw new Error(`the ${provider.type} batch API was given a ${line.endpointId} line, which it does not support`)
+        const endpoint = dialect.linePath(provider, row.path)
         const text = JSON.stringify({ custom_id: line.customId, method: 'POST', url: endpoint, body: line.body })
         const group = byEndpoint.get(endpoint)
         if (group) group.push(text)
