@@ -6,11 +6,14 @@
  * log, bench/audit-seed.ts) and writes `--entries` fresh entries in `--batch`-entry transactions on one connection
  * with the write thread's page cache; the variants take turns round by round.
  *
- *   bun bench/sqlite-write-cost.ts --db FILE [--entries 20000] [--batch 1000] [--rounds 3] [--without NAME] …
+ *   bun bench/sqlite-write-cost.ts [--db FILE] [--entries 20000] [--batch 1000] [--rounds 3] [--without NAME] … [--every-index]
  *
+ * Without `--db` it starts from an empty database with the gateway's schema (the write thread's throughput on one
+ * core, issue 32's target: ≥ 80,000 entries a second). `--every-index` adds one variant per index of the audit
+ * tables (and `search`), so the table says what each costs.
  * `--without` (repeatable) adds a variant without one index (its name, e.g. `audit_log_user_path_ts`) or without
  * the search index (`search`: the full-text table replaced by a plain one). The first variant is always `as is`.
- * Prints the median of the rounds per variant.
+ * Prints the median of the rounds per variant, and the entries a second one core stores at that CPU cost.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,6 +22,7 @@ import { parseArgs } from 'node:util'
 import { encodeAuditEntry } from '../src/audit/record.ts'
 import { SqliteAuditStore } from '../src/stores/sqlite/audit-log.ts'
 import { openSqlite } from '../src/stores/sqlite/client.ts'
+import { migrateSqlite } from '../src/stores/sqlite/migrate.ts'
 import { WRITE_CACHE_KIB } from '../src/stores/sqlite/thread-writes.ts'
 import { benchAuditEntry } from './audit-entries.ts'
 
@@ -29,12 +33,31 @@ const { values: args } = parseArgs({
     batch: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '3' },
     without: { type: 'string', multiple: true, default: [] },
+    'every-index': { type: 'boolean', default: false },
   },
 })
-if (!args.db) throw new Error('--db FILE: a seeded audit log (bun bench/audit-seed.ts --file FILE)')
 const entries = Number(args.entries)
 const batch = Number(args.batch)
-const variants = ['as is', ...args.without]
+const dir = mkdtempSync(join(tmpdir(), 'sqlite-write-cost-'))
+/** The database every variant and round copies: `--db`, or an empty one with the gateway's schema. */
+const source = args.db ?? emptyDatabase(join(dir, 'empty.db'))
+const variants = ['as is', ...args.without, ...(args['every-index'] ? [...auditIndexes(source), 'search'] : [])]
+
+function emptyDatabase(path: string): string {
+  const db = openSqlite(path)
+  migrateSqlite(db)
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+  db.close()
+  return path
+}
+
+/** The indexes of the audit tables, by name (SQLite's own automatic ones left out). */
+function auditIndexes(path: string): string[] {
+  const db = openSqlite(path)
+  const names = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'audit_log%' AND sql IS NOT NULL ORDER BY name").all()
+  db.close()
+  return names.map((n) => n.name)
+}
 
 /** Changes the copy into the variant's schema. */
 function applyVariant(db: ReturnType<typeof openSqlite>, variant: string) {
@@ -53,12 +76,11 @@ interface Figures {
   system: number
 }
 const results = new Map<string, Figures[]>(variants.map((v) => [v, []]))
-const dir = mkdtempSync(join(tmpdir(), 'sqlite-write-cost-'))
 try {
   for (let round = 0; round < Number(args.rounds); round++) {
     for (const variant of variants) {
       const path = join(dir, 'copy.db')
-      copyFileSync(args.db, path)
+      copyFileSync(source, path)
       const db = openSqlite(path)
       db.exec(`PRAGMA cache_size = -${WRITE_CACHE_KIB}`)
       db.exec('PRAGMA wal_autocheckpoint = 0')
@@ -84,11 +106,13 @@ try {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-console.log(`| variant (${entries} entries in batches of ${batch}, median of ${args.rounds} rounds, from ${args.db}) | pages per entry | CPU µs per entry | of which kernel |`)
-console.log('| --- | ---: | ---: | ---: |')
+console.log(
+  `| variant (${entries} entries in batches of ${batch}, median of ${args.rounds} rounds, from ${args.db ?? 'an empty database'}) | pages per entry | CPU µs per entry | of which kernel | entries/s on one core |`,
+)
+console.log('| --- | ---: | ---: | ---: | ---: |')
 for (const [variant, figures] of results) {
   const pages = median(figures.map((f) => f.pages))
   const cpu = median(figures.map((f) => f.user + f.system))
   const system = median(figures.map((f) => f.system))
-  console.log(`| ${variant === 'as is' ? 'as is' : `without ${variant}`} | ${pages.toFixed(2)} | ${cpu.toFixed(1)} | ${system.toFixed(1)} |`)
+  console.log(`| ${variant === 'as is' ? 'as is' : `without ${variant}`} | ${pages.toFixed(2)} | ${cpu.toFixed(1)} | ${system.toFixed(1)} | ${Math.round(1e6 / cpu)} |`)
 }
