@@ -242,7 +242,7 @@ export class Gateway {
       maxLines: this.config.batches.max_lines,
       budget: batchBudget,
       endpointIdOf: batchEndpointId,
-      ready: () => this.batchExecutor.kick(),
+      ready: (batchId) => this.batchExecutor.kick(batchId),
     })
     this.metrics?.watchSnapshots(() => this.snapshotStatuses())
   }

@@ -75,6 +75,10 @@ export class BatchExecutor {
   private tickAgain = false
   private stopping = false
   private readonly cancelledJobs = new Set<string>()
+  /** Batches to work on at the next look, whenever they were last worked on. */
+  private readonly due = new Set<string>()
+  /** When each batch was last taken up here (epoch ms). */
+  private readonly lastWorked = new Map<string, number>()
 
   constructor(private readonly deps: BatchExecutorDeps) {
     this.now = deps.now ?? Date.now
@@ -86,9 +90,10 @@ export class BatchExecutor {
     this.kick()
   }
 
-  /** Looks for work now (a batch was created or cancelled here). */
-  kick(): void {
+  /** Looks for work now; `batchId`: that batch is due at once (it was created or cancelled here). */
+  kick(batchId?: string): void {
     if (this.stopping) return
+    if (batchId) this.due.add(batchId)
     if (this.ticking) {
       this.tickAgain = true
       return
@@ -118,10 +123,17 @@ export class BatchExecutor {
   }
 
   private async tick(): Promise<void> {
-    const batches = await this.deps.store.withStatus(UNFINISHED, 50)
+    const batches = await this.deps.store.withStatus(UNFINISHED, 500)
+    const now = this.now()
+    const listed = new Set(batches.map((b) => b.id))
+    for (const id of this.lastWorked.keys()) if (!listed.has(id)) this.lastWorked.delete(id)
     for (const batch of batches) {
       if (this.working.size >= BATCHES_AT_ONCE) return
       if (this.working.has(batch.id)) continue
+      // A batch worked on a moment ago (waiting for its provider jobs) waits for the next round: no busy loop.
+      if (!this.due.has(batch.id) && now - (this.lastWorked.get(batch.id) ?? 0) < this.deps.pollMs) continue
+      this.due.delete(batch.id)
+      this.lastWorked.set(batch.id, now)
       const work = this.deps.lease
         .runExclusive(`batch:${batch.id}`, () => this.work(batch.id))
         .catch((err) => this.deps.log.error({ err, batch_id: batch.id }, 'batch work failed'))

@@ -120,3 +120,36 @@ describe('a batch split across provider batch APIs and the gateway', () => {
     expect(detail.usage?.cost_usd).toBeCloseTo(listCost * 0.5, 12)
   }, 40_000)
 })
+
+describe('a batch waiting on a provider job', () => {
+  const oaiLines = (prefix: string, n: number) => `${Array.from({ length: n }, (_, i) => line(`${prefix}-${i}`, 'oai/gpt-4o-mini', `hello ${i}`)).join('\n')}\n`
+  const statusCalls = () => openaiBatches.calls.filter((c) => c.method === 'GET' && /\/batches\/[^/]+$/.test(c.path)).length
+
+  test('is asked about once a round (batches.poll_seconds), not in a busy loop; cancelled, the provider job is cancelled too', async () => {
+    const input = await client.files.create({ file: await toFile(Buffer.from(oaiLines('wait', 3)), 'wait.jsonl'), purpose: 'batch' })
+    const created = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+    await audit.eventually(
+      () => Promise.resolve([...openaiBatches.batches.values()].filter((b) => b.input_file_id && b.status !== 'completed').length),
+      (n) => n === 1,
+      10_000,
+    )
+    const before = statusCalls()
+    await Bun.sleep(2_500)
+    // Poll every second: two or three looks in 2.5 s, never hundreds.
+    expect(statusCalls() - before).toBeLessThanOrEqual(4)
+    expect((await client.batches.retrieve(created.id)).status).toBe('in_progress')
+
+    expect((await client.batches.cancel(created.id)).status).toBe('cancelling')
+    let done = await client.batches.retrieve(created.id)
+    for (const deadline = Date.now() + 15_000; done.status !== 'cancelled'; done = await client.batches.retrieve(created.id)) {
+      if (Date.now() > deadline) throw new Error(`batch still ${done.status}`)
+      openaiBatches.advance()
+      await Bun.sleep(50)
+    }
+    expect(openaiBatches.calls.some((c) => c.method === 'POST' && c.path.endsWith('/cancel'))).toBe(true)
+    const errors = await read(done.error_file_id)
+    expect(errors.map((l) => l.custom_id).sort()).toEqual(['wait-0', 'wait-1', 'wait-2'])
+    expect(new Set(errors.map((l) => l.error.code))).toEqual(new Set(['batch_cancelled']))
+    expect(done.request_counts).toEqual({ total: 3, completed: 0, failed: 3 })
+  }, 40_000)
+})
