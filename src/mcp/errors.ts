@@ -190,6 +190,16 @@ export const mcpErrors = {
       provider: server,
       message: `MCP server '${server}' needs you to connect your account.`,
     }),
+  /** A client's error answer to a server's request relayed to it (`unsupported`: the gateway answered, the client cannot). */
+  clientAnswered: (server: string, error: RpcErrorObject, unsupported: boolean) =>
+    new McpRequestError({
+      status: unsupported ? 404 : error.code === RPC.requestTimeout ? 504 : 400,
+      type: unsupported ? 'not_found_error' : 'invalid_request_error',
+      code: unsupported ? 'mcp_client_capability_missing' : 'mcp_client_error',
+      rpcCode: error.code,
+      provider: server,
+      message: error.message.slice(0, 500),
+    }),
   cancelled: () =>
     new McpRequestError({ status: 499, type: 'invalid_request_error', code: 'client_cancelled', rpcCode: RPC.serverError, message: 'The client cancelled the request.' }),
 }

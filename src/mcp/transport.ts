@@ -264,7 +264,7 @@ export class McpTransport {
       userPath: caller.userPath,
       origin: publicOrigin(this.deps.config, request),
       urlElicitation: session.urlElicitation,
-      client: canStream ? this.clientChannel(session, stream) : undefined,
+      client: canStream ? this.clientChannel(session, stream, x) : undefined,
       signal: cancel.signal,
       exchange: x,
     })
@@ -293,15 +293,52 @@ export class McpTransport {
     return first
   }
 
-  /** What an upstream's messages about a call may reach the client through: its stream, within what the client supports. */
-  private clientChannel(session: McpSession, stream: PostAnswer): ClientChannel {
+  /**
+   * What an upstream's messages about a call may reach the client through: its stream, within what the client
+   * supports. Each request of the server's is an audit entry of its own (its method, the server, the answer's status).
+   */
+  private clientChannel(session: McpSession, stream: PostAnswer, call: McpExchange): ClientChannel {
     return {
       notify: (method, params) => void stream.send(notificationJson(method, params)),
       ask: async (method, params, signal) => {
+        const asked = this.relayedExchange(call, method, params)
         const refusal = unsupportedBy(session, method, params)
-        if (refusal) return { error: { code: RPC.methodNotFound, message: refusal } }
-        return this.clientRequests.ask(stream, session.nonce, method, params, signal)
+        const answer: RelayedAnswer = refusal
+          ? { error: { code: RPC.methodNotFound, message: refusal } }
+          : await this.clientRequests.ask(stream, session.nonce, method, params, signal)
+        if ('error' in answer) {
+          asked.error = mcpErrors.clientAnswered(call.server ?? '', answer.error, refusal !== undefined)
+          asked.status = asked.error.status
+        } else asked.result = answer.result
+        this.record(asked)
+        return answer
       },
+    }
+  }
+
+  /** The audit record of a request a server sent the client during `call`: the call's caller, session and server. */
+  private relayedExchange(call: McpExchange, method: string, params: Record<string, unknown>): McpExchange {
+    return {
+      id: Bun.randomUUIDv7(),
+      startedAt: new Date(),
+      startNs: Bun.nanoseconds(),
+      requestId: call.requestId,
+      headers: call.headers,
+      path: call.path,
+      method,
+      clientIp: call.clientIp,
+      principal: call.principal,
+      userPath: call.userPath,
+      apiKeyHash: call.apiKeyHash,
+      mcpSessionId: call.mcpSessionId,
+      protocolVersion: call.protocolVersion,
+      server: call.server,
+      exposedName: call.exposedName,
+      upstreamName: call.upstreamName,
+      meta: call.meta,
+      // What a server asks (a prompt, a question for the user) is a body: kept only when bodies are logged.
+      params: this.deps.capture.bodies ? params : undefined,
+      status: 200,
     }
   }
 
@@ -406,13 +443,13 @@ export class McpTransport {
     return response
   }
 
-  private record(x: McpExchange, response: Response): void {
+  private record(x: McpExchange, response?: Response): void {
     if (!this.deps.auditEnabled) return
     if (x.suppressed) {
       this.deps.audit.recordSuppressed()
       return
     }
-    x.responseHeaders = response.headers
+    x.responseHeaders = response?.headers
     try {
       this.deps.audit.record(mcpAuditEntry(x, this.deps.capture))
     } catch (error) {

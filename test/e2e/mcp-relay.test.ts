@@ -189,6 +189,30 @@ describe('sampling and elicitation', () => {
     await c.close()
   })
 
+  test('each request of the server’s is an audit entry: its method, the server, the tool call, the answer’s status; no body', async () => {
+    const c = await client('/mcp/work', { sampling: {} }, { 'x-request-id': 'mcp-relay-audit-ok' })
+    c.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', content: { type: 'text', text: 'secret answer' }, model: 'm' }))
+    await c.callTool({ name: 'ask_model', arguments: {} })
+    await c.close()
+    const refusedClient = await client('/mcp/work', {}, { 'x-request-id': 'mcp-relay-audit-refused' })
+    await refusedClient.callTool({ name: 'ask_model', arguments: {} })
+    await refusedClient.close()
+    for (const [probe, status, code] of [
+      ['mcp-relay-audit-ok', 200, ''],
+      ['mcp-relay-audit-refused', 404, 'mcp_client_capability_missing'],
+    ] as const) {
+      const page = await audit.eventually(
+        () => audit.list({ method: 'sampling/createMessage', search: probe }),
+        (p) => p.total === 1,
+      )
+      const entry = await audit.detail(page.entries[0]!.id)
+      expect(entry).toMatchObject({ method: 'sampling/createMessage', path: '/mcp/work', provider: 'mcp', provider_name: 'work', resolved_model: 'ask_model', status_code: status })
+      expect(entry.data.error_code ?? '').toBe(code)
+      expect(JSON.stringify(entry)).not.toContain('Say hello')
+      expect(JSON.stringify(entry)).not.toContain('secret answer')
+    }
+  })
+
   test('a client without the capability is never asked: the server gets an error for it, and says so', async () => {
     const c = await client('/mcp/work', {})
     const result = (await c.callTool({ name: 'ask_model', arguments: {} })) as { isError?: boolean }
