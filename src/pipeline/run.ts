@@ -344,7 +344,8 @@ function pumpBytes(ctx: RequestContext, pipeline: BuiltPipeline, response: Respo
   outcome.answeredInBytes = true
   // Hashed on the way when bodies are logged: the audit entry says what the audio was, never holds it.
   const hash = ctx.capture.responseBody ? new Bun.CryptoHasher('sha256') : undefined
-  // The answer's consumer is the HTTP server (deliver → Elysia → Bun), which is done with a chunk once it asks for the next.
+  // A live request's answer goes to the HTTP server (deliver → Elysia → Bun), which is done with a chunk once it asks
+  // for the next; a batch line's answer is read whole in-process by its runner (src/batches/line-runner.ts).
   return passBytes(
     response.body!,
     {
@@ -360,7 +361,7 @@ function pumpBytes(ctx: RequestContext, pipeline: BuiltPipeline, response: Respo
         complete(ctx, pipeline, outcome, telemetry, false)?.catch((err) => ctx.log.error({ err }, 'completing the request failed'))
       },
     },
-    { freeSpentChunks: true },
+    { freeSpentChunks: ctx.batchLine === undefined },
   )
 }
 
