@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
-import OpenAI from 'openai'
+import OpenAI, { toFile } from 'openai'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,7 +15,7 @@ import { auditAdmin } from '../helpers/audit-admin.ts'
 import { type RunningGateway, startGateway, writeGatewayYaml } from '../helpers/gateway.ts'
 import { ANTHROPIC_TEXT } from '../helpers/mock-anthropic-upstream.ts'
 import { BEDROCK_TEXT, type MockBedrock, startMockBedrock } from '../helpers/mock-bedrock-upstream.ts'
-import { GEMINI_TEXT, geminiEmbeddingValues } from '../helpers/mock-gemini-upstream.ts'
+import { GEMINI_IMAGE_USAGE, GEMINI_TEXT, GOOGLE_IMAGE, geminiEmbeddingValues } from '../helpers/mock-gemini-upstream.ts'
 import { type MockGoogleAuth, serviceAccountKey, startMockGoogleAuth } from '../helpers/mock-google-auth.ts'
 import { type MockVertex, startMockVertex } from '../helpers/mock-vertex-upstream.ts'
 
@@ -66,7 +66,7 @@ workflows:
     VERTEX_BASE_URL: vertex.url,
     VERTEX_PROJECT: 'acme-prod',
     VERTEX_LOCATION: 'us-east5',
-    VERTEX_MODELS: 'gemini-2.5-flash,claude-sonnet-4-5@20250929,text-embedding-005,gemini-embedding-001',
+    VERTEX_MODELS: 'gemini-2.5-flash,claude-sonnet-4-5@20250929,text-embedding-005,gemini-embedding-001,imagen-4.0-fast-generate-001,gemini-2.5-flash-image',
     GOOGLE_APPLICATION_CREDENTIALS: keyFile,
   })
   openai = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
@@ -155,6 +155,22 @@ describe('Bedrock and Vertex AI behind the gateway', () => {
     const claude = await openai.embeddings.create({ model: 'vertex/claude-sonnet-4-5@20250929', input: 'x' }).catch((e) => e)
     expect(claude).toBeInstanceOf(OpenAI.BadRequestError)
     expect(claude.error).toMatchObject({ code: 'unsupported_endpoint' })
+  })
+
+  test('images on Vertex AI: Imagen through :predict, the Gemini image model through generateContent (edits too), Claude refused', async () => {
+    const imagen = await openai.images.generate({ model: 'vertex/imagen-4.0-fast-generate-001', prompt: 'a lighthouse', n: 2, size: '1024x1792' })
+    expect(vertex.requests.at(-1)!.path).toBe('/v1/projects/acme-prod/locations/us-east5/publishers/google/models/imagen-4.0-fast-generate-001:predict')
+    expect(vertex.requests.at(-1)!.body).toEqual({ instances: [{ prompt: 'a lighthouse' }], parameters: { sampleCount: 2, aspectRatio: '9:16' } })
+    expect(imagen.data!.map((d) => Buffer.from(d.b64_json!, 'base64'))).toEqual([Buffer.from(GOOGLE_IMAGE), Buffer.from(GOOGLE_IMAGE)])
+    const image = new Uint8Array(256).fill(5)
+    image.set([0x89, 0x50, 0x4e, 0x47])
+    const edited = await openai.images.edit({ model: 'vertex/gemini-2.5-flash-image', prompt: 'a hat', image: await toFile(image, 'cat.png', { type: 'image/png' }) })
+    expect(vertex.requests.at(-1)!.path).toBe('/v1/projects/acme-prod/locations/us-east5/publishers/google/models/gemini-2.5-flash-image:generateContent')
+    expect(vertex.requests.at(-1)!.body.contents[0].parts).toEqual([{ text: 'a hat' }, { inlineData: { mimeType: 'image/png', data: Buffer.from(image).toString('base64') } }])
+    expect(edited.usage).toMatchObject({ input_tokens: GEMINI_IMAGE_USAGE.promptTokenCount, output_tokens: GEMINI_IMAGE_USAGE.candidatesTokenCount })
+    const claude = await openai.images.generate({ model: 'vertex/claude-sonnet-4-5@20250929', prompt: 'x' }).catch((e) => e)
+    expect(claude).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(claude.error).toMatchObject({ code: 'unsupported_endpoint', param: 'model' })
   })
 
   test('the Responses API, translated over chat, on Bedrock and Vertex AI', async () => {

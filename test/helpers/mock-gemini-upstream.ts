@@ -272,8 +272,8 @@ export const GEMINI_IMAGE_USAGE = {
   candidatesTokensDetails: [{ modality: 'IMAGE', tokenCount: 1290 }],
 }
 
-/** Imagen's `:predict`: `sampleCount` images (1 to 4) of `instances[0].prompt`. */
-function imagenAnswer(model: string, body: Json): Response {
+/** Imagen's `:predict` (the Gemini API's and Vertex AI's alike): `sampleCount` images (1 to 4) of `instances[0].prompt`. */
+export function imagenAnswer(model: string, body: Json): Response {
   const prompt = body?.instances?.[0]?.prompt
   if (typeof prompt !== 'string' || prompt.length === 0) return googleError(400, 'INVALID_ARGUMENT', 'Prompt is required.')
   const count = body?.parameters?.sampleCount ?? 4

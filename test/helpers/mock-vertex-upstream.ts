@@ -8,7 +8,7 @@
  * (`anthropic_version: vertex-2023-10-16`, no `model`). Every request is recorded.
  */
 import { MESSAGES_FIELDS, messagesAnswer } from './mock-anthropic-upstream.ts'
-import { GEMINI_EMBEDDING_DIMENSIONS, generateContentAnswer, geminiEmbeddingValues } from './mock-gemini-upstream.ts'
+import { GEMINI_EMBEDDING_DIMENSIONS, generateContentAnswer, geminiEmbeddingValues, imagenAnswer } from './mock-gemini-upstream.ts'
 import { type RecordedRequest, serveRecording } from './mock-openai-upstream.ts'
 
 export interface MockVertex {
@@ -50,7 +50,7 @@ export function startMockVertex(options: MockVertexOptions): MockVertex {
     if (location !== options.location) return googleError(404, 'NOT_FOUND', `Publisher model is not found in location ${location}.`)
     const body = recorded.body
     if (publisher === 'google') {
-      if (method === 'predict') return predictAnswer(model, body)
+      if (method === 'predict') return model.startsWith('imagen-') ? imagenAnswer(model, body) : predictAnswer(model, body)
       if (method !== 'generateContent' && method !== 'streamGenerateContent') return googleError(400, 'INVALID_ARGUMENT', `Unsupported method ${method} for a Gemini model.`)
       return generateContentAnswer(model, method === 'streamGenerateContent', body, url)
     }

@@ -4,8 +4,8 @@
  * (./images.ts). Google takes images inline in its JSON (a request of at most 20 MB), so unlike every other upload
  * this one is read whole, and only up to INLINE_FILE_BYTES of form (413 past it, before anything is sent); each
  * chunk is copied as it is read, since the upload frees the chunks it hands on. Gemini edits from the prompt alone:
- * a form with a `mask` is refused, as are `response_format: "url"` and `n` above 1; Imagen models edit on Vertex AI
- * only, not through the Gemini API.
+ * a form with a `mask` is refused, as are `response_format: "url"` and `n` above 1, and edits by Imagen models (whose
+ * editing, on Vertex AI, is a model and request of its own).
  */
 import { GatewayError, gatewayErrors } from '../../../src/errors/gateway-error.ts'
 import type { AdapterCall, UpstreamResult } from '../../../src/providers/types.ts'
@@ -24,12 +24,7 @@ function refusal(call: AdapterCall, param: string, message: string, code = 'unsu
 function unsupported(call: AdapterCall): GatewayError | undefined {
   const { body, provider, target } = call
   if (isImagenModel(target.model))
-    return refusal(
-      call,
-      'model',
-      `Model '${target.model}' on provider '${provider.name}' does not edit images through the Gemini API: use a Gemini image model.`,
-      'unsupported_endpoint',
-    )
+    return refusal(call, 'model', `Model '${target.model}' on provider '${provider.name}' does not edit images here: use a Gemini image model.`, 'unsupported_endpoint')
   if (body.response_format === 'url')
     return refusal(call, 'response_format', `Provider '${provider.name}' (type ${provider.type}) answers images as data only: ask for response_format 'b64_json'.`)
   if (body.n !== undefined && body.n !== '1' && body.n !== 1)

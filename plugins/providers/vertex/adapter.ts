@@ -7,7 +7,8 @@
  * `/v1/messages` is forwarded natively, its answer (thinking signatures included) unchanged. Requests carry a bearer
  * token from Application Default Credentials (src/credentials/google-adc.ts, applied by fetchUpstream). Errors
  * come in Google's shape (quota, permissions) or Anthropic's (the model's own). Embeddings go to Google's embedding
- * models' `:predict` (./embeddings.ts). The model list is the configured
+ * models' `:predict` (./embeddings.ts); images to Imagen's `:predict` and the Gemini image models' `:generateContent`
+ * as through the Gemini API (plugins/providers/gemini/images.ts, image-edits.ts). The model list is the configured
  * one (VERTEX_MODELS); listing fetches the first token, so broken credentials show at start-up.
  */
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
@@ -17,6 +18,8 @@ import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/
 import { type UpstreamUrl, upstreamUrl } from '../../../src/providers/upstream-url.ts'
 import { anthropicUpstreamError, messagesChat } from '../anthropic/adapter.ts'
 import { generateContentChat, geminiUpstreamError } from '../gemini/adapter.ts'
+import { geminiImageEdit } from '../gemini/image-edits.ts'
+import { googleImageGeneration } from '../gemini/images.ts'
 import { vertexEmbeddings } from './embeddings.ts'
 
 /** The Messages API version Vertex AI takes in the body. */
@@ -102,6 +105,32 @@ function embeddings(call: AdapterCall): Promise<UpstreamResult> {
   return vertexEmbeddings(call, vertexModelUrl(provider, target.model, 'predict'), JSON_HEADERS)
 }
 
+/** The 400 of a Claude model asked for what only Google's own models do. */
+function notGoogleModel(call: AdapterCall, what: string, use: string): GatewayError {
+  return new GatewayError({
+    status: 400,
+    type: 'invalid_request_error',
+    provider: call.provider.name,
+    param: 'model',
+    code: 'unsupported_endpoint',
+    message: `Model '${call.target.model}' on provider '${call.provider.name}' does not ${what}: use ${use}.`,
+  })
+}
+
+const IMAGE_MODELS = "one of Google's image models (imagen-4.0-generate-001, gemini-2.5-flash-image)"
+
+function imagesGenerations(call: AdapterCall): Promise<UpstreamResult> {
+  const { provider, target } = call
+  if (isClaude(target.model)) return Promise.resolve(notGoogleModel(call, 'make images', IMAGE_MODELS))
+  return googleImageGeneration(call, (method) => vertexModelUrl(provider, target.model, method), JSON_HEADERS, vertexUpstreamError(call))
+}
+
+function imagesEdits(call: AdapterCall): Promise<UpstreamResult> {
+  const { provider, target } = call
+  if (isClaude(target.model)) return Promise.resolve(notGoogleModel(call, 'edit images', 'a Gemini image model (gemini-2.5-flash-image)'))
+  return geminiImageEdit(call, (method) => vertexModelUrl(provider, target.model, method), JSON_HEADERS, vertexUpstreamError(call))
+}
+
 async function listModels(provider: ProviderInstance): Promise<string[] | GatewayError> {
   if (provider.auth) {
     const authorized = await authorize(provider.auth, { method: 'GET', url: provider.baseUrl, headers: {} })
@@ -115,6 +144,8 @@ export const vertexAdapter: ProviderAdapter = {
   chatCompletions,
   messages,
   embeddings,
+  imagesGenerations,
+  imagesEdits,
   speaksNatively: (api, _provider, model) => api === 'messages' && isClaude(model),
   listModels,
 }
