@@ -1,5 +1,5 @@
 """openai-python against the gateway's media endpoints (mock OpenAI upstream): image generation as base64 and as
-URLs, the GPT image models' streamed partial images, image edits (several images and a mask uploaded, streamed), speech in several formats (whole and streamed), and the upstream's
+URLs, the GPT image models' streamed partial images, image edits (several images and a mask uploaded, streamed), images through Google's models (Imagen, Gemini), speech in several formats (whole and streamed), and the upstream's
 refusals as the SDK's own errors; moderations of text and images, and rerank through the SDK's generic post."""
 import base64
 
@@ -50,6 +50,20 @@ def test_image_edit_refused(client):
     with pytest.raises(openai.BadRequestError) as refused:
         client.images.edit(model="openai/dall-e-2", prompt="x", image=[("a.png", b"a", "image/png"), ("b.png", b"b", "image/png")])
     assert refused.value.code == "invalid_value"
+
+
+# test/helpers/mock-gemini-upstream.ts: the bytes of every mock Google image.
+GOOGLE_IMAGE = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 7, 7, 7])
+
+
+def test_image_through_google(client):
+    imagen = client.images.generate(model="gemini/imagen-4.0-generate-001", prompt="a lighthouse", n=2, size="1792x1024")
+    assert [base64.b64decode(d.b64_json) for d in imagen.data] == [GOOGLE_IMAGE, GOOGLE_IMAGE]
+    gemini = client.images.generate(model="gemini/gemini-2.5-flash-image", prompt="a fox")
+    assert base64.b64decode(gemini.data[0].b64_json) == GOOGLE_IMAGE
+    assert gemini.usage.output_tokens == 1290
+    edited = client.images.edit(model="gemini/gemini-2.5-flash-image", prompt="a hat", image=("cat.png", b"\x89PNG\r\n\x1a\ncat", "image/png"))
+    assert base64.b64decode(edited.data[0].b64_json) == GOOGLE_IMAGE
 
 
 def test_image_refused(client):
