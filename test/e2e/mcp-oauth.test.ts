@@ -118,6 +118,10 @@ describe('connecting an account', () => {
     const seen = upstream.mcp.requests.filter((r) => r.method === 'POST').map((r) => r.headers.authorization ?? '')
     expect(seen.some((h) => h.startsWith('Bearer at-alice-'))).toBe(true)
     expect(seen.some((h) => h.includes(alice.key))).toBe(false)
+    // The call went on the direct path (string ids; src/mcp/upstream/http-caller.ts) with alice's token.
+    const call = upstream.mcp.requests.filter((r) => (r.body as { method?: string } | undefined)?.method === 'tools/call').at(-1)!
+    expect((call.body as { id: unknown }).id).toStartWith('g')
+    expect(call.headers.authorization).toStartWith('Bearer at-alice-')
   })
 
   test('another key never uses it: bob is asked to connect his own account', async () => {

@@ -9,7 +9,7 @@
  *   reset once a connection has stayed up for a minute);
  * - while it reconnects the last known lists stay offered and calls wait up to a few seconds for it;
  * - a call answered 404 by an HTTP server (its session is gone: it restarted) reconnects and is sent once more.
- * Calls to a Streamable HTTP server (without per-user OAuth) go straight over HTTP on the client's session
+ * Calls to a Streamable HTTP server go straight over HTTP on the client's session
  * (./http-caller.ts), not through the SDK's request path; they relay the server's progress, log messages, sampling
  * and elicitation requests about the call to the call's relay (./call-relay.ts). Other calls relay progress only:
  * a server's requests on stdio or the old SSE transport carry nothing that ties them to one call.
@@ -168,13 +168,14 @@ export class UpstreamConnection {
       if (!client && this.needsAuthorization) return { ok: false, error: mcpErrors.authorizationRequired(this.server) }
       if (!client) return { ok: false, error: mcpErrors.serverUnavailable(this.server, this.lastError ?? 'not connected') }
       const http = this.http
-      if (http) {
-        const outcome = await this.callDirect(http, method, params, timeoutMs, options)
-        if (outcome !== 'session_gone') return outcome
+      const outcome = http ? await this.callDirect(http, method, params, timeoutMs, options) : undefined
+      if (outcome === 'session_gone') {
         if (attempt > 0) return { ok: false, error: mcpErrors.upstreamFailed(this.server, 'the server forgot the session again') }
         this.lost(client, 'the server no longer knows the session (restarted?)')
         continue
       }
+      // Not on the direct path, or the per-user token was refused: the SDK's path (which refreshes it).
+      if (outcome !== undefined && outcome !== 'unauthorized') return outcome
       const progress = options.relay?.progress
       try {
         const result = await client.request({ method, params } as never, LOOSE_RESULT, {
@@ -200,7 +201,7 @@ export class UpstreamConnection {
     params: Record<string, unknown>,
     timeoutMs: number,
     options: { signal?: AbortSignal; relay?: CallRelay },
-  ): Promise<UpstreamResult | 'session_gone'> {
+  ): Promise<UpstreamResult | 'session_gone' | 'unauthorized'> {
     // One controller for the call, aborted by its deadline or by the caller's signal (which one: `timedOut`).
     const call = new AbortController()
     let timedOut = false
@@ -219,7 +220,8 @@ export class UpstreamConnection {
         case 'rpc_error':
           return { ok: false, error: mcpErrors.fromUpstream(this.server, outcome.error.code, outcome.error.message, outcome.error.data) }
         case 'session_gone':
-          return 'session_gone'
+        case 'unauthorized':
+          return outcome.kind
         default:
           if (timedOut) return { ok: false, error: mcpErrors.upstreamTimeout(this.server, Math.round(timeoutMs / 1000)) }
           if (call.signal.aborted) return { ok: false, error: mcpErrors.cancelled() }
@@ -295,8 +297,9 @@ export class UpstreamConnection {
       }
       this.client = client
       this.transport = transport
+      const authProvider = this.options.authProvider
       this.http =
-        transport instanceof StreamableHTTPClientTransport && !this.options.authProvider && !isStdioServer(this.config)
+        transport instanceof StreamableHTTPClientTransport && !isStdioServer(this.config)
           ? new StreamableHttpCaller({
               url: this.config.url,
               headers: this.config.headers,
@@ -306,6 +309,7 @@ export class UpstreamConnection {
               onNotification: (method) => {
                 if (method.endsWith('/list_changed')) void this.refreshLists()
               },
+              accessToken: authProvider ? async () => (await authProvider.tokens())?.access_token : undefined,
             })
           : undefined
       if (this.connectedOnce) this.reconnects++

@@ -8,7 +8,8 @@
  * to the call's relay (./call-relay.ts), its requests about the call (sampling, elicitation) are asked of the relay
  * and the answer POSTed back on the session, and anything else (`list_changed`) goes to `onNotification`. Ids are
  * strings (`g<n>`) so they never meet the SDK client's numeric ids on the same session. Every answer is read
- * within `maxResponseBytes` (an event stream per event); redirects are refused.
+ * within `maxResponseBytes` (an event stream per event); redirects are refused. A per-user OAuth server gets the
+ * owner's current access token; its 401 hands the call to the SDK's path, which refreshes the token.
  */
 import { SseParser } from '../../pipeline/sse.ts'
 import { RPC, type RpcErrorObject } from '../errors.ts'
@@ -20,6 +21,8 @@ export type HttpCallOutcome =
   | { kind: 'rpc_error'; error: RpcErrorObject }
   /** 404 on a session: the server forgot it (it restarted); nothing ran. */
   | { kind: 'session_gone' }
+  /** 401 with a per-user token: nothing ran; the SDK's path refreshes the token. */
+  | { kind: 'unauthorized' }
   | { kind: 'failed'; error: unknown }
 
 export interface HttpCallerOptions {
@@ -30,6 +33,8 @@ export interface HttpCallerOptions {
   maxResponseBytes: number
   /** A notification of the server's that is not about a call (`notifications/tools/list_changed`). */
   onNotification: (method: string) => void
+  /** A per-user OAuth server's: the owner's current access token, sent as a bearer token. */
+  accessToken?: () => Promise<string | undefined>
 }
 
 type Message = { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown }
@@ -52,7 +57,7 @@ export class StreamableHttpCaller {
     try {
       const response = await fetch(this.options.url, {
         method: 'POST',
-        headers: this.headers,
+        headers: await this.headersNow(),
         body: JSON.stringify({ jsonrpc: '2.0', id, method, params: sent }),
         signal,
         redirect: 'manual',
@@ -64,11 +69,21 @@ export class StreamableHttpCaller {
     }
   }
 
+  private async headersNow(): Promise<Record<string, string>> {
+    if (!this.options.accessToken) return this.headers
+    const token = await this.options.accessToken()
+    return token ? { ...this.headers, authorization: `Bearer ${token}` } : this.headers
+  }
+
   private async read(response: Response, id: string, signal: AbortSignal, relay: CallRelay | undefined): Promise<HttpCallOutcome> {
     const max = this.options.maxResponseBytes
     if (response.status === 404 && this.options.sessionId) {
       await response.body?.cancel().catch(() => {})
       return { kind: 'session_gone' }
+    }
+    if (response.status === 401 && this.options.accessToken) {
+      await response.body?.cancel().catch(() => {})
+      return { kind: 'unauthorized' }
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => {})
@@ -146,7 +161,8 @@ export class StreamableHttpCaller {
 
   /** A message to the server on the session (a notification, an answer to its request); its reply is not awaited. */
   private post(message: Record<string, unknown>): void {
-    fetch(this.options.url, { method: 'POST', headers: this.headers, body: JSON.stringify(message), redirect: 'manual' })
+    this.headersNow()
+      .then((headers) => fetch(this.options.url, { method: 'POST', headers, body: JSON.stringify(message), redirect: 'manual' }))
       .then((response) => response.body?.cancel())
       .catch(() => {})
   }
