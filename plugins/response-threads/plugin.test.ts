@@ -122,6 +122,24 @@ test("a stored response's route: the owner's thread targets its provider; anyone
   }
 })
 
+test("a stored response whose provider is no longer configured: the owner's thread, no target; the store answers it after the limits", async () => {
+  await deps.stores.responseThreads.save({
+    id: 'resp_gone',
+    owner: { principalId: 'key_alice', userPath: '/acme/team-a' },
+    providerName: 'retired',
+    native: false,
+    items: [{ role: 'user', content: 'hello' }],
+    response: { id: 'resp_gone', object: 'response', model: 'm', output: [] },
+  })
+  const ctx = onStoredResponse('responses.retrieve', 'resp_gone')
+  expect(await hooks.before!(ctx)).toEqual({ kind: 'continue' })
+  expect(ctx.target).toBeUndefined()
+  expect(ctx.state(storedThreadSlot)?.id).toBe('resp_gone')
+  const answer = (await retrieveStored(ctx.body, ctx)) as Response
+  expect(answer.status).toBe(200)
+  expect(await answer.json()).toMatchObject({ id: 'resp_gone', object: 'response' })
+})
+
 test('a delete removes the thread before its answer goes out, and only after a 200', async () => {
   const first = request('mistral', { input: 'to be deleted' })
   await hooks.before!(first)
