@@ -102,6 +102,20 @@ describe('OpenAI batches', () => {
     expect((results[2]!.response!.body as { object: string }).object).toBe('list')
   })
 
+  test('more lines than one input file may hold go to several files and batches, in order, counted together', async () => {
+    mock = mockOpenAIBatches({ apiKey: KEY })
+    const provider = instance('openai', mock.url)
+    const batchApi = api('openai')
+    const lines = Array.from({ length: 50_001 }, (_, i) => chatLine(`l${i}`, 'x'))
+    const job = await submitted(batchApi, provider, lines)
+    expect([...mock.batches.values()].map((b) => [b.lines.length, b.lines[0]!.custom_id])).toEqual([
+      [50_000, 'l0'],
+      [1, 'l50000'],
+    ])
+    mock.finishAll()
+    expect(await batchApi.status(provider, job, signal)).toEqual({ state: 'completed', counts: { total: 50_001, completed: 50_001, failed: 0 } })
+  }, 30_000)
+
   test('a batch the provider refuses at validation is failed, with its reason', async () => {
     mock = mockOpenAIBatches({ apiKey: KEY })
     const provider = instance('openai', mock.url)
