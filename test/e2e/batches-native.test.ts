@@ -1,7 +1,7 @@
 /**
  * A batch whose lines target several providers, with the official `openai` SDK: the gateway resolves each line as a
  * live request (selectors, model access, rewriters, guardrails), hands the lines of providers with a batch API to
- * that API in the provider's format (OpenAI's Files + Batches, Anthropic Message Batches, against mocks written
+ * that API in the provider's format (OpenAI's Files + Batches, Anthropic Message Batches, Gemini batch mode, against mocks written
  * from their references), runs the others itself, and merges every answer into one output file and one error file
  * under the caller's custom_ids. Each provider answer goes through the pipeline as a live one: audit entry linked
  * to the batch, usage priced at the provider's batch price.
@@ -12,11 +12,13 @@ import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
 import { type RunningGateway, startGateway, writeGatewayYaml } from '../helpers/gateway.ts'
 import { type MockAnthropicBatches, mockAnthropicBatches } from '../helpers/mock-anthropic-batches.ts'
 import { type MockOpenAIBatches, mockOpenAIBatches } from '../helpers/mock-openai-batches.ts'
+import { type MockGeminiBatches, mockGeminiBatches } from '../helpers/mock-gemini-batches.ts'
 import { type MockUpstream, startMockOpenAI } from '../helpers/mock-openai-upstream.ts'
 
 const MASTER = 'master-key-for-native-batches-0123456789'
 let openaiBatches: MockOpenAIBatches
 let anthropicBatches: MockAnthropicBatches
+let geminiBatches: MockGeminiBatches
 let chat: MockUpstream
 let gw: RunningGateway
 let client: OpenAI
@@ -25,10 +27,12 @@ let audit: AuditAdmin
 beforeAll(async () => {
   openaiBatches = mockOpenAIBatches({ apiKey: 'sk-openai-batch' })
   anthropicBatches = mockAnthropicBatches({ apiKey: 'sk-ant-batch' })
+  geminiBatches = mockGeminiBatches({ apiKey: 'gemini-batch-key' })
   chat = startMockOpenAI()
   const yaml = writeGatewayYaml(`providers:
   oai: { type: openai, api_key: sk-openai-batch, base_url: "${openaiBatches.url}" }
   claude: { type: anthropic, api_key: sk-ant-batch, base_url: "${anthropicBatches.url}" }
+  gem: { type: gemini, api_key: gemini-batch-key, base_url: "${geminiBatches.url}" }
   ds: { type: deepseek, api_key: sk-openai-test, base_url: "${chat.url}" }
 workflows:
   - name: default
@@ -42,6 +46,7 @@ afterAll(async () => {
   await gw?.stop()
   openaiBatches?.stop()
   anthropicBatches?.stop()
+  geminiBatches?.stop()
   chat?.stop()
 })
 
@@ -63,6 +68,7 @@ describe('a batch split across provider batch APIs and the gateway', () => {
       line('oai-ok', 'oai/gpt-4o-mini', 'hello openai'),
       line('oai-fail', 'oai/gpt-4o-mini', 'please FAIL'),
       line('claude-ok', 'claude/claude-sonnet-4-5', 'hello claude'),
+      line('gemini-ok', 'gem/gemini-2.5-flash', 'hello gemini'),
       line('ds-ok', 'ds/deepseek-chat', 'echo:from the gateway'),
     ].join('\n')}\n`
     const input = await client.files.create({ file: await toFile(Buffer.from(text), 'mixed.jsonl'), purpose: 'batch' })
@@ -73,11 +79,12 @@ describe('a batch split across provider batch APIs and the gateway', () => {
       if (Date.now() > deadline) throw new Error(`batch still ${done.status}: ${JSON.stringify(done.request_counts)}`)
       openaiBatches.finishAll()
       anthropicBatches.finishAll()
+      geminiBatches.finishAll()
       await Bun.sleep(50)
       done = await client.batches.retrieve(created.id)
     }
     expect(done.status).toBe('completed')
-    expect(done.request_counts).toEqual({ total: 4, completed: 3, failed: 1 })
+    expect(done.request_counts).toEqual({ total: 5, completed: 4, failed: 1 })
 
     // OpenAI got its two lines as a JSONL file and one batch, the model its own id.
     const uploads = openaiBatches.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/files'))
@@ -90,10 +97,12 @@ describe('a batch split across provider batch APIs and the gateway', () => {
     expect(openaiBatches.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/batches')).length).toBe(1)
     // Anthropic got one Message Batch; DeepSeek (no batch API) was called live by the gateway.
     expect(anthropicBatches.batches.size).toBe(1)
+    expect(geminiBatches.batches.size).toBe(1)
     expect(chat.requests.filter((r) => r.path.endsWith('/chat/completions')).length).toBe(1)
 
     const output = await read(done.output_file_id)
-    expect(output.map((l) => l.custom_id).sort()).toEqual(['claude-ok', 'ds-ok', 'oai-ok'])
+    expect(output.map((l) => l.custom_id).sort()).toEqual(['claude-ok', 'ds-ok', 'gemini-ok', 'oai-ok'])
+    expect(output.find((l) => l.custom_id === 'gemini-ok').response.body.object).toBe('chat.completion')
     const claude = output.find((l) => l.custom_id === 'claude-ok')
     expect(claude.response.status_code).toBe(200)
     expect(claude.response.body.object).toBe('chat.completion')
@@ -105,7 +114,7 @@ describe('a batch split across provider batch APIs and the gateway', () => {
     // One audit entry per answered line, linked to the batch; the provider's answers priced at the batch price.
     const page = await audit.eventually(
       () => audit.list({ batch_id: created.id }),
-      (p) => p.total === 4,
+      (p) => p.total === 5,
     )
     const paths = new Set(page.entries.map((e) => e.path))
     expect(paths).toEqual(new Set(['/v1/chat/completions']))
