@@ -108,6 +108,37 @@ describe('provider batch APIs through the gateway', () => {
     expect(errors.map((l) => [l.custom_id, l.response?.status_code])).toEqual([['flash-fail', 400]])
   }, 40_000)
 
+  test('a batch cancelled through the SDK cancels its provider batch; the lines that did not run come back as batch_cancelled', async () => {
+    const line = (custom_id: string) => ({
+      custom_id,
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: 'claude/claude-sonnet-4-5', messages: [{ role: 'user', content: custom_id }] },
+    })
+    const created = await submit([line('c-1'), line('c-2')], '/v1/chat/completions')
+    // Wait until the gateway has handed the lines to Anthropic (the mock runs nothing until told).
+    const deadline = Date.now() + 20_000
+    while (![...anthropic.batches.values()].some((b) => b.requests.some((r) => r.custom_id === 'c-1'))) {
+      if (Date.now() > deadline) throw new Error('the lines never reached Anthropic')
+      await Bun.sleep(50)
+    }
+    const messageBatch = [...anthropic.batches.values()].find((b) => b.requests.some((r) => r.custom_id === 'c-1'))!
+    await client.batches.cancel(created.id)
+    // The mock's batch runs nothing until the gateway has asked Anthropic to cancel it.
+    while (messageBatch.status === 'in_progress') {
+      if (Date.now() > deadline) throw new Error('Anthropic was never asked to cancel')
+      await Bun.sleep(50)
+    }
+    const done = await finished(created.id)
+    expect(done.status).toBe('cancelled')
+    expect(anthropic.calls.some((c) => c.method === 'POST' && c.path === `/v1/messages/batches/${messageBatch.id}/cancel`)).toBe(true)
+    const errors = await read(done.error_file_id)
+    expect(errors.map((l) => [l.custom_id, l.error?.code]).sort()).toEqual([
+      ['c-1', 'batch_cancelled'],
+      ['c-2', 'batch_cancelled'],
+    ])
+  }, 40_000)
+
   test('responses lines go over chat to Anthropic and Gemini and come back as Response documents', async () => {
     const responses = (custom_id: string, model: string, input: string) => ({
       custom_id,
