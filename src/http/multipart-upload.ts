@@ -50,8 +50,11 @@ export class MultipartUpload {
   private heldBytes = 0
   private size = 0
   private current?: { part: UploadPart; hash: Bun.CryptoHasher }
-  /** The client's chunks read so far: once their events went upstream and the provider asks for more, they are freed. */
-  private readonly received = new SpentChunks()
+  /**
+   * The client's chunks read so far: once their events went upstream and the provider asks for more, they are freed.
+   * Dropped (nothing kept, nothing freed) when the form's consumer does not free them (`forUpstream`).
+   */
+  private received: SpentChunks | undefined = new SpentChunks()
   private readonly deadline: Deadline
 
   constructor(
@@ -103,13 +106,15 @@ export class MultipartUpload {
 
   /**
    * The form for the provider, streamed: `fields` first (the pipeline's body: `model` is the upstream's id), then
-   * the files as they come from the client. An upload is sent once: a second attempt gets a 502 instead. The body is
-   * for `fetch` (fetchUpstream), whose request writer is done with a chunk when it asks for the next: each client
-   * chunk is freed then (src/http/release-bytes.ts), so a consumer that collects the chunks would find them emptied.
+   * the files as they come from the client. An upload is sent once: a second attempt gets a 502 instead.
+   * `freeSpentChunks`: the body goes to `fetch` (fetchUpstream), whose request writer is done with a chunk when it
+   * asks for the next, so each client chunk is freed then (src/http/release-bytes.ts); a consumer that collects the
+   * chunks in-process (a form read whole) must not ask for it: it would find them emptied.
    */
-  forUpstream(fields: Record<string, unknown>): { body: ReadableStream<Uint8Array>; contentType: string } | GatewayError {
+  forUpstream(fields: Record<string, unknown>, { freeSpentChunks = false } = {}): { body: ReadableStream<Uint8Array>; contentType: string } | GatewayError {
     if (this.sent) return gatewayErrors.invalidRequest('The upload was already sent to a provider; it cannot be sent again.', null, 'upload_already_sent')
     this.sent = true
+    if (!freeSpentChunks) this.received = undefined
     const boundary = `gateway-${crypto.randomUUID().replaceAll('-', '')}`
     let opened = false
     const upload = this
@@ -126,7 +131,7 @@ export class MultipartUpload {
               return
             }
             // Asked for more (a high-water mark of 0: only when the fetch client reads), it has taken what it was given.
-            upload.received.release()
+            upload.received?.release()
             const events = await upload.next()
             if (events === undefined) return controller.error(upload.failure ?? new Error('The upload was discarded.'))
             for (const event of events) {
@@ -151,7 +156,7 @@ export class MultipartUpload {
             upload.discard()
           },
         },
-        { highWaterMark: 0 },
+        { highWaterMark: freeSpentChunks ? 0 : 1 },
       ),
     }
   }
@@ -211,7 +216,7 @@ export class MultipartUpload {
     if (this.failure || this.discarded) return undefined
     if (read.done) return this.checked(this.parser.end())
     this.size += read.value.byteLength
-    this.received.add(read.value)
+    this.received?.add(read.value)
     if (this.size > this.limits.maxBytes) return this.stop(gatewayErrors.bodyTooLarge(this.limits.maxBytes)) && undefined
     return this.checked(this.parser.push(read.value))
   }

@@ -36,7 +36,8 @@ function postForBytes(call: AdapterCall, url: UpstreamUrl): Promise<UpstreamResu
 async function postUpload(call: AdapterCall, url: UpstreamUrl): Promise<UpstreamResult> {
   const upload = call.ctx.upload
   if (!upload) return gatewayErrors.invalidRequest('This endpoint takes a multipart/form-data upload.', null, 'multipart_required')
-  const form = upload.forUpstream(call.body)
+  // Sent by fetch, which is done with each chunk once it asks for the next: freed then, not when the collector runs.
+  const form = upload.forUpstream(call.body, { freeSpentChunks: true })
   if (form instanceof GatewayError) return form
   const headers = openaiHeaders(call.provider, call.body.stream === true || call.body.stream === 'true')
   headers['content-type'] = form.contentType
