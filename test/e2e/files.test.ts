@@ -11,7 +11,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI, { NotFoundError, toFile } from 'openai'
+import { readdirSync } from 'node:fs'
+import { S3Client } from 'bun'
 import { startGateway } from '../helpers/gateway.ts'
+import { postHead, rawHttp } from '../helpers/raw-http.ts'
+import type { LocalBlobStore } from '../../src/stores/blobs/local/local-blob-store.ts'
 import { type GatewaySuite, useGatewaySuite } from '../helpers/gateway-suite.ts'
 import { type RunningS3, S3_TEST_CREDENTIALS, s3ServerAvailable, startS3Server } from '../helpers/s3-server.ts'
 
@@ -303,6 +307,37 @@ function filesSuite(store: 'local' | 's3') {
       // The cancelled upload's parts are gone from the byte store.
       expect(await t.gw.gateway.files.blobs.read(five.id)).toBeUndefined()
       expect(await failure(client.uploads.create({ bytes: MAX_FILE + 1, filename: 'x', mime_type: 'text/plain', purpose: 'batch' }))).toMatchObject({ status: 400, param: 'bytes' })
+    })
+
+    test('a client that goes away mid-upload leaves no bytes and no record; the attempt is audited', async () => {
+      /** What the byte store holds: the local directory's entries, or the bucket's objects. */
+      const stored = async () => {
+        if (store === 'local') return readdirSync((t.gw.gateway.files.blobs as LocalBlobStore).directory).length
+        const client = new S3Client({ bucket: storeEnv.FILES_S3_BUCKET, endpoint: storeEnv.FILES_S3_ENDPOINT, ...S3_TEST_CREDENTIALS })
+        return (await client.list({ prefix: 'files/' })).contents?.length ?? 0
+      }
+      const before = await stored()
+      const requestId = crypto.randomUUID()
+      const head = `--B\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--B\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n\r\n`
+      const url = new URL(t.gw.url)
+      const raw = await rawHttp(
+        t.gw.url,
+        postHead('/v1/files', url.host, {
+          authorization: `Bearer ${t.master}`,
+          'content-type': 'multipart/form-data; boundary=B',
+          'content-length': '3000000',
+          'x-request-id': requestId,
+        }),
+      )
+      await raw.writeAll(head)
+      // Past one S3 part (and one local flush), so bytes were really written before the client went.
+      for (let i = 0; i < 2; i++) await raw.writeAll(new Uint8Array(1024 * 1024).fill(i + 1))
+      await Bun.sleep(200)
+      raw.end()
+      const entry = await t.audit.entryFor(requestId)
+      expect({ status: entry.status_code, code: entry.data.error_code }).toEqual({ status: 400, code: 'request_body_incomplete' })
+      await t.audit.eventually(stored, (n) => n === before)
+      expect((await t.openai.files.list()).data.filter((f) => f.filename === 'cut.bin')).toEqual([])
     })
 
     test("the audit entry records the parts' names, sizes and SHA-256, never the bytes", async () => {
