@@ -139,6 +139,29 @@ describe('provider batch APIs through the gateway', () => {
     ])
   }, 40_000)
 
+  test('a provider batch that expires: the lines it did not answer come back as batch_expired, the ones it did as answers', async () => {
+    gemini.expireAfterFirst = true
+    let done: Awaited<ReturnType<typeof finished>>
+    try {
+      const line = (custom_id: string) => ({
+        custom_id,
+        method: 'POST',
+        url: '/v1/chat/completions',
+        body: { model: 'google/gemini-2.5-flash-lite', messages: [{ role: 'user', content: custom_id }] },
+      })
+      const created = await submit([line('e-1'), line('e-2'), line('e-3')], '/v1/chat/completions')
+      done = await finished(created.id)
+    } finally {
+      gemini.expireAfterFirst = false
+    }
+    expect(done.request_counts).toEqual({ total: 3, completed: 1, failed: 2 })
+    expect((await read(done.output_file_id)).map((l) => l.custom_id)).toEqual(['e-1'])
+    expect((await read(done.error_file_id)).map((l) => [l.custom_id, l.error?.code]).sort()).toEqual([
+      ['e-2', 'batch_expired'],
+      ['e-3', 'batch_expired'],
+    ])
+  }, 40_000)
+
   test('responses lines go over chat to Anthropic and Gemini and come back as Response documents', async () => {
     const responses = (custom_id: string, model: string, input: string) => ({
       custom_id,

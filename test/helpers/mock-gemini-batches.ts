@@ -45,6 +45,8 @@ export interface MockGeminiBatches {
   advance(): void
   finishAll(): void
   expire(name: string): void
+  /** While set, a running batch expires after answering its first request. */
+  expireAfterFirst: boolean
   stop(): void
 }
 
@@ -116,7 +118,13 @@ export function mockGeminiBatches(options: MockGeminiBatchesOptions): MockGemini
       b.state = 'RUNNING'
       return
     }
-    for (let i = 0; i < perStep && b.responses.length < b.requests.length; i++) run(b, b.requests[b.responses.length]!)
+    for (let i = 0; i < perStep && b.responses.length < b.requests.length; i++) {
+      run(b, b.requests[b.responses.length]!)
+      if (mock.expireAfterFirst && b.responses.length < b.requests.length) {
+        b.state = 'EXPIRED'
+        return
+      }
+    }
     if (b.responses.length === b.requests.length) b.state = 'SUCCEEDED'
   }
 
@@ -165,7 +173,8 @@ export function mockGeminiBatches(options: MockGeminiBatchesOptions): MockGemini
   }
 
   const server = Bun.serve({ port: 0, idleTimeout: 0, fetch: (req) => answer(req, new URL(req.url)) })
-  return {
+  const mock: MockGeminiBatches = {
+    expireAfterFirst: false,
     url: `http://127.0.0.1:${server.port}/v1beta`,
     calls,
     batches,
@@ -181,4 +190,5 @@ export function mockGeminiBatches(options: MockGeminiBatchesOptions): MockGemini
     },
     stop: () => server.stop(true),
   }
+  return mock
 }
