@@ -114,3 +114,24 @@ test("a file full of a delimiter's beginnings (CRs, CRLF-dashes, all but its las
   expect(summary(parse(body, everyByte))).toEqual(whole)
   for (let cut = 1; cut < body.length; cut++) expect(summary(parse(body, [cut]))).toEqual(whole)
 })
+
+test('what the parser keeps between pushes is its own: a chunk freed once its events are handled (upload forwarding) loses nothing', async () => {
+  const tricky = new TextEncoder().encode(`\r\r\r\n\r\n-\r\n--\r\n--${BOUNDARY.slice(0, -1)}\r\n--${BOUNDARY.slice(0, 3)}\r`)
+  const form = new FormData()
+  form.append('model', 'm')
+  form.append('file', new File([tricky, file], 'f.bin'))
+  form.append('purpose', 'batch')
+  const body = await encoded(form)
+  const whole = summary(parse(body, []))
+  for (const step of [1, 2, 3, 5, 7, 11, 64]) {
+    const parser = new MultipartParser(BOUNDARY)
+    const events: FormEvent[] = []
+    for (let at = 0; at < body.length; at += step) {
+      // Each chunk owns its buffer, as the client's chunks do, and is freed (detached) once its events were taken.
+      const chunk = body.slice(at, at + step)
+      for (const event of parser.push(chunk)) events.push(event.kind === 'data' ? { kind: 'data', bytes: new Uint8Array(event.bytes) } : event)
+      chunk.buffer.transfer(0)
+    }
+    expect({ step, parsed: summary([...events, ...parser.end()]) }).toEqual({ step, parsed: whole })
+  }
+})
