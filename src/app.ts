@@ -39,7 +39,7 @@ import { BatchService } from './batches/batch-service.ts'
 import { BatchExecutor } from './batches/executor.ts'
 import { BatchBudget } from './batches/batch-budget.ts'
 import { batchEndpointId, gatewayLineRunner } from './batches/line-runner.ts'
-import { providerBatchApi } from './batches/providers/index.ts'
+import { providerBatchApis } from './batches/providers/index.ts'
 import type { BlobStore } from './stores/blobs/blob-store.ts'
 import { openBlobStore } from './stores/blobs/open.ts'
 
@@ -218,6 +218,7 @@ export class Gateway {
       usage: this.usage,
     })
     this.deps.onShutdown(() => this.mcp.stop())
+    const providerBatchApi = providerBatchApis(options.adapters ?? providerAdapters)
     const batchBudget = new BatchBudget({ limits: this.limits, counters: stores.counters, catalog: this.catalog, costModel: this.deps.costModel })
     this.batchExecutor = new BatchExecutor({
       budget: batchBudget,

@@ -3,7 +3,10 @@ import { GatewayError } from '../../../errors/gateway-error.ts'
 import type { ProviderInstance } from '../../../providers/types.ts'
 import { type MockAnthropicBatches, mockAnthropicBatches } from '../../../../test/helpers/mock-anthropic-batches.ts'
 import type { BatchResultLine, PreparedBatchLine, ProviderBatchApi, ProviderBatchJob } from '../../provider-batch-api.ts'
-import { providerBatchApi } from '../index.ts'
+import { providerAdapters } from '../../../../plugins/index.ts'
+import { providerBatchApis } from '../index.ts'
+
+const providerBatchApi = providerBatchApis(providerAdapters)
 
 const KEY = 'sk-ant-batch-test-0123456789'
 const signal = new AbortController().signal

@@ -3,7 +3,10 @@ import { GatewayError } from '../../../errors/gateway-error.ts'
 import type { ProviderInstance } from '../../../providers/types.ts'
 import { type MockGeminiBatches, mockGeminiBatches } from '../../../../test/helpers/mock-gemini-batches.ts'
 import type { BatchResultLine, PreparedBatchLine, ProviderBatchApi, ProviderBatchJob } from '../../provider-batch-api.ts'
-import { providerBatchApi } from '../index.ts'
+import { providerAdapters } from '../../../../plugins/index.ts'
+import { providerBatchApis } from '../index.ts'
+
+const providerBatchApi = providerBatchApis(providerAdapters)
 
 const KEY = 'AIza-gemini-batch-test-0123456789'
 const signal = new AbortController().signal

@@ -4,7 +4,10 @@ import type { ProviderType } from '../../../config/provider-catalog.ts'
 import type { ProviderInstance } from '../../../providers/types.ts'
 import { type MockOpenAIBatches, mockOpenAIBatches } from '../../../../test/helpers/mock-openai-batches.ts'
 import type { BatchResultLine, PreparedBatchLine, ProviderBatchApi, ProviderBatchJob } from '../../provider-batch-api.ts'
-import { providerBatchApi } from '../index.ts'
+import { providerAdapters } from '../../../../plugins/index.ts'
+import { providerBatchApis } from '../index.ts'
+
+const providerBatchApi = providerBatchApis(providerAdapters)
 
 const KEY = 'sk-batch-test-key-0123456789'
 const signal = new AbortController().signal
