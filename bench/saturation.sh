@@ -41,8 +41,9 @@ for run in unsaturated saturated; do
   kill -TERM "$gw"
   wait "$gw" 2>/dev/null || true
   stop=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-  # The restart replays what was spilled; it stops once the spill files are empty (or after 5 minutes).
-  start_bench_gateway "$GW_PORT" "$TMP/db/g.db" "$TMP/gw2.log" "$MOCK_PORT" "${extra[@]}"
+  # The restart (as configured, the writer no longer slowed) replays what was spilled; it stops once the spill
+  # files are empty (or after 5 minutes).
+  start_bench_gateway "$GW_PORT" "$TMP/db/g.db" "$TMP/gw2.log" "$MOCK_PORT" GATEWAY_CONFIG="$PWD/bench/configs/defaults.yaml"
   for _ in $(seq 1 600); do [[ $(field "$(stats)" spill_files) == 0 ]] && break; sleep 0.5; done
   kill -TERM "$GATEWAY_PID"
   wait "$GATEWAY_PID" 2>/dev/null || true
