@@ -83,3 +83,15 @@ test('invalid definitions name the field', async () => {
   await expect(deps.limits.addRateLimit({ scope: {}, requests_per_minute: 1 })).rejects.toMatchObject({ param: 'scope' })
   await expect(deps.limits.addRateLimit({ scope: { key_id: 'k' }, requests_per_minute: -1 })).rejects.toMatchObject({ param: 'requests_per_minute' })
 })
+
+test("a provider batch's answer replayed through the pipeline is not counted again: its line was counted when handed over", async () => {
+  const { hooks } = await setup({ requests_per_minute: 1 })
+  const handedOver = request()
+  handedOver.batchLine = { batchId: 'batch_1', customId: 'a', finished: () => {}, handedOver: true }
+  expect(await hooks.before!(handedOver)).toEqual({ kind: 'continue' })
+  const replayed = request()
+  replayed.batchLine = { batchId: 'batch_1', customId: 'a', finished: () => {}, batchPriced: true, rateCounted: true }
+  expect(await hooks.before!(replayed)).toEqual({ kind: 'continue' })
+  // The window's one request is the handed-over line's: the next live request is refused.
+  expect(((await hooks.before!(request())) as { kind: string }).kind).toBe('respond')
+})

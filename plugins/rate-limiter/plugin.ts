@@ -75,7 +75,7 @@ export const rateLimiter = definePlugin({
     return {
       async before(ctx, config) {
         const applicable = limits.rateLimits.filter((l) => inScope(l.scope, ctx.principal?.keyId, ctx.userPath))
-        if (applicable.length === 0 || !endpoint(ctx.endpoint).governance.limits) return CONTINUE
+        if (applicable.length === 0 || !endpoint(ctx.endpoint).governance.limits || ctx.batchLine?.rateCounted) return CONTINUE
         const now = Date.now()
         const needsTokens = applicable.some((l) => l.tokens_per_minute !== undefined || l.tokens_per_day !== undefined)
         const tokens = needsTokens ? await estimateTokens(ctx, config.default_output_tokens_estimate) : 0

@@ -94,6 +94,7 @@ async function runOnce(deps: LineRunnerDeps, batch: BatchRecord, line: BatchLine
     finished: outcome,
     route: routeOf(mode, (kept) => (handedOver = kept)),
     batchPriced: mode.kind === 'replay',
+    rateCounted: mode.kind === 'replay',
     budgetHeld: batch.budgetKeys !== null,
   }
   const text = JSON.stringify(line.body)

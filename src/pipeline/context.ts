@@ -99,6 +99,11 @@ export interface BatchLineRequest {
   handedOver?: boolean
   /** The answer came from a provider's batch API: priced at its batch price (src/usage/meter.ts). */
   batchPriced?: boolean
+  /**
+   * The line's request was counted by the rate limits when it was handed to the provider's batch API: its answer,
+   * replayed through the pipeline, is not counted again (plugins/rate-limiter).
+   */
+  rateCounted?: boolean
   /** The batch holds its estimated cost in the budgets: the budget plugin reserves nothing again, only adds the real cost. */
   budgetHeld?: boolean
 }
