@@ -50,6 +50,8 @@ export interface BatchRecord {
   cancelledAt: number | null
   requestCounts: { total: number; completed: number; failed: number }
   metadata: Record<string, string> | null
+  /** `output_expires_after.seconds`: the output and error files expire this long after they are made; null: kept until deleted. */
+  outputExpiresAfter: number | null
   errors: BatchInputError[] | null
   /** USD charged so far by the lines that ran (the gateway's prices). */
   costUsd: number

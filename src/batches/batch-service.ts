@@ -81,6 +81,7 @@ export class BatchService {
       cancelledAt: null,
       requestCounts: { total: 0, completed: 0, failed: 0 },
       metadata: request.metadata ?? null,
+      outputExpiresAfter: request.output_expires_after?.seconds ?? null,
       errors: null,
       costUsd: 0,
       budgetKeys: null,

@@ -21,7 +21,7 @@ export async function writeResultFiles(store: BatchStore, files: FileAccess, bat
       purpose: 'batch_output',
       filename: `${batch.id}_${kind}.jsonl`,
       body: resultStream(store, batch.id, first, wanted),
-      expiresAt: null,
+      expiresAfterSeconds: batch.outputExpiresAfter,
     })
     return file.id
   }

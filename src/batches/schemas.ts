@@ -3,6 +3,7 @@
  * OpenAPI request body) and the answers (the OpenAPI document, and what schemathesis checks answers against).
  */
 import { z } from 'zod'
+import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from '../files/schemas.ts'
 
 /** The endpoints a batch line may call: OpenAI's batchable ones the gateway serves. */
 export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/completions'] as const
@@ -15,6 +16,13 @@ export const batchCreateRequest = z.strictObject({
     .record(z.string().max(64), z.string().max(512))
     .refine((m) => Object.keys(m).length <= 16, 'at most 16 keys')
     .nullish(),
+  /** The output and error files' lifetime, as a file's `expires_after`: one hour to 30 days from their creation. */
+  output_expires_after: z
+    .strictObject({
+      anchor: z.literal('created_at', { error: "expected 'created_at'" }),
+      seconds: z.number().int().min(MIN_EXPIRY_SECONDS).max(MAX_EXPIRY_SECONDS),
+    })
+    .optional(),
 })
 
 export type BatchCreateRequest = z.infer<typeof batchCreateRequest>

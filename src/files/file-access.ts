@@ -29,7 +29,8 @@ export interface NewFile {
   purpose: string
   filename: string
   body: ReadableStream<Uint8Array>
-  expiresAt: number | null
+  /** Its lifetime counted from its `created_at` (OpenAI's `anchor: created_at`); null: kept until deleted. */
+  expiresAfterSeconds: number | null
 }
 
 export interface FileAccess {

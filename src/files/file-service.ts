@@ -72,6 +72,7 @@ export class FileService implements FileAccess {
       await writer.abort().catch(() => {})
       throw error
     }
+    const createdAt = this.nowSeconds()
     return this.record(writer, {
       id,
       owner: file.owner,
@@ -80,8 +81,8 @@ export class FileService implements FileAccess {
       filename: file.filename,
       bytes,
       sha256: hash.digest('hex'),
-      createdAt: this.nowSeconds(),
-      expiresAt: file.expiresAt,
+      createdAt,
+      expiresAt: file.expiresAfterSeconds === null ? null : createdAt + file.expiresAfterSeconds,
     })
   }
 

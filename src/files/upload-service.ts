@@ -120,7 +120,7 @@ export class UploadService {
       purpose: upload.purpose,
       filename: upload.filename,
       body: this.joined(named, hash),
-      expiresAt: lifetime === null ? null : this.files.nowSeconds() + lifetime,
+      expiresAfterSeconds: lifetime,
     })
     if (hash && hash.digest('hex') !== md5!.toLowerCase()) {
       await this.files.delete(file.id, owner)

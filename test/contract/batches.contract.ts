@@ -33,6 +33,7 @@ function batchRecord(id: string, extra: Partial<BatchRecord> = {}): BatchRecord 
     cancelledAt: null,
     requestCounts: { total: 3, completed: 0, failed: 0 },
     metadata: { job: 'x' },
+    outputExpiresAfter: 3600,
     errors: null,
     costUsd: 0,
     budgetKeys: [{ key: 'budget:b1:0', ttlMs: 1000 }],

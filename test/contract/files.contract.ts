@@ -39,13 +39,13 @@ export function filesContract(backend: string, openStores: () => Promise<Stores>
       const blobs = await openBlobs()
       return { stores, blobs, clock, files: new FileService(stores.files, blobs, silentLogger, { now: () => clock.now * 1000 }) }
     }
-    const newFile = (owner: string, extra: Partial<{ purpose: string; expiresAt: number | null; userPath: string; body: ReadableStream<Uint8Array> }> = {}) => ({
+    const newFile = (owner: string, extra: Partial<{ purpose: string; expiresAfterSeconds: number | null; userPath: string; body: ReadableStream<Uint8Array> }> = {}) => ({
       owner,
       userPath: extra.userPath ?? '/acme',
       purpose: extra.purpose ?? 'batch',
       filename: 'in.jsonl',
       body: extra.body ?? streamOf('{"a":', '1}\n'),
-      expiresAt: extra.expiresAt ?? null,
+      expiresAfterSeconds: extra.expiresAfterSeconds ?? null,
     })
 
     test('create streams the bytes in and records size and SHA-256; open streams them back, for the owner only', async () => {
@@ -99,9 +99,9 @@ export function filesContract(backend: string, openStores: () => Promise<Stores>
 
     test('an expired file is gone for its owner at once; the sweep deletes its bytes and record, and only expired ones', async () => {
       const { files, stores, blobs, clock } = await fresh()
-      const expiring = await files.create(newFile('key_a', { expiresAt: T0 + 3600 }))
+      const expiring = await files.create(newFile('key_a', { expiresAfterSeconds: 3600 }))
       const kept = await files.create(newFile('key_a'))
-      const later = await files.create(newFile('key_a', { expiresAt: T0 + 7200 }))
+      const later = await files.create(newFile('key_a', { expiresAfterSeconds: 7200 }))
       clock.now = T0 + 3600
       expect(await files.get(expiring.id, 'key_a')).toBeUndefined()
       expect(await files.open(expiring.id, 'key_a')).toBeUndefined()

@@ -136,6 +136,49 @@ describe('gateway-run batches', () => {
     expect(unknown.error.code).toBe('batch_not_found')
   })
 
+  test('output_expires_after sets when the output and error files expire, counted from their created_at', async () => {
+    const input = await upload(jsonl([chatLine('good', 'echo:fine'), chatLine('bad', 'echo:x', 'nowhere/gpt-4o-mini')]))
+    const created = await t.openai.batches.create({
+      input_file_id: input.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+      output_expires_after: { anchor: 'created_at', seconds: 7200 },
+    })
+    const done = await finished(t.openai, created.id)
+    expect(done.request_counts).toEqual({ total: 2, completed: 1, failed: 1 })
+    for (const id of [done.output_file_id!, done.error_file_id!]) {
+      const file = await t.openai.files.retrieve(id)
+      expect(file.expires_at).toBe(file.created_at + 7200)
+    }
+    // Without it, the files are kept until deleted.
+    const plain = await finished(t.openai, (await t.openai.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id)
+    expect((await t.openai.files.retrieve(plain.output_file_id!)).expires_at).toBeNull()
+  })
+
+  test('a bad output_expires_after is a 400 naming it; no batch is made', async () => {
+    const input = await upload(jsonl([chatLine('x', 'echo:x')]))
+    const before = (await t.openai.batches.list({ limit: 100 })).data.length
+    const bad = [
+      { anchor: 'created_at', seconds: 60 },
+      { anchor: 'created_at', seconds: 31 * 86_400 },
+      { anchor: 'last_active_at', seconds: 7200 },
+      { anchor: 'created_at', seconds: 7200.5 },
+      { anchor: 'created_at' },
+    ]
+    for (const value of bad) {
+      const res = await fetch(`${t.gw.baseURL}/batches`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.master}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h', output_expires_after: value }),
+      })
+      expect(res.status).toBe(400)
+      const body = (await res.json()) as { error: { type: string; param: string | null; message: string } }
+      expect(body.error.type).toBe('invalid_request_error')
+      expect(body.error.param).toStartWith('output_expires_after')
+    }
+    expect((await t.openai.batches.list({ limit: 100 })).data.length).toBe(before)
+  })
+
   test('the list pages newest first with after and limit', async () => {
     const ids: string[] = []
     for (let i = 0; i < 3; i++) {

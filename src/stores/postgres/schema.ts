@@ -242,6 +242,8 @@ export const batches = pgTable(
     failed: integer('failed').notNull().default(0),
     metadata: jsonb('metadata').$type<Record<string, string>>(),
     errors: jsonb('errors').$type<unknown[]>(),
+    /** `output_expires_after.seconds`; null: the output and error files are kept until deleted. */
+    outputExpiresAfter: integer('output_expires_after'),
     costUsd: doublePrecision('cost_usd').notNull().default(0),
     /** The budget counters holding the batch's estimated cost (src/batches/batch-budget.ts); null: none held. */
     budgetKeys: jsonb('budget_keys').$type<{ key: string; ttlMs: number }[]>(),

@@ -308,6 +308,8 @@ export const batches = sqliteTable(
     failed: integer('failed').notNull().default(0),
     metadata: text('metadata', { mode: 'json' }).$type<Record<string, string>>(),
     errors: text('errors', { mode: 'json' }).$type<unknown[]>(),
+    /** `output_expires_after.seconds`; null: the output and error files are kept until deleted. */
+    outputExpiresAfter: integer('output_expires_after'),
     costUsd: real('cost_usd').notNull().default(0),
     /** The budget counters holding the batch's estimated cost (src/batches/batch-budget.ts); null: none held. */
     budgetKeys: text('budget_keys', { mode: 'json' }).$type<{ key: string; ttlMs: number }[]>(),

@@ -17,6 +17,7 @@ import files from './0009_files.sql' with { type: 'text' }
 import batches from './0010_batches.sql' with { type: 'text' }
 import uploads from './0011_uploads.sql' with { type: 'text' }
 import batchBudgets from './0012_batch_budgets.sql' with { type: 'text' }
+import batchOutputExpiry from './0013_batch_output_expiry.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -35,4 +36,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0010_batches': batches,
   '0011_uploads': uploads,
   '0012_batch_budgets': batchBudgets,
+  '0013_batch_output_expiry': batchOutputExpiry,
 }

@@ -15,6 +15,7 @@ import files from './0008_files.sql' with { type: 'text' }
 import batches from './0009_batches.sql' with { type: 'text' }
 import uploads from './0010_uploads.sql' with { type: 'text' }
 import batchBudgets from './0011_batch_budgets.sql' with { type: 'text' }
+import batchOutputExpiry from './0012_batch_output_expiry.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -32,4 +33,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0009_batches': batches,
   '0010_uploads': uploads,
   '0011_batch_budgets': batchBudgets,
+  '0012_batch_output_expiry': batchOutputExpiry,
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "batches" ADD COLUMN "output_expires_after" integer;

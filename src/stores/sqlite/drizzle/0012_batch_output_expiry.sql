@@ -1,0 +1,1 @@
+ALTER TABLE `batches` ADD `output_expires_after` integer;
