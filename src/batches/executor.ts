@@ -191,9 +191,12 @@ export class BatchExecutor {
       }
       if (status.state === 'in_progress') continue
       const byCustomId = new Map(lines.map((line) => [line.customId, line]))
+      const stored = new Set<string>()
+      let readAll = true
       for await (const result of target.api.results(target.provider, job, AbortSignal.timeout(PROVIDER_RESULTS_MS))) {
         if (result instanceof GatewayError) {
           this.deps.log.warn({ batch_id: batch.id, provider: first.target, job: job.id, err: result.message }, "could not read a provider batch job's results; trying again later")
+          readAll = false
           break
         }
         const line = byCustomId.get(result.customId)
@@ -201,9 +204,21 @@ export class BatchExecutor {
         const finished: FinishedBatchLine = result.response
           ? await this.finishedRun(batch, line, { kind: 'replay', answer: result.response })
           : { state: 'failed', result: { kind: 'error', ...result.error! }, auditId: null, costUsd: 0 }
-        await this.finish(batch, line, finished)
+        if (await this.finish(batch, line, finished)) stored.add(line.customId)
       }
+      // Only once every line's result is the gateway's: a job still waited for keeps its files to be read again.
+      if (readAll && lines.every((line) => stored.has(line.customId))) await this.cleanup(batch, target, first.target!, job)
     }
+  }
+
+  /** Deletes the job's files at the provider; the batch does not depend on it, so a failure is only logged. */
+  private async cleanup(batch: BatchRecord, target: ProviderBatchTarget, providerName: string, job: ProviderBatchJob): Promise<void> {
+    if (!target.api.cleanup) return
+    const failed = await target.api
+      .cleanup(target.provider, job, AbortSignal.timeout(PROVIDER_CALL_MS))
+      .catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))
+    if (failed)
+      this.deps.log.warn({ batch_id: batch.id, provider: providerName, job: job.id, err: failed.message }, "could not delete a provider batch job's files at the provider")
   }
 
   private async finishedRun(batch: BatchRecord, line: BatchLine, mode: LineMode): Promise<FinishedBatchLine> {
@@ -228,8 +243,10 @@ export class BatchExecutor {
   }
 
   /** Records a line's end (only while this replica holds its claim) and gives back its estimate from the budgets. */
-  private async finish(batch: BatchRecord, line: BatchLine, finished: FinishedBatchLine): Promise<void> {
-    if (await this.deps.store.finishLine(batch.id, line.index, this.deps.replicaId, finished)) await this.deps.budget.release(batch.budgetKeys, line.estimateMicro)
+  private async finish(batch: BatchRecord, line: BatchLine, finished: FinishedBatchLine): Promise<boolean> {
+    if (!(await this.deps.store.finishLine(batch.id, line.index, this.deps.replicaId, finished))) return false
+    await this.deps.budget.release(batch.budgetKeys, line.estimateMicro)
+    return true
   }
 
   private expired(batch: BatchRecord): boolean {

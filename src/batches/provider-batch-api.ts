@@ -48,4 +48,9 @@ export interface ProviderBatchApi {
   /** The outcome of every line; called once the status is final. */
   results(provider: ProviderInstance, job: ProviderBatchJob, signal: AbortSignal): AsyncIterable<BatchResultLine | GatewayError>
   cancel(provider: ProviderInstance, job: ProviderBatchJob, signal: AbortSignal): Promise<undefined | GatewayError>
+  /**
+   * Deletes what the gateway left at the provider for the job (its input, output and error files); called once,
+   * after every line's result is stored. A failure is only logged: the results are already the gateway's.
+   */
+  cleanup?(provider: ProviderInstance, job: ProviderBatchJob, signal: AbortSignal): Promise<undefined | GatewayError>
 }

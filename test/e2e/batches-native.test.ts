@@ -95,6 +95,12 @@ describe('a batch split across provider batch APIs and the gateway', () => {
       .map((l) => JSON.parse(l))
     expect(uploaded.map((l) => l.body.model)).toEqual(['gpt-4o-mini', 'gpt-4o-mini'])
     expect(openaiBatches.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/batches')).length).toBe(1)
+    // Its results stored, the gateway deleted what it made at OpenAI: the input file, the output and error files.
+    const [oaiBatch] = [...openaiBatches.batches.values()]
+    expect(oaiBatch!.output_file_id).toBeString()
+    expect(oaiBatch!.error_file_id).toBeString()
+    expect(openaiBatches.deleted.toSorted()).toEqual([oaiBatch!.input_file_id, oaiBatch!.output_file_id!, oaiBatch!.error_file_id!].toSorted())
+    expect(openaiBatches.files.size).toBe(0)
     // Anthropic got one Message Batch; DeepSeek (no batch API) was called live by the gateway.
     expect(anthropicBatches.batches.size).toBe(1)
     expect(geminiBatches.batches.size).toBe(1)

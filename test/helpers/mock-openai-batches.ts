@@ -68,6 +68,8 @@ export interface MockOpenAIBatches {
   url: string
   calls: MockBatchCall[]
   files: Map<string, StoredFile>
+  /** The ids of the files deleted (DELETE /files/{id} answered 200), in order. */
+  deleted: string[]
   batches: Map<string, MockBatch>
   advance(): void
   /** Runs every batch to a final state. */
@@ -87,6 +89,7 @@ export function mockOpenAIBatches(options: MockBatchesOptions): MockOpenAIBatche
   const perStep = options.linesPerStep ?? 1_000_000
   const calls: MockBatchCall[] = []
   const files = new Map<string, StoredFile>()
+  const deleted: string[] = []
   const batches = new Map<string, MockBatch>()
 
   const fileObject = (f: StoredFile) => ({
@@ -245,6 +248,7 @@ export function mockOpenAIBatches(options: MockBatchesOptions): MockOpenAIBatche
     if ((m = path.match(/^\/files\/([^/]+)$/)) && req.method === 'DELETE') {
       const id = decodeURIComponent(m[1]!)
       if (!files.delete(id)) return openaiError(404, 'No such File object.', 'invalid_request_error', null)
+      deleted.push(id)
       return Response.json({ id, object: 'file', deleted: true })
     }
     if (req.method === 'POST' && path === '/batches') {
@@ -319,6 +323,7 @@ export function mockOpenAIBatches(options: MockBatchesOptions): MockOpenAIBatche
     url: `http://127.0.0.1:${server.port}${prefix}`,
     calls,
     files,
+    deleted,
     batches,
     advance: () => {
       for (const b of batches.values()) step(b)

@@ -85,6 +85,29 @@ describe('OpenAI batches', () => {
     expect(mock.calls.every((c) => c.headers.authorization === `Bearer ${KEY}`)).toBe(true)
   })
 
+  test('cleanup deletes the input, output and error files of every part; a file already gone is reported, the others still go', async () => {
+    mock = mockOpenAIBatches({ apiKey: KEY })
+    const provider = instance('openai', mock.url)
+    const batchApi = api('openai')
+    const job = await submitted(batchApi, provider, [
+      chatLine('chat-1', 'one'),
+      chatLine('chat-2', 'please FAIL'),
+      { customId: 'emb-1', endpointId: 'embeddings', body: { model: 'text-embedding-3-small', input: 'x' } },
+    ])
+    mock.finishAll()
+    await allResults(batchApi, provider, job)
+    const made = [...mock.batches.values()].flatMap((b) => [b.input_file_id, b.output_file_id, b.error_file_id]).filter((id): id is string => id !== null)
+    expect(made).toHaveLength(5) // two inputs, two outputs, the chat batch's error file
+    expect(await batchApi.cleanup!(provider, job, signal)).toBeUndefined()
+    expect(mock.deleted.toSorted()).toEqual(made.toSorted())
+    expect(mock.files.size).toBe(0)
+    expect(mock.calls.filter((c) => c.method === 'DELETE').every((c) => c.headers.authorization === `Bearer ${KEY}`)).toBe(true)
+
+    const again = await batchApi.cleanup!(provider, job, signal)
+    expect(again).toBeInstanceOf(GatewayError)
+    expect(mock.calls.filter((c) => c.method === 'DELETE')).toHaveLength(10)
+  })
+
   test('lines of several endpoints go to one batch per endpoint, and the status counts them together', async () => {
     mock = mockOpenAIBatches({ apiKey: KEY })
     const provider = instance('openai', mock.url)

@@ -169,6 +169,25 @@ export function openaiBatchApi(dialect: OpenAIBatchDialect): ProviderBatchApi {
     async cancel(provider, job, signal) {
       return cancelParts(provider, partsOfJob(job), signal)
     },
+
+    async cleanup(provider, job, signal) {
+      let failure: GatewayError | undefined
+      for (const part of partsOfJob(job)) {
+        const batch = await retrieve(provider, part.id, signal)
+        if (batch instanceof GatewayError) {
+          failure ??= batch
+          continue
+        }
+        const fileIds = new Set(
+          [part.inputFileId, batch.input_file_id, batch.output_file_id, batch.error_file_id].filter((id): id is string => typeof id === 'string' && id !== ''),
+        )
+        for (const fileId of fileIds) {
+          const deleted = await callJson(provider, { url: under(provider)`/files/${fileId}`, method: 'DELETE', headers: jsonHeaders(provider) }, signal)
+          if (deleted instanceof GatewayError) failure ??= deleted
+        }
+      }
+      return failure
+    },
   }
 
   /** Cancels the parts still running; a part already final is left as it is. */
