@@ -28,6 +28,38 @@ describe('loadConfig', () => {
     expect(problemsOf({ GATEWAY_JWT_ISSUER: 'https://idp.example' })).toEqual(['GATEWAY_JWT_ISSUER and GATEWAY_JWT_AUDIENCE go together: set both, or neither'])
   })
 
+  test('files: local by default (512 MiB, an hour to upload); FILES_* choose S3 and its settings; s3 without a bucket is refused', () => {
+    expect(loadConfig({ env: {}, cwd: emptyDir() }).files).toEqual({ store: 'local', max_file_bytes: 512 * 1024 * 1024, upload_timeout_seconds: 3600 })
+    const env = {
+      FILES_STORE: 's3',
+      FILES_S3_BUCKET: 'gw-files',
+      FILES_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      FILES_S3_REGION: 'eu-west-1',
+      FILES_S3_ACCESS_KEY_ID: 'AKIA',
+      FILES_S3_SECRET_ACCESS_KEY: 'secret',
+      FILES_S3_SESSION_TOKEN: 'token',
+      FILES_S3_PREFIX: 'gw/',
+      FILES_MAX_FILE_BYTES: '1048576',
+      FILES_UPLOAD_TIMEOUT_SECONDS: '60',
+    }
+    expect(loadConfig({ env, cwd: emptyDir() }).files).toEqual({
+      store: 's3',
+      max_file_bytes: 1048576,
+      upload_timeout_seconds: 60,
+      s3: {
+        bucket: 'gw-files',
+        endpoint: 'http://127.0.0.1:9000',
+        region: 'eu-west-1',
+        access_key_id: 'AKIA',
+        secret_access_key: 'secret',
+        session_token: 'token',
+        prefix: 'gw/',
+        virtual_hosted_style: false,
+      },
+    })
+    expect(() => loadConfig({ env: { FILES_STORE: 's3' }, cwd: emptyDir() })).toThrow("files.s3.bucket: required when files.store is 's3'")
+  })
+
   test('defaults: port 8080, no providers, nothing logged', () => {
     const config = loadConfig({ env: {}, cwd: emptyDir() })
     expect(config.server.port).toBe(8080)
