@@ -219,19 +219,26 @@ export class Gateway {
     })
     this.deps.onShutdown(() => this.mcp.stop())
     const providerBatchApi = providerBatchApis(options.adapters ?? providerAdapters)
-    const batchBudget = new BatchBudget({ limits: this.limits, counters: stores.counters, catalog: this.catalog, costModel: this.deps.costModel })
+    const providerBatches = (providerName: string, endpointId: string) => {
+      if (this.config.batches.gateway_run_all) return undefined
+      const provider = this.providers.get(providerName)?.instance
+      const api = provider && providerBatchApi(provider.type)
+      return provider && api?.supports(endpointId) ? { provider, api } : undefined
+    }
+    const batchBudget = new BatchBudget({
+      limits: this.limits,
+      counters: stores.counters,
+      catalog: this.catalog,
+      costModel: this.deps.costModel,
+      handsOver: (providerName, endpointId) => providerBatches(providerName, endpointId) !== undefined,
+    })
     this.batchExecutor = new BatchExecutor({
       budget: batchBudget,
       store: stores.batches,
       lease: stores.lease,
       files: () => this.files,
       runLine: gatewayLineRunner({ keys: this.keys, run: (ctx) => this.runBatchLine(ctx), log: this.log, requestsEnd: this.endRequests }),
-      providerBatches: (providerName, endpointId) => {
-        if (this.config.batches.gateway_run_all) return undefined
-        const provider = this.providers.get(providerName)?.instance
-        const api = provider && providerBatchApi(provider.type)
-        return provider && api?.supports(endpointId) ? { provider, api } : undefined
-      },
+      providerBatches,
       concurrency: this.config.batches.concurrency,
       pollMs: this.config.batches.poll_seconds * 1000,
       replicaId: Bun.randomUUIDv7(),

@@ -1,7 +1,8 @@
 /**
  * @module A batch's hold on its owner's budgets. At creation every line's cost is estimated as the budget plugin
- * estimates a live request's (its prompt counted, its output limit or 1,024 tokens, at the list price of the model
- * it resolves to today) and the sum is reserved in every budget that covers the key or user path, atomically
+ * estimates a live request's (its prompt counted, its output limit or 1,024 tokens, at the price of the model it
+ * resolves to today: the batch price when that model's provider batch API will take the line, else the list price)
+ * and the sum is reserved in every budget that covers the key or user path, atomically
  * against the limit: a batch that does not fit is refused as a live request would be (429 `budget_exceeded`). As
  * each line ends its estimate is released; the line's own request adds its real cost, as any request does (the
  * budget plugin reserves nothing again for it: src/pipeline/context.ts `budgetHeld`).
@@ -26,6 +27,8 @@ export interface BatchBudgetDeps {
   counters: Counters
   catalog: ModelCatalog
   costModel: CostModel
+  /** Whether a provider batch API takes lines of this endpoint row to this provider instance (the executor's choice). */
+  handsOver: (providerName: string, endpointId: string) => boolean
 }
 
 export type BudgetHold = { key: string; ttlMs: number }[]
@@ -44,7 +47,9 @@ export class BatchBudget {
     const resolved = model ? this.deps.catalog.resolve(model) : undefined
     if (!resolved?.ok) return 0
     const { api } = endpoint(endpointId as EndpointId)
-    const usd = this.deps.costModel.costUsd(resolved.target, {
+    const { costModel } = this.deps
+    const batchPriced = costModel.batchCostUsd && this.deps.handsOver(resolved.target.providerName, endpointId)
+    const usd = (batchPriced ? costModel.batchCostUsd!.bind(costModel) : costModel.costUsd.bind(costModel))(resolved.target, {
       prompt: await estimatedPromptTokens(api, body),
       cachedPrompt: 0,
       cacheWrite: 0,

@@ -14,6 +14,8 @@ import { type MockAnthropicBatches, mockAnthropicBatches } from '../helpers/mock
 import { type MockOpenAIBatches, mockOpenAIBatches } from '../helpers/mock-openai-batches.ts'
 import { type MockGeminiBatches, mockGeminiBatches } from '../helpers/mock-gemini-batches.ts'
 import { type MockUpstream, startMockOpenAI } from '../helpers/mock-openai-upstream.ts'
+import { estimatedPromptTokens } from '../../src/limits/request-estimate.ts'
+import { endpoint } from '../../src/protocols/endpoints.ts'
 
 const MASTER = 'master-key-for-native-batches-0123456789'
 let openaiBatches: MockOpenAIBatches
@@ -36,7 +38,7 @@ beforeAll(async () => {
   ds: { type: deepseek, api_key: sk-openai-test, base_url: "${chat.url}" }
 workflows:
   - name: default
-    features: { usage: true }
+    features: { usage: true, budget: true }
 `)
   gw = await startGateway({ GATEWAY_MASTER_KEY: MASTER, GATEWAY_CONFIG: yaml, BATCHES_POLL_SECONDS: '1', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '5' })
   client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
@@ -167,4 +169,31 @@ describe('a batch waiting on a provider job', () => {
     expect(new Set(errors.map((l) => l.error.code))).toEqual(new Set(['batch_cancelled']))
     expect(done.request_counts).toEqual({ total: 3, completed: 0, failed: 3 })
   }, 40_000)
+})
+
+describe("a batch's budget hold", () => {
+  test('a line handed to a provider batch API holds its estimate at the batch price, not the list price', async () => {
+    const admin = (path: string, body: unknown) =>
+      fetch(`${gw.url}/admin${path}`, { method: 'POST', headers: { authorization: `Bearer ${MASTER}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const key = (await (await admin('/keys', { name: 'batch price hold' })).json()) as { id: string; key: string }
+    expect((await admin('/budgets', { scope: { key_id: key.id }, window: 'day', limit_usd: 1 })).status).toBe(201)
+    const keyClient = new OpenAI({ apiKey: key.key, baseURL: gw.baseURL, maxRetries: 0 })
+    const text = `${line('held', 'oai/gpt-4o-mini', 'classify this ticket')}\n`
+    const input = await keyClient.files.create({ file: await toFile(Buffer.from(text), 'held.jsonl'), purpose: 'batch' })
+    const created = await keyClient.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+
+    // The provider job has not run (the mock moves only when told): the budget holds the line's estimate alone.
+    const budgets = (await (await fetch(`${gw.url}/admin/budgets`, { headers: { authorization: `Bearer ${MASTER}` } })).json()) as {
+      data: { scope: { key_id?: string }; spent_usd: number }[]
+    }
+    const held = budgets.data.find((b) => b.scope.key_id === key.id)!.spent_usd
+    const price = gw.gateway.usage.prices.priceFor({ selector: 'oai/gpt-4o-mini', model: 'gpt-4o-mini' })!
+    const prompt = await estimatedPromptTokens(endpoint('chat.completions').api, JSON.parse(text).body)
+    const listUsd = (prompt * price.input + 50 * price.output) / 1_000_000
+    expect(price.batch_multiplier).toBe(0.5)
+    expect(held).toBeGreaterThan(0)
+    expect(held).toBeCloseTo(listUsd * 0.5, 5)
+    expect(held).toBeLessThan(listUsd * 0.75)
+    await keyClient.batches.cancel(created.id)
+  })
 })
