@@ -22,8 +22,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 gateway \
  && useradd --system --uid 10001 --gid gateway --home-dir /data --shell /usr/sbin/nologin gateway \
- && mkdir -p /data \
- && chown gateway:gateway /data
+ && mkdir -p /data /files \
+ && chown gateway:gateway /data /files
 COPY --from=build /src/dist/gateway /usr/local/bin/gateway
 USER 10001:10001
 WORKDIR /data

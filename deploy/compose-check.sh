@@ -155,6 +155,15 @@ for replica in "$R1" "$R2"; do
 done
 echo "the key created through the load balancer works on both replicas ($R1, $R2)"
 
+# Files live in the volume both replicas mount: uploaded through one, read through the other.
+printf '{"custom_id":"a"}\n' >"$WORK/upload.jsonl"
+uploaded=$(curl -s -m 10 "$R1/v1/files" -H "authorization: Bearer $KEY" -F purpose=batch -F "file=@$WORK/upload.jsonl")
+file_id=$(echo "$uploaded" | sed -n 's/.*"id":"\(file-[^"]*\)".*/\1/p')
+[ -n "$file_id" ] || fail "uploading a file through gateway-1: $uploaded"
+downloaded=$(curl -s -m 10 "$R2/v1/files/$file_id/content" -H "authorization: Bearer $KEY")
+[ "$downloaded" = '{"custom_id":"a"}' ] || fail "the file uploaded through gateway-1 reads '$downloaded' through gateway-2"
+echo "a file uploaded through gateway-1 ($file_id) downloads through gateway-2"
+
 served() {
   curl -sf -m 5 "$1/metrics" | awk '/^gateway_requests_total\{/ { n += $NF } END { print n + 0 }'
 }
