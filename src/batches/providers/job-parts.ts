@@ -4,6 +4,7 @@
  * service's lines as several batches. The job keeps each part's id (and what else the adapter needs of it) in its
  * `detail`, and its status is the parts' statuses combined.
  */
+import { GatewayError } from '../../errors/gateway-error.ts'
 import type { ProviderBatchJob, ProviderBatchState, ProviderBatchStatus } from '../provider-batch-api.ts'
 
 /** One provider batch of a job: its id, and strings the adapter needs later (an input file id, a model). */
@@ -42,6 +43,27 @@ export function combinedStatus(statuses: readonly ProviderBatchStatus[]): Provid
   else if (states.size === 1) state = statuses[0]!.state
   else state = (['completed', 'cancelled', 'expired', 'failed'] as const).find((s) => states.has(s))!
   return errors.length > 0 ? { state, counts, error: errors.join('; ') } : { state, counts }
+}
+
+/**
+ * The job's status: each part asked for (`fetchPart`) and read (`statusOf`), then combined. The first failure ends
+ * it, and a part in no state the adapter knows is the provider's unexpected answer (`unknownState`).
+ */
+export async function statusOfParts<T>(
+  job: ProviderBatchJob,
+  fetchPart: (part: JobPart) => Promise<T | GatewayError>,
+  statusOf: (answer: T) => ProviderBatchStatus | undefined,
+  unknownState: (part: JobPart) => GatewayError,
+): Promise<ProviderBatchStatus | GatewayError> {
+  const statuses: ProviderBatchStatus[] = []
+  for (const part of partsOfJob(job)) {
+    const answer = await fetchPart(part)
+    if (answer instanceof GatewayError) return answer
+    const status = statusOf(answer)
+    if (!status) return unknownState(part)
+    statuses.push(status)
+  }
+  return combinedStatus(statuses)
 }
 
 /**

@@ -13,7 +13,7 @@ import type { ChatTranslation, ProviderInstance } from '../../../providers/types
 import { upstreamError, upstreamFailures } from '../../../providers/upstream-errors.ts'
 import { upstreamUrl } from '../../../providers/upstream-url.ts'
 import type { BatchResultLine, ProviderBatchApi, ProviderBatchStatus } from '../../provider-batch-api.ts'
-import { boundedGroups, combinedStatus, type JobPart, jobOfParts, partsOfJob } from '../job-parts.ts'
+import { boundedGroups, type JobPart, jobOfParts, partsOfJob, statusOfParts } from '../job-parts.ts'
 import { LineBodies, takesLinesOf } from '../line-bodies.ts'
 import { callJson, fetchBatchUpstream, jsonLines } from '../provider-http.ts'
 import { countingRejected, LineIds, nothingToSubmit, type RejectedLine, rejectedLines, rejectedResult } from '../line-ids.ts'
@@ -104,15 +104,9 @@ export function anthropicBatchApi(translation: ChatTranslation): ProviderBatchAp
     },
 
     async status(provider, job, signal) {
-      const statuses: ProviderBatchStatus[] = []
-      for (const part of partsOfJob(job)) {
-        const batch = await retrieve(provider, part.id, signal)
-        if (batch instanceof GatewayError) return batch
-        const status = statusOf(batch)
-        if (!status) return upstreamFailures.unexpectedShape(provider.name, `batch ${part.id} has no known processing_status`)
-        statuses.push(status)
-      }
-      return countingRejected(combinedStatus(statuses), job)
+      const unknownState = (part: JobPart) => upstreamFailures.unexpectedShape(provider.name, `batch ${part.id} has no known processing_status`)
+      const status = await statusOfParts(job, (part) => retrieve(provider, part.id, signal), statusOf, unknownState)
+      return status instanceof GatewayError ? status : countingRejected(status, job)
     },
 
     async *results(provider, job, signal) {

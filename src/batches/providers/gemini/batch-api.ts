@@ -12,7 +12,7 @@ import type { ChatTranslation, ProviderInstance } from '../../../providers/types
 import { upstreamError, upstreamFailures } from '../../../providers/upstream-errors.ts'
 import { type UpstreamUrl, upstreamUrl } from '../../../providers/upstream-url.ts'
 import type { BatchResultLine, ProviderBatchApi, ProviderBatchState, ProviderBatchStatus } from '../../provider-batch-api.ts'
-import { boundedGroups, combinedStatus, type JobPart, jobOfParts, partsOfJob } from '../job-parts.ts'
+import { boundedGroups, type JobPart, jobOfParts, partsOfJob, statusOfParts } from '../job-parts.ts'
 import { countingRejected, nothingToSubmit, type RejectedLine, rejectedLines, rejectedResult } from '../line-ids.ts'
 import { LineBodies, takesLinesOf } from '../line-bodies.ts'
 import { missingLineResult } from '../missing-lines.ts'
@@ -121,15 +121,9 @@ export function geminiBatchApi(translation: ChatTranslation): ProviderBatchApi {
     },
 
     async status(provider, job, signal) {
-      const statuses: ProviderBatchStatus[] = []
-      for (const part of partsOfJob(job)) {
-        const op = await operation(provider, part, signal)
-        if (op instanceof GatewayError) return op
-        const status = statusOf(op)
-        if (!status) return upstreamFailures.unexpectedShape(provider.name, `batch ${part.id} has no known state`)
-        statuses.push(status)
-      }
-      return countingRejected(combinedStatus(statuses), job)
+      const unknownState = (part: JobPart) => upstreamFailures.unexpectedShape(provider.name, `batch ${part.id} has no known state`)
+      const status = await statusOfParts(job, (part) => operation(provider, part, signal), statusOf, unknownState)
+      return status instanceof GatewayError ? status : countingRejected(status, job)
     },
 
     async *results(provider, job, signal) {

@@ -10,7 +10,7 @@ import type { ProviderInstance } from '../../../providers/types.ts'
 import { upstreamFailures } from '../../../providers/upstream-errors.ts'
 import { upstreamUrl } from '../../../providers/upstream-url.ts'
 import type { BatchResultLine, PreparedBatchLine, ProviderBatchApi, ProviderBatchJob, ProviderBatchState, ProviderBatchStatus } from '../../provider-batch-api.ts'
-import { boundedGroups, combinedStatus, type JobPart, jobOfParts, partsOfJob } from '../job-parts.ts'
+import { boundedGroups, type JobPart, jobOfParts, partsOfJob, statusOfParts } from '../job-parts.ts'
 import { rowOf } from '../line-row.ts'
 import { missingLineResult } from '../missing-lines.ts'
 import { callJson, fetchBatchUpstream, jsonLines } from '../provider-http.ts'
@@ -125,16 +125,9 @@ export function openaiBatchApi(dialect: OpenAIBatchDialect): ProviderBatchApi {
       return jobOfParts(parts)
     },
 
-    async status(provider, job, signal) {
-      const statuses: ProviderBatchStatus[] = []
-      for (const part of partsOfJob(job)) {
-        const batch = await retrieve(provider, part.id, signal)
-        if (batch instanceof GatewayError) return batch
-        const status = statusOf(batch)
-        if (!status) return upstreamFailures.unexpectedShape(provider.name, `batch ${part.id} has no known status`)
-        statuses.push(status)
-      }
-      return combinedStatus(statuses)
+    status(provider, job, signal) {
+      const unknownState = (part: JobPart) => upstreamFailures.unexpectedShape(provider.name, `batch ${part.id} has no known status`)
+      return statusOfParts(job, (part) => retrieve(provider, part.id, signal), statusOf, unknownState)
     },
 
     async *results(provider, job, signal) {
