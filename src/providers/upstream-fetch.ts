@@ -313,7 +313,7 @@ function fitsDeclared(response: Response, maxBytes: number): boolean {
 }
 
 /** Reads a body as text up to `maxBytes`; the rest is cancelled, not read. */
-async function readBounded(response: Response, maxBytes: number, keepTruncated = true): Promise<{ text: string; truncated: boolean }> {
+export async function readBounded(response: Response, maxBytes: number, keepTruncated = true): Promise<{ text: string; truncated: boolean }> {
   if (!response.body) return { text: '', truncated: false }
   if (fitsDeclared(response, maxBytes)) return { text: await response.text(), truncated: false }
   const reader = response.body.getReader()

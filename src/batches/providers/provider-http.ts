@@ -10,6 +10,7 @@ import type { ProviderInstance } from '../../providers/types.ts'
 import { authorize } from '../../providers/upstream-auth.ts'
 import { upstreamError, upstreamFailures } from '../../providers/upstream-errors.ts'
 import type { UpstreamUrl } from '../../providers/upstream-url.ts'
+import { readBounded } from '../../providers/upstream-fetch.ts'
 
 export interface BatchUpstreamRequest {
   url: UpstreamUrl
@@ -59,7 +60,10 @@ export async function fetchBatchUpstream(provider: ProviderInstance, request: Ba
     return upstreamFailures.redirected(provider.name, response.status)
   }
   if (!response.ok) {
-    const text = await readText(response, ERROR_BODY_LIMIT_BYTES).catch(() => '')
+    const text = await readBounded(response, ERROR_BODY_LIMIT_BYTES).then(
+      (read) => read.text,
+      () => '',
+    )
     return upstreamError({ provider: provider.name, status: response.status, body: parseJson(text), text, headers: response.headers, secrets: secretsOf(provider) })
   }
   return response
@@ -75,14 +79,14 @@ function stopped(provider: ProviderInstance, signal: AbortSignal): GatewayError 
 
 /** A JSON answer read whole up to `maxBytes`; anything else is the provider's failure. */
 export async function readJsonAnswer(provider: ProviderInstance, response: Response, maxBytes: number): Promise<Record<string, unknown> | GatewayError> {
-  let text: string
+  let read: { text: string; truncated: boolean }
   try {
-    text = await readText(response, maxBytes + 1)
+    read = await readBounded(response, maxBytes, false)
   } catch (error) {
     return upstreamFailures.interrupted(provider.name, (error as Error)?.message ?? String(error))
   }
-  if (Buffer.byteLength(text) > maxBytes) return upstreamFailures.tooLarge(provider.name, maxBytes)
-  const parsed = parseJson(text)
+  if (read.truncated) return upstreamFailures.tooLarge(provider.name, maxBytes)
+  const parsed = parseJson(read.text)
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return upstreamFailures.notJson(provider.name)
   return parsed as Record<string, unknown>
 }
@@ -145,24 +149,6 @@ export async function* jsonLines(provider: ProviderInstance, body: ReadableStrea
 /** What to scrub from a provider's messages: its API key (cloud credentials are scrubbed by the service's logger). */
 function secretsOf(provider: ProviderInstance): readonly string[] {
   return provider.apiKey ? [provider.apiKey] : []
-}
-
-async function readText(response: Response, maxBytes: number): Promise<string> {
-  if (!response.body) return ''
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    chunks.push(value)
-    size += value.byteLength
-    if (size >= maxBytes) {
-      reader.cancel().catch(() => {})
-      break
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8')
 }
 
 function parseJson(text: string): unknown {

@@ -59,35 +59,29 @@ export function openaiBatchApi(dialect: OpenAIBatchDialect): ProviderBatchApi {
   const retrieve = (provider: ProviderInstance, id: string, signal: AbortSignal) =>
     callJson(provider, { url: under(provider)`/batches/${id}`, method: 'GET', headers: jsonHeaders(provider) }, signal)
 
-  async function* fileLines(provider: ProviderInstance, fileId: string, signal: AbortSignal): AsyncGenerator<BatchResultLine | GatewayError> {
+  /** A provider file's JSON lines as they download; a failure is the last item. */
+  async function* downloadedLines(provider: ProviderInstance, fileId: string, signal: AbortSignal): AsyncGenerator<Json | GatewayError> {
     const response = await fetchBatchUpstream(provider, { url: under(provider)`/files/${fileId}/content`, method: 'GET', headers: dialect.credentialHeaders(provider) }, signal)
     if (response instanceof GatewayError) {
       yield response
       return
     }
     for await (const line of jsonLines(provider, response.body)) {
-      if (line instanceof GatewayError) {
-        yield line
-        return
-      }
-      yield resultLine(provider, line)
+      yield line
+      if (line instanceof GatewayError) return
     }
+  }
+
+  async function* fileLines(provider: ProviderInstance, fileId: string, signal: AbortSignal): AsyncGenerator<BatchResultLine | GatewayError> {
+    for await (const line of downloadedLines(provider, fileId, signal)) yield line instanceof GatewayError ? line : resultLine(provider, line)
   }
 
   /** The custom_ids of a part's input file, as they download. */
   async function* inputLines(provider: ProviderInstance, fileId: string | undefined, signal: AbortSignal): AsyncGenerator<string | GatewayError> {
     if (!fileId) return
-    const response = await fetchBatchUpstream(provider, { url: under(provider)`/files/${fileId}/content`, method: 'GET', headers: dialect.credentialHeaders(provider) }, signal)
-    if (response instanceof GatewayError) {
-      yield response
-      return
-    }
-    for await (const line of jsonLines(provider, response.body)) {
-      if (line instanceof GatewayError) {
-        yield line
-        return
-      }
-      if (typeof line.custom_id === 'string') yield line.custom_id
+    for await (const line of downloadedLines(provider, fileId, signal)) {
+      if (line instanceof GatewayError) yield line
+      else if (typeof line.custom_id === 'string') yield line.custom_id
     }
   }
 
