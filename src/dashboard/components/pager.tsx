@@ -38,3 +38,34 @@ export function Pager({ onOffset, ...position }: PagerPosition & { onOffset: (of
     </div>
   )
 }
+
+/**
+ * Newer and Older over a list paged by cursor (`after` / `before` the last id of the page before): `cursors` are
+ * the pages seen so far, the last one the page shown.
+ */
+export function CursorPager({
+  cursors,
+  onCursors,
+  hasMore,
+  lastId,
+}: {
+  cursors: (string | undefined)[]
+  onCursors: (cursors: (string | undefined)[]) => void
+  hasMore: boolean
+  lastId: string | undefined
+}) {
+  return (
+    <div class="toolbar">
+      {cursors.length > 1 && (
+        <button type="button" class="secondary outline compact" onClick={() => onCursors(cursors.slice(0, -1))}>
+          Newer
+        </button>
+      )}
+      {hasMore && lastId !== undefined && (
+        <button type="button" class="secondary outline compact" onClick={() => onCursors([...cursors, lastId])}>
+          Older
+        </button>
+      )}
+    </div>
+  )
+}

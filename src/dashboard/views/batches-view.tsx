@@ -8,6 +8,7 @@ import { useState } from 'preact/hooks'
 import { useAdmin } from '../api/admin-context.ts'
 import { adminBatchDetail, adminBatchList, type AdminBatch, type AdminBatchLine } from '../../batches/admin-views.ts'
 import { ColumnHeads } from '../components/column-heads.tsx'
+import { CursorPager } from '../components/pager.tsx'
 import { EmptyState, Loadable } from '../components/status.tsx'
 import { useRemote } from '../components/use-remote.ts'
 import { formatUsd } from '../format.ts'
@@ -40,18 +41,7 @@ function BatchList() {
           ) : (
             <>
               <BatchTable batches={page.data} />
-              <div class="toolbar">
-                {afters.length > 1 && (
-                  <button type="button" class="secondary outline compact" onClick={() => setAfters(afters.slice(0, -1))}>
-                    Newer
-                  </button>
-                )}
-                {page.has_more && (
-                  <button type="button" class="secondary outline compact" onClick={() => setAfters([...afters, page.data.at(-1)!.id])}>
-                    Older
-                  </button>
-                )}
-              </div>
+              <CursorPager cursors={afters} onCursors={setAfters} hasMore={page.has_more} lastId={page.data.at(-1)?.id} />
             </>
           )
         }

@@ -8,6 +8,7 @@ import { useState } from 'preact/hooks'
 import { useAdmin } from '../api/admin-context.ts'
 import { adminFileList, type AdminFile } from '../../files/admin-views.ts'
 import { ColumnHeads } from '../components/column-heads.tsx'
+import { CursorPager } from '../components/pager.tsx'
 import { EmptyState, Loadable } from '../components/status.tsx'
 import { useRemote } from '../components/use-remote.ts'
 import { formatBytes } from '../format.ts'
@@ -52,18 +53,7 @@ export function FilesView() {
           ) : (
             <>
               <FileTable files={page.data} />
-              <div class="toolbar">
-                {befores.length > 1 && (
-                  <button type="button" class="secondary outline compact" onClick={() => setBefores(befores.slice(0, -1))}>
-                    Newer
-                  </button>
-                )}
-                {page.has_more && (
-                  <button type="button" class="secondary outline compact" onClick={() => setBefores([...befores, page.data.at(-1)!.id])}>
-                    Older
-                  </button>
-                )}
-              </div>
+              <CursorPager cursors={befores} onCursors={setBefores} hasMore={page.has_more} lastId={page.data.at(-1)?.id} />
             </>
           )
         }
