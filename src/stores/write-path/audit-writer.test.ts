@@ -108,6 +108,31 @@ describe('queue and batches', () => {
     expect(readFileSync(join(dir, 'audit-dead-letter.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2)
   })
 
+  test('a batch is encoded a slice at a time: what arrives meanwhile runs between slices, the batch is still one write (issue 30)', async () => {
+    const { writer, store } = setup({ batchSize: 1000, flushIntervalMs: 5 })
+    const total = 400
+    let encoded = 0
+    let encodedWhenOthersRan: number | undefined
+    // Serialised once per encoding: counts encoded entries, and at the first one queues work as a request would.
+    const counter = {
+      toJSON() {
+        if (encoded++ === 0) setImmediate(() => (encodedWhenOthersRan = encoded))
+        return 'counted'
+      },
+    }
+    const recorded = Array.from({ length: total }, (_, i) => entry(i))
+    for (const e of recorded) {
+      ;(e.data as Record<string, unknown>).labels = counter
+      writer.record(e)
+    }
+    await until(() => store.rows.size === total)
+    expect(encoded).toBeGreaterThanOrEqual(total)
+    // Before: the whole batch was encoded in one go, so the queued work ran only after all 400.
+    expect(encodedWhenOthersRan).toBeLessThanOrEqual(encoded / 4)
+    expect(store.batches).toEqual([total])
+    expect([...store.rows.keys()].sort()).toEqual(recorded.map((e) => e.id).sort())
+  })
+
   test('suppressed entries are counted, not stored', async () => {
     const { writer, store } = setup()
     writer.recordSuppressed()
