@@ -105,6 +105,8 @@ describe('a batch split across provider batch APIs and the gateway', () => {
     expect(openaiBatches.files.size).toBe(0)
     // Anthropic got one Message Batch; DeepSeek (no batch API) was called live by the gateway.
     expect(anthropicBatches.batches.size).toBe(1)
+    // Its results stored, the gateway deleted the Message Batch at Anthropic too.
+    expect([...anthropicBatches.deleted]).toEqual([...anthropicBatches.batches.keys()])
     expect(geminiBatches.batches.size).toBe(1)
     expect(chat.requests.filter((r) => r.path.endsWith('/chat/completions')).length).toBe(1)
 

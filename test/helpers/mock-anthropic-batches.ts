@@ -3,7 +3,7 @@
  * (`requests: [{custom_id, params}]`, custom_ids `^[a-zA-Z0-9_-]{1,64}$` and unique, params with `model`,
  * `max_tokens`, `messages`), `GET /v1/messages/batches/{id}` (`processing_status` in_progress → canceling → ended,
  * `request_counts` processing/succeeded/errored/canceled/expired, `results_url` once ended),
- * `POST …/{id}/cancel`, and `GET …/{id}/results`: JSONL of `{custom_id, result}` with result types succeeded
+ * `POST …/{id}/cancel`, `DELETE …/{id}` (ended batches only), and `GET …/{id}/results`: JSONL of `{custom_id, result}` with result types succeeded
  * (a message), errored (`{type: 'error', error: {type, message}}`), canceled and expired. Requests run a few per
  * `advance()`; a request whose text mentions `FAIL` errors (`invalid_request_error`), `OVERLOAD` errors
  * (`overloaded_error`); `expire(id)` expires what has not run. Every request is recorded.
@@ -40,7 +40,10 @@ export interface MockAnthropicBatches {
   /** The base URL to configure (`…/v1`). */
   url: string
   calls: MockAnthropicCall[]
+  /** Every batch made, deleted ones too (what was sent stays readable to tests). */
   batches: Map<string, MockMessageBatch>
+  /** Ids of the batches deleted through the API: answered 404 since, as Anthropic does. */
+  deleted: Set<string>
   advance(): void
   finishAll(): void
   expire(id: string): void
@@ -57,6 +60,7 @@ export function mockAnthropicBatches(options: MockAnthropicBatchesOptions): Mock
   const perStep = options.requestsPerStep ?? 1_000_000
   const calls: MockAnthropicCall[] = []
   const batches = new Map<string, MockMessageBatch>()
+  const deleted = new Set<string>()
   let origin = ''
 
   const count = (b: MockMessageBatch, type: string) => b.results.filter((r) => (r.result as Json).type === type).length
@@ -145,9 +149,15 @@ export function mockAnthropicBatches(options: MockAnthropicBatchesOptions): Mock
       return Response.json(batchObject(batch))
     }
     if ((m = url.pathname.match(/^\/v1\/messages\/batches\/([^/]+)(\/cancel|\/results)?$/))) {
-      const b = batches.get(decodeURIComponent(m[1]!))
+      const id = decodeURIComponent(m[1]!)
+      const b = deleted.has(id) ? undefined : batches.get(id)
       if (!b) return anthropicError(404, 'not_found_error', 'Not found')
       if (req.method === 'GET' && !m[2]) return Response.json(batchObject(b))
+      if (req.method === 'DELETE' && !m[2]) {
+        if (b.status !== 'ended') return anthropicError(400, 'invalid_request_error', 'Message Batches can only be deleted once they have finished processing.')
+        deleted.add(b.id)
+        return Response.json({ id: b.id, type: 'message_batch_deleted' })
+      }
       if (req.method === 'POST' && m[2] === '/cancel') {
         if (b.status === 'in_progress') {
           b.status = 'canceling'
@@ -169,6 +179,7 @@ export function mockAnthropicBatches(options: MockAnthropicBatchesOptions): Mock
     url: `${origin}/v1`,
     calls,
     batches,
+    deleted,
     advance: () => {
       for (const b of batches.values()) step(b)
     },

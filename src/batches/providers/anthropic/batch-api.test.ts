@@ -92,6 +92,26 @@ describe('Anthropic Message Batches', () => {
     expect(mock.calls.some((c) => c.path === `/v1/messages/batches/${job.id}/results`)).toBe(true)
   })
 
+  test('cleanup deletes the ended Message Batch at Anthropic with the provider key; one still processing is refused and reported', async () => {
+    mock = mockAnthropicBatches({ apiKey: KEY, requestsPerStep: 5 })
+    const p = provider(mock.url)
+    const job = await submitted(p, [chatLine('c-1', 'hello'), chatLine('c-2', 'again')])
+    const early = await batchApi.cleanup!(p, job, signal)
+    expect(early).toBeInstanceOf(GatewayError)
+    expect(mock.deleted.has(job.id)).toBe(false)
+
+    mock.finishAll()
+    expect((await allResults(p, job)).map((r) => r.customId)).toEqual(['c-1', 'c-2'])
+    expect(await batchApi.cleanup!(p, job, signal)).toBeUndefined()
+    const deleted = mock.calls.filter((c) => c.method === 'DELETE')
+    expect(deleted.map((c) => [c.path, c.headers['x-api-key']])).toEqual([
+      [`/v1/messages/batches/${job.id}`, KEY],
+      [`/v1/messages/batches/${job.id}`, KEY],
+    ])
+    expect([...mock.deleted]).toEqual([job.id])
+    expect(((await batchApi.status(p, job, signal)) as GatewayError).status).toBeGreaterThanOrEqual(400)
+  })
+
   test("custom_ids Anthropic does not allow are sent as line-<n> and come back as the caller's", async () => {
     mock = mockAnthropicBatches({ apiKey: KEY })
     const p = provider(mock.url)

@@ -132,6 +132,16 @@ export function anthropicBatchApi(translation: ChatTranslation): ProviderBatchAp
     },
 
     cancel: (provider, job, signal) => cancelParts(provider, partsOfJob(job), signal),
+
+    /** Deletes each part's Message Batch (its requests and results) at Anthropic; only ended batches can be. */
+    async cleanup(provider, job, signal) {
+      let failure: GatewayError | undefined
+      for (const part of partsOfJob(job)) {
+        const deleted = await callJson(provider, { url: upstreamUrl(provider.baseUrl)`/messages/batches/${part.id}`, method: 'DELETE', headers: headers(provider) }, signal)
+        if (deleted instanceof GatewayError) failure ??= deleted
+      }
+      return failure
+    },
   }
 
   /** Asks each part still processing to cancel; an ended one is left as it is. */
