@@ -11,6 +11,7 @@
 import type { AwsCredentialIdentity } from '@smithy/types'
 import type { GatewayError } from '../errors/gateway-error.ts'
 import { credentialError, isNetworkFailure } from './credential-errors.ts'
+import type { SdkProvider } from './aws-sdk-chain.ts'
 import { type Expiring, Refreshing } from './refreshing.ts'
 
 export interface AwsSettings {
@@ -29,8 +30,6 @@ export interface AwsSettings {
 export type AwsCredentials = AwsCredentialIdentity
 export type AwsCredentialSource = Refreshing<AwsCredentials>
 
-type SdkProvider = (options?: { forceRefresh?: boolean }) => Promise<AwsCredentialIdentity>
-
 export function awsCredentialSource(provider: string, settings: AwsSettings): AwsCredentialSource {
   let sdkProvider: Promise<SdkProvider> | undefined
   // What the chain's links said while failing (Refreshing makes one fetch at a time): the chain itself reports only
@@ -41,7 +40,7 @@ export function awsCredentialSource(provider: string, settings: AwsSettings): Aw
     if (settings.accessKeyId && settings.secretAccessKey) {
       return { value: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey, sessionToken: settings.sessionToken }, expiresAt: Number.POSITIVE_INFINITY }
     }
-    sdkProvider ??= loadSdkProvider(settings, logger)
+    sdkProvider ??= import('./aws-sdk-chain.ts').then((chain) => chain.sdkProvider(settings, logger))
     notes.length = 0
     try {
       // The SDK's chain keeps its own copy; this cache asks only when its copy needs renewing, so it forces a fetch.
@@ -56,18 +55,6 @@ export function awsCredentialSource(provider: string, settings: AwsSettings): Aw
 function expiring(credentials: AwsCredentialIdentity): Expiring<AwsCredentials> {
   const { accessKeyId, secretAccessKey, sessionToken, expiration } = credentials
   return { value: { accessKeyId, secretAccessKey, sessionToken, expiration }, expiresAt: expiration?.getTime() ?? Number.POSITIVE_INFINITY }
-}
-
-type Logger = { debug(...parts: unknown[]): void; info(): void; warn(): void; error(): void }
-
-async function loadSdkProvider(settings: AwsSettings, logger: Logger): Promise<SdkProvider> {
-  const clientConfig = { region: settings.region }
-  if (settings.roleArn && settings.webIdentityTokenFile) {
-    const { fromTokenFile } = await import('@aws-sdk/credential-provider-web-identity')
-    return fromTokenFile({ roleArn: settings.roleArn, webIdentityTokenFile: settings.webIdentityTokenFile, roleSessionName: 'ai-gateway', clientConfig, logger }) as SdkProvider
-  }
-  const { defaultProvider } = await import('@aws-sdk/credential-provider-node')
-  return defaultProvider({ profile: settings.profile, clientConfig, logger }) as SdkProvider
 }
 
 const UNANSWERED = /ECONN|EHOST|ENETUNREACH|getaddrinfo|timed? ?out|socket hang up|Unable to connect/i
