@@ -19,6 +19,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { peakRssDuring, rssMb, spawnGateway } from '../test/helpers/gateway-process.ts'
 import { S3_TEST_CREDENTIALS, startS3Server } from '../test/helpers/s3-server.ts'
+import { generatedForm } from './multipart-form.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -31,40 +32,15 @@ const { values: args } = parseArgs({
 const fileBytes = Math.min(2048, Number(args.mib)) * 1024 * 1024
 const rounds = Math.min(10, Number(args.rounds))
 const MASTER = 'bench-master-key-0123456789abcdef'
-const CHUNK = 64 * 1024
 const BOUNDARY = 'bench-file-boundary'
 
 /** The form, generated as it is read: purpose, then `bytes` of file in 64 KiB chunks; resolves the file's SHA-256. */
 function uploadBody(bytes: number): { body: ReadableStream<Uint8Array>; sha256: Promise<string> } {
-  const encoder = new TextEncoder()
-  const hash = new Bun.CryptoHasher('sha256')
-  const chunk = new Uint8Array(CHUNK)
-  let sent = 0
-  let resolve!: (hex: string) => void
-  const sha256 = new Promise<string>((r) => (resolve = r))
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent === 0) {
-        controller.enqueue(
-          encoder.encode(
-            `--${BOUNDARY}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.jsonl"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-          ),
-        )
-      }
-      if (sent >= bytes) {
-        controller.enqueue(encoder.encode(`\r\n--${BOUNDARY}--\r\n`))
-        resolve(hash.digest('hex'))
-        return controller.close()
-      }
-      const piece = chunk.subarray(0, Math.min(CHUNK, bytes - sent))
-      // Bytes that differ from chunk to chunk, so a chunk held or copied twice would not hash the same.
-      piece.fill(sent / CHUNK)
-      hash.update(piece)
-      controller.enqueue(piece.slice())
-      sent += piece.byteLength
-    },
+  return generatedForm(bytes, {
+    boundary: BOUNDARY,
+    field: { name: 'purpose', value: 'batch' },
+    file: { name: 'file', filename: 'big.jsonl', contentType: 'application/octet-stream' },
   })
-  return { body, sha256 }
 }
 
 /** Reads a download to its end; its size and SHA-256. */

@@ -14,12 +14,12 @@ import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { MultipartParser } from '../src/http/multipart-parser.ts'
 import { peakRssDuring, rssMb, spawnGateway } from '../test/helpers/gateway-process.ts'
+import { generatedForm } from './multipart-form.ts'
 
 const { values: args } = parseArgs({ options: { mib: { type: 'string', default: '200' }, rounds: { type: 'string', default: '2' } } })
 const fileBytes = Math.min(2048, Number(args.mib)) * 1024 * 1024
 const rounds = Math.min(10, Number(args.rounds))
 const MASTER = 'bench-master-key-0123456789abcdef'
-const CHUNK = 64 * 1024
 const BOUNDARY = 'bench-upload-boundary'
 
 let upstreamBytes = 0
@@ -52,37 +52,9 @@ const upstream = Bun.serve({
   },
 })
 
-/** The form, generated as the gateway reads it: model, then `bytes` of file in 64 KiB chunks; resolves the file's SHA-256. */
+/** The form, generated as it is read: model, then `bytes` of file in 64 KiB chunks; resolves the file's SHA-256. */
 function uploadBody(bytes: number): { body: ReadableStream<Uint8Array>; sha256: Promise<string> } {
-  const encoder = new TextEncoder()
-  const hash = new Bun.CryptoHasher('sha256')
-  const chunk = new Uint8Array(CHUNK)
-  let sent = 0
-  let resolve!: (hex: string) => void
-  const sha256 = new Promise<string>((r) => (resolve = r))
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent === 0) {
-        controller.enqueue(
-          encoder.encode(
-            `--${BOUNDARY}\r\nContent-Disposition: form-data; name="model"\r\n\r\nopenai/whisper-1\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="long.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
-          ),
-        )
-      }
-      if (sent >= bytes) {
-        controller.enqueue(encoder.encode(`\r\n--${BOUNDARY}--\r\n`))
-        resolve(hash.digest('hex'))
-        return controller.close()
-      }
-      const piece = chunk.subarray(0, Math.min(CHUNK, bytes - sent))
-      // Bytes that differ from chunk to chunk, so a part held or copied twice would not hash the same.
-      piece.fill(sent / CHUNK)
-      hash.update(piece)
-      controller.enqueue(piece.slice())
-      sent += piece.byteLength
-    },
-  })
-  return { body, sha256 }
+  return generatedForm(bytes, { boundary: BOUNDARY, field: { name: 'model', value: 'openai/whisper-1' }, file: { name: 'file', filename: 'long.wav', contentType: 'audio/wav' } })
 }
 
 const gateway = await spawnGateway({
