@@ -8,7 +8,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { isAdminRole } from '../../admin/roles.ts'
 import { legacyDashboardFlag } from '../legacy-dashboard-flag.ts'
 import type { ApiKeyChanges, ApiKeyListQuery, ApiKeyPage, ApiKeyRecord, KeyStore, RevokedKeys } from '../types.ts'
-import { orm, type Orm } from './client.ts'
+import { orm, type Orm } from './orm.ts'
 import { apiKeys } from './schema.ts'
 
 type Row = typeof apiKeys.$inferSelect

@@ -6,7 +6,7 @@ import type { Database } from 'bun:sqlite'
 import { and, asc, desc, eq, gte, inArray, isNotNull, like, lt, or, sql } from 'drizzle-orm'
 import type { BatchLine, BatchLineResult, BatchRecord, BatchStatus } from '../../batches/batch-record.ts'
 import type { BatchStore } from '../types.ts'
-import { orm } from './client.ts'
+import { orm } from './orm.ts'
 import { batches, batchLines } from './schema.ts'
 
 type BatchRow = typeof batches.$inferSelect

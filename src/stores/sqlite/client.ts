@@ -1,9 +1,9 @@
 /**
- * @module Opens the embedded SQLite store (16 KiB pages, WAL, NORMAL sync), the drizzle query layer over a connection,
- * and the legacy migration runner (legacy-migrations.ts; new databases get the drizzle migrations, migrate.ts).
+ * @module Opens the embedded SQLite store (16 KiB pages, WAL, NORMAL sync) and runs the legacy migrations
+ * (legacy-migrations.ts; new databases get the drizzle migrations, migrate.ts). No drizzle-orm here: the write
+ * thread opens its connection with this alone (the query layer is orm.ts).
  */
 import { Database } from 'bun:sqlite'
-import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 
@@ -44,15 +44,4 @@ export function applyMigrations(db: Database, migrations: readonly Migration[]):
     done.push(m.id)
   }
   return done
-}
-
-export type Orm = BunSQLiteDatabase
-
-const orms = new WeakMap<Database, Orm>()
-
-/** The drizzle query layer over a connection (one per connection, made on first use). */
-export function orm(db: Database): Orm {
-  let o = orms.get(db)
-  if (!o) orms.set(db, (o = drizzle({ client: db })))
-  return o
 }

@@ -9,7 +9,7 @@ import type { AuditLogEntry } from '../../audit/entry.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import { type UsageUnit, unitUsageOf } from '../../usage/units.ts'
 import { type AuditLogRow, fullEntry } from '../audit-query/rows.ts'
-import { orm } from './client.ts'
+import { orm } from './orm.ts'
 import { usageRecords } from './schema.ts'
 
 export interface ExportPage<T> {

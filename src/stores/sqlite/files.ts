@@ -5,7 +5,7 @@
 import type { Database } from 'bun:sqlite'
 import { and, asc, desc, eq, gt, isNotNull, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm'
 import type { FileStore } from '../types.ts'
-import { orm } from './client.ts'
+import { orm } from './orm.ts'
 import { files } from './schema.ts'
 
 const t = files

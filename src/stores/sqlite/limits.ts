@@ -5,7 +5,7 @@ import type { Database } from 'bun:sqlite'
 import { and, eq } from 'drizzle-orm'
 import type { Budget, RateLimit } from '../../limits/definitions.ts'
 import type { LimitStore } from '../types.ts'
-import { orm } from './client.ts'
+import { orm } from './orm.ts'
 import { limitDefinitions } from './schema.ts'
 
 type Kind = 'budget' | 'rate_limit'

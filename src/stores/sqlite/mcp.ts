@@ -5,7 +5,7 @@
 import type { Database } from 'bun:sqlite'
 import { and, asc, eq, gte, lt, ne, or, type SQL } from 'drizzle-orm'
 import type { McpStore, StoredMcpCredential } from '../types.ts'
-import { orm } from './client.ts'
+import { orm } from './orm.ts'
 import { mcpCredentials, mcpServers, mcpVisibilityRules } from './schema.ts'
 
 type CredentialRow = typeof mcpCredentials.$inferSelect

@@ -6,7 +6,7 @@
 import type { Database } from 'bun:sqlite'
 import { and, eq, sql } from 'drizzle-orm'
 import type { ResponseThreadStore } from '../types.ts'
-import { orm } from './client.ts'
+import { orm } from './orm.ts'
 import { responseThreads } from './schema.ts'
 
 export function sqliteResponseThreadStore(db: Database): ResponseThreadStore {

@@ -5,7 +5,7 @@
 import type { ThreadWrites } from '../write-path/thread-protocol.ts'
 import { SqliteAuditStore } from './audit-log.ts'
 import { openSqlite } from './client.ts'
-import { sqliteUsageStore } from './usage.ts'
+import { sqliteUsageWriter } from './usage-writes.ts'
 
 /** Page cache of the writer connection (KiB). */
 export const WRITE_CACHE_KIB = 8 * 1024
@@ -19,7 +19,7 @@ export function openThreadWrites(path: string): ThreadWrites {
   // (20k requests at 50 connections; no difference in CPU per request measurable there).
   db.exec(`PRAGMA cache_size = -${WRITE_CACHE_KIB}`)
   const audit = new SqliteAuditStore(db)
-  const usage = sqliteUsageStore(db)
+  const usage = sqliteUsageWriter(db)
   return {
     writeAudit: (rows) => audit.writeBatch(rows),
     writeUsage: (records) => usage.writeBatch(records),

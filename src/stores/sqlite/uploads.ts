@@ -4,7 +4,7 @@
 import type { Database } from 'bun:sqlite'
 import { and, asc, eq, lte } from 'drizzle-orm'
 import type { UploadStore } from '../types.ts'
-import { orm } from './client.ts'
+import { orm } from './orm.ts'
 import { uploadParts, uploads } from './schema.ts'
 
 export function sqliteUploadStore(db: Database): UploadStore {

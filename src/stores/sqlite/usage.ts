@@ -2,13 +2,12 @@
  * @module Usage records in SQLite, and the sums the admin API reports over a time range.
  */
 import type { Database } from 'bun:sqlite'
-import type { UsageRecord } from '../../usage/record.ts'
-import type { UsageBatchWriter } from '../write-path/usage-writer.ts'
 import { and, eq, gte, lt, or, sql } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { PriceStore, UsageBreakdownRow, UsageGroup, UsageQuery, UsageReader, UsageTotals } from '../types.ts'
 import { unitSums } from '../../usage/units.ts'
-import { orm } from './client.ts'
+import { orm } from './orm.ts'
+import { sqliteUsageWriter } from './usage-writes.ts'
 import { priceOverrides, usageRecords } from './schema.ts'
 
 const u = usageRecords
@@ -36,78 +35,13 @@ const label = sql<string>`COALESCE(l.value, '')`.as('label')
 const GROUP_COLUMNS = { model: u.model, provider: u.providerName, key: u.keyId, user_path: u.userPath } as const
 const GROUP_NAMES = { model: 'model', provider: 'provider', key: 'key_id', user_path: 'user_path', label: 'label' } as const
 
-/** Column order of the raw insert below. */
-const COLUMNS = [
-  'id',
-  'ts',
-  'key_id',
-  'user_path',
-  'provider_name',
-  'provider_type',
-  'model',
-  'requested_model',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_tokens',
-  'cached_tokens',
-  'cache_write_tokens',
-  'reasoning_tokens',
-  'cost_usd',
-  'saved_usd',
-  'rewrite_tokens_saved',
-  'rewrite_cost_saved',
-  'priced',
-  'estimated',
-  'cache_hit',
-  'labels',
-  'unit',
-  'units',
-  'unit_variant',
-] as const
-
-const rowValues = (r: UsageRecord): (string | number)[] => [
-  r.id,
-  r.ts,
-  r.key_id,
-  r.user_path,
-  r.provider_name,
-  r.provider_type,
-  r.model,
-  r.requested_model,
-  r.prompt_tokens,
-  r.completion_tokens,
-  r.total_tokens,
-  r.cached_tokens,
-  r.cache_write_tokens,
-  r.reasoning_tokens,
-  r.cost_usd,
-  r.saved_usd,
-  r.rewrite_tokens_saved,
-  r.rewrite_cost_saved,
-  r.priced ? 1 : 0,
-  r.estimated ? 1 : 0,
-  r.cache_hit ? 1 : 0,
-  JSON.stringify(r.labels ?? []),
-  r.unit ?? '',
-  r.units ?? 0,
-  r.unit_variant ?? '',
-]
-
-export function sqliteUsageStore(db: Database): UsageReader & UsageBatchWriter {
+export function sqliteUsageStore(db: Database): UsageReader & ReturnType<typeof sqliteUsageWriter> {
   const o = orm(db)
   // A subtree as a range ('/a/' ≤ x < '/a0': '0' follows '/' in SQLite's binary collation).
   const inSubtree = (path: string) => or(eq(u.userPath, path), and(gte(u.userPath, `${path}/`), lt(u.userPath, `${path}0`)))
   const inRange = (q: UsageQuery) => and(gte(u.ts, q.fromMs), lt(u.ts, q.toMs), q.userPath === undefined ? undefined : inSubtree(q.userPath))
-  // A raw prepared statement: on the write thread, drizzle's insert (even prepared) measured 2–50× slower per batch.
-  // ON CONFLICT (id), not OR IGNORE: a replayed record is skipped, but a record a constraint refuses (a NULL in a
-  // NOT NULL column) must fail, so the writer sets it aside and logs it instead of it vanishing as "written".
-  const insert = db.query(`INSERT INTO usage_records (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`)
   return {
-    async writeBatch(records) {
-      db.transaction(() => {
-        for (const r of records) insert.run(...rowValues(r))
-      }).immediate()
-    },
+    ...sqliteUsageWriter(db),
     async totals(q: UsageQuery): Promise<UsageTotals> {
       return o.select(SUMS).from(u).where(inRange(q)).get()!
     },

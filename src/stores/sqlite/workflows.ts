@@ -7,7 +7,7 @@ import { desc, eq } from 'drizzle-orm'
 import type { WorkflowFeaturesSnapshot } from '../../pipeline/snapshots.ts'
 import type { WorkflowScope, WorkflowVersion } from '../../workflows/definition.ts'
 import type { WorkflowStore } from '../types.ts'
-import { orm } from './client.ts'
+import { orm } from './orm.ts'
 import { workflowVersions } from './schema.ts'
 
 const toVersion = ({ workflowId, ...r }: typeof workflowVersions.$inferSelect): WorkflowVersion => ({
