@@ -7,11 +7,11 @@ import { Elysia } from 'elysia'
 import type { Gateway } from '../app.ts'
 import { clientAddressOf } from './client-address.ts'
 import { openApiSchema } from './openapi-schema.ts'
-import { gatewayErrorSchema } from '../audit/schemas.ts'
+import { gatewayErrorDoc } from './doc-schemas.ts'
 import { refusal } from '../admin/roles.ts'
 import { errorResponse, gatewayErrors } from '../errors/gateway-error.ts'
 
-const errorDoc = { description: 'GatewayError', content: { 'application/json': { schema: openApiSchema(gatewayErrorSchema, { io: 'input' }) } } }
+const errorDoc = { description: 'GatewayError', content: { 'application/json': { schema: openApiSchema(gatewayErrorDoc, { io: 'input' }) } } }
 const responses = {
   200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' as const } } } },
   401: errorDoc,

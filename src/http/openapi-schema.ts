@@ -12,9 +12,15 @@ type ConvertOptions = NonNullable<Parameters<typeof z.toJSONSchema>[1]>
 /** What the documentation shows: the shape a client sends (`input`), with anything JSON Schema cannot say as `{}`. */
 const DOC_OPTIONS: ConvertOptions = { io: 'input', unrepresentable: 'any' }
 
-export function openApiSchema(schema: z.ZodType, options: ConvertOptions = DOC_OPTIONS): Record<string, unknown> {
+/**
+ * A schema, or a function returning it: a schema only the documentation names is then not even built until the
+ * document is (doc-schemas.ts).
+ */
+export type DocSchema = z.ZodType | (() => z.ZodType)
+
+export function openApiSchema(schema: DocSchema, options: ConvertOptions = DOC_OPTIONS): Record<string, unknown> {
   let converted: Record<string, unknown> | undefined
-  const target = () => (converted ??= z.toJSONSchema(schema, options) as Record<string, unknown>)
+  const target = () => (converted ??= z.toJSONSchema(typeof schema === 'function' ? schema() : schema, options) as Record<string, unknown>)
   return new Proxy({} as Record<string, unknown>, {
     get: (_, key) => Reflect.get(target(), key),
     set: (_, key, value) => Reflect.set(target(), key, value),

@@ -10,7 +10,7 @@ import type { Gateway } from '../app.ts'
 import { errorResponse, GatewayError, gatewayErrors } from '../errors/gateway-error.ts'
 import type { EndpointId } from '../pipeline/context.ts'
 import { type BodyKind, ENDPOINTS, type Endpoint } from '../protocols/endpoints.ts'
-import { gatewayErrorSchema } from '../audit/schemas.ts'
+import { gatewayErrorDoc } from './doc-schemas.ts'
 import { refusal } from '../admin/roles.ts'
 import { clientAddressOf } from './client-address.ts'
 import { buildRequestContext } from './ingress.ts'
@@ -192,7 +192,7 @@ const readinessSchema = z.object({
   audit: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
 })
 const readiness = (description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(readinessSchema) } } })
-const readinessError = (description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(gatewayErrorSchema) } } })
+const readinessError = (description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(gatewayErrorDoc) } } })
 
 function refuseTrace({ request }: { request: Request }): Response {
   return errorResponse(gatewayErrors.methodNotAllowed('TRACE', new URL(request.url).pathname), { allow: 'GET, POST' })
@@ -205,7 +205,7 @@ const V1_ERROR_STATUSES = [400, 401, 402, 403, 404, 408, 413, 415, 429, 500, 502
 
 /** The answers of a /v1 row: the provider-shaped JSON (or an SSE stream when the body asks for one), or an error. */
 function v1Responses(e: Endpoint) {
-  const error = { description: 'Error', content: { 'application/json': { schema: openApiSchema(e.openapi.tag === 'anthropic' ? anthropicErrorSchema : gatewayErrorSchema) } } }
+  const error = { description: 'Error', content: { 'application/json': { schema: openApiSchema(e.openapi.tag === 'anthropic' ? anthropicErrorSchema : gatewayErrorDoc) } } }
   const ok = {
     description: 'The answer, in the wire format of this endpoint',
     content: {

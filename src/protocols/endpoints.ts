@@ -46,27 +46,16 @@ import {
   speechRequest,
   transcriptionRequest,
 } from './request-schemas.ts'
-import {
-  anthropicMessage,
-  chatCompletion,
-  textCompletion,
-  countTokensResponse,
-  deletedResponse,
-  embeddingList,
-  imagesResponse,
-  model,
-  modelList,
-  moderationResponse,
-  rerankResponse,
-  responseInputItemList,
-  responseInputTokens,
-  responsesResponse,
-  transcriptionResponse,
-} from './response-schemas.ts'
 import { responseInputTokensApi } from './responses/input-tokens-shape.ts'
 import { cancelResponseApi, deleteResponseApi, responseInputItemsApi, retrieveResponseApi } from './responses/lifecycle-shape.ts'
 import { responsesApi } from './responses/shape.ts'
 import { SPEECH_AUDIO_TYPES, speechApi } from './speech/shape.ts'
+
+/**
+ * The success bodies' schemas, named only by the OpenAPI document: loaded when it is first built, not at start-up
+ * (about 200 zod schemas, 0.4 MB of the heap of every process; docs/workers.md, "Memory per process").
+ */
+const successBodies = (): typeof import('./response-schemas.ts').successBodies => require('./response-schemas.ts').successBodies
 
 /**
  * What the request body is: a JSON document (read and parsed by src/http/ingress.ts), a multipart form (uploads: its text
@@ -135,8 +124,8 @@ export interface Endpoint {
   verbatim: boolean
   /** Checks the body after authentication; also the OpenAPI request body. */
   request?: z.ZodType
-  /** The success body (not streamed), for the OpenAPI document. */
-  response?: z.ZodType
+  /** The success body (not streamed), for the OpenAPI document: built when the document is (successBodies). */
+  response?: () => z.ZodType
   /**
    * `binaryTypes`: the media types of a `'binary'` answer (default `application/octet-stream`); `files`: the file
    * parts of a `'multipart'` body (default one required `file`).
@@ -172,7 +161,7 @@ export const ENDPOINTS = [
     governance: LOCAL,
     local: listModels,
     verbatim: false,
-    response: modelList,
+    response: () => successBodies().modelList,
     openapi: { summary: 'List the models this key may use as <provider>/<model> selectors and virtual models', tag: 'openai' },
   },
   {
@@ -185,7 +174,7 @@ export const ENDPOINTS = [
     governance: LOCAL,
     local: oneModel,
     verbatim: false,
-    response: model,
+    response: () => successBodies().model,
     openapi: { summary: 'One model by selector', tag: 'openai' },
   },
   {
@@ -199,7 +188,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: chatCompletionRequest,
-    response: chatCompletion,
+    response: () => successBodies().chatCompletion,
     openapi: { summary: 'Chat Completions (streaming with stream: true)', tag: 'openai', bodyDescription: 'OpenAI Chat Completions request; unknown fields pass through.' },
   },
   {
@@ -213,7 +202,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: responsesRequest,
-    response: responsesResponse,
+    response: () => successBodies().responsesResponse,
     openapi: { summary: 'Responses API', tag: 'openai', bodyDescription: 'OpenAI Responses request; unknown fields pass through.' },
   },
   {
@@ -228,7 +217,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: responsesRequest,
-    response: responseInputTokens,
+    response: () => successBodies().responseInputTokens,
     openapi: { summary: 'Responses input token count: native on OpenAI, an estimate elsewhere', tag: 'openai', bodyDescription: 'OpenAI Responses request.' },
   },
   {
@@ -241,7 +230,7 @@ export const ENDPOINTS = [
     governance: STORED_RESPONSE,
     local: null,
     verbatim: false,
-    response: responsesResponse,
+    response: () => successBodies().responsesResponse,
     openapi: { summary: "One of this key's responses (stream=true resumes a background response where the provider keeps it)", tag: 'openai' },
   },
   {
@@ -254,7 +243,7 @@ export const ENDPOINTS = [
     governance: STORED_RESPONSE,
     local: null,
     verbatim: false,
-    response: deletedResponse,
+    response: () => successBodies().deletedResponse,
     openapi: { summary: "Deletes one of this key's responses and its stored thread", tag: 'openai' },
   },
   {
@@ -267,7 +256,7 @@ export const ENDPOINTS = [
     governance: STORED_RESPONSE,
     local: null,
     verbatim: false,
-    response: responsesResponse,
+    response: () => successBodies().responsesResponse,
     openapi: { summary: "Cancels one of this key's background responses", tag: 'openai' },
   },
   {
@@ -280,7 +269,7 @@ export const ENDPOINTS = [
     governance: STORED_RESPONSE,
     local: null,
     verbatim: false,
-    response: responseInputItemList,
+    response: () => successBodies().responseInputItemList,
     openapi: { summary: "The input items of one of this key's responses", tag: 'openai' },
   },
   {
@@ -294,7 +283,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: messagesRequest,
-    response: anthropicMessage,
+    response: () => successBodies().anthropicMessage,
     openapi: {
       summary: 'Anthropic Messages API (Claude Code, Anthropic SDKs), served from any provider',
       tag: 'anthropic',
@@ -313,7 +302,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: countTokensRequest,
-    response: countTokensResponse,
+    response: () => successBodies().countTokensResponse,
     openapi: { summary: 'Anthropic token count: native on Anthropic, an estimate elsewhere', tag: 'anthropic', bodyDescription: 'Anthropic count_tokens request.' },
   },
   {
@@ -327,7 +316,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: completionRequest,
-    response: textCompletion,
+    response: () => successBodies().textCompletion,
     openapi: {
       summary: 'Legacy text completions (fill-in-the-middle with suffix; streaming with stream: true): native on OpenAI-family providers',
       tag: 'openai',
@@ -345,7 +334,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: embeddingsRequest,
-    response: embeddingList,
+    response: () => successBodies().embeddingList,
     openapi: {
       summary: 'Embeddings: native on OpenAI-family providers, translated for Gemini; encoding_format base64 as OpenAI sends it',
       tag: 'openai',
@@ -381,7 +370,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: imageGenerationRequest,
-    response: imagesResponse,
+    response: () => successBodies().imagesResponse,
     openapi: {
       summary: 'Image generation (b64_json or url; partial images streamed with stream: true)',
       tag: 'openai',
@@ -400,7 +389,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: imageEditRequest,
-    response: imagesResponse,
+    response: () => successBodies().imagesResponse,
     openapi: {
       summary: 'Image edits (multipart upload of the images and an optional mask, streamed through; b64_json or url; partial images streamed with stream=true)',
       tag: 'openai',
@@ -442,7 +431,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: moderationRequest,
-    response: moderationResponse,
+    response: () => successBodies().moderationResponse,
     openapi: { summary: 'Moderations (text and image inputs)', tag: 'openai', bodyDescription: 'OpenAI moderation request; unknown fields pass through.' },
   },
   {
@@ -456,7 +445,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: rerankRequest,
-    response: rerankResponse,
+    response: () => successBodies().rerankResponse,
     openapi: {
       summary: 'Rerank documents by relevance to a query (the shape Cohere, Jina and Voyage share)',
       tag: 'openai',
@@ -475,7 +464,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: transcriptionRequest,
-    response: transcriptionResponse,
+    response: () => successBodies().transcriptionResponse,
     openapi: {
       summary: 'Speech to text (multipart upload streamed through; json, verbose_json, or text, srt and vtt as text/plain; stream=true for the models that stream)',
       tag: 'openai',
@@ -493,7 +482,7 @@ export const ENDPOINTS = [
     local: null,
     verbatim: false,
     request: transcriptionRequest,
-    response: transcriptionResponse,
+    response: () => successBodies().transcriptionResponse,
     openapi: {
       summary: 'Speech translated into English text (multipart upload streamed through; json, verbose_json, or text, srt and vtt as text/plain)',
       tag: 'openai',
@@ -511,7 +500,7 @@ export const ENDPOINTS = [
     local: createFile,
     verbatim: false,
     request: uploadFields,
-    response: fileObject,
+    response: () => fileObject,
     openapi: {
       summary: 'Uploads a file (multipart; streamed to the byte store, up to files.max_file_bytes): purpose, optional expires_after[anchor] and expires_after[seconds]',
       tag: 'openai',
@@ -528,7 +517,7 @@ export const ENDPOINTS = [
     governance: LOCAL,
     local: listFiles,
     verbatim: false,
-    response: fileList,
+    response: () => fileList,
     openapi: { summary: "This key's files (after, limit, order, purpose)", tag: 'openai' },
   },
   {
@@ -541,7 +530,7 @@ export const ENDPOINTS = [
     governance: LOCAL,
     local: retrieveFile,
     verbatim: false,
-    response: fileObject,
+    response: () => fileObject,
     openapi: { summary: "One of this key's files", tag: 'openai' },
   },
   {
@@ -566,7 +555,7 @@ export const ENDPOINTS = [
     governance: LOCAL,
     local: deleteFile,
     verbatim: false,
-    response: fileDeleted,
+    response: () => fileDeleted,
     openapi: { summary: "Deletes one of this key's files", tag: 'openai' },
   },
   {
@@ -581,7 +570,7 @@ export const ENDPOINTS = [
     local: createBatch,
     verbatim: false,
     request: batchCreateRequest,
-    response: batchObject,
+    response: () => batchObject,
     openapi: {
       summary: 'Creates a batch from an uploaded JSONL file (purpose batch); its lines run as live requests of this key',
       tag: 'openai',
@@ -598,7 +587,7 @@ export const ENDPOINTS = [
     governance: LOCAL,
     local: listBatches,
     verbatim: false,
-    response: batchList,
+    response: () => batchList,
     openapi: { summary: "This key's batches, newest first (after, limit)", tag: 'openai' },
   },
   {
@@ -611,7 +600,7 @@ export const ENDPOINTS = [
     governance: LOCAL,
     local: retrieveBatch,
     verbatim: false,
-    response: batchObject,
+    response: () => batchObject,
     openapi: { summary: "One of this key's batches", tag: 'openai' },
   },
   {
@@ -624,7 +613,7 @@ export const ENDPOINTS = [
     governance: LOCAL,
     local: cancelBatch,
     verbatim: false,
-    response: batchObject,
+    response: () => batchObject,
     openapi: { summary: "Cancels one of this key's batches: lines not yet run are not run", tag: 'openai' },
   },
   {
@@ -638,7 +627,7 @@ export const ENDPOINTS = [
     local: createUpload,
     verbatim: false,
     request: createUploadRequest,
-    response: uploadObject,
+    response: () => uploadObject,
     openapi: {
       summary: 'Starts an upload of a large file in parts (bytes, filename, mime_type, purpose, expires_after)',
       tag: 'openai',
@@ -656,7 +645,7 @@ export const ENDPOINTS = [
     local: addUploadPart,
     verbatim: false,
     request: uploadPartFields,
-    response: uploadPartObject,
+    response: () => uploadPartObject,
     openapi: {
       summary: "Adds a part (up to 64 MiB, streamed to the byte store) to one of this key's pending uploads",
       tag: 'openai',
@@ -675,7 +664,7 @@ export const ENDPOINTS = [
     local: completeUpload,
     verbatim: false,
     request: completeUploadRequest,
-    response: uploadObject,
+    response: () => uploadObject,
     openapi: {
       summary: "Completes one of this key's uploads into a file, from its parts in the order given (md5 checked when given)",
       tag: 'openai',
@@ -692,7 +681,7 @@ export const ENDPOINTS = [
     governance: LOCAL,
     local: cancelUpload,
     verbatim: false,
-    response: uploadObject,
+    response: () => uploadObject,
     openapi: { summary: "Cancels one of this key's pending uploads; its parts are deleted", tag: 'openai' },
   },
   // Any other path under /v1: still authenticated and audited, then a clear 404. Registered last.

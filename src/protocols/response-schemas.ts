@@ -5,13 +5,13 @@
  */
 import { z } from 'zod'
 
-export const model = z.looseObject({ id: z.string(), object: z.literal('model'), created: z.number(), owned_by: z.string() })
+const model = z.looseObject({ id: z.string(), object: z.literal('model'), created: z.number(), owned_by: z.string() })
 
-export const modelList = z.looseObject({ object: z.literal('list'), data: z.array(model) })
+const modelList = z.looseObject({ object: z.literal('list'), data: z.array(model) })
 
 const chatUsage = z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() })
 
-export const chatCompletion = z.looseObject({
+const chatCompletion = z.looseObject({
   id: z.string(),
   object: z.literal('chat.completion'),
   created: z.number(),
@@ -26,7 +26,7 @@ export const chatCompletion = z.looseObject({
   usage: chatUsage.optional(),
 })
 
-export const responsesResponse = z.looseObject({
+const responsesResponse = z.looseObject({
   id: z.string(),
   object: z.literal('response'),
   created_at: z.number(),
@@ -36,7 +36,7 @@ export const responsesResponse = z.looseObject({
   usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number(), total_tokens: z.number() }).nullable().optional(),
 })
 
-export const anthropicMessage = z.looseObject({
+const anthropicMessage = z.looseObject({
   id: z.string(),
   type: z.literal('message'),
   role: z.literal('assistant'),
@@ -46,17 +46,17 @@ export const anthropicMessage = z.looseObject({
   usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
 })
 
-export const countTokensResponse = z.looseObject({ input_tokens: z.number() })
+const countTokensResponse = z.looseObject({ input_tokens: z.number() })
 
 /** Image generation: each image as base64 (`b64_json`) or a URL; GPT image models report token usage. */
-export const imagesResponse = z.looseObject({
+const imagesResponse = z.looseObject({
   created: z.number(),
   data: z.array(z.looseObject({ b64_json: z.string().optional(), url: z.string().optional(), revised_prompt: z.string().optional() })),
   usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number(), total_tokens: z.number() }).optional(),
 })
 
 /** Speech to text: the text, and for verbose_json the language, duration and segments; usage in tokens or seconds. */
-export const transcriptionResponse = z.looseObject({
+const transcriptionResponse = z.looseObject({
   text: z.string(),
   language: z.string().optional(),
   duration: z.number().optional(),
@@ -65,7 +65,7 @@ export const transcriptionResponse = z.looseObject({
 })
 
 /** OpenAI's embeddings list: each `embedding` is an array of floats, or their float32 little-endian bytes in base64. */
-export const embeddingList = z.looseObject({
+const embeddingList = z.looseObject({
   object: z.literal('list'),
   data: z.array(z.looseObject({ object: z.literal('embedding'), index: z.number(), embedding: z.union([z.array(z.number()), z.string()]) })),
   model: z.string(),
@@ -73,10 +73,10 @@ export const embeddingList = z.looseObject({
 })
 
 /** `DELETE /v1/responses/{id}`. */
-export const deletedResponse = z.looseObject({ id: z.string(), object: z.literal('response'), deleted: z.literal(true) })
+const deletedResponse = z.looseObject({ id: z.string(), object: z.literal('response'), deleted: z.literal(true) })
 
 /** `GET /v1/responses/{id}/input_items`: a cursor page of input items. */
-export const responseInputItemList = z.looseObject({
+const responseInputItemList = z.looseObject({
   object: z.literal('list'),
   data: z.array(z.looseObject({ id: z.string(), type: z.string() })),
   first_id: z.string().nullable(),
@@ -85,17 +85,17 @@ export const responseInputItemList = z.looseObject({
 })
 
 /** `POST /v1/responses/input_tokens`. */
-export const responseInputTokens = z.looseObject({ object: z.literal('response.input_tokens'), input_tokens: z.number() })
+const responseInputTokens = z.looseObject({ object: z.literal('response.input_tokens'), input_tokens: z.number() })
 
 /** Moderations: one result per input, each flagged or not with its categories and their scores. */
-export const moderationResponse = z.looseObject({
+const moderationResponse = z.looseObject({
   id: z.string(),
   model: z.string(),
   results: z.array(z.looseObject({ flagged: z.boolean(), categories: z.record(z.string(), z.boolean()), category_scores: z.record(z.string(), z.number()) })),
 })
 
 /** OpenAI's legacy `text_completion`. */
-export const textCompletion = z.looseObject({
+const textCompletion = z.looseObject({
   id: z.string(),
   object: z.literal('text_completion'),
   created: z.number(),
@@ -105,8 +105,30 @@ export const textCompletion = z.looseObject({
 })
 
 /** Rerank: the documents' indexes by relevance, most relevant first; each document too when `return_documents`. */
-export const rerankResponse = z.looseObject({
+const rerankResponse = z.looseObject({
   model: z.string(),
   results: z.array(z.looseObject({ index: z.number(), relevance_score: z.number() })),
   usage: z.looseObject({ total_tokens: z.number() }).optional(),
 })
+
+/**
+ * Every success body by name. @public: the endpoint table loads this module with `require` when the OpenAPI
+ * document is first built (endpoints.ts), which knip does not follow.
+ */
+export const successBodies = {
+  model,
+  modelList,
+  chatCompletion,
+  responsesResponse,
+  anthropicMessage,
+  countTokensResponse,
+  imagesResponse,
+  transcriptionResponse,
+  embeddingList,
+  deletedResponse,
+  responseInputItemList,
+  responseInputTokens,
+  moderationResponse,
+  textCompletion,
+  rerankResponse,
+}

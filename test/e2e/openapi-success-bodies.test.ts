@@ -41,7 +41,7 @@ describe('documented success bodies', () => {
         const e = endpoint(id as keyof typeof bodies)
         const answer = await call('POST', e.path, make(model))
         expect(answer.status).toBe(200)
-        const checked = e.response!.safeParse(answer.body)
+        const checked = e.response!().safeParse(answer.body)
         expect(checked.success ? 'ok' : JSON.stringify(checked.error.issues)).toBe('ok')
       })
     }
@@ -49,10 +49,10 @@ describe('documented success bodies', () => {
 
   test('the model list and one model match theirs', async () => {
     const list = await call('GET', '/v1/models')
-    expect(endpoint('models.list').response!.safeParse(list.body).success).toBe(true)
+    expect(endpoint('models.list').response!().safeParse(list.body).success).toBe(true)
     const one = await call('GET', '/v1/models/openai/gpt-4o')
     expect(one.status).toBe(200)
-    expect(endpoint('models.get').response!.safeParse(one.body).success).toBe(true)
+    expect(endpoint('models.get').response!().safeParse(one.body).success).toBe(true)
   })
 
   test('the document carries the schemas, and they can fail', () => {
@@ -63,7 +63,7 @@ describe('documented success bodies', () => {
     expect(required('/v1/messages/count_tokens', 'post')).toEqual(['input_tokens'])
     expect(required('/v1/models', 'get')).toEqual(['object', 'data'])
     // A chat answer without choices, an Anthropic answer in the OpenAI shape: refused.
-    expect(endpoint('chat.completions').response!.safeParse({ id: 'x', object: 'chat.completion', created: 1, model: 'm' }).success).toBe(false)
-    expect(endpoint('messages').response!.safeParse({ id: 'x', object: 'chat.completion', choices: [] }).success).toBe(false)
+    expect(endpoint('chat.completions').response!().safeParse({ id: 'x', object: 'chat.completion', created: 1, model: 'm' }).success).toBe(false)
+    expect(endpoint('messages').response!().safeParse({ id: 'x', object: 'chat.completion', choices: [] }).success).toBe(false)
   })
 })

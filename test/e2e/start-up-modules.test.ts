@@ -1,7 +1,7 @@
 /**
  * What a gateway loads to start and to serve a chat completion (docs/workers.md, "Memory per process"): every
- * package below costs megabytes resident per process and is loaded only when its feature is used, so a gateway
- * with the defaults must never hold it. A static import added anywhere on the start-up path fails this test.
+ * package (or module of zod schemas) below costs megabytes resident per process and is loaded only when its
+ * feature is used, so a gateway with the defaults must never hold it. A static import added anywhere on the start-up path fails this test.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
@@ -20,6 +20,8 @@ const LOADED_ON_DEMAND = [
   'gpt-tokenizer', // the first token count, on its own thread
   'node_modules/postgres/', // DATABASE_URL
   'node_modules/jose/', // identity-token issuers (auth.jwt) or dashboard SSO (auth.oidc)
+  'src/audit/schemas.ts', // the audit API's answers, for the OpenAPI document only (src/http/doc-schemas.ts)
+  'src/protocols/response-schemas.ts', // the /v1 success bodies, for the OpenAPI document only
 ]
 
 const dirs = tempDirs('gw-modules-')

@@ -2,15 +2,14 @@
  * @module Small pieces every /admin area shares: reading a JSON body, turning thrown errors into GatewayError
  * responses, and OpenAPI documentation helpers.
  */
-import type { z } from 'zod'
 import type { Gateway } from '../../app.ts'
-import { gatewayErrorSchema } from '../../audit/schemas.ts'
 import { errorResponse, GatewayError, gatewayErrors, toGatewayError } from '../../errors/gateway-error.ts'
 import type { AdminGrant } from '../../admin/roles.ts'
 import type { Principal } from '../../pipeline/context.ts'
 import { readBody } from '../body-reader.ts'
 import { unsupportedJsonBody } from '../json-content-type.ts'
-import { openApiSchema } from '../openapi-schema.ts'
+import { gatewayErrorDoc } from '../doc-schemas.ts'
+import { type DocSchema, openApiSchema } from '../openapi-schema.ts'
 
 /**
  * Admin bodies are small JSON documents (a key, a workflow, a price). Bun's own body limit is lifted so that /v1
@@ -53,7 +52,7 @@ export async function adminAnswer(gateway: Gateway, context: unknown, run: (acto
   }
 }
 
-export const jsonSchemaOf = (schema: z.ZodType) => openApiSchema(schema)
+export const jsonSchemaOf = (schema: DocSchema) => openApiSchema(schema)
 
 /**
  * Query parameters as one record for a zod schema. The rule on every /admin route: a value that is empty (or only
@@ -66,17 +65,17 @@ export function queryRecord(request: Request): Record<string, string> {
 }
 
 export type ResponseDoc = { description: string; content: { 'application/json': { schema: Record<string, unknown> } } }
-export const jsonResponse = (schema: z.ZodType, description: string): ResponseDoc => ({ description, content: { 'application/json': { schema: jsonSchemaOf(schema) } } })
+export const jsonResponse = (schema: DocSchema, description: string): ResponseDoc => ({ description, content: { 'application/json': { schema: jsonSchemaOf(schema) } } })
 
 /** Every admin route may answer 401 (no or bad credential), 403 (not an admin) and 500, all as GatewayError. */
 export function adminResponses(ok: Record<number, ResponseDoc>, errorCodes: number[] = []): Record<string, ResponseDoc> {
   const codes = [...new Set([...errorCodes, 401, 403, 500])].sort()
-  return { ...Object.fromEntries(Object.entries(ok)), ...Object.fromEntries(codes.map((c) => [String(c), jsonResponse(gatewayErrorSchema, 'GatewayError')])) }
+  return { ...Object.fromEntries(Object.entries(ok)), ...Object.fromEntries(codes.map((c) => [String(c), jsonResponse(gatewayErrorDoc, 'GatewayError')])) }
 }
 
-export function adminDoc(tag: string, summary: string, requestBody?: z.ZodType, responses?: Record<string, ResponseDoc>) {
+export function adminDoc(tag: string, summary: string, requestBody?: DocSchema, responses?: Record<string, ResponseDoc>) {
   // A body not sent as application/json is a 415 (readJsonBody).
-  const withBody = requestBody && responses ? { ...responses, 415: jsonResponse(gatewayErrorSchema, 'GatewayError: the body is not sent as application/json') } : responses
+  const withBody = requestBody && responses ? { ...responses, 415: jsonResponse(gatewayErrorDoc, 'GatewayError: the body is not sent as application/json') } : responses
   return {
     summary,
     tags: ['admin', tag],

@@ -5,13 +5,13 @@
  * and bodies and headers only when its role may (src/admin/audit-access.ts); an entry it may not read is a 404.
  */
 import { Elysia } from 'elysia'
-import type { z } from 'zod'
 import type { Gateway } from '../../app.ts'
 import { parseAuditLogQuery, parseAuditStatsQuery, parseConversationQuery, parseLogId } from '../../audit/query.ts'
-import { auditConversationSchema, auditLogEntrySchema, auditLogPageSchema, auditStatsSchema, auditWriterStatsSchema, gatewayErrorSchema } from '../../audit/schemas.ts'
 import { asReadBy, auditAccessOf, mayReadEntry } from '../../admin/audit-access.ts'
 import { confinedPath } from '../../admin/scope.ts'
 import { GatewayError } from '../../errors/gateway-error.ts'
+import { auditSchemas, gatewayErrorDoc } from '../doc-schemas.ts'
+import type { DocSchema } from '../openapi-schema.ts'
 import { adminAnswer, jsonSchemaOf } from './admin-http.ts'
 import { adminPermission } from './permission.ts'
 
@@ -69,12 +69,12 @@ const LIST_PARAMS: Param[] = [
 
 const LOG_ID: Param = { name: 'log_id', type: 'string', required: true, minLength: 1, description: 'The audit log entry id.' }
 
-const json = (schema: z.ZodType, description: string) => ({ description, content: { 'application/json': { schema: jsonSchemaOf(schema) } } })
+const json = (schema: DocSchema, description: string) => ({ description, content: { 'application/json': { schema: jsonSchemaOf(schema) } } })
 
 // Empty values count as not given (src/audit/query.ts), as on every /admin route.
 const bounds = (p: Param) => Object.fromEntries(Object.entries({ minimum: p.minimum, maximum: p.maximum, minLength: p.minLength }).filter(([, v]) => v !== undefined))
 
-function doc(summary: string, params: Param[], ok: z.ZodType, errorCodes: number[]) {
+function doc(summary: string, params: Param[], ok: DocSchema, errorCodes: number[]) {
   return {
     summary,
     tags: ['admin', 'audit'],
@@ -87,7 +87,7 @@ function doc(summary: string, params: Param[], ok: z.ZodType, errorCodes: number
     })),
     responses: {
       200: json(ok, 'OK'),
-      ...Object.fromEntries(errorCodes.map((c) => [String(c), json(gatewayErrorSchema, 'GatewayError')])),
+      ...Object.fromEntries(errorCodes.map((c) => [String(c), json(gatewayErrorDoc, 'GatewayError')])),
     },
   }
 }
@@ -111,7 +111,7 @@ export function auditRoutes(gateway: Gateway) {
         detail: doc(
           'Audit log entries, newest first, without bodies (bodies_omitted); filters and paging. Confined to the caller’s subtree; security events for auditors and admins; headers for them only',
           LIST_PARAMS,
-          auditLogPageSchema,
+          () => auditSchemas().auditLogPageSchema,
           [400, 401, 403, 500],
         ),
       },
@@ -131,7 +131,7 @@ export function auditRoutes(gateway: Gateway) {
         detail: doc(
           'One audit log entry in full (bodies, attempts, revisions) with its usage summary; bodies and headers for auditors and admins only',
           [LOG_ID],
-          auditLogEntrySchema,
+          () => auditSchemas().auditLogEntrySchema,
           [400, 401, 403, 404, 500],
         ),
       },
@@ -151,7 +151,7 @@ export function auditRoutes(gateway: Gateway) {
         detail: doc(
           'The thread around an entry, oldest first: its session, else its Responses previous_response_id chain; only entries of the same principal, inside the caller’s subtree',
           [LOG_ID, { name: 'limit', type: 'integer', minimum: 1, maximum: 200, description: 'Entries at most; default 40, 1–200.' }],
-          auditConversationSchema,
+          () => auditSchemas().auditConversationSchema,
           [400, 401, 403, 404, 500],
         ),
       },
@@ -166,11 +166,16 @@ export function auditRoutes(gateway: Gateway) {
         }),
       {
         permission: 'audit.read',
-        detail: doc('Requests, status classes and latency per hour (spans under three days) or day, in the caller’s subtree', DATE_PARAMS, auditStatsSchema, [400, 401, 403, 500]),
+        detail: doc(
+          'Requests, status classes and latency per hour (spans under three days) or day, in the caller’s subtree',
+          DATE_PARAMS,
+          () => auditSchemas().auditStatsSchema,
+          [400, 401, 403, 500],
+        ),
       },
     )
     .get('/audit/writer-stats', (context) => adminAnswer(gateway, context, async () => Response.json(audit.writer.stats())), {
       permission: 'operations.read',
-      detail: doc('Audit writer counters: queue depth, written, spilled, replayed, failed', [], auditWriterStatsSchema, [401, 403]),
+      detail: doc('Audit writer counters: queue depth, written, spilled, replayed, failed', [], () => auditSchemas().auditWriterStatsSchema, [401, 403]),
     })
 }
