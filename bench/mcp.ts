@@ -10,18 +10,35 @@
  * Three processes: the upstream servers (bench/mcp-upstream.ts), the gateway (bun src/main.ts, SQLite, audit on,
  * a managed key with a visibility rule in force), and this client. Everything on loopback, bounded in rounds.
  *
+ * With `--gc N` it measures the gateway's allocation instead of time (steady on a loaded machine, where p99 is
+ * not): windows of N calls on each endpoint in turn (`--windows` of each), the bytes the gateway's main thread
+ * allocated per call, its young collections per 1,000 calls and their pauses, from the JSC collection log
+ * (bench/gc-probe.ts, bench/gc-log.ts). `--src <tree>` runs the gateway of another checkout (before/after pairs).
+ *
  *   bun bench/mcp.ts [--rounds 2000] [--list-rounds 300]
+ *   bun bench/mcp.ts --gc 3000 [--windows 3] [--src /path/to/checkout]
  */
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { spawnGateway } from '../test/helpers/gateway-process.ts'
+import { ROOT, spawnGateway, type GatewayProcess } from '../test/helpers/gateway-process.ts'
 import { writeGatewayYaml } from '../test/helpers/gateway.ts'
+import { GC_LOG_ENV, gcWindows, PROBE_MARK } from './gc-log.ts'
 
-const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '2000' }, 'list-rounds': { type: 'string', default: '300' } } })
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '2000' },
+    'list-rounds': { type: 'string', default: '300' },
+    gc: { type: 'string' },
+    windows: { type: 'string', default: '3' },
+    src: { type: 'string' },
+  },
+})
 const rounds = Math.min(20_000, Number(args.rounds))
 const listRounds = Math.min(5000, Number(args['list-rounds']))
+const gcCalls = args.gc === undefined ? undefined : Math.min(50_000, Number(args.gc))
+const gcWindowCount = Math.min(20, Number(args.windows))
 const MASTER = 'bench-mcp-master-key-0123456789abcdef0123'
 const LIST_SERVERS = 10
 const TOOLS_PER_SERVER = 50
@@ -64,13 +81,59 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - t0
 }
 
+/** Marks the gateway's collection log (bench/gc-probe.ts) and waits until the mark is written. */
+async function mark(gateway: GatewayProcess): Promise<void> {
+  const count = () => gateway.output().split(PROBE_MARK).length
+  const before = count()
+  gateway.proc.kill('SIGUSR2')
+  for (let i = 0; count() === before; i++) {
+    if (i > 500) throw new Error('the gateway did not answer the collection probe within 5 s (is bench/gc-probe.ts preloaded?)')
+    await Bun.sleep(10)
+  }
+}
+
+/** Windows of `calls` calls on each path in turn, marked in the gateway's collection log; an idle window first. */
+async function measureAllocation(gateway: GatewayProcess, calls: number, paths: [string, () => Promise<unknown>][]): Promise<void> {
+  // Time for the audit writer's flush of the calls just made, inside the window that made them.
+  const settle = () => Bun.sleep(600)
+  await mark(gateway)
+  await settle()
+  await mark(gateway)
+  const labels = ['idle (no calls)']
+  for (let w = 0; w < gcWindowCount; w++) {
+    for (const [label, run] of paths) {
+      for (let i = 0; i < calls; i++) await run()
+      await settle()
+      await mark(gateway)
+      labels.push(label)
+    }
+  }
+  const windows = gcWindows(gateway.output(), 48)
+  const [l1] = loadavg()
+  console.log(`gateway allocation per tools/call, windows of ${calls} calls (${args.src ?? ROOT}); load average ${l1!.toFixed(2)}`)
+  console.log('| window | KB per call | main-heap collections per 1,000 calls | pauses p50 / max | write-thread collections | unaccounted |')
+  console.log('|---|---|---|---|---|---|')
+  windows.forEach((w, i) => {
+    const per = i === 0 ? 1 : calls
+    const pauses = [...w.pausesMs].sort((a, b) => a - b)
+    console.log(
+      `| ${labels[i]} | ${(w.bytes / per / 1024).toFixed(2)}${i === 0 ? ' (KB in all)' : ''} | ${((w.collections / per) * 1000).toFixed(2)} | ${pauses.length ? `${quantile(pauses, 0.5).toFixed(2)} / ${pauses.at(-1)!.toFixed(2)} ms` : '-'} | ${w.otherCollections} | ${w.unaccounted} |`,
+    )
+  })
+  for (const [label] of paths) {
+    const perCall = windows.filter((_, i) => labels[i] === label).map((w) => w.bytes / calls / 1024)
+    console.log(`${label}: ${perCall.map((v) => v.toFixed(2)).join(', ')} KB per call (median ${[...perCall].sort((a, b) => a - b)[Math.floor(perCall.length / 2)]!.toFixed(2)})`)
+  }
+}
+
 const callUpstream = await startUpstreams(1, 1)
 const listUpstreams = await startUpstreams(LIST_SERVERS, TOOLS_PER_SERVER)
 const servers = [`    bench:\n      url: ${callUpstream.urls[0]}`, ...listUpstreams.urls.map((url, i) => `    list${i}:\n      url: ${url}`)].join('\n')
-const gateway = await spawnGateway({
-  GATEWAY_MASTER_KEY: MASTER,
-  GATEWAY_ALLOW_OPEN: 'false',
-  GATEWAY_CONFIG: writeGatewayYaml(`
+const gateway = await spawnGateway(
+  {
+    GATEWAY_MASTER_KEY: MASTER,
+    GATEWAY_ALLOW_OPEN: 'false',
+    GATEWAY_CONFIG: writeGatewayYaml(`
 mcp:
   servers:
 ${servers}
@@ -78,7 +141,11 @@ ${servers}
     - user_path: /bench
       deny: ["list0/operation_00*"]
 `),
-})
+    ...(gcCalls === undefined ? {} : GC_LOG_ENV),
+  },
+  undefined,
+  { cwd: args.src ?? ROOT, command: gcCalls === undefined ? undefined : ['bun', '--preload', `${import.meta.dir}/gc-probe.ts`, 'src/main.ts'] },
+)
 try {
   const created = await fetch(`${gateway.url}/admin/keys`, {
     method: 'POST',
@@ -102,6 +169,16 @@ try {
   const all = await connect(`${gateway.url}/mcp`, key)
   const call = (client: Client, name: string) => client.callTool({ name, arguments: { text: 'x' } })
   for (let i = 0; i < 200; i++) await Promise.all([call(direct, 'echo'), call(one, 'echo'), call(all, 'bench__echo')])
+  if (gcCalls !== undefined) {
+    await measureAllocation(gateway, gcCalls, [
+      ['/mcp/bench', () => call(one, 'echo')],
+      ['/mcp', () => call(all, 'bench__echo')],
+    ])
+    for (const c of [direct, one, all, lister]) await c.close()
+    await gateway.stop()
+    await Promise.all([callUpstream.stop(), listUpstreams.stop()])
+    process.exit(0)
+  }
   const d: number[] = []
   const g: number[] = []
   const a: number[] = []
