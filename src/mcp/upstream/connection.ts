@@ -28,6 +28,7 @@ import { boundedFetch, UpstreamRedirected, UpstreamResponseTooLarge } from './bo
 import { OutputTail } from './output-tail.ts'
 import type { CallRelay } from './call-relay.ts'
 import { StreamableHttpCaller } from './http-caller.ts'
+import { clearDeadline, deadlines } from '../../pipeline/deadlines.ts'
 import { AuthorizationRequired } from '../oauth/token-provider.ts'
 import { loadedMcpSdk, loadMcpSdk } from './sdk.ts'
 
@@ -205,10 +206,11 @@ export class UpstreamConnection {
     // One controller for the call, aborted by its deadline or by the caller's signal (which one: `timedOut`).
     const call = new AbortController()
     let timedOut = false
-    const timer = setTimeout(() => {
+    // On the process's shared list of deadlines of this length: no timer of its own per call.
+    const deadline = deadlines(timeoutMs).start(() => {
       timedOut = true
       call.abort()
-    }, timeoutMs)
+    })
     const cancelled = () => call.abort()
     options.signal?.addEventListener('abort', cancelled, { once: true })
     if (options.signal?.aborted) call.abort()
@@ -228,7 +230,7 @@ export class UpstreamConnection {
           return { ok: false, error: this.failure(outcome.error, timeoutMs) }
       }
     } finally {
-      clearTimeout(timer)
+      clearDeadline(deadline)
       options.signal?.removeEventListener('abort', cancelled)
     }
   }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { UpstreamRedirected, UpstreamResponseTooLarge } from './bounded-fetch.ts'
-import { StreamableHttpCaller } from './http-caller.ts'
+import { soleEventData, StreamableHttpCaller } from './http-caller.ts'
 
 const received: Record<string, unknown>[] = []
 const sse = (...messages: unknown[]) =>
@@ -16,6 +16,10 @@ const server = Bun.serve({
     const id = body.id
     if (path === '/redirect') return new Response(null, { status: 307, headers: { location: 'http://elsewhere.invalid/' } })
     if (path === '/gone') return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }, { status: 404 })
+    if (path === '/split-data')
+      return new Response(`event: message\ndata: {"jsonrpc":"2.0",\ndata: "id":${JSON.stringify(id)},"result":{"lines":2}}\n\n`, {
+        headers: { 'content-type': 'text/event-stream' },
+      })
     if (path === '/big-event') return sse({ jsonrpc: '2.0', id, result: { text: 'x'.repeat(5000) } })
     if (path === '/rpc-error') return Response.json({ jsonrpc: '2.0', id, error: { code: -32602, message: 'bad args', data: { field: 'n' } } })
     if (path === '/asks') {
@@ -50,6 +54,26 @@ describe('StreamableHttpCaller', () => {
     const sent = received.at(-1)!
     expect(sent.session).toBe('sess-1')
     expect((sent.body as { id: unknown }).id).toBeTypeOf('string')
+  })
+
+  test('an answer whose one event has two data lines is their join', async () => {
+    expect(await caller('/split-data').call('tools/call', {}, signal())).toEqual({ kind: 'result', result: { lines: 2 } })
+  })
+
+  test('soleEventData: the data of exactly one whole event with one data line, else nothing', () => {
+    const bytes = (text: string) => new TextEncoder().encode(text)
+    expect(soleEventData(bytes('event: message\ndata: {"id":"g1"}\n\n'))).toBe('{"id":"g1"}')
+    expect(soleEventData(bytes('data:{"id":"g1"}\n\n'))).toBe('{"id":"g1"}')
+    expect(soleEventData(bytes('id: 7\ndata: é\n\n'))).toBe('é')
+    for (const other of [
+      'event: message\ndata: {"a":\ndata: 1}\n\n',
+      'data: 1\n\ndata: 2\n\n',
+      'event: message\r\ndata: 1\r\n\r\n',
+      'event: message\ndata: 1\n',
+      ': comment\n\n',
+      'event: message\n\n',
+    ])
+      expect(soleEventData(bytes(other))).toBeUndefined()
   })
 
   test('a JSON-RPC error, a forgotten session, a redirect, an event over the limit', async () => {

@@ -11,6 +11,7 @@
  * within `maxResponseBytes` (an event stream per event); redirects are refused. A per-user OAuth server gets the
  * owner's current access token; its 401 hands the call to the SDK's path, which refreshes the token.
  */
+import { clearDeadline, deadlines } from '../../pipeline/deadlines.ts'
 import { SseParser } from '../../pipeline/sse.ts'
 import { RPC, type RpcErrorObject } from '../errors.ts'
 import { readWithin, UpstreamRedirected, UpstreamResponseTooLarge } from './bounded-fetch.ts'
@@ -57,7 +58,8 @@ export class StreamableHttpCaller {
     try {
       const response = await fetch(this.options.url, {
         method: 'POST',
-        headers: await this.headersNow(),
+        // Without a per-user token the headers are the same on every call: no await for them.
+        headers: this.options.accessToken ? await this.headersNow() : this.headers,
         body: JSON.stringify({ jsonrpc: '2.0', id, method, params: sent }),
         signal,
         redirect: 'manual',
@@ -95,7 +97,7 @@ export class StreamableHttpCaller {
     }
     const type = response.headers.get('content-type') ?? ''
     if (response.ok && type.startsWith('text/event-stream') && response.body) return this.readStream(response.body, id, signal, relay)
-    const text = response.body ? new TextDecoder().decode(await readWithin(response.body, max)) : ''
+    const text = response.body ? decoder.decode(await readWithin(response.body, max)) : ''
     const message = parse(text)
     if (message && message.id === id) return outcomeOf(message)
     // A JSON-RPC error about the exchange (id null: a bad request, an unknown session id format).
@@ -106,7 +108,7 @@ export class StreamableHttpCaller {
   private async readStream(body: ReadableStream<Uint8Array>, id: string, signal: AbortSignal, relay: CallRelay | undefined): Promise<HttpCallOutcome> {
     const max = this.options.maxResponseBytes
     const reader = body.getReader()
-    const parser = new SseParser()
+    let parser: SseParser | undefined
     let sinceEvent = 0
     try {
       for (;;) {
@@ -114,6 +116,15 @@ export class StreamableHttpCaller {
         if (done) return { kind: 'failed', error: new Error('the server ended its event stream before answering the call') }
         sinceEvent += value.byteLength
         if (sinceEvent > max) throw new UpstreamResponseTooLarge(max)
+        if (!parser) {
+          // The usual answer: its first read is one whole event, the call's answer; no parser for it.
+          const message = parse(soleEventData(value) ?? '')
+          if (message && message.id === id && message.method === undefined) {
+            void drain(reader)
+            return outcomeOf(message)
+          }
+          parser = new SseParser()
+        }
         for (const event of parser.push(value)) {
           sinceEvent = 0
           const message = parse(event.data)
@@ -175,14 +186,37 @@ const DRAIN_MS = 2_000
  * instead of being cut; a stream the server keeps open is cancelled after a while.
  */
 async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  const timer = setTimeout(() => void reader.cancel().catch(() => {}), DRAIN_MS)
+  const deadline = deadlines(DRAIN_MS).start(() => void reader.cancel().catch(() => {}))
   try {
     while (!(await reader.read()).done) {}
   } catch {
     // cancelled or cut: the connection is not reused
   } finally {
-    clearTimeout(timer)
+    clearDeadline(deadline)
   }
+}
+
+const decoder = new TextDecoder()
+const LF = 10
+
+/**
+ * The data of the one event `chunk` holds, when it is exactly one whole event with a single `data` line (no CR, no
+ * second event); otherwise undefined, and the event stream parser reads it. The chunk is a stream's first read, so
+ * it ends no UTF-8 character halfway once it ends with the blank line.
+ */
+export function soleEventData(chunk: Uint8Array): string | undefined {
+  const n = chunk.byteLength
+  if (n < 7 || chunk[n - 1] !== LF || chunk[n - 2] !== LF) return undefined
+  const text = decoder.decode(chunk)
+  const end = text.length - 2
+  if (text.indexOf('\n\n') !== end || text.includes('\r')) return undefined
+  const start = text.startsWith('data:') ? 0 : text.indexOf('\ndata:') + 1
+  if (start === 0 && !text.startsWith('data:')) return undefined
+  const lineEnd = text.indexOf('\n', start)
+  // A second data line (the data is their join) is the parser's to read.
+  if (text.indexOf('\ndata:', lineEnd) !== -1) return undefined
+  const valueStart = text.charCodeAt(start + 5) === 32 ? start + 6 : start + 5
+  return text.slice(valueStart, lineEnd)
 }
 
 function parse(text: string): Message | undefined {
