@@ -101,21 +101,22 @@ export function mcpAuditEntry(x: McpExchange, capture: { bodies: boolean; header
   const traceId = traceIdOf(x.headers, x.params)
   if (traceId) data.trace_id = traceId
   const session = x.mcpSessionId ? mcpSessionDigest(x.mcpSessionId) : undefined
-  data.mcp = {
-    ...(x.server ? { server: x.server } : {}),
-    ...(x.upstreamName !== undefined ? { name: x.upstreamName } : {}),
-    ...(x.jsonrpcId !== undefined ? { jsonrpc_id: x.jsonrpcId } : {}),
-    ...(x.protocolVersion ? { protocol_version: x.protocolVersion } : {}),
-    ...(session ? { mcp_session: session } : {}),
-    ...(x.argumentBytes !== undefined ? { argument_bytes: x.argumentBytes } : {}),
-    ...(x.resultBytes !== undefined ? { result_bytes: x.resultBytes } : {}),
-    ...(x.isError !== undefined ? { is_error: x.isError } : {}),
-    ...(x.error?.rpcCode !== undefined ? { rpc_error_code: x.error.rpcCode } : {}),
-    ...(x.priceUsd ? { price_usd: x.priceUsd } : {}),
-    ...(x.items !== undefined ? { items: x.items } : {}),
-  }
+  // Assigned field by field: spreading a literal per optional field made a dozen objects per entry.
+  const mcp: NonNullable<LogData['mcp']> = {}
+  if (x.server) mcp.server = x.server
+  if (x.upstreamName !== undefined) mcp.name = x.upstreamName
+  if (x.jsonrpcId !== undefined) mcp.jsonrpc_id = x.jsonrpcId
+  if (x.protocolVersion) mcp.protocol_version = x.protocolVersion
+  if (session) mcp.mcp_session = session
+  if (x.argumentBytes !== undefined) mcp.argument_bytes = x.argumentBytes
+  if (x.resultBytes !== undefined) mcp.result_bytes = x.resultBytes
+  if (x.isError !== undefined) mcp.is_error = x.isError
+  if (x.error?.rpcCode !== undefined) mcp.rpc_error_code = x.error.rpcCode
+  if (x.priceUsd) mcp.price_usd = x.priceUsd
+  if (x.items !== undefined) mcp.items = x.items
   const toolCallId = metaToolCallId(x.meta)
-  if (toolCallId) data.mcp.tool_call_id = toolCallId
+  if (toolCallId) mcp.tool_call_id = toolCallId
+  data.mcp = mcp
   return {
     id: x.id,
     timestamp: x.startedAt.toISOString(),

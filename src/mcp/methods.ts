@@ -138,7 +138,7 @@ export class McpMethods {
     const reserved = price > 0 || this.limits.limitsToolCalls ? await this.limits.reserve(c.principal.keyId, c.userPath, price) : undefined
     if (reserved && !reserved.ok) return { ok: false, error: asMcpError(reserved.error) }
     if (price > 0) c.exchange.priceUsd = price
-    const outcome = await this.send(c, entry, 'tools/call', { ...c.params, name: target.name })
+    const outcome = await this.send(c, entry, 'tools/call', 'name', target.name)
     const reached = outcome.ok || outcome.error.code === 'mcp_upstream_rpc_error'
     if (reserved?.ok) await reserved.reservation.settle(reached)
     if (reached && price > 0) this.deps.usage?.record(toolCallUsage(c.exchange, price))
@@ -157,7 +157,7 @@ export class McpMethods {
     if (!target || !entry || !entry.prompts.has(target.name) || !c.view.canUseServer(entry.name, entry.toolNames)) return { ok: false, error: mcpErrors.unknownPrompt(name) }
     c.exchange.server = entry.name
     c.exchange.upstreamName = target.name
-    const outcome = await this.send(c, entry, 'prompts/get', { ...c.params, name: target.name })
+    const outcome = await this.send(c, entry, 'prompts/get', 'name', target.name)
     if (!outcome.ok) return { ok: false, error: outcome.error }
     return this.relay(c, entry, outcome.result)
   }
@@ -173,7 +173,7 @@ export class McpMethods {
     if (!target || !entry || !c.view.canUseServer(entry.name, entry.toolNames)) return { ok: false, error: mcpErrors.unknownResource(uri) }
     c.exchange.server = entry.name
     c.exchange.upstreamName = target.name
-    const outcome = await this.send(c, entry, 'resources/read', { ...c.params, uri: target.name })
+    const outcome = await this.send(c, entry, 'resources/read', 'uri', target.name)
     if (!outcome.ok) return { ok: false, error: outcome.error }
     return this.relay(c, entry, outcome.result)
   }
@@ -191,14 +191,17 @@ export class McpMethods {
     c.exchange.server = entry.name
     c.exchange.upstreamName = target.name
     const upstreamRef = byName ? { ...ref, name: target.name } : { ...ref, uri: target.name }
-    const outcome = await this.send(c, entry, 'completion/complete', { ...c.params, ref: upstreamRef })
+    const outcome = await this.send(c, entry, 'completion/complete', 'ref', upstreamRef)
     if (!outcome.ok) return { ok: false, error: outcome.error }
     return this.relay(c, entry, outcome.result)
   }
 
-  /** Sends one request on the server's shared connection, or on the caller's own for a per-user OAuth server. */
-  private async send(c: MethodContext, entry: ServerEntry, method: string, params: Record<string, unknown>): Promise<UpstreamResult> {
-    const forwarded = this.forwardParams(c, entry, params)
+  /**
+   * Sends one request on the server's shared connection, or on the caller's own for a per-user OAuth server: the
+   * client's params with `renamed` (the name, URI or ref) set to the server's own.
+   */
+  private async send(c: MethodContext, entry: ServerEntry, method: string, renamed: string, value: unknown): Promise<UpstreamResult> {
+    const forwarded = this.forwardParams(c, entry, renamed, value)
     const options = { signal: c.signal, relay: relayFor(c) }
     if (entry.connection) return entry.connection.request(method, forwarded, options)
     const owner = ownerOf(entry, c)
@@ -226,21 +229,25 @@ export class McpMethods {
     })
   }
 
-  /** The params as the server gets them: the gateway's `_meta` keys are the gateway's alone. */
-  private forwardParams(c: MethodContext, entry: ServerEntry, params: Record<string, unknown>): Record<string, unknown> {
-    const meta = params._meta
-    const kept: Record<string, unknown> = {}
+  /** The params as the server gets them (one copy of the client's): the gateway's `_meta` keys are the gateway's alone. */
+  private forwardParams(c: MethodContext, entry: ServerEntry, renamed: string, value: unknown): Record<string, unknown> {
+    const out = { ...c.params }
+    out[renamed] = value
+    const meta = c.params._meta
+    let kept: Record<string, unknown> | undefined
     if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
-      for (const [key, value] of Object.entries(meta)) {
+      for (const key in meta) {
         // The client's progress token is the gateway's to map: the connection sends the server its own (./upstream/).
-        if (!key.startsWith(GATEWAY_META_PREFIX) && key !== 'progressToken') kept[key] = value
+        if (!Object.hasOwn(meta, key) || key.startsWith(GATEWAY_META_PREFIX) || key === 'progressToken') continue
+        kept ??= {}
+        kept[key] = (meta as Record<string, unknown>)[key]
       }
     }
     if (entry.config.forward_identity) {
+      kept ??= {}
       kept[IDENTITY_META_KEY] = { principal_id: c.principal.id, key_id: c.principal.keyId ?? null, user_path: c.userPath ?? null }
     }
-    const out = { ...params }
-    if (Object.keys(kept).length > 0) out._meta = kept
+    if (kept) out._meta = kept
     else delete out._meta
     return out
   }
@@ -264,8 +271,10 @@ function relayFor(c: MethodContext): CallRelay | undefined {
   if (!client) return undefined
   const token = (c.params._meta as { progressToken?: unknown } | undefined)?.progressToken
   const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined
+  // Without a progress token the client's channel is the relay as it is.
+  if (progressToken === undefined) return client
   return {
-    progress: progressToken === undefined ? undefined : (progress) => client.notify('notifications/progress', { ...progress, progressToken }),
+    progress: (progress) => client.notify('notifications/progress', { ...progress, progressToken }),
     notify: (method, params) => client.notify(method, params),
     ask: (method, params, signal) => client.ask(method, params, signal),
   }

@@ -10,19 +10,23 @@ const encoder = new TextEncoder()
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' }
 
 export class PostAnswer {
-  /** Resolves with the stream's Response once the first message was written. */
-  readonly streamed: Promise<Response>
   private controller: ReadableStreamDefaultController<Uint8Array> | undefined
   private open: ((response: Response) => void) | undefined
   private ended = false
 
   constructor(
     readonly canStream: boolean,
-    private readonly headers: Record<string, string>,
+    private readonly requestId: string,
     /** The client went away while the stream was open. */
     private readonly onClientGone: () => void,
-  ) {
-    this.streamed = new Promise((resolve) => (this.open = resolve))
+  ) {}
+
+  /** The first of: `answer` settling, and the stream's Response once a message went out before the answer. */
+  firstOf<T>(answer: Promise<T>): Promise<T | Response> {
+    return new Promise((resolve, reject) => {
+      this.open = resolve
+      answer.then(resolve, reject)
+    })
   }
 
   /** Writes one JSON-RPC message before the result, opening the stream first; false when it cannot be sent. */
@@ -60,7 +64,7 @@ export class PostAnswer {
         this.onClientGone()
       },
     })
-    this.open?.(new Response(body, { headers: { ...SSE_HEADERS, ...this.headers } }))
+    this.open?.(new Response(body, { headers: { ...SSE_HEADERS, 'x-request-id': this.requestId } }))
   }
 
   private write(json: string): boolean {

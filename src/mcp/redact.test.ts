@@ -12,3 +12,15 @@ test('fields named like a secret are redacted at any depth, case-insensitively; 
   expect(big.bytes).toBeGreaterThan(500)
   expect(JSON.stringify(big.kept)).not.toContain('xxxx')
 })
+
+test('arguments without a secret are kept as they are; only the objects on the way to a secret are copied', () => {
+  const redact = argumentRedactor(['password'], 10_000)
+  const clean = { a: 1, nested: { list: [1, { b: 'x' }] } }
+  expect(redact(clean).kept).toBe(clean)
+  const args = { keep: { c: 1 }, inner: { list: [{ password: 'p' }, { d: 2 }] } }
+  const kept = redact(args).kept as typeof args
+  expect(kept).toEqual({ keep: { c: 1 }, inner: { list: [{ password: '[REDACTED]' as never }, { d: 2 }] } })
+  expect(kept.keep).toBe(args.keep)
+  expect(kept.inner.list[1]).toBe(args.inner.list[1])
+  expect(args.inner.list[0]!.password).toBe('p')
+})

@@ -17,13 +17,26 @@ export function argumentRedactor(patterns: readonly string[], maxBytes: number):
     const lower = name.toLowerCase()
     return matchers.some((m) => m(lower))
   }
+  // Copies only what changes: arguments without a secret are kept as they are, not copied.
   const walk = (value: unknown, depth: number): unknown => {
     if (value === null || typeof value !== 'object') return value
     if (depth >= MAX_DEPTH) return '[too deep]'
-    if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1))
-    const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) out[k] = sensitive(k) ? REDACTED : walk(v, depth + 1)
-    return out
+    if (Array.isArray(value)) {
+      let out: unknown[] | undefined
+      for (let i = 0; i < value.length; i++) {
+        const v = walk(value[i], depth + 1)
+        if (v !== value[i]) (out ??= value.slice())[i] = v
+      }
+      return out ?? value
+    }
+    const o = value as Record<string, unknown>
+    let out: Record<string, unknown> | undefined
+    for (const k in o) {
+      if (!Object.hasOwn(o, k)) continue
+      const v = sensitive(k) ? REDACTED : walk(o[k], depth + 1)
+      if (v !== o[k]) (out ??= { ...o })[k] = v
+    }
+    return out ?? value
   }
   return (value) => {
     const text = JSON.stringify(value ?? null)

@@ -253,7 +253,7 @@ export class McpTransport {
     const clientGone = () => cancel.abort()
     request.signal.addEventListener('abort', clientGone, { once: true })
     const canStream = method !== 'ping' && /text\/event-stream|\*\/\*/i.test(request.headers.get('accept') ?? '*/*')
-    const stream = new PostAnswer(canStream, { 'x-request-id': x.requestId }, clientGone)
+    const stream = new PostAnswer(canStream, x.requestId, clientGone)
     const answering = this.deps.methods.answer({
       id,
       method,
@@ -272,11 +272,14 @@ export class McpTransport {
       request.signal.removeEventListener('abort', clientGone)
       if (this.inFlight.get(flightKey) === cancel) this.inFlight.delete(flightKey)
     }
-    const first = canStream ? await Promise.race([answering, stream.streamed]) : await answering.finally(done)
+    const first = canStream ? await stream.firstOf(answering) : await answering.finally(done)
     if (!(first instanceof Response)) {
       done()
-      if (first.ok) return this.finish(x, new Response(first.json, { headers: JSON_HEADERS }), method === 'ping')
-      return this.finish(x, this.rpcError(id, first.error, x), method === 'ping')
+      if (!first.ok) return this.finish(x, this.rpcError(id, first.error, x), method === 'ping')
+      // Tagged as it is made: setting a header on a made Response copies its headers.
+      const response = new Response(first.json, { headers: { 'content-type': 'application/json', 'x-request-id': x.requestId } })
+      if (method !== 'ping') this.record(x, response)
+      return response
     }
     x.stream = true
     void answering
@@ -449,7 +452,8 @@ export class McpTransport {
       this.deps.audit.recordSuppressed()
       return
     }
-    x.responseHeaders = response?.headers
+    // Read only when kept: a Response's headers are made when first read.
+    if (this.deps.capture.headers) x.responseHeaders = response?.headers
     try {
       this.deps.audit.record(mcpAuditEntry(x, this.deps.capture))
     } catch (error) {
