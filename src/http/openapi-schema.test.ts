@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
 import { z } from 'zod'
-import { openApiSchema } from './openapi-schema.ts'
+import { lazyDocObject, openApiSchema } from './openapi-schema.ts'
 
 const schema = z.object({ name: z.string().min(1), tags: z.array(z.string()).default([]), kind: z.enum(['a', 'b']).optional() })
 
@@ -28,4 +28,30 @@ test('changes made through it stay', () => {
   delete lazy.required
   expect(JSON.parse(JSON.stringify(lazy))).toMatchObject({ description: 'A tag set', type: 'object' })
   expect('required' in lazy).toBe(false)
+})
+
+test('a schema given as a function is built only when the document is first read, and once', () => {
+  let built = 0
+  const lazy = openApiSchema(() => {
+    built++
+    return schema
+  })
+  expect(built).toBe(0)
+  expect(lazy.type).toBe('object')
+  expect(Object.keys(lazy.properties as object)).toEqual(['name', 'tags', 'kind'])
+  expect(built).toBe(1)
+})
+
+test('a documentation object made from another (a multipart form from its fields) is made on its first read', () => {
+  let made = 0
+  const fields = openApiSchema(() => {
+    made++
+    return schema
+  })
+  const form = lazyDocObject(() => ({ ...fields, properties: { ...(fields.properties as object), file: { type: 'string', format: 'binary' } } }))
+  // Spreading the fields at once (as the multipart routes did) converted every upload schema at start-up.
+  expect(made).toBe(0)
+  expect(Object.keys(form.properties as object)).toEqual(['name', 'tags', 'kind', 'file'])
+  expect({ ...form }.type).toBe('object')
+  expect(made).toBe(1)
 })

@@ -19,8 +19,13 @@ const DOC_OPTIONS: ConvertOptions = { io: 'input', unrepresentable: 'any' }
 export type DocSchema = z.ZodType | (() => z.ZodType)
 
 export function openApiSchema(schema: DocSchema, options: ConvertOptions = DOC_OPTIONS): Record<string, unknown> {
-  let converted: Record<string, unknown> | undefined
-  const target = () => (converted ??= z.toJSONSchema(typeof schema === 'function' ? schema() : schema, options) as Record<string, unknown>)
+  return lazyDocObject(() => z.toJSONSchema(typeof schema === 'function' ? schema() : schema, options) as Record<string, unknown>)
+}
+
+/** A stand-in for a documentation object that `build` makes on the stand-in's first use. */
+export function lazyDocObject(build: () => Record<string, unknown>): Record<string, unknown> {
+  let built: Record<string, unknown> | undefined
+  const target = () => (built ??= build())
   return new Proxy({} as Record<string, unknown>, {
     get: (_, key) => Reflect.get(target(), key),
     set: (_, key, value) => Reflect.set(target(), key, value),

@@ -21,7 +21,7 @@ import { dashboardRoutes } from './dashboard.ts'
 import { metricsRoutes } from './metrics.ts'
 import { mcpRoutes } from './mcp.ts'
 import { ssoRoutes } from './sso.ts'
-import { openApiSchema } from './openapi-schema.ts'
+import { lazyDocObject, openApiSchema } from './openapi-schema.ts'
 import { decodePathParam } from './path-param.ts'
 import { withSecurityHeaders } from './security-headers.ts'
 
@@ -80,7 +80,7 @@ export function createHttpApp(gateway: Gateway, options: { reusePort?: boolean }
     required: true,
     content:
       kind === 'multipart' || kind === 'stream'
-        ? { 'multipart/form-data': { schema: uploadSchema(openApiSchema(schema), files) } }
+        ? { 'multipart/form-data': { schema: lazyDocObject(() => uploadSchema(openApiSchema(schema), files)) } }
         : { 'application/json': { schema: openApiSchema(schema) } },
   })
 
