@@ -74,9 +74,21 @@ export async function spawnGateway(
 
 /** Resident memory of a process (Linux: VmRSS of /proc/<pid>/status), in MiB. */
 export function rssMb(pid: number): number {
+  return statusMb(pid, 'VmRSS')
+}
+
+/**
+ * The process's own resident memory (RssAnon): its heaps and stacks, without the executable's pages, which every
+ * process started from one binary shares. Less noisy than the RSS.
+ */
+export function anonymousMb(pid: number): number {
+  return statusMb(pid, 'RssAnon')
+}
+
+function statusMb(pid: number, field: string): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
-    .find((l) => l.startsWith('VmRSS:'))!
+    .find((l) => l.startsWith(`${field}:`))!
   return Number(line.replace(/\D+/g, '')) / 1024
 }
 
