@@ -16,18 +16,39 @@
 # OFF_ENV and ON_ENV replace the two sides' settings (space-separated VAR=value), to compare other configurations;
 # the defaults (audit without bodies or headers) against audit off:
 #   ON_ENV=GATEWAY_CONFIG=bench/configs/defaults.yaml bench/audit-overhead.sh
+# COMPARE=defaults runs three gateways in each round instead (in rotating order): `off` with audit and usage off
+# (bench/configs/core.yaml), `usage` with audit off and usage on, and `on` with the defaults (audit without bodies
+# or headers, usage on), and prints, per thread, the median over the rounds of each round's difference in CPU µs per
+# request: defaults − audit and usage off (what the two add), defaults − usage only (what the audit log adds).
+#   COMPARE=defaults PAIRS=8 bench/audit-overhead.sh
+# With COMPARE=defaults, BASE_SRC=DIR adds a fourth side, `base`: the defaults run from another checkout (e.g. one
+# `git archive` of an older commit with node_modules linked, as bench/lib.sh's export_bench_ref makes), so a change's
+# effect is measured in the same rounds: this tree's defaults − the base's.
 source "$(dirname "$0")/lib.sh"
 PAIRS=${PAIRS:-10}
 RUN_SECONDS=${SECONDS_PER_RUN:-4}
 OFF_PORT=${OFF_PORT:-19112}
 ON_PORT=${ON_PORT:-19113}
+USAGE_PORT=${USAGE_PORT:-19114}
+BASE_PORT=${BASE_PORT:-19115}
 start_bench_run 19111
+SIDES=(off on)
+if [[ ${COMPARE:-} == defaults ]]; then
+  SIDES=(off usage on)
+  OFF_ENV=${OFF_ENV:-GATEWAY_CONFIG=bench/configs/core.yaml}
+  USAGE_ENV=${USAGE_ENV:-GATEWAY_CONFIG=bench/configs/usage-only.yaml}
+  ON_ENV=${ON_ENV:-GATEWAY_CONFIG=bench/configs/defaults.yaml}
+  [[ -n ${BASE_SRC:-} ]] && SIDES+=(base)
+elif [[ -n ${COMPARE:-} ]]; then
+  echo "COMPARE: only 'defaults' is known" >&2
+  exit 2
+fi
 
 if [[ -n ${SEED_DB:-} ]]; then
-  for name in off on; do mkdir -p "$TMP/$name" && cp "$SEED_DB" "$TMP/$name/g.db"; done
+  for name in "${SIDES[@]}"; do mkdir -p "$TMP/$name" && cp "$SEED_DB" "$TMP/$name/g.db"; done
 elif ((${SEED_ENTRIES:-0} > 0)); then
   bun bench/audit-seed.ts --file "$TMP/seed.db" --rows "$SEED_ENTRIES" --days 28 --no-bodies | tail -1
-  for name in off on; do mkdir -p "$TMP/$name" && cp "$TMP/seed.db" "$TMP/$name/g.db"; done
+  for name in "${SIDES[@]}"; do mkdir -p "$TMP/$name" && cp "$TMP/seed.db" "$TMP/$name/g.db"; done
   rm -f "$TMP/seed.db"
 fi
 printf 'audit entries at the start: %s\n' "$( [[ -f $TMP/on/g.db ]] && bun -e "const { Database } = require('bun:sqlite'); console.log(new Database(process.argv[1], { readonly: true }).query('SELECT COUNT(*) AS n FROM audit_log').get().n)" "$TMP/on/g.db" || echo 0)"
@@ -46,6 +67,17 @@ OFF_PID=$GATEWAY_PID
 # shellcheck disable=SC2086
 start_gateway "$ON_PORT" on ${ON_ENV:-GATEWAY_CONFIG=bench/configs/defaults.yaml LOGGING_LOG_BODIES=true LOGGING_LOG_HEADERS=true}
 ON_PID=$GATEWAY_PID
+if [[ ${SIDES[1]} == usage ]]; then
+  # shellcheck disable=SC2086
+  start_gateway "$USAGE_PORT" usage $USAGE_ENV
+  USAGE_PID=$GATEWAY_PID
+fi
+if [[ -n ${BASE_SRC:-} && ${SIDES[1]} == usage ]]; then
+  # The gateway's relative paths (bench/configs/…) are read in its own folder.
+  # shellcheck disable=SC2086
+  BENCH_SRC=$BASE_SRC start_gateway "$BASE_PORT" base $ON_ENV
+  BASE_PID=$GATEWAY_PID
+fi
 
 # thread_ticks PID: CPU clock ticks so far of the process's request thread (the main one), its write thread(s)
 # (named Worker) and every other thread.
@@ -73,27 +105,47 @@ load() {
   CPU[$3-main]+="$m " CPU[$3-write]+="$w " CPU[$3-other]+="$o "
   awk '/Requests\/sec/{printf "%d", $2}' <<<"$out"
 }
-# Warm both (JIT, connection pools) before measuring.
-load "$OFF_PORT" "$OFF_PID" warm 2 >/dev/null
-load "$ON_PORT" "$ON_PID" warm 2 >/dev/null
+declare -A PORT=([off]=$OFF_PORT [on]=$ON_PORT [usage]=$USAGE_PORT [base]=$BASE_PORT) PID=([off]=$OFF_PID [on]=$ON_PID [usage]=${USAGE_PID:-} [base]=${BASE_PID:-})
+declare -A RPS
+# Warm every side (JIT, connection pools) before measuring.
+for side in "${SIDES[@]}"; do load "${PORT[$side]}" "${PID[$side]}" warm 2 >/dev/null; done
 
-printf '| pair | off req/s | on req/s | ratio |\n| ---: | ---: | ---: | ---: |\n'
+printf '| pair | off req/s |%s on req/s |%s ratio (on / off) |\n| ---: | ---: |%s ---: |%s ---: |\n' "$([[ ${#SIDES[@]} -ge 3 ]] && echo ' usage req/s |')" "$([[ ${#SIDES[@]} == 4 ]] && echo ' base req/s |')" \
+  "$([[ ${#SIDES[@]} -ge 3 ]] && echo ' ---: |')" "$([[ ${#SIDES[@]} == 4 ]] && echo ' ---: |')"
 RATIOS=()
 for pair in $(seq 1 "$PAIRS"); do
-  # Alternate which side goes first, so neither always runs right after the other's writer burst. (Not in a
-  # subshell: load notes the CPU figures in this shell.)
-  if ((pair % 2)); then load "$OFF_PORT" "$OFF_PID" off "$RUN_SECONDS" >"$TMP/rps"; off=$(<"$TMP/rps"); load "$ON_PORT" "$ON_PID" on "$RUN_SECONDS" >"$TMP/rps"; on=$(<"$TMP/rps")
-  else load "$ON_PORT" "$ON_PID" on "$RUN_SECONDS" >"$TMP/rps"; on=$(<"$TMP/rps"); load "$OFF_PORT" "$OFF_PID" off "$RUN_SECONDS" >"$TMP/rps"; off=$(<"$TMP/rps"); fi
-  ratio=$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.3f", a / b }')
+  # Rotate which side goes first, so none always runs right after another's writer burst. (Not in a subshell:
+  # load notes the CPU figures in this shell.)
+  n=${#SIDES[@]}
+  for i in $(seq 0 $((n - 1))); do
+    side=${SIDES[$(((i + pair) % n))]}
+    load "${PORT[$side]}" "${PID[$side]}" "$side" "$RUN_SECONDS" >"$TMP/rps"
+    RPS[$side]=$(<"$TMP/rps")
+  done
+  ratio=$(awk -v a="${RPS[on]}" -v b="${RPS[off]}" 'BEGIN { printf "%.3f", a / b }')
   RATIOS+=("$ratio")
-  printf '| %d | %s | %s | %s |\n' "$pair" "$off" "$on" "$ratio"
+  printf '| %d | %s |%s %s |%s %s |\n' "$pair" "${RPS[off]}" "$([[ $n -ge 3 ]] && echo " ${RPS[usage]} |")" "${RPS[on]}" "$([[ $n == 4 ]] && echo " ${RPS[base]} |")" "$ratio"
 done
 median=$(median %.3f <<<"${RATIOS[*]}")
 stats=$(curl -s -H "Authorization: Bearer $BENCH_KEY" "http://127.0.0.1:$ON_PORT/admin/audit/writer-stats")
 printf '\nmedian ratio (on / off): %s\n' "$median"
 printf '\n| gateway CPU µs per request (median) | request thread | write thread | other threads |\n| --- | ---: | ---: | ---: |\n'
-for side in off on; do
+for side in "${SIDES[@]}"; do
   printf '| %s | %s | %s | %s |\n' "$side" "$(median %d <<<"${CPU[$side-main]}")" "$(median %d <<<"${CPU[$side-write]}")" "$(median %d <<<"${CPU[$side-other]}")"
 done
+# differences A B THREAD: the median over the rounds of each round's A − B (the runs of a round are seconds apart).
+differences() {
+  paste -d' ' <(tr -s ' ' '\n' <<<"${CPU[$1-$3]}" | grep -v '^$') <(tr -s ' ' '\n' <<<"${CPU[$2-$3]}" | grep -v '^$') | awk '{ printf "%d ", $1 - $2 }'
+}
+if ((${#SIDES[@]} >= 3)); then
+  printf '\n| CPU µs per request added (median of the rounds) | request thread | write thread | other threads |\n| --- | ---: | ---: | ---: |\n'
+  pairs=("on off|defaults − audit and usage off" "on usage|defaults − usage only (the audit log)" "usage off|usage only − audit and usage off (usage)")
+  ((${#SIDES[@]} == 4)) && pairs+=("base off|base: defaults − audit and usage off" "base usage|base: defaults − usage only" "on base|this tree's defaults − the base's")
+  for pair in "${pairs[@]}"; do
+    read -r a b <<<"${pair%%|*}"
+    printf '| %s | %s | %s | %s |\n' "${pair#*|}" "$(differences "$a" "$b" main | median %d)" "$(differences "$a" "$b" write | median %d)" "$(differences "$a" "$b" other | median %d)"
+  done
+  for side in "${SIDES[@]}"; do echo "rounds: $side request thread µs/req: ${CPU[$side-main]}" >&2; done
+fi
 printf '\naudit writer of the "on" gateway after the runs: %s\n' "$stats"
 printf 'load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"

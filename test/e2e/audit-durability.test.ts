@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
@@ -271,6 +271,32 @@ describe('in-process', () => {
     const page = await admin.list({ limit: '100' })
     expect(page.total).toBe(100)
     expect(new Set(page.entries.map((e) => e.id)).size).toBe(100)
+    await gw.stop()
+  })
+
+  test('spilled entries hold their logged headers redacted: no credential reaches a spill file', async () => {
+    const dbPath = tmpDb()
+    // A long flush interval keeps the spill file unreplayed while it is read.
+    const gw = await startGateway({ ...baseEnv(), GATEWAY_DB_PATH: dbPath, LOGGING_LOG_HEADERS: 'true', LOGGING_AUDIT_QUEUE_SIZE: '2', LOGGING_AUDIT_FLUSH_INTERVAL_MS: '600000' })
+    const client = new OpenAI({ apiKey: MASTER, baseURL: gw.baseURL, maxRetries: 0 })
+    const secret = 'spill-secret-token-6a1f'
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        client.chat.completions.create(
+          { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+          { headers: { 'x-access-token': secret, cookie: `s=${secret}` } },
+        ),
+      ),
+    )
+    const spillDir = `${dbPath}.audit-spill`
+    const spilled = readdirSync(spillDir)
+      .filter((f) => f.startsWith('audit-spill'))
+      .map((f) => readFileSync(join(spillDir, f), 'utf8'))
+      .join('')
+    expect(spilled.split('\n').filter(Boolean).length).toBeGreaterThan(10)
+    expect(spilled).toContain('[REDACTED]')
+    expect(spilled).not.toContain(secret)
+    expect(spilled).not.toContain(MASTER)
     await gw.stop()
   })
 

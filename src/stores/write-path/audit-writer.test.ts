@@ -74,6 +74,25 @@ describe('queue and batches', () => {
     expect(writer.stats()).toMatchObject({ recorded: 450, written: 450, queue_depth: 0, spilled: 0 })
   })
 
+  test('entries recorded while a full batch waits for the loop set no timer each: the loop is scheduled once', async () => {
+    const { writer, store } = setup({ batchSize: 50, flushIntervalMs: 60_000 })
+    const realSetTimeout = globalThis.setTimeout
+    let timers = 0
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      timers++
+      return realSetTimeout(...args)
+    }) as typeof setTimeout
+    try {
+      // A burst of requests ending in one turn of the event loop, three batches' worth.
+      for (let i = 0; i < 150; i++) writer.record(entry(i))
+    } finally {
+      globalThis.setTimeout = realSetTimeout
+    }
+    // One timer for the flush interval, one when the first batch is full; none per entry after it.
+    expect(timers).toBe(2)
+    await until(() => store.rows.size === 150)
+  })
+
   test('a partial batch is written after the flush interval', async () => {
     const { writer, store } = setup({ flushIntervalMs: 30 })
     writer.record(entry())

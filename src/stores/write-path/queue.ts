@@ -122,6 +122,8 @@ export class SpillingWriter<Row, Item = never> {
   private lastLoss = 0
   private lastFailureTransient = true
   private timer: ReturnType<typeof setTimeout> | undefined
+  /** The timer runs the loop at once (a full batch waits), rather than after the flush interval. */
+  private timerImmediate = false
   private reportTimer: ReturnType<typeof setInterval> | undefined
   private running: Promise<void> | undefined
   private consecutiveFailures = 0
@@ -286,9 +288,11 @@ export class SpillingWriter<Row, Item = never> {
     if (this.draining || this.running) return
     const at = Math.max(delayMs, this.retryAt - Date.now(), 0)
     if (this.timer) {
-      if (at > 0) return
+      // A timer already due at once stays (every entry recorded while a full batch waits for it asks again).
+      if (at > 0 || this.timerImmediate) return
       clearTimeout(this.timer)
     }
+    this.timerImmediate = at === 0
     this.timer = setTimeout(() => {
       this.timer = undefined
       void this.run()
