@@ -27,8 +27,7 @@ import { encodeAuditEntry } from '../src/audit/record.ts'
 import { loadConfig } from '../src/config/load.ts'
 import { silentLogger } from '../src/log/logger.ts'
 import { openSqliteStores } from '../src/stores/sqlite/open.ts'
-import type { UsageRecord } from '../src/usage/record.ts'
-import { benchAuditEntry } from './audit-entries.ts'
+import { benchAuditEntry, benchUsageRecord as usageOf } from './audit-entries.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -78,31 +77,6 @@ function threadCpu(): { main: number; write: number; writeSystem: number; other:
   }
   return { main, write, writeSystem, other }
 }
-
-const usageOf = (e: ReturnType<typeof benchAuditEntry>): UsageRecord => ({
-  id: e.id,
-  ts: Date.parse(e.timestamp),
-  key_id: e.auth_key_id,
-  user_path: e.user_path,
-  provider_name: e.provider_name,
-  provider_type: e.provider,
-  model: e.resolved_model,
-  requested_model: e.requested_model,
-  prompt_tokens: e.usage?.input_tokens ?? 0,
-  completion_tokens: e.usage?.output_tokens ?? 0,
-  total_tokens: e.usage?.total_tokens ?? 0,
-  cached_tokens: e.usage?.cached_input_tokens ?? 0,
-  cache_write_tokens: 0,
-  reasoning_tokens: 0,
-  cost_usd: 0.0012,
-  saved_usd: 0,
-  rewrite_tokens_saved: 0,
-  rewrite_cost_saved: 0,
-  priced: true,
-  estimated: false,
-  cache_hit: false,
-  labels: e.data.labels,
-})
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-cost-'))
 const results: Record<string, number[]> = {}

@@ -4,6 +4,7 @@
  * labels, request and response bodies. Deterministic (seeded PRNG), so two runs give the same data.
  */
 import type { AuditLogEntry } from '../src/audit/entry.ts'
+import type { UsageRecord } from '../src/usage/record.ts'
 
 /** mulberry32: small, fast, good enough for test data. */
 function prng(seed: number) {
@@ -159,3 +160,29 @@ export function benchAuditEntry(ts: number, withBodies: boolean): AuditLogEntry 
   }
   return e
 }
+
+/** The usage record the gateway meters beside an entry (one per audited request with the defaults). */
+export const benchUsageRecord = (e: AuditLogEntry): UsageRecord => ({
+  id: e.id,
+  ts: Date.parse(e.timestamp),
+  key_id: e.auth_key_id,
+  user_path: e.user_path,
+  provider_name: e.provider_name,
+  provider_type: e.provider,
+  model: e.resolved_model,
+  requested_model: e.requested_model,
+  prompt_tokens: e.usage?.input_tokens ?? 0,
+  completion_tokens: e.usage?.output_tokens ?? 0,
+  total_tokens: e.usage?.total_tokens ?? 0,
+  cached_tokens: e.usage?.cached_input_tokens ?? 0,
+  cache_write_tokens: 0,
+  reasoning_tokens: 0,
+  cost_usd: 0.0012,
+  saved_usd: 0,
+  rewrite_tokens_saved: 0,
+  rewrite_cost_saved: 0,
+  priced: true,
+  estimated: false,
+  cache_hit: false,
+  labels: e.data.labels,
+})
