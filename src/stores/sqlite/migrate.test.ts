@@ -91,6 +91,10 @@ test('a new database gets exactly the schema of one made before drizzle, once th
   // Same planner statistics, so the same query plans.
   const stats = (db: Database) => db.query("SELECT idx, stat FROM sqlite_stat1 WHERE tbl = 'audit_log' ORDER BY idx").all()
   expect(stats(fresh)).toEqual(stats(legacy))
+  // The search index's own settings (0013): segments merged 16 at a time.
+  const automerge = (db: Database) => db.query("SELECT v FROM audit_log_search_config WHERE k = 'automerge'").get()
+  expect(automerge(fresh)).toEqual({ v: 16 })
+  expect(automerge(legacy)).toEqual({ v: 16 })
 })
 
 test('migrating twice applies nothing the second time; two connections starting together apply it once', () => {

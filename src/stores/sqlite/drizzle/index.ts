@@ -16,6 +16,7 @@ import batches from './0009_batches.sql' with { type: 'text' }
 import uploads from './0010_uploads.sql' with { type: 'text' }
 import batchBudgets from './0011_batch_budgets.sql' with { type: 'text' }
 import batchOutputExpiry from './0012_batch_output_expiry.sql' with { type: 'text' }
+import ftsAutomerge from './0013_fts_automerge.sql' with { type: 'text' }
 import journal from './meta/_journal.json'
 
 export const migrationJournal: { entries: readonly { tag: string; when: number; breakpoints: boolean }[] } = journal
@@ -34,4 +35,5 @@ export const migrationFiles: Readonly<Record<string, string>> = {
   '0010_uploads': uploads,
   '0011_batch_budgets': batchBudgets,
   '0012_batch_output_expiry': batchOutputExpiry,
+  '0013_fts_automerge': ftsAutomerge,
 }
