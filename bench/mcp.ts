@@ -16,6 +16,11 @@
  * (bench/gc-probe.ts, bench/gc-log.ts). `--src <tree>` runs the gateway of another checkout (before/after pairs).
  *
  *   bun bench/mcp.ts [--rounds 2000] [--list-rounds 300]
+ * `--gc-count` adds to the timed run the gateway's collections during the tools/call rounds, as they happen there
+ * (collection timers on): how many, how many the allocation budget triggered (the rest are JSC's and Bun's timers),
+ * and their pauses.
+ *
+ *   bun bench/mcp.ts [--rounds 2000] [--list-rounds 300] [--gc-count]
  *   bun bench/mcp.ts --gc 3000 [--windows 3] [--src /path/to/checkout]
  */
 import { loadavg } from 'node:os'
@@ -33,12 +38,14 @@ const { values: args } = parseArgs({
     gc: { type: 'string' },
     windows: { type: 'string', default: '3' },
     src: { type: 'string' },
+    'gc-count': { type: 'boolean', default: false },
   },
 })
 const rounds = Math.min(20_000, Number(args.rounds))
 const listRounds = Math.min(5000, Number(args['list-rounds']))
 const gcCalls = args.gc === undefined ? undefined : Math.min(50_000, Number(args.gc))
 const gcWindowCount = Math.min(20, Number(args.windows))
+const probed = gcCalls !== undefined || args['gc-count']
 const MASTER = 'bench-mcp-master-key-0123456789abcdef0123'
 const LIST_SERVERS = 10
 const TOOLS_PER_SERVER = 50
@@ -141,10 +148,10 @@ ${servers}
     - user_path: /bench
       deny: ["list0/operation_00*"]
 `),
-    ...(gcCalls === undefined ? {} : GC_LOG_ENV),
+    ...(gcCalls !== undefined ? GC_LOG_ENV : probed ? { BUN_JSC_logGC: '1' } : {}),
   },
   undefined,
-  { cwd: args.src ?? ROOT, command: gcCalls === undefined ? undefined : ['bun', '--preload', `${import.meta.dir}/gc-probe.ts`, 'src/main.ts'] },
+  { cwd: args.src ?? ROOT, command: probed ? ['bun', '--preload', `${import.meta.dir}/gc-probe.ts`, 'src/main.ts'] : undefined },
 )
 try {
   const created = await fetch(`${gateway.url}/admin/keys`, {
@@ -179,6 +186,7 @@ try {
     await Promise.all([callUpstream.stop(), listUpstreams.stop()])
     process.exit(0)
   }
+  if (probed) await mark(gateway)
   const d: number[] = []
   const g: number[] = []
   const a: number[] = []
@@ -202,6 +210,8 @@ try {
     addedOne.push(tg - td)
     addedAll.push(ta - td)
   }
+
+  if (probed) await mark(gateway)
 
   // 2. tools/list: 500 tools from the gateway's cache, against listing the 10 servers directly.
   const directListers = await Promise.all(listUpstreams.urls.map((url) => connect(url)))
@@ -243,6 +253,14 @@ try {
   console.log(`| added per round, /mcp/bench | ${ms(so.p50)} | ${ms(so.p90)} | ${ms(so.p99)} | ${ms(so.max)} |`)
   console.log(`| added per round, /mcp | ${ms(sAll.p50)} | ${ms(sAll.p90)} | ${ms(sAll.p99)} | ${ms(sAll.max)} |`)
   console.log(`p99(gateway) - p99(direct): /mcp/bench ${ms(sg.p99 - sd.p99)}, /mcp ${ms(sa.p99 - sd.p99)} (target ≤ 1 ms)`)
+  if (probed) {
+    // The window's bytes are not exact here (timer-started collections do not log theirs): only counts and pauses.
+    const w = gcWindows(gateway.output(), 48)[0]!
+    const pauses = [...w.pausesMs].sort((a, b) => a - b)
+    console.log(
+      `gateway collections during the ${rounds * 2} gateway calls: ${w.collections} (${w.collections - w.unaccounted} by the allocation budget, ${w.unaccounted} by timers)${pauses.length ? `, pauses p50 ${quantile(pauses, 0.5).toFixed(2)} ms, max ${pauses.at(-1)!.toFixed(2)} ms` : ''}; write thread: ${w.otherCollections}`,
+    )
+  }
   console.log(
     `\ntools/list, ${listRounds} rounds: ${listed} tools of ${LIST_SERVERS} servers through the gateway (one list, from its cache) against the ${LIST_SERVERS} servers listed directly one after the other`,
   )
