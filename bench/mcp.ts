@@ -21,7 +21,7 @@
  * and their pauses.
  *
  *   bun bench/mcp.ts [--rounds 2000] [--list-rounds 300] [--gc-count]
- *   bun bench/mcp.ts --gc 3000 [--windows 3] [--src /path/to/checkout]
+ *   bun bench/mcp.ts --gc 3000 [--windows 3] [--src /path/to/checkout] [--text-bytes 1]
  */
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
     windows: { type: 'string', default: '3' },
     src: { type: 'string' },
     'gc-count': { type: 'boolean', default: false },
+    'text-bytes': { type: 'string', default: '1' },
   },
 })
 const rounds = Math.min(20_000, Number(args.rounds))
@@ -174,7 +175,9 @@ try {
   const direct = await connect(callUpstream.urls[0]!)
   const one = await connect(`${gateway.url}/mcp/bench`, key)
   const all = await connect(`${gateway.url}/mcp`, key)
-  const call = (client: Client, name: string) => client.callTool({ name, arguments: { text: 'x' } })
+  // The tool echoes its text: --text-bytes sets the size of the arguments and of the result.
+  const text = 'x'.repeat(Math.min(1_000_000, Number(args['text-bytes'])))
+  const call = (client: Client, name: string) => client.callTool({ name, arguments: { text } })
   for (let i = 0; i < 200; i++) await Promise.all([call(direct, 'echo'), call(one, 'echo'), call(all, 'bench__echo')])
   if (gcCalls !== undefined) {
     await measureAllocation(gateway, gcCalls, [

@@ -39,10 +39,14 @@ export interface McpExchange {
   exposedName?: string
   upstreamName?: string
   params?: unknown
+  /** The JSON text of `params`, when it was made anyway (the audit log stores it instead of serialising them again). */
+  paramsJson?: string
   /** The request's `_meta` as the client sent it (read for the session and the tool call id only). */
   meta?: Record<string, unknown>
   argumentBytes?: number
   result?: unknown
+  /** The JSON text of `result`, as sent to the client. */
+  resultJson?: string
   resultBytes?: number
   isError?: boolean
   items?: number

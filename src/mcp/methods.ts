@@ -124,6 +124,7 @@ export class McpMethods {
     const entry = target && this.catalog.get(target.server)
     const redacted = this.deps.redactArguments(entry ?? undefined)(args ?? {})
     c.exchange.params = { name, arguments: redacted.kept }
+    if (redacted.json !== undefined) c.exchange.paramsJson = `{"name":${JSON.stringify(name)},"arguments":${redacted.json}}`
     c.exchange.argumentBytes = redacted.bytes
     // Unknown and hidden tools get the same answer: a hidden tool's existence is not revealed.
     if (!target || !entry || !entry.tools.has(target.name) || !c.view.canSeeTool(target.server, target.name)) return { ok: false, error: mcpErrors.unknownTool(name) }
@@ -257,6 +258,7 @@ export class McpMethods {
     const renamed = c.scope.kind === 'all' ? renameUris(result, c.scope, entry.name) : result
     const text = JSON.stringify(renamed)
     c.exchange.result = renamed
+    c.exchange.resultJson = text
     c.exchange.resultBytes = Buffer.byteLength(text)
     return { ok: true, json: resultJson(c.id, text) }
   }

@@ -24,3 +24,11 @@ test('arguments without a secret are kept as they are; only the objects on the w
   expect(kept.inner.list[1]).toBe(args.inner.list[1])
   expect(args.inner.list[0]!.password).toBe('p')
 })
+
+test('the JSON text of arguments kept as they are comes with them; none once something was redacted or omitted', () => {
+  const redact = argumentRedactor(['password'], 40)
+  const clean = { a: 1, b: ['x'] }
+  expect(redact(clean).json).toBe(JSON.stringify(clean))
+  expect(redact({ password: 'p' }).json).toBeUndefined()
+  expect(redact({ text: 'y'.repeat(50) }).json).toBeUndefined()
+})

@@ -9,7 +9,8 @@ import { globMatcher } from './visibility.ts'
 
 const MAX_DEPTH = 32
 
-export type ArgumentRedactor = (value: unknown) => { kept: unknown; bytes: number }
+/** `json`: the JSON text of `kept`, when it is the value itself (nothing redacted), so it is not serialised again. */
+export type ArgumentRedactor = (value: unknown) => { kept: unknown; bytes: number; json?: string }
 
 export function argumentRedactor(patterns: readonly string[], maxBytes: number): ArgumentRedactor {
   const matchers = patterns.map((p) => globMatcher(p.toLowerCase()))
@@ -42,6 +43,7 @@ export function argumentRedactor(patterns: readonly string[], maxBytes: number):
     const text = JSON.stringify(value ?? null)
     const bytes = Buffer.byteLength(text)
     if (bytes > maxBytes) return { kept: { omitted: `${bytes} bytes, over the audit limit of ${maxBytes}` }, bytes }
-    return { kept: walk(value, 0), bytes }
+    const kept = walk(value, 0)
+    return kept === value && typeof value === 'object' && value !== null ? { kept, bytes, json: text } : { kept, bytes }
   }
 }

@@ -455,7 +455,9 @@ export class McpTransport {
     // Read only when kept: a Response's headers are made when first read.
     if (this.deps.capture.headers) x.responseHeaders = response?.headers
     try {
-      this.deps.audit.record(mcpAuditEntry(x, this.deps.capture))
+      // The texts already made for the call: the audit log splices them in instead of serialising the bodies again.
+      const response = this.deps.capture.bodies ? x.resultJson : undefined
+      this.deps.audit.record(mcpAuditEntry(x, this.deps.capture), x.paramsJson !== undefined || response !== undefined ? { request: x.paramsJson, response } : undefined)
     } catch (error) {
       this.deps.log.error({ err: error, request_id: x.requestId }, 'MCP audit entry could not be built')
     }

@@ -108,6 +108,8 @@ describe('aggregated endpoint /mcp', () => {
       (p) => p.total === 1,
     )
     expect(page.entries[0]!.data.mcp?.tool_call_id).toBe('toolu_0123')
+    // Arguments without a secret: stored from the text the redaction made, as they were sent.
+    expect((await audit.detail(page.entries[0]!.id)).data.request_body).toEqual({ name: 'everything__echo', arguments: { message: 'linked' } })
   })
 
   test('a stdio server gets only its configured environment, never the gateway’s', async () => {
