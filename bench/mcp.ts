@@ -20,7 +20,10 @@
  * (collection timers on): how many, how many the allocation budget triggered (the rest are JSC's and Bun's timers),
  * and their pauses.
  *
- *   bun bench/mcp.ts [--rounds 2000] [--list-rounds 300] [--gc-count]
+ * `--bare-proxy` adds a fourth path to each round: the same call through bench/mcp-bare-proxy.ts, a Bun.serve that
+ * only forwards (no key, no session of its own, no audit), so the run shows what the second hop alone adds here.
+ *
+ *   bun bench/mcp.ts [--rounds 2000] [--list-rounds 300] [--gc-count] [--bare-proxy]
  *   bun bench/mcp.ts --gc 3000 [--windows 3] [--src /path/to/checkout] [--text-bytes 1]
  */
 import { loadavg } from 'node:os'
@@ -40,6 +43,7 @@ const { values: args } = parseArgs({
     src: { type: 'string' },
     'gc-count': { type: 'boolean', default: false },
     'text-bytes': { type: 'string', default: '1' },
+    'bare-proxy': { type: 'boolean', default: false },
   },
 })
 const rounds = Math.min(20_000, Number(args.rounds))
@@ -63,6 +67,28 @@ async function startUpstreams(servers: number, tools: number): Promise<{ urls: s
   reader.releaseLock()
   return {
     urls: (JSON.parse(text.split('\n')[0]!) as { urls: string[] }).urls,
+    stop: async () => {
+      proc.kill('SIGTERM')
+      await proc.exited
+    },
+  }
+}
+
+/** bench/mcp-bare-proxy.ts in front of `upstream`; its URL once it listens. */
+async function startBareProxy(upstream: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const proc = Bun.spawn(['bun', `${import.meta.dir}/mcp-bare-proxy.ts`, '0', upstream], { stdout: 'pipe', stderr: 'inherit' })
+  const reader = proc.stdout.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error('the bare proxy ended before it announced its port')
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  const port = /listening (\d+)/.exec(text)?.[1]
+  if (!port) throw new Error(`the bare proxy announced no port: ${text}`)
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
     stop: async () => {
       proc.kill('SIGTERM')
       await proc.exited
@@ -175,10 +201,12 @@ try {
   const direct = await connect(callUpstream.urls[0]!)
   const one = await connect(`${gateway.url}/mcp/bench`, key)
   const all = await connect(`${gateway.url}/mcp`, key)
+  const bareProxy = args['bare-proxy'] ? await startBareProxy(callUpstream.urls[0]!) : undefined
+  const bare = bareProxy ? await connect(bareProxy.url) : undefined
   // The tool echoes its text: --text-bytes sets the size of the arguments and of the result.
   const text = 'x'.repeat(Math.min(1_000_000, Number(args['text-bytes'])))
   const call = (client: Client, name: string) => client.callTool({ name, arguments: { text } })
-  for (let i = 0; i < 200; i++) await Promise.all([call(direct, 'echo'), call(one, 'echo'), call(all, 'bench__echo')])
+  for (let i = 0; i < 200; i++) await Promise.all([call(direct, 'echo'), call(one, 'echo'), call(all, 'bench__echo'), ...(bare ? [call(bare, 'echo')] : [])])
   if (gcCalls !== undefined) {
     await measureAllocation(gateway, gcCalls, [
       ['/mcp/bench', () => call(one, 'echo')],
@@ -195,17 +223,20 @@ try {
   const a: number[] = []
   const addedOne: number[] = []
   const addedAll: number[] = []
+  const b: number[] = []
+  const paths = bare ? 4 : 3
   for (let r = 0; r < rounds; r++) {
     // The order changes every round, so neither side is always the one that runs on a warmer cache.
-    const order = r % 3
+    const order = r % paths
     let td = 0
     let tg = 0
     let ta = 0
-    for (let k = 0; k < 3; k++) {
-      const which = (k + order) % 3
+    for (let k = 0; k < paths; k++) {
+      const which = (k + order) % paths
       if (which === 0) td = await timed(() => call(direct, 'echo'))
       else if (which === 1) tg = await timed(() => call(one, 'echo'))
-      else ta = await timed(() => call(all, 'bench__echo'))
+      else if (which === 2) ta = await timed(() => call(all, 'bench__echo'))
+      else b.push(await timed(() => call(bare!, 'echo')))
     }
     d.push(td)
     g.push(tg)
@@ -253,9 +284,12 @@ try {
   console.log(`| direct | ${ms(sd.p50)} | ${ms(sd.p90)} | ${ms(sd.p99)} | ${ms(sd.max)} |`)
   console.log(`| gateway /mcp/bench | ${ms(sg.p50)} | ${ms(sg.p90)} | ${ms(sg.p99)} | ${ms(sg.max)} |`)
   console.log(`| gateway /mcp (aggregated) | ${ms(sa.p50)} | ${ms(sa.p90)} | ${ms(sa.p99)} | ${ms(sa.max)} |`)
+  const sb = bare ? summary(b) : undefined
+  if (sb) console.log(`| bare Bun proxy (forwards only) | ${ms(sb.p50)} | ${ms(sb.p90)} | ${ms(sb.p99)} | ${ms(sb.max)} |`)
   console.log(`| added per round, /mcp/bench | ${ms(so.p50)} | ${ms(so.p90)} | ${ms(so.p99)} | ${ms(so.max)} |`)
   console.log(`| added per round, /mcp | ${ms(sAll.p50)} | ${ms(sAll.p90)} | ${ms(sAll.p99)} | ${ms(sAll.max)} |`)
   console.log(`p99(gateway) - p99(direct): /mcp/bench ${ms(sg.p99 - sd.p99)}, /mcp ${ms(sa.p99 - sd.p99)} (target ≤ 1 ms)`)
+  if (sb) console.log(`p99(bare proxy) - p99(direct): ${ms(sb.p99 - sd.p99)}; p50 ${ms(sb.p50 - sd.p50)}`)
   if (probed) {
     // The window's bytes are not exact here (timer-started collections do not log theirs): only counts and pauses.
     const w = gcWindows(gateway.output(), 48)[0]!
@@ -272,7 +306,8 @@ try {
   console.log(`| gateway /mcp, ${listed} tools | ${ms(sgl.p50)} | ${ms(sgl.p90)} | ${ms(sgl.p99)} | ${ms(sgl.max)} |`)
   console.log(`| direct, ${LIST_SERVERS} lists of ${TOOLS_PER_SERVER} | ${ms(sdl.p50)} | ${ms(sdl.p90)} | ${ms(sdl.p99)} | ${ms(sdl.max)} |`)
   console.log(`gateway p99 ${ms(sgl.p99)} (target ≤ 20 ms); ratio of p50s gateway/direct ${(sgl.p50 / sdl.p50).toFixed(2)}`)
-  for (const c of [direct, one, all, lister, ...directListers]) await c.close()
+  for (const c of [direct, one, all, lister, ...directListers, ...(bare ? [bare] : [])]) await c.close()
+  await bareProxy?.stop()
 } finally {
   await gateway.stop()
   await Promise.all([callUpstream.stop(), listUpstreams.stop()])
