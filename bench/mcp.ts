@@ -55,18 +55,24 @@ const MASTER = 'bench-mcp-master-key-0123456789abcdef0123'
 const LIST_SERVERS = 10
 const TOOLS_PER_SERVER = 50
 
-async function startUpstreams(servers: number, tools: number): Promise<{ urls: string[]; stop: () => Promise<void> }> {
-  const proc = Bun.spawn(['bun', `${import.meta.dir}/mcp-upstream.ts`, '--servers', String(servers), '--tools', String(tools)], { stdout: 'pipe', stderr: 'inherit' })
-  const reader = proc.stdout.getReader()
+/** The first line a child process writes (where bench servers announce themselves); `ended` if it exits first. */
+async function firstLine(stdout: ReadableStream<Uint8Array>, ended: string): Promise<string> {
+  const reader = stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {
     const { value, done } = await reader.read()
-    if (done) throw new Error('the upstream process ended before it announced its servers')
+    if (done) throw new Error(ended)
     text += new TextDecoder().decode(value)
   }
   reader.releaseLock()
+  return text.split('\n')[0]!
+}
+
+async function startUpstreams(servers: number, tools: number): Promise<{ urls: string[]; stop: () => Promise<void> }> {
+  const proc = Bun.spawn(['bun', `${import.meta.dir}/mcp-upstream.ts`, '--servers', String(servers), '--tools', String(tools)], { stdout: 'pipe', stderr: 'inherit' })
+  const text = await firstLine(proc.stdout, 'the upstream process ended before it announced its servers')
   return {
-    urls: (JSON.parse(text.split('\n')[0]!) as { urls: string[] }).urls,
+    urls: (JSON.parse(text) as { urls: string[] }).urls,
     stop: async () => {
       proc.kill('SIGTERM')
       await proc.exited
@@ -77,14 +83,7 @@ async function startUpstreams(servers: number, tools: number): Promise<{ urls: s
 /** bench/mcp-bare-proxy.ts in front of `upstream`; its URL once it listens. */
 async function startBareProxy(upstream: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const proc = Bun.spawn(['bun', `${import.meta.dir}/mcp-bare-proxy.ts`, '0', upstream], { stdout: 'pipe', stderr: 'inherit' })
-  const reader = proc.stdout.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error('the bare proxy ended before it announced its port')
-    text += new TextDecoder().decode(value)
-  }
-  reader.releaseLock()
+  const text = await firstLine(proc.stdout, 'the bare proxy ended before it announced its port')
   const port = /listening (\d+)/.exec(text)?.[1]
   if (!port) throw new Error(`the bare proxy announced no port: ${text}`)
   return {
