@@ -94,8 +94,12 @@ export function batchesContract(backend: string, open: () => Promise<Stores>): v
       expect((await batches.list({ limit: 10 })).map((b) => b.id)).toEqual(['batch_c', 'batch_b', 'batch_a'])
       expect((await batches.list({ principalId: 'key_alice', limit: 10 })).map((b) => b.id)).toEqual(['batch_b', 'batch_a'])
       expect((await batches.list({ userPath: '/acme', limit: 10 })).map((b) => b.id)).toEqual(['batch_b', 'batch_a'])
+      // `_` is allowed in a user path and is a LIKE wildcard: the subtree of /team_a is not /teamXa's.
+      await batches.insert(batchRecord('batch_d', { createdAt: T0 + 3, owner: { ...batchRecord('x').owner, userPath: '/team_a/one' } }), [])
+      await batches.insert(batchRecord('batch_e', { createdAt: T0 + 4, owner: { ...batchRecord('x').owner, userPath: '/teamXa/two' } }), [])
+      expect((await batches.list({ userPath: '/team_a', limit: 10 })).map((b) => b.id)).toEqual(['batch_d'])
       expect((await batches.list({ after: 'batch_b', limit: 10 })).map((b) => b.id)).toEqual(['batch_a'])
-      expect((await batches.withStatus(['in_progress'], 10)).map((b) => b.id)).toEqual(['batch_a', 'batch_b', 'batch_c'])
+      expect((await batches.withStatus(['in_progress'], 10)).map((b) => b.id)).toEqual(['batch_a', 'batch_b', 'batch_c', 'batch_d', 'batch_e'])
     })
 
     test('a transition applies only from the statuses given', async () => {

@@ -2,9 +2,10 @@
  * @module Managed API keys in PostgreSQL. Only the SHA-256 of a secret and a redacted form are written; the
  * secret itself never reaches this file.
  */
-import { and, count, desc, eq, ilike, isNotNull, isNull, like, or, sql, type SQL as Condition } from 'drizzle-orm'
+import { and, count, desc, eq, ilike, isNotNull, isNull, or, sql, type SQL as Condition } from 'drizzle-orm'
 import { isAdminRole } from '../../admin/roles.ts'
 import { legacyDashboardFlag } from '../legacy-dashboard-flag.ts'
+import { likeLiteral, withinUserPath } from '../user-path-filter.ts'
 import type { ApiKeyChanges, ApiKeyListQuery, ApiKeyPage, ApiKeyRecord, KeyStore, RevokedKeys } from '../types.ts'
 import type { PgDb } from './client.ts'
 import { apiKeys } from './schema.ts'
@@ -17,9 +18,6 @@ const fromRow = ({ dashboardEnabled: _legacy, ...row }: Row): ApiKeyRecord => ({
 /** The keys below `id`: created by it, by those, and so on (UNION stops at a key seen twice). */
 const descendantsOf = (id: string) =>
   sql`${apiKeys.id} IN (WITH RECURSIVE tree(id) AS (SELECT id FROM api_keys WHERE created_by = ${id} UNION SELECT k.id FROM api_keys k JOIN tree t ON k.created_by = t.id) SELECT id FROM tree)`
-
-/** `%` and `_` in a search are literal characters, not wildcards. */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export class PostgresKeyStore implements KeyStore {
   constructor(private readonly db: PgDb) {}
@@ -36,7 +34,7 @@ export class PostgresKeyStore implements KeyStore {
       where.push(or(ilike(apiKeys.name, pattern), ilike(apiKeys.description, pattern))!)
     }
     if (query.userPath === '/') where.push(isNotNull(apiKeys.userPath))
-    else if (query.userPath) where.push(or(eq(apiKeys.userPath, query.userPath), like(apiKeys.userPath, `${likeLiteral(query.userPath)}/%`))!)
+    else if (query.userPath) where.push(withinUserPath(apiKeys.userPath, query.userPath))
     const filter = where.length ? and(...where) : undefined
     const [rows, [total]] = await Promise.all([
       this.db.select().from(apiKeys).where(filter).orderBy(desc(apiKeys.createdAt), apiKeys.id).limit(query.limit).offset(query.offset),

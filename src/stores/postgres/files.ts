@@ -2,15 +2,13 @@
  * @module The Files API's records in PostgreSQL. Every read and delete names the owner; ids are time-ordered, so the
  * list pages by id (OpenAI's `after`).
  */
-import { and, asc, desc, eq, gt, isNotNull, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, isNotNull, isNull, lt, lte, or, type SQL } from 'drizzle-orm'
 import type { FileStore } from '../types.ts'
+import { withinUserPath } from '../user-path-filter.ts'
 import type { PgDb } from './client.ts'
 import { files } from './schema.ts'
 
 const t = files
-
-/** `%` and `_` in a user path are literal characters, not wildcards. */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export function postgresFileStore(db: PgDb): FileStore {
   return {
@@ -54,8 +52,7 @@ export function postgresFileStore(db: PgDb): FileStore {
     },
     async adminList(query) {
       const where: (SQL | undefined)[] = []
-      if (query.userPath !== undefined && query.userPath !== '/')
-        where.push(or(eq(t.userPath, query.userPath), sql`${t.userPath} LIKE ${`${likeLiteral(query.userPath)}/%`} ESCAPE '\\'`))
+      if (query.userPath !== undefined && query.userPath !== '/') where.push(withinUserPath(t.userPath, query.userPath))
       if (query.owner !== undefined) where.push(eq(t.owner, query.owner))
       if (query.purpose !== undefined) where.push(eq(t.purpose, query.purpose))
       if (query.before !== undefined) where.push(lt(t.id, query.before))

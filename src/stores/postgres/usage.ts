@@ -7,6 +7,7 @@ import { eq, getTableColumns } from 'drizzle-orm'
 import type { ModelPrice } from '../../usage/pricing.ts'
 import type { UsageRecord } from '../../usage/record.ts'
 import type { UsageBreakdownRow, UsageQuery, UsageTotals } from '../types.ts'
+import { likeLiteral } from '../user-path-filter.ts'
 import type { PgDb } from './client.ts'
 import { copyIn, copyValue, isUniqueViolation, textArray } from './copy.ts'
 import { priceOverrides, usageRecords } from './schema.ts'
@@ -58,7 +59,7 @@ type Group = keyof typeof GROUP_COLUMNS
 
 /** A subtree by LIKE, not by range: the column has the database's collation, where '/' and '0' need not sort as bytes. */
 const subtree = (q: UsageQuery) => (q.userPath === undefined ? '' : ` AND (usage_records.user_path = $3 OR usage_records.user_path LIKE $4 ESCAPE '\\')`)
-const rangeParams = (q: UsageQuery) => (q.userPath === undefined ? [q.fromMs, q.toMs] : [q.fromMs, q.toMs, q.userPath, `${q.userPath.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`])
+const rangeParams = (q: UsageQuery) => (q.userPath === undefined ? [q.fromMs, q.toMs] : [q.fromMs, q.toMs, q.userPath, `${likeLiteral(q.userPath)}/%`])
 
 export function postgresUsageStore(sql: SQL) {
   return {

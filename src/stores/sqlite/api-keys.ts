@@ -4,9 +4,9 @@
  */
 import type { Database } from 'bun:sqlite'
 import { and, count, desc, eq, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm'
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { isAdminRole } from '../../admin/roles.ts'
 import { legacyDashboardFlag } from '../legacy-dashboard-flag.ts'
+import { likeEscaped, likeLiteral, withinUserPath } from '../user-path-filter.ts'
 import type { ApiKeyChanges, ApiKeyListQuery, ApiKeyPage, ApiKeyRecord, KeyStore, RevokedKeys } from '../types.ts'
 import { orm, type Orm } from './orm.ts'
 import { apiKeys } from './schema.ts'
@@ -19,10 +19,6 @@ const fromRow = ({ dashboardEnabled: _legacy, ...row }: Row): ApiKeyRecord => ({
 /** The keys below `id`: created by it, by those, and so on (UNION stops at a key seen twice). */
 const descendantsOf = (id: string) =>
   sql`${apiKeys.id} IN (WITH RECURSIVE tree(id) AS (SELECT id FROM api_keys WHERE created_by = ${id} UNION SELECT k.id FROM api_keys k JOIN tree t ON k.created_by = t.id) SELECT id FROM tree)`
-
-/** `%` and `_` in a search are literal characters, not wildcards. */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
-const likeLiteralIn = (column: SQLiteColumn, pattern: string) => sql`${column} LIKE ${pattern} ESCAPE '\\'`
 
 export class SqliteKeyStore implements KeyStore {
   private readonly orm: Orm
@@ -40,10 +36,10 @@ export class SqliteKeyStore implements KeyStore {
     if (!query.includeRevoked) where.push(isNull(apiKeys.revokedAt))
     if (query.search) {
       const pattern = `%${likeLiteral(query.search)}%`
-      where.push(or(likeLiteralIn(apiKeys.name, pattern), likeLiteralIn(apiKeys.description, pattern))!)
+      where.push(or(likeEscaped(apiKeys.name, pattern), likeEscaped(apiKeys.description, pattern))!)
     }
     if (query.userPath === '/') where.push(isNotNull(apiKeys.userPath))
-    else if (query.userPath) where.push(or(eq(apiKeys.userPath, query.userPath), likeLiteralIn(apiKeys.userPath, `${likeLiteral(query.userPath)}/%`))!)
+    else if (query.userPath) where.push(withinUserPath(apiKeys.userPath, query.userPath))
     const filter = where.length > 0 ? and(...where) : undefined
     const total = this.orm.select({ n: count() }).from(apiKeys).where(filter).get()?.n ?? 0
     const rows = this.orm.select().from(apiKeys).where(filter).orderBy(desc(apiKeys.createdAt), apiKeys.id).limit(query.limit).offset(query.offset).all()

@@ -3,9 +3,10 @@
  * line's state, and a line's end updates the batch's counts in the same transaction, so the counts are the lines'.
  */
 import type { Database } from 'bun:sqlite'
-import { and, asc, desc, eq, gte, inArray, isNotNull, like, lt, or, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, gte, inArray, isNotNull, lt, or, sql } from 'drizzle-orm'
 import type { BatchLine, BatchLineResult, BatchRecord, BatchStatus } from '../../batches/batch-record.ts'
 import type { BatchStore } from '../types.ts'
+import { withinUserPath } from '../user-path-filter.ts'
 import { orm } from './orm.ts'
 import { batches, batchLines } from './schema.ts'
 
@@ -38,7 +39,7 @@ export function sqliteBatchStore(db: Database): BatchStore {
     async list(query) {
       const filters = []
       if (query.principalId !== undefined) filters.push(eq(b.principalId, query.principalId))
-      if (query.userPath !== undefined && query.userPath !== '/') filters.push(or(eq(b.userPath, query.userPath), like(b.userPath, `${query.userPath}/%`)))
+      if (query.userPath !== undefined && query.userPath !== '/') filters.push(withinUserPath(b.userPath, query.userPath))
       if (query.after) {
         const after = o.select({ createdAt: b.createdAt, id: b.id }).from(b).where(eq(b.id, query.after)).get()
         if (after) filters.push(or(lt(b.createdAt, after.createdAt), and(eq(b.createdAt, after.createdAt), lt(b.id, after.id))))

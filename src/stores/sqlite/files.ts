@@ -3,15 +3,13 @@
  * list pages by id (OpenAI's `after`).
  */
 import type { Database } from 'bun:sqlite'
-import { and, asc, desc, eq, gt, isNotNull, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, isNotNull, isNull, lt, lte, or, type SQL } from 'drizzle-orm'
 import type { FileStore } from '../types.ts'
+import { withinUserPath } from '../user-path-filter.ts'
 import { orm } from './orm.ts'
 import { files } from './schema.ts'
 
 const t = files
-
-/** `%` and `_` in a user path are literal characters, not wildcards. */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export function sqliteFileStore(db: Database): FileStore {
   const o = orm(db)
@@ -58,8 +56,7 @@ export function sqliteFileStore(db: Database): FileStore {
     },
     async adminList(query) {
       const where: (SQL | undefined)[] = []
-      if (query.userPath !== undefined && query.userPath !== '/')
-        where.push(or(eq(t.userPath, query.userPath), sql`${t.userPath} LIKE ${`${likeLiteral(query.userPath)}/%`} ESCAPE '\\'`))
+      if (query.userPath !== undefined && query.userPath !== '/') where.push(withinUserPath(t.userPath, query.userPath))
       if (query.owner !== undefined) where.push(eq(t.owner, query.owner))
       if (query.purpose !== undefined) where.push(eq(t.purpose, query.purpose))
       if (query.before !== undefined) where.push(lt(t.id, query.before))
