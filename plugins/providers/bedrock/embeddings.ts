@@ -12,6 +12,7 @@ import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { jsonAnswer, parsedAnswer } from '../../../src/pipeline/json-answer.ts'
 import { countedInputTokens, embeddingList } from '../../../src/protocols/embeddings/answer.ts'
 import { upstreamFailures } from '../../../src/providers/upstream-errors.ts'
+import { modelRefusal } from '../../../src/providers/refusals.ts'
 import type { AdapterCall, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchUpstream } from '../../../src/providers/upstream-fetch.ts'
 import { upstreamUrl } from '../../../src/providers/upstream-url.ts'
@@ -88,14 +89,7 @@ async function cohere(call: AdapterCall, texts: string[]): Promise<Embedded | Ga
 export async function bedrockEmbeddings(call: AdapterCall): Promise<UpstreamResult> {
   const { model } = call.target
   if (!isBedrockEmbeddingModel(model)) {
-    return new GatewayError({
-      status: 400,
-      type: 'invalid_request_error',
-      provider: call.provider.name,
-      param: 'model',
-      code: 'unsupported_endpoint',
-      message: `Model '${model}' on provider '${call.provider.name}' does not embed: use an Amazon Titan Text Embeddings or Cohere Embed model.`,
-    })
+    return modelRefusal(call, 'embed', 'an Amazon Titan Text Embeddings or Cohere Embed model')
   }
   const texts = embeddingTextsOrRefusal(call)
   if (texts instanceof GatewayError) return texts

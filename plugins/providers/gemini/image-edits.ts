@@ -8,28 +8,20 @@
  * editing, on Vertex AI, is a model and request of its own).
  */
 import { GatewayError, gatewayErrors } from '../../../src/errors/gateway-error.ts'
+import { modelRefusal, requestRefusal } from '../../../src/providers/refusals.ts'
 import type { AdapterCall, UpstreamResult } from '../../../src/providers/types.ts'
 import type { UpstreamHttpRequest } from '../../../src/providers/upstream-fetch.ts'
 import type { UpstreamUrl } from '../../../src/providers/upstream-url.ts'
-import { answerWithImages, geminiImageRequest, isImagenModel } from './images.ts'
+import { answerWithImages, geminiImageRequest, imageOptionsRefusal, isImagenModel } from './images.ts'
 
 /** The form read for an edit: its base64 stays within Gemini's 20 MB request. */
 export const INLINE_FILE_BYTES = 14 * 1024 * 1024
 
-function refusal(call: AdapterCall, param: string, message: string, code = 'unsupported_value'): GatewayError {
-  return new GatewayError({ status: 400, type: 'invalid_request_error', provider: call.provider.name, param, code, message })
-}
-
 /** What a Gemini image model cannot do of an edit's text fields; the mask is seen once the form is read. */
 function unsupported(call: AdapterCall): GatewayError | undefined {
-  const { body, provider, target } = call
-  if (isImagenModel(target.model))
-    return refusal(call, 'model', `Model '${target.model}' on provider '${provider.name}' does not edit images here: use a Gemini image model.`, 'unsupported_endpoint')
-  if (body.response_format === 'url')
-    return refusal(call, 'response_format', `Provider '${provider.name}' (type ${provider.type}) answers images as data only: ask for response_format 'b64_json'.`)
-  if (body.n !== undefined && body.n !== '1' && body.n !== 1)
-    return refusal(call, 'n', `Model '${target.model}' on provider '${provider.name}' makes one image per request: send n = 1 (or one request per image).`)
-  return undefined
+  const { n } = call.body
+  if (isImagenModel(call.target.model)) return modelRefusal(call, 'edit images here', 'a Gemini image model')
+  return imageOptionsRefusal(call, n !== undefined && n !== '1' && n !== 1)
 }
 
 /** The form, read whole within `limit` bytes (each chunk copied); undefined past the limit. */
@@ -95,9 +87,10 @@ export async function geminiImageEdit(
       message: `Provider '${call.provider.name}' takes the images inline in its request: at most ${INLINE_FILE_BYTES / 1024 / 1024} MiB of form.`,
     })
   }
-  if (formData.has('mask')) return refusal(call, 'mask', `Provider '${call.provider.name}' (type ${call.provider.type}) edits from the prompt alone: send the edit without a mask.`)
+  if (formData.has('mask'))
+    return requestRefusal(call, 'mask', `Provider '${call.provider.name}' (type ${call.provider.type}) edits from the prompt alone: send the edit without a mask.`)
   const files = [...formData.getAll('image'), ...formData.getAll('image[]')].filter((value): value is File => typeof value !== 'string')
-  if (files.length === 0) return refusal(call, 'image', 'The form has no image to edit: send it as `image` (or several as `image[]`).', 'missing_required_parameter')
+  if (files.length === 0) return requestRefusal(call, 'image', 'The form has no image to edit: send it as `image` (or several as `image[]`).', 'missing_required_parameter')
   const images = await Promise.all(
     files.map(async (file) => {
       const bytes = new Uint8Array(await file.arrayBuffer())

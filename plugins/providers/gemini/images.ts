@@ -12,6 +12,7 @@ import { GatewayError } from '../../../src/errors/gateway-error.ts'
 import { namedEventFrame } from '../../../src/pipeline/sse.ts'
 import { usageFromGemini } from '../../../src/pipeline/usage.ts'
 import { upstreamFailures } from '../../../src/providers/upstream-errors.ts'
+import { requestRefusal } from '../../../src/providers/refusals.ts'
 import type { AdapterCall, UpstreamResult } from '../../../src/providers/types.ts'
 import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/upstream-fetch.ts'
 import type { UpstreamUrl } from '../../../src/providers/upstream-url.ts'
@@ -40,21 +41,21 @@ export function aspectRatioOf(size: unknown): string | undefined {
 
 export const isImagenModel = (model: string): boolean => /^(models\/)?imagen-/.test(model)
 
-function refusal(call: AdapterCall, param: string, message: string): GatewayError {
-  return new GatewayError({ status: 400, type: 'invalid_request_error', provider: call.provider.name, param, code: 'unsupported_value', message })
-}
-
 function imageCount(n: unknown): number {
   return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1
 }
 
 /** What Google cannot do as OpenAI's request asks, refused before anything is sent. */
 function unsupported(call: AdapterCall, imagen: boolean): GatewayError | undefined {
+  return imageOptionsRefusal(call, !imagen && imageCount(call.body.n) > 1)
+}
+
+/** Google answers images as data only, and a Gemini image model one per request (`manyAsked`: n above 1). */
+export function imageOptionsRefusal(call: AdapterCall, manyAsked: boolean): GatewayError | undefined {
   const { body, provider, target } = call
   if (body.response_format === 'url')
-    return refusal(call, 'response_format', `Provider '${provider.name}' (type ${provider.type}) answers images as data only: ask for response_format 'b64_json'.`)
-  if (!imagen && imageCount(body.n) > 1)
-    return refusal(call, 'n', `Model '${target.model}' on provider '${provider.name}' makes one image per request: send n = 1 (or one request per image).`)
+    return requestRefusal(call, 'response_format', `Provider '${provider.name}' (type ${provider.type}) answers images as data only: ask for response_format 'b64_json'.`)
+  if (manyAsked) return requestRefusal(call, 'n', `Model '${target.model}' on provider '${provider.name}' makes one image per request: send n = 1 (or one request per image).`)
   return undefined
 }
 

@@ -12,6 +12,7 @@
  * one (VERTEX_MODELS); listing fetches the first token, so broken credentials show at start-up.
  */
 import { GatewayError } from '../../../src/errors/gateway-error.ts'
+import { modelRefusal } from '../../../src/providers/refusals.ts'
 import type { AdapterCall, ProviderAdapter, ProviderInstance, UpstreamResult } from '../../../src/providers/types.ts'
 import { authorize } from '../../../src/providers/upstream-auth.ts'
 import { fetchUpstream, type UpstreamHttpRequest } from '../../../src/providers/upstream-fetch.ts'
@@ -90,44 +91,21 @@ function messages(call: AdapterCall): Promise<UpstreamResult> {
 /** Google's embedding models through `:predict`; a Claude model embeds nothing. */
 function embeddings(call: AdapterCall): Promise<UpstreamResult> {
   const { provider, target } = call
-  if (isClaude(target.model)) {
-    return Promise.resolve(
-      new GatewayError({
-        status: 400,
-        type: 'invalid_request_error',
-        provider: provider.name,
-        param: 'model',
-        code: 'unsupported_endpoint',
-        message: `Model '${target.model}' on provider '${provider.name}' does not embed: use one of Google's embedding models (gemini-embedding-001, text-embedding-005).`,
-      }),
-    )
-  }
+  if (isClaude(target.model)) return Promise.resolve(modelRefusal(call, 'embed', "one of Google's embedding models (gemini-embedding-001, text-embedding-005)"))
   return vertexEmbeddings(call, vertexModelUrl(provider, target.model, 'predict'), JSON_HEADERS)
-}
-
-/** The 400 of a Claude model asked for what only Google's own models do. */
-function notGoogleModel(call: AdapterCall, what: string, use: string): GatewayError {
-  return new GatewayError({
-    status: 400,
-    type: 'invalid_request_error',
-    provider: call.provider.name,
-    param: 'model',
-    code: 'unsupported_endpoint',
-    message: `Model '${call.target.model}' on provider '${call.provider.name}' does not ${what}: use ${use}.`,
-  })
 }
 
 const IMAGE_MODELS = "one of Google's image models (imagen-4.0-generate-001, gemini-2.5-flash-image)"
 
 function imagesGenerations(call: AdapterCall): Promise<UpstreamResult> {
   const { provider, target } = call
-  if (isClaude(target.model)) return Promise.resolve(notGoogleModel(call, 'make images', IMAGE_MODELS))
+  if (isClaude(target.model)) return Promise.resolve(modelRefusal(call, 'make images', IMAGE_MODELS))
   return googleImageGeneration(call, (method) => vertexModelUrl(provider, target.model, method), JSON_HEADERS, vertexUpstreamError(call))
 }
 
 function imagesEdits(call: AdapterCall): Promise<UpstreamResult> {
   const { provider, target } = call
-  if (isClaude(target.model)) return Promise.resolve(notGoogleModel(call, 'edit images', 'a Gemini image model (gemini-2.5-flash-image)'))
+  if (isClaude(target.model)) return Promise.resolve(modelRefusal(call, 'edit images', 'a Gemini image model (gemini-2.5-flash-image)'))
   return geminiImageEdit(call, (method) => vertexModelUrl(provider, target.model, method), JSON_HEADERS, vertexUpstreamError(call))
 }
 
