@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI, { toFile } from 'openai'
 import { auditAdmin, type AuditAdmin } from '../helpers/audit-admin.ts'
+import { batchEnded, fileLines } from '../helpers/batch-results.ts'
 import { type RunningGateway, startGateway, writeGatewayYaml } from '../helpers/gateway.ts'
 import { type MockAnthropicBatches, mockAnthropicBatches } from '../helpers/mock-anthropic-batches.ts'
 import { type MockOpenAIBatches, mockOpenAIBatches } from '../helpers/mock-openai-batches.ts'
@@ -55,14 +56,7 @@ afterAll(async () => {
 const line = (customId: string, model: string, content: string) =>
   JSON.stringify({ custom_id: customId, method: 'POST', url: '/v1/chat/completions', body: { model, max_tokens: 50, messages: [{ role: 'user', content }] } })
 
-async function read(fileId: string | null | undefined) {
-  if (!fileId) return []
-  const text = await (await client.files.content(fileId)).text()
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l))
-}
+const read = (fileId: string | null | undefined) => fileLines(client, fileId)
 
 describe('a batch split across provider batch APIs and the gateway', () => {
   test('each provider gets its lines in its own format; the answers come back merged under the caller’s custom_ids', async () => {
@@ -75,16 +69,15 @@ describe('a batch split across provider batch APIs and the gateway', () => {
     ].join('\n')}\n`
     const input = await client.files.create({ file: await toFile(Buffer.from(text), 'mixed.jsonl'), purpose: 'batch' })
     const created = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
-    let done = created
-    const deadline = Date.now() + 20_000
-    while (!['completed', 'failed', 'expired', 'cancelled'].includes(done.status)) {
-      if (Date.now() > deadline) throw new Error(`batch still ${done.status}: ${JSON.stringify(done.request_counts)}`)
-      openaiBatches.finishAll()
-      anthropicBatches.finishAll()
-      geminiBatches.finishAll()
-      await Bun.sleep(50)
-      done = await client.batches.retrieve(created.id)
-    }
+    const done = await batchEnded(client, created.id, {
+      timeoutMs: 20_000,
+      pollMs: 50,
+      tick: () => {
+        openaiBatches.finishAll()
+        anthropicBatches.finishAll()
+        geminiBatches.finishAll()
+      },
+    })
     expect(done.status).toBe('completed')
     expect(done.request_counts).toEqual({ total: 5, completed: 4, failed: 1 })
 

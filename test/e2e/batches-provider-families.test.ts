@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI, { toFile } from 'openai'
+import { batchEnded, fileLines } from '../helpers/batch-results.ts'
 import { type RunningGateway, startGateway, writeGatewayYaml } from '../helpers/gateway.ts'
 import { type MockAnthropicBatches, mockAnthropicBatches } from '../helpers/mock-anthropic-batches.ts'
 import { type MockGeminiBatches, mockGeminiBatches } from '../helpers/mock-gemini-batches.ts'
@@ -40,28 +41,18 @@ afterAll(async () => {
   anthropic?.stop()
 })
 
-async function read(fileId: string | null | undefined): Promise<any[]> {
-  if (!fileId) return []
-  const text = await (await client.files.content(fileId)).text()
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l))
-}
+const read = (fileId: string | null | undefined) => fileLines(client, fileId)
 
-async function finished(id: string) {
-  let batch = await client.batches.retrieve(id)
-  const deadline = Date.now() + 20_000
-  while (!['completed', 'failed', 'expired', 'cancelled'].includes(batch.status)) {
-    if (Date.now() > deadline) throw new Error(`batch still ${batch.status}: ${JSON.stringify(batch.request_counts)}`)
-    gemini.finishAll()
-    azure.finishAll()
-    anthropic.finishAll()
-    await Bun.sleep(50)
-    batch = await client.batches.retrieve(id)
-  }
-  return batch
-}
+const finished = (id: string) =>
+  batchEnded(client, id, {
+    timeoutMs: 20_000,
+    pollMs: 50,
+    tick: () => {
+      gemini.finishAll()
+      azure.finishAll()
+      anthropic.finishAll()
+    },
+  })
 
 async function submit(lines: object[], endpoint: '/v1/chat/completions' | '/v1/responses') {
   const text = `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`

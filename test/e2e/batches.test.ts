@@ -7,6 +7,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import OpenAI, { toFile } from 'openai'
+import { batchEnded, fileLines } from '../helpers/batch-results.ts'
 import { useGatewaySuite } from '../helpers/gateway-suite.ts'
 
 const t = useGatewaySuite({
@@ -33,22 +34,10 @@ const chatLine = (customId: string, content: string, model = 'openai/gpt-4o-mini
 
 const jsonl = (lines: string[]) => `${lines.join('\n')}\n`
 
-async function finished(client: OpenAI, id: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const batch = await client.batches.retrieve(id)
-    if (['completed', 'failed', 'expired', 'cancelled'].includes(batch.status)) return batch
-    if (Date.now() > deadline) throw new Error(`batch ${id} still ${batch.status}`)
-    await Bun.sleep(20)
-  }
-}
+const finished = (client: OpenAI, id: string, timeoutMs = 10_000) => batchEnded(client, id, { timeoutMs })
 
 /** The lines of an output or error file, downloaded with the SDK. */
-const resultLines = async (fileId: string | null | undefined, client = t.openai) =>
-  (fileId ? await (await client.files.content(fileId)).text() : '')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l))
+const resultLines = (fileId: string | null | undefined, client = t.openai) => fileLines(client, fileId)
 
 describe('gateway-run batches', () => {
   test('the SDK creates a batch, polls it to completed and reads every answer under its custom_id', async () => {
