@@ -8,6 +8,7 @@
  * resets.
  */
 import { exhaustedBudget } from '../../src/limits/budget-exhausted.ts'
+import { costAt } from '../../src/limits/cost.ts'
 import { budgetWindow, MICRO } from '../../src/limits/budget-spend.ts'
 import { inScope, type Budget } from '../../src/limits/definitions.ts'
 import { requestSlot, type RequestContext } from '../../src/pipeline/context.ts'
@@ -70,13 +71,12 @@ export const budget = definePlugin({
         const actualUsd =
           u && ctx.target && !ctx.cacheType
             ? // A provider batch API's answer costs its batch price (src/batches).
-              (ctx.batchLine?.batchPriced && costModel.batchCostUsd ? costModel.batchCostUsd.bind(costModel) : costModel.costUsd.bind(costModel))(ctx.target, {
-                prompt: u.prompt_tokens,
-                cachedPrompt: u.cached_tokens,
-                cacheWrite: u.cache_write_tokens,
-                completion: u.completion_tokens,
-                unitUsage: unitUsageOf(u),
-              })
+              costAt(
+                costModel,
+                ctx.target,
+                { prompt: u.prompt_tokens, cachedPrompt: u.cached_tokens, cacheWrite: u.cache_write_tokens, completion: u.completion_tokens, unitUsage: unitUsageOf(u) },
+                ctx.batchLine?.batchPriced === true,
+              )
             : 0
         const actualMicro = Math.round((actualUsd ?? 0) * MICRO)
         for (const e of r.entries) await counters.add(e.key, actualMicro - e.micro, e.ttlMs)

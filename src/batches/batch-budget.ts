@@ -9,7 +9,7 @@
  */
 import type { GatewayError } from '../errors/gateway-error.ts'
 import { budgetWindow, MICRO } from '../limits/budget-spend.ts'
-import type { CostModel } from '../limits/cost.ts'
+import { type CostModel, costAt } from '../limits/cost.ts'
 import { inScope } from '../limits/definitions.ts'
 import type { LimitRegistry } from '../limits/registry.ts'
 import { estimatedPromptTokens, requestedOutputTokens } from '../limits/request-estimate.ts'
@@ -48,14 +48,14 @@ export class BatchBudget {
     if (!resolved?.ok) return 0
     const { api } = endpoint(endpointId as EndpointId)
     const { costModel } = this.deps
-    const batchPriced = costModel.batchCostUsd && this.deps.handsOver(resolved.target.providerName, endpointId)
-    const usd = (batchPriced ? costModel.batchCostUsd!.bind(costModel) : costModel.costUsd.bind(costModel))(resolved.target, {
+    const tokens = {
       prompt: await estimatedPromptTokens(api, body),
       cachedPrompt: 0,
       cacheWrite: 0,
       completion: requestedOutputTokens(api, body, DEFAULT_OUTPUT_TOKENS),
       unitUsage: api.usage?.requestedUnits?.(body),
-    })
+    }
+    const usd = costAt(costModel, resolved.target, tokens, this.deps.handsOver(resolved.target.providerName, endpointId))
     return Math.round((usd ?? 0) * MICRO)
   }
 

@@ -22,3 +22,8 @@ export interface CostModel {
 }
 
 export const unpricedCostModel: CostModel = { costUsd: () => undefined }
+
+/** USD for these tokens at the batch price when `batch` and the model has one, else at the live price. */
+export function costAt(costModel: CostModel, target: ResolvedTarget, tokens: TokenCounts, batch: boolean): number | undefined {
+  return batch && costModel.batchCostUsd ? costModel.batchCostUsd(target, tokens) : costModel.costUsd(target, tokens)
+}
